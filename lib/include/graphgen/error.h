@@ -1,0 +1,58 @@
+// Errors are values: readers return Expected<T> and never throw or print.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace graphgen {
+
+/// What went wrong and where: a complete one-line message such as
+/// `run.prof:+0x4d2: truncated marshal string: need 12 bytes, 4 left`.
+struct Error {
+  enum class Kind { kBadInput, kBadUsage, kIo };
+  Kind kind = Kind::kBadInput;
+  std::string message;
+};
+
+inline Error bad_input(std::string message) { return {Error::Kind::kBadInput, std::move(message)}; }
+inline Error bad_usage(std::string message) { return {Error::Kind::kBadUsage, std::move(message)}; }
+inline Error io_error(std::string message) { return {Error::Kind::kIo, std::move(message)}; }
+
+/// A value or the error that prevented it.
+template <class T>
+class Expected {
+ public:
+  Expected(T value) : v_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  Expected(Error error) : v_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
+
+  bool has_value() const { return v_.index() == 0; }
+  explicit operator bool() const { return has_value(); }
+  T& value() & { return std::get<0>(v_); }
+  T&& value() && { return std::get<0>(std::move(v_)); }
+  const T& value() const& { return std::get<0>(v_); }
+  T* operator->() { return &std::get<0>(v_); }
+  T& operator*() & { return std::get<0>(v_); }
+  const Error& error() const { return std::get<1>(v_); }
+
+ private:
+  std::variant<T, Error> v_;
+};
+
+/// Warnings collected while reading or analysing; the CLI prints them once.
+class Diagnostics {
+ public:
+  void warn(std::string message) { warnings_.push_back(std::move(message)); }
+  const std::vector<std::string>& warnings() const { return warnings_; }
+  void clear() { warnings_.clear(); }
+
+ private:
+  std::vector<std::string> warnings_;
+};
+
+/// Quotes input text for an error message: at most 60 bytes, escaped.
+std::string quote_input(std::string_view text);
+
+}  // namespace graphgen

@@ -1,0 +1,43 @@
+// Interned strings: every name in a profile is stored once and referred to by
+// a 32-bit id, so model objects stay small and compare names by integer.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace graphgen {
+
+using StringId = std::uint32_t;
+
+/// Id 0 is always the empty string, used for "absent" (no module, no file).
+inline constexpr StringId kNoString = 0;
+
+/// Append-only string pool; views stay valid for the table's lifetime.
+class StringTable {
+ public:
+  StringTable();
+  StringTable(const StringTable&) = delete;
+  StringTable& operator=(const StringTable&) = delete;
+  StringTable(StringTable&&) noexcept = default;
+  StringTable& operator=(StringTable&&) noexcept = default;
+
+  /// Returns the id of `s`, adding it on first sight.
+  StringId intern(std::string_view s);
+  /// The text of an id returned by intern().
+  std::string_view view(StringId id) const { return views_[id]; }
+  std::size_t size() const { return views_.size(); }
+
+ private:
+  std::string_view store(std::string_view s);
+
+  std::vector<std::unique_ptr<char[]>> chunks_;
+  std::size_t chunk_used_ = 0;
+  std::size_t chunk_size_ = 0;
+  std::vector<std::string_view> views_;
+  std::unordered_map<std::string_view, StringId> index_;
+};
+
+}  // namespace graphgen

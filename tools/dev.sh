@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# graphgen developer entry point.
+#
+#   tools/dev.sh build   install missing Debian packages, configure build/ (Release), build
+#   tools/dev.sh test    build, then run the whole suite with ctest
+#   tools/dev.sh demo    build, render testdata/demo.pstats to build/demo.png, print its path
+#
+# Installing is idempotent and quiet when nothing is missing. Set
+# GRAPHGEN_BUILD_DIR to build elsewhere, GRAPHGEN_JOBS for the parallelism.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${GRAPHGEN_BUILD_DIR:-$root/build}
+jobs=${GRAPHGEN_JOBS:-$(nproc 2>/dev/null || echo 2)}
+
+# What the build and the tests need, all from Debian:
+#   cmake g++ ninja-build pkg-config   the toolchain
+#   libgraphviz-dev                    in-process PNG/SVG/PDF (cgraph + gvc)
+#   libspdlog-dev libfmt-dev           logging, formatting
+#   libcli11-dev                       the command line
+#   libgtest-dev libgmock-dev          unit and conformance tests
+#   libbenchmark-dev                   bench/
+#   nlohmann-json3-dev                 tests read Python's decoded .expected.json
+#   python3                            the conformance comparators in ../shared
+packages=(cmake g++ ninja-build pkg-config libgraphviz-dev libspdlog-dev libfmt-dev libcli11-dev
+          libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev)
+
+say() { printf 'dev.sh: %s\n' "$*" >&2; }
+
+install_missing() {
+  local missing=() p
+  for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+  done
+  command -v python3 >/dev/null 2>&1 || missing+=(python3)
+  [ ${#missing[@]} -eq 0 ] && return 0
+  local sudo=()
+  if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then
+      sudo=(sudo)
+    else
+      say "missing packages: ${missing[*]}; install them as root (apt-get install ${missing[*]})"
+      exit 1
+    fi
+  fi
+  say "installing ${missing[*]}"
+  "${sudo[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+configure_and_build() {
+  install_missing
+  local generator=()
+  command -v ninja >/dev/null 2>&1 && generator=(-G Ninja)
+  if [ ! -f "$build/CMakeCache.txt" ]; then
+    cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  fi
+  cmake --build "$build" --parallel "$jobs"
+}
+
+case "${1:-build}" in
+  build)
+    configure_and_build
+    ;;
+  test)
+    configure_and_build
+    ctest --test-dir "$build" --output-on-failure --parallel "$jobs"
+    ;;
+  demo)
+    configure_and_build
+    out="$build/demo.png"
+    "$build/graphgen" "$root/testdata/demo.pstats" -o "$out"
+    echo "$out"
+    ;;
+  -h|--help|help)
+    sed -n '2,11p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+    ;;
+  *)
+    say "unknown command '$1' (expected build, test or demo)"
+    exit 2
+    ;;
+esac
