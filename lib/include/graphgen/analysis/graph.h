@@ -1,0 +1,55 @@
+// The report graph: what a gprof2dot-style picture shows of a profile.
+// Each node and edge carries the measures gprof2dot computes (self/total
+// time and their ratios of the whole profile, call counts) and a weight for
+// colouring; passes mark nodes and edges as dropped instead of erasing them,
+// so indices stay stable (node index == FuncId).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "graphgen/error.h"
+#include "graphgen/profile.h"
+
+namespace graphgen {
+
+struct GraphNode {
+  std::optional<double> self_time;    // in seconds for time events, else event units
+  std::optional<double> self_ratio;   // self / sum of all self
+  std::optional<double> total_time;
+  std::optional<double> total_ratio;  // inclusive / profile total
+  std::optional<std::int64_t> samples;
+  std::int64_t called = kUnknownCount;
+  std::optional<double> weight;       // colour and prune weight, set by prune()
+  bool kept = true;
+};
+
+struct GraphEdge {
+  FuncId caller = 0;
+  FuncId callee = 0;
+  std::optional<double> total_ratio;
+  std::int64_t calls = kUnknownCount;
+  std::optional<double> weight;
+  bool kept = true;
+};
+
+struct CallGraph {
+  std::vector<GraphNode> nodes;
+  /// Sorted by (caller, callee); at most one edge per pair.
+  std::vector<GraphEdge> edges;
+  /// edges of caller f are edges[edge_begin[f] .. edge_begin[f+1]).
+  std::vector<std::uint32_t> edge_begin;
+};
+
+/// gprof2dot's ratio(): 0/0 is 1, results clamped to [0, 1]; values outside
+/// by more than 2^-23 are counted in `clamped` (reported once by the caller).
+double ratio(double numerator, double denominator, std::uint64_t* clamped = nullptr);
+
+/// Builds the graph of a profile that reports its own inclusive costs
+/// (Profile::total_cost, e.g. pstats): total = max(sum of self, largest
+/// inclusive); node and edge ratios are relative to that total. This is
+/// gprof2dot's pstats rule, with no cycle integration.
+CallGraph graph_from_reported_totals(const Profile& p, std::size_t event, Diagnostics& diag);
+
+}  // namespace graphgen

@@ -1,0 +1,101 @@
+#include "graphgen/analysis/graph.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+namespace graphgen {
+
+double ratio(double numerator, double denominator, std::uint64_t* clamped) {
+  constexpr double kTolerance = 1.0 / (1 << 23);
+  if (denominator == 0) {
+    if (numerator == 0) return 1.0;  // 0/0 is undefined; 1 is the useful answer
+    // Python raises ZeroDivisionError for any x/0.0, which gprof2dot also
+    // maps to 1.0.
+    return 1.0;
+  }
+  double r = numerator / denominator;
+  if (r < 0.0) {
+    if (r < -kTolerance && clamped) ++*clamped;
+    return 0.0;
+  }
+  if (r > 1.0) {
+    if (r > 1.0 + kTolerance && clamped) ++*clamped;
+    return 1.0;
+  }
+  return r;
+}
+
+namespace {
+
+double to_time(const Event& ev, Cost c) {
+  // Dividing the exact integer keeps e.g. 1177 ns -> 1.177e-06 exactly the
+  // double the profiler wrote.
+  if (ev.seconds_per_unit == 1e-9) return static_cast<double>(c) / 1e9;
+  if (ev.seconds_per_unit > 0) return static_cast<double>(c) * ev.seconds_per_unit;
+  return static_cast<double>(c);
+}
+
+void index_edges(CallGraph& g) {
+  std::sort(g.edges.begin(), g.edges.end(), [](const GraphEdge& a, const GraphEdge& b) {
+    return a.caller != b.caller ? a.caller < b.caller : a.callee < b.callee;
+  });
+  g.edge_begin.assign(g.nodes.size() + 1, 0);
+  for (const GraphEdge& e : g.edges) ++g.edge_begin[e.caller + 1];
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) g.edge_begin[i + 1] += g.edge_begin[i];
+}
+
+}  // namespace
+
+CallGraph graph_from_reported_totals(const Profile& p, std::size_t event, Diagnostics& diag) {
+  CallGraph g;
+  const Event& ev = p.events[event];
+  std::size_t n = p.functions.size();
+  g.nodes.resize(n);
+
+  Cost sum_self = 0;
+  Cost max_total = 0;
+  bool any_total = false;
+  for (FuncId f = 0; f < n; ++f) {
+    sum_self = saturating_add(sum_self, p.self(f, event));
+    if (p.has_total_cost()) {
+      Cost t = p.total(f, event);
+      if (!any_total || t > max_total) max_total = t;
+      any_total = true;
+    }
+  }
+  double self_sum = to_time(ev, sum_self);
+  double profile_total = any_total ? std::max(self_sum, to_time(ev, max_total)) : self_sum;
+
+  std::uint64_t clamped = 0;
+  for (FuncId f = 0; f < n; ++f) {
+    GraphNode& node = g.nodes[f];
+    double self_time = to_time(ev, p.self(f, event));
+    node.self_time = self_time;
+    node.self_ratio = ratio(self_time, self_sum, &clamped);
+    if (p.has_total_cost()) {
+      double total_time = to_time(ev, p.total(f, event));
+      node.total_time = total_time;
+      node.total_ratio = ratio(total_time, profile_total, &clamped);
+    }
+    node.called = p.functions[f].calls;
+  }
+
+  g.edges.reserve(p.calls.size());
+  for (CallId c = 0; c < p.calls.size(); ++c) {
+    const Call& call = p.calls[c];
+    GraphEdge e;
+    e.caller = call.caller;
+    e.callee = call.callee;
+    e.calls = call.count;
+    e.total_ratio = ratio(to_time(ev, p.inclusive(c, event)), profile_total, &clamped);
+    g.edges.push_back(e);
+  }
+  index_edges(g);
+  if (clamped)
+    diag.warn(fmt::format("{} ratio(s) fell outside [0, 1] (negative or inconsistent times) and were "
+                          "clamped",
+                          clamped));
+  return g;
+}
+
+}  // namespace graphgen

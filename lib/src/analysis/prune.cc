@@ -1,0 +1,69 @@
+#include "graphgen/analysis/prune.h"
+
+#include <algorithm>
+
+namespace graphgen {
+
+namespace {
+
+bool path_filter_drops(const Profile& p, FuncId f, const std::vector<std::string>& paths) {
+  if (paths.empty()) return false;
+  const Function& fn = p.functions[f];
+  if (fn.file != kNoString) {
+    std::string_view file = p.str(fn.file);
+    return std::none_of(paths.begin(), paths.end(),
+                        [&](const std::string& path) { return file.starts_with(path); });
+  }
+  if (fn.module != kNoString) {
+    std::string_view module = p.str(fn.module);
+    return std::none_of(paths.begin(), paths.end(), [&](const std::string& path) {
+      return module.find(path) != std::string_view::npos;
+    });
+  }
+  return false;
+}
+
+}  // namespace
+
+void prune(const Profile& p, CallGraph& g, const PruneOptions& options) {
+  double node_thres = options.node_threshold_percent / 100.0;
+  double edge_thres = options.edge_threshold_percent / 100.0;
+
+  // All weights first, from the unpruned graph.
+  for (GraphNode& n : g.nodes) n.weight = n.total_ratio;
+  for (GraphEdge& e : g.edges) {
+    if (e.total_ratio) {
+      e.weight = e.total_ratio;
+    } else if (g.nodes[e.caller].total_ratio && g.nodes[e.callee].total_ratio) {
+      e.weight = std::min(*g.nodes[e.caller].total_ratio, *g.nodes[e.callee].total_ratio);
+    }
+  }
+
+  for (GraphNode& n : g.nodes)
+    if (n.kept && n.weight && *n.weight < node_thres) n.kept = false;
+
+  for (FuncId f = 0; f < g.nodes.size(); ++f)
+    if (g.nodes[f].kept && path_filter_drops(p, f, options.paths)) g.nodes[f].kept = false;
+
+  for (GraphEdge& e : g.edges) {
+    if (!g.nodes[e.caller].kept || !g.nodes[e.callee].kept || (e.weight && *e.weight < edge_thres))
+      e.kept = false;
+  }
+
+  if (options.color_nodes_by_selftime) {
+    double max_ratio = 0;
+    bool any = false;
+    for (const GraphNode& n : g.nodes) {
+      if (n.kept && n.self_ratio) {
+        max_ratio = any ? std::max(max_ratio, *n.self_ratio) : *n.self_ratio;
+        any = true;
+      }
+    }
+    if (!any) max_ratio = 1;
+    for (GraphNode& n : g.nodes) {
+      if (n.kept && n.self_ratio && max_ratio != 0) n.weight = *n.self_ratio / max_ratio;
+    }
+  }
+}
+
+}  // namespace graphgen

@@ -1,0 +1,99 @@
+#include "graphgen/analysis/select.h"
+
+#include <deque>
+#include <fmt/format.h>
+#include <unordered_map>
+
+#include "graphgen/analysis/glob.h"
+
+namespace graphgen {
+
+std::vector<FuncId> match_functions(const Profile& p, const CallGraph& g, std::string_view glob) {
+  // Last id per label wins, but the label keeps its first position.
+  std::unordered_map<StringId, FuncId> last;
+  std::vector<StringId> order;
+  for (FuncId f = 0; f < g.nodes.size(); ++f) {
+    if (!g.nodes[f].kept) continue;
+    StringId label = p.functions[f].label;
+    auto [it, inserted] = last.try_emplace(label, f);
+    if (inserted)
+      order.push_back(label);
+    else
+      it->second = f;
+  }
+  std::vector<FuncId> out;
+  for (StringId label : order)
+    if (glob_match(glob, p.str(label))) out.push_back(last[label]);
+  return out;
+}
+
+namespace {
+
+// Breadth-first over kept edges, forwards or backwards; drops everything not
+// reached and every edge leaving the reached set.
+void keep_reachable(CallGraph& g, const std::vector<FuncId>& starts, int depth, bool forward) {
+  std::size_t n = g.nodes.size();
+  std::vector<std::vector<FuncId>> reverse;
+  if (!forward) {
+    reverse.resize(n);
+    for (const GraphEdge& e : g.edges)
+      if (e.kept) reverse[e.callee].push_back(e.caller);
+  }
+  std::vector<int> dist(n, -1);
+  std::deque<FuncId> queue;
+  for (FuncId s : starts) {
+    if (dist[s] < 0) {
+      dist[s] = 0;
+      queue.push_back(s);
+    }
+  }
+  while (!queue.empty()) {
+    FuncId f = queue.front();
+    queue.pop_front();
+    if (depth >= 0 && dist[f] >= depth) continue;
+    auto visit = [&](FuncId next) {
+      if (g.nodes[next].kept && dist[next] < 0) {
+        dist[next] = dist[f] + 1;
+        queue.push_back(next);
+      }
+    };
+    if (forward) {
+      for (std::uint32_t i = g.edge_begin[f]; i < g.edge_begin[f + 1]; ++i)
+        if (g.edges[i].kept) visit(g.edges[i].callee);
+    } else {
+      for (FuncId caller : reverse[f]) visit(caller);
+    }
+  }
+  for (FuncId f = 0; f < n; ++f)
+    if (dist[f] < 0) g.nodes[f].kept = false;
+  for (GraphEdge& e : g.edges)
+    if (!g.nodes[e.caller].kept || !g.nodes[e.callee].kept) e.kept = false;
+}
+
+}  // namespace
+
+void keep_descendants(CallGraph& g, const std::vector<FuncId>& roots, int depth) {
+  keep_reachable(g, roots, depth, true);
+}
+
+void keep_ancestors(CallGraph& g, const std::vector<FuncId>& leaves, int depth) {
+  keep_reachable(g, leaves, depth, false);
+}
+
+std::string list_functions(const Profile& p, const CallGraph& g, std::string_view selector) {
+  std::string out;
+  auto add = [&](std::string entry) {
+    if (!out.empty()) out += ",\n";
+    out += entry;
+  };
+  if (selector == "+" || selector == "*") {
+    for (FuncId f = 0; f < g.nodes.size(); ++f)
+      if (g.nodes[f].kept) add(fmt::format("{}:\t{}", f, p.str(p.functions[f].label)));
+  } else {
+    for (FuncId f : match_functions(p, g, selector)) add(std::string(p.str(p.functions[f].label)));
+  }
+  if (!out.empty()) out += '\n';
+  return out;
+}
+
+}  // namespace graphgen
