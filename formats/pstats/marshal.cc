@@ -1,0 +1,520 @@
+#include "marshal.h"
+
+#include <charconv>
+#include <cstring>
+#include <fmt/format.h>
+
+namespace graphgen::marshal {
+
+std::string_view type_name(Type t) {
+  switch (t) {
+    case Type::kNone: return "None";
+    case Type::kBool: return "bool";
+    case Type::kStopIteration: return "StopIteration";
+    case Type::kEllipsis: return "Ellipsis";
+    case Type::kInt: return "int";
+    case Type::kFloat: return "float";
+    case Type::kComplex: return "complex";
+    case Type::kStr: return "str";
+    case Type::kBytes: return "bytes";
+    case Type::kTuple: return "tuple";
+    case Type::kList: return "list";
+    case Type::kDict: return "dict";
+    case Type::kSet: return "set";
+    case Type::kFrozenSet: return "frozenset";
+    case Type::kSlice: return "slice";
+    case Type::kCode: return "code object";
+  }
+  return "?";
+}
+
+bool valid_utf8_surrogatepass(std::string_view s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  std::size_t n = s.size();
+  std::size_t i = 0;
+  while (i < n) {
+    unsigned char c = p[i];
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    int len;
+    unsigned lo = 0x80, hi = 0xBF;  // allowed range of the second byte
+    if (c >= 0xC2 && c <= 0xDF) {
+      len = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      len = 3;
+      if (c == 0xE0) lo = 0xA0;  // no overlongs; 0xED keeps A0..BF: surrogates pass
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      len = 4;
+      if (c == 0xF0) lo = 0x90;
+      if (c == 0xF4) hi = 0x8F;
+    } else {
+      return false;
+    }
+    if (i + len > n) return false;
+    if (p[i + 1] < lo || p[i + 1] > hi) return false;
+    for (int k = 2; k < len; ++k)
+      if ((p[i + k] & 0xC0) != 0x80) return false;
+    i += len;
+  }
+  return true;
+}
+
+void append_latin1_as_utf8(std::string_view latin1, std::string& out) {
+  for (unsigned char c : latin1) {
+    if (c < 0x80) {
+      out += static_cast<char>(c);
+    } else {
+      out += static_cast<char>(0xC0 | (c >> 6));
+      out += static_cast<char>(0x80 | (c & 0x3F));
+    }
+  }
+}
+
+namespace {
+
+constexpr std::uint32_t kNullObject = 0xFFFFFFFFu;
+constexpr std::uint32_t kPending = 0xFFFFFFFEu;
+// A pstats file needs depth 5; code objects nest deeper (nested functions).
+constexpr int kMaxDepth = 64;
+constexpr int kMaxCodeDepth = 1000;
+
+struct Failure {
+  std::size_t offset;
+  std::string message;
+};
+
+enum class CodeLayout { k311, k38, k36, k27 };
+constexpr CodeLayout kLayouts[] = {CodeLayout::k311, CodeLayout::k38, CodeLayout::k36,
+                                   CodeLayout::k27};
+
+}  // namespace
+
+class Decoder {
+ public:
+  explicit Decoder(std::string_view in) : in_(in) {}
+
+  Document run() {
+    std::uint32_t root = read_object(0, kMaxDepth, false);
+    doc_.root_ = root;
+    doc_.trailing_ = in_.size() - pos_;
+    return std::move(doc_);
+  }
+
+ private:
+  [[noreturn]] void fail(std::size_t offset, std::string message) {
+    throw Failure{offset, std::move(message)};
+  }
+
+  void need(std::size_t n, std::string_view what) {
+    if (in_.size() - pos_ < n)
+      fail(pos_, fmt::format("truncated marshal data: need {} byte{} for {}, {} left", n, n == 1 ? "" : "s",
+                             what, in_.size() - pos_));
+  }
+  std::uint8_t u8(std::string_view what) {
+    need(1, what);
+    return static_cast<std::uint8_t>(in_[pos_++]);
+  }
+  std::int32_t i32(std::string_view what) {
+    need(4, what);
+    std::uint32_t v;
+    std::memcpy(&v, in_.data() + pos_, 4);
+    pos_ += 4;
+    return static_cast<std::int32_t>(v);
+  }
+  std::int64_t i64(std::string_view what) {
+    need(8, what);
+    std::uint64_t v;
+    std::memcpy(&v, in_.data() + pos_, 8);
+    pos_ += 8;
+    return static_cast<std::int64_t>(v);
+  }
+  double f64(std::string_view what) {
+    need(8, what);
+    double v;
+    std::memcpy(&v, in_.data() + pos_, 8);
+    pos_ += 8;
+    return v;
+  }
+  // A size field: non-negative, at most 0x7FFFFFFF, and each element needs
+  // at least `min_bytes` of what is left.
+  std::uint32_t size_field(std::size_t at, std::int64_t n, std::size_t min_bytes, std::string_view what) {
+    if (n < 0) fail(at, fmt::format("negative {} size {}", what, n));
+    if (n > 0x7FFFFFFF) fail(at, fmt::format("{} size {} is too large", what, n));
+    std::size_t left = in_.size() - pos_;
+    if (static_cast<std::size_t>(n) * min_bytes > left)
+      fail(at, fmt::format("truncated marshal data: {} of {} items needs at least {} bytes, {} left",
+                           what, n, static_cast<std::size_t>(n) * min_bytes, left));
+    return static_cast<std::uint32_t>(n);
+  }
+
+  std::uint32_t add_node(Node n) {
+    auto index = static_cast<std::uint32_t>(doc_.nodes_.size());
+    doc_.nodes_.push_back(n);
+    return index;
+  }
+  std::uint32_t add_text_node(Type type, std::size_t offset, std::string_view text, bool latin1) {
+    Node n;
+    n.type = type;
+    n.offset = static_cast<std::uint32_t>(offset);
+    n.begin = static_cast<std::uint32_t>(doc_.arena_.size());
+    if (latin1)
+      append_latin1_as_utf8(text, doc_.arena_);
+    else
+      doc_.arena_.append(text);
+    n.size = static_cast<std::uint32_t>(doc_.arena_.size() - n.begin);
+    return add_node(n);
+  }
+
+  std::string_view raw(std::size_t n, std::string_view what) {
+    need(n, what);
+    std::string_view s = in_.substr(pos_, n);
+    pos_ += n;
+    return s;
+  }
+
+  double text_float(std::size_t at) {
+    std::uint8_t len = u8("text float length");
+    std::string_view s = raw(len, "text float");
+    double v = 0;
+    const char* b = s.data();
+    const char* e = s.data() + s.size();
+    if (b != e && *b == '+') ++b;
+    auto [ptr, ec] = std::from_chars(b, e, v);
+    if (ec != std::errc() || ptr != e || s.empty())
+      fail(at, fmt::format("expected a text float, found {}", quote_input(s)));
+    return v;
+  }
+
+  std::int64_t long_value(std::size_t at) {
+    std::int32_t n = i32("long digit count");
+    if (n == 0) return 0;
+    std::int64_t count = n < 0 ? -static_cast<std::int64_t>(n) : n;
+    if (count > 0x7FFFFFFF) fail(at, "long digit count is too large");
+    if (static_cast<std::size_t>(count) * 2 > in_.size() - pos_)
+      fail(pos_, fmt::format("truncated marshal data: long of {} digits needs {} bytes, {} left", count,
+                             count * 2, in_.size() - pos_));
+    // At most 5 digits (75 bits) are read; anything past 64 bits is an error.
+    std::uint64_t value = 0;
+    bool overflow = false;
+    for (std::int64_t k = 0; k < count; ++k) {
+      std::size_t digit_at = pos_;
+      std::uint16_t d = static_cast<std::uint16_t>(static_cast<std::uint8_t>(in_[pos_]) |
+                                                   (static_cast<std::uint8_t>(in_[pos_ + 1]) << 8));
+      pos_ += 2;
+      if (d >= 0x8000) fail(digit_at, fmt::format("digit out of range in long: 0x{:04x}", d));
+      if (k == count - 1 && d == 0) fail(digit_at, "unnormalized long data: top digit is zero");
+      if (d == 0) continue;
+      if (k >= 5 || (k == 4 && d >= 16)) {
+        overflow = true;
+        continue;
+      }
+      value |= static_cast<std::uint64_t>(d) << (15 * k);
+    }
+    const std::uint64_t limit = n < 0 ? (std::uint64_t{1} << 63) : (std::uint64_t{1} << 63) - 1;
+    if (overflow || value > limit) fail(at, "integer does not fit in 64 bits");
+    if (n < 0) return value == (std::uint64_t{1} << 63) ? INT64_MIN : -static_cast<std::int64_t>(value);
+    return static_cast<std::int64_t>(value);
+  }
+
+  // Reserves a reference slot for a flagged object before its children.
+  std::size_t reserve_ref(bool flagged) {
+    if (!flagged) return SIZE_MAX;
+    refs_.push_back(kPending);
+    return refs_.size() - 1;
+  }
+  void fill_ref(std::size_t slot, std::uint32_t node) {
+    if (slot != SIZE_MAX) refs_[slot] = node;
+  }
+
+  bool hashable(std::uint32_t index) {
+    // Tuples are hashable when their items are; walk them with a stack.
+    std::vector<std::uint32_t> stack{index};
+    while (!stack.empty()) {
+      const Node& n = doc_.nodes_[stack.back()];
+      stack.pop_back();
+      if (n.type == Type::kList || n.type == Type::kDict || n.type == Type::kSet) return false;
+      if (n.type == Type::kTuple)
+        for (std::uint32_t c : doc_.children(n)) stack.push_back(c);
+    }
+    return true;
+  }
+
+  std::uint32_t container(Type type, std::size_t start, std::uint32_t n, int depth, int max_depth,
+                          bool flagged) {
+    std::size_t slot = reserve_ref(flagged);
+    std::size_t mark = scratch_.size();
+    for (std::uint32_t k = 0; k < n; ++k) {
+      std::uint32_t child = read_object(depth + 1, max_depth, false);
+      scratch_.push_back(child);
+    }
+    return finish_container(type, start, mark, slot);
+  }
+
+  std::uint32_t finish_container(Type type, std::size_t start, std::size_t mark, std::size_t slot) {
+    Node node;
+    node.type = type;
+    node.offset = static_cast<std::uint32_t>(start);
+    node.begin = static_cast<std::uint32_t>(doc_.children_.size());
+    node.size = static_cast<std::uint32_t>(scratch_.size() - mark);
+    doc_.children_.insert(doc_.children_.end(), scratch_.begin() + static_cast<std::ptrdiff_t>(mark),
+                          scratch_.end());
+    scratch_.resize(mark);
+    std::uint32_t index = add_node(node);
+    fill_ref(slot, index);
+    return index;
+  }
+
+  std::uint32_t read_object(int depth, int max_depth, bool allow_null) {
+    std::size_t start = pos_;
+    if (depth > max_depth) fail(start, fmt::format("marshal data nested deeper than {} levels", max_depth));
+    std::uint8_t code = u8("a type code");
+    bool flagged = (code & 0x80) != 0;
+    char t = static_cast<char>(code & 0x7F);
+    Node node;
+    node.offset = static_cast<std::uint32_t>(start);
+    switch (t) {
+      case '0':
+        if (flagged) fail(start, "FLAG_REF set on NULL (0xb0)");
+        if (!allow_null) fail(start, "NULL object (0x30) where a value was expected");
+        return kNullObject;
+      case 'N':
+        node.type = Type::kNone;
+        return add_node(node);
+      case 'T':
+      case 'F':
+        node.type = Type::kBool;
+        node.i = t == 'T';
+        return add_node(node);
+      case 'S':
+        node.type = Type::kStopIteration;
+        return add_node(node);
+      case '.':
+        node.type = Type::kEllipsis;
+        return add_node(node);
+      case 'r': {
+        std::int32_t k = i32("a reference index");
+        if (k < 0 || static_cast<std::size_t>(k) >= refs_.size())
+          fail(start, fmt::format("bad reference r#{}: only {} objects are flagged so far", k, refs_.size()));
+        if (refs_[k] == kPending)
+          fail(start, fmt::format("bad reference r#{}: the object is still being read (cyclic data)", k));
+        return refs_[k];
+      }
+      case 'R': {
+        std::int32_t k = i32("a string reference index");
+        if (k < 0 || static_cast<std::size_t>(k) >= interned_.size())
+          fail(start, fmt::format("bad string reference R#{}: only {} interned strings so far", k,
+                                  interned_.size()));
+        return interned_[k];
+      }
+      case 'i':
+      case 'I':
+      case 'l': {
+        std::size_t slot = reserve_ref(flagged);
+        node.type = Type::kInt;
+        node.i = t == 'i' ? i32("an int") : t == 'I' ? i64("an int64") : long_value(start);
+        std::uint32_t index = add_node(node);
+        fill_ref(slot, index);
+        return index;
+      }
+      case 'g':
+      case 'f': {
+        std::size_t slot = reserve_ref(flagged);
+        node.type = Type::kFloat;
+        node.f = t == 'g' ? f64("a float") : text_float(start);
+        std::uint32_t index = add_node(node);
+        fill_ref(slot, index);
+        return index;
+      }
+      case 'x':
+      case 'y': {
+        std::size_t slot = reserve_ref(flagged);
+        node.type = Type::kComplex;
+        node.f = t == 'y' ? f64("a complex") : text_float(start);
+        if (t == 'y')
+          f64("a complex");
+        else
+          text_float(start);
+        std::uint32_t index = add_node(node);
+        fill_ref(slot, index);
+        return index;
+      }
+      case 's':
+      case 't':
+      case 'u':
+      case 'a':
+      case 'A':
+      case 'z':
+      case 'Z': {
+        std::size_t slot = reserve_ref(flagged);
+        bool short_len = t == 'z' || t == 'Z';
+        std::int64_t n = short_len ? u8("a string length") : i32("a string length");
+        if (n < 0) fail(start, fmt::format("negative string size {}", n));
+        std::string_view bytes = raw(static_cast<std::size_t>(n), "a string");
+        std::uint32_t index;
+        if (t == 's') {
+          index = add_text_node(Type::kBytes, start, bytes, false);
+        } else if (t == 'u' || t == 't') {
+          if (!valid_utf8_surrogatepass(bytes))
+            fail(start, fmt::format("invalid UTF-8 in marshal string {}", quote_input(bytes)));
+          index = add_text_node(Type::kStr, start, bytes, false);
+        } else {
+          // CPython builds these from Latin-1 without checking for ASCII.
+          index = add_text_node(Type::kStr, start, bytes, true);
+        }
+        if (t == 't') interned_.push_back(index);
+        fill_ref(slot, index);
+        return index;
+      }
+      case '(':
+      case ')':
+      case '[':
+      case '<':
+      case '>': {
+        std::int64_t n = t == ')' ? u8("a tuple size") : i32("a container size");
+        std::uint32_t count = size_field(start, n, 1, t == '[' ? "list" : (t == '<' || t == '>') ? "set" : "tuple");
+        Type type = (t == '(' || t == ')') ? Type::kTuple : t == '[' ? Type::kList : t == '<' ? Type::kSet : Type::kFrozenSet;
+        return container(type, start, count, depth, max_depth, flagged);
+      }
+      case ':': {
+        return container(Type::kSlice, start, 3, depth, max_depth, flagged);
+      }
+      case '{': {
+        std::size_t slot = reserve_ref(flagged);
+        std::size_t mark = scratch_.size();
+        for (;;) {
+          std::size_t key_at = pos_;
+          std::uint32_t key = read_object(depth + 1, max_depth, true);
+          if (key == kNullObject) break;
+          if (!hashable(key))
+            fail(key_at, fmt::format("unhashable dict key ({})", type_name(doc_.nodes_[key].type)));
+          std::uint32_t value = read_object(depth + 1, max_depth, false);
+          scratch_.push_back(key);
+          scratch_.push_back(value);
+        }
+        return finish_container(Type::kDict, start, mark, slot);
+      }
+      case 'c':
+        return code_object(start, depth, flagged);
+      case '?':
+        fail(start, "marshal UNKNOWN object ('?', 0x3f): the writer failed to dump a value");
+      default:
+        fail(start, fmt::format("unknown marshal type code 0x{:02x}{}", code,
+                                (code >= 0x20 && code < 0x7f) ? fmt::format(" ('{}')", static_cast<char>(code)) : std::string()));
+    }
+  }
+
+  // --- code objects -------------------------------------------------------
+
+  struct State {
+    std::size_t pos, nodes, children, arena, refs, interned, scratch;
+  };
+  State save() const {
+    return {pos_, doc_.nodes_.size(), doc_.children_.size(), doc_.arena_.size(), refs_.size(),
+            interned_.size(), scratch_.size()};
+  }
+  void restore(const State& s) {
+    pos_ = s.pos;
+    doc_.nodes_.resize(s.nodes);
+    doc_.children_.resize(s.children);
+    doc_.arena_.resize(s.arena);
+    refs_.resize(s.refs);
+    interned_.resize(s.interned);
+    scratch_.resize(s.scratch);
+  }
+
+  std::uint32_t expect(int depth, Type a, Type b = Type::kNone, Type c = Type::kNone) {
+    std::size_t at = pos_;
+    std::uint32_t index = read_object(depth + 1, kMaxCodeDepth, false);
+    Type t = doc_.nodes_[index].type;
+    if (t != a && (b == Type::kNone || t != b) && (c == Type::kNone || t != c))
+      fail(at, fmt::format("expected a {} in a code object, found a {}", type_name(a), type_name(t)));
+    return index;
+  }
+
+  std::uint32_t code_object(std::size_t start, int depth, bool flagged) {
+    // The slot is reserved first, as CPython does, so the numbering of the
+    // nested objects matches the writer's.
+    std::size_t slot = reserve_ref(flagged);
+    State state = save();
+    Failure first{start, ""};
+    // The layout that worked last time is tried first: a file holds code
+    // objects of one interpreter.
+    CodeLayout order[4];
+    int k = 0;
+    if (known_layout_ >= 0) order[k++] = kLayouts[known_layout_];
+    for (int i = 0; i < 4; ++i)
+      if (i != known_layout_) order[k++] = kLayouts[i];
+    for (CodeLayout layout : order) {
+      try {
+        std::string text = read_code(layout, depth);
+        for (int i = 0; i < 4; ++i)
+          if (kLayouts[i] == layout) known_layout_ = i;
+        std::uint32_t index = add_text_node(Type::kCode, start, text, false);
+        fill_ref(slot, index);
+        return index;
+      } catch (const Failure& f) {
+        if (first.message.empty() || f.offset > first.offset) first = f;
+        restore(state);
+      }
+    }
+    fail(start, fmt::format("cannot read code object as written by Python 2.7 or 3.6-3.13 "
+                            "(deepest attempt: +0x{:x}: {})",
+                            first.offset, first.message));
+  }
+
+  std::string read_code(CodeLayout layout, int depth) {
+    int ints = layout == CodeLayout::k27 ? 4 : layout == CodeLayout::k38 ? 6 : 5;
+    for (int i = 0; i < ints; ++i) i32("a code object field");
+    expect(depth, Type::kBytes);                     // co_code
+    expect(depth, Type::kTuple);                     // co_consts
+    expect(depth, Type::kTuple);                     // co_names
+    expect(depth, Type::kTuple);                     // varnames / localsplusnames
+    if (layout == CodeLayout::k311) {
+      expect(depth, Type::kBytes);                   // localspluskinds
+    } else {
+      expect(depth, Type::kTuple);                   // freevars
+      expect(depth, Type::kTuple);                   // cellvars
+    }
+    std::uint32_t file = expect(depth, Type::kStr, Type::kBytes);
+    std::uint32_t name = expect(depth, Type::kStr, Type::kBytes);
+    if (layout == CodeLayout::k311) expect(depth, Type::kStr, Type::kBytes);  // qualname
+    std::size_t line_at = pos_;
+    std::int32_t line = i32("co_firstlineno");
+    if (line < 0) fail(line_at, fmt::format("negative co_firstlineno {}", line));
+    expect(depth, Type::kBytes);                     // lnotab / linetable
+    if (layout == CodeLayout::k311) expect(depth, Type::kBytes);  // exceptiontable
+    return fmt::format("<code object {}, file \"{}\", line {}>", text_as_utf8(name), text_as_utf8(file), line);
+  }
+
+  std::string text_as_utf8(std::uint32_t index) {
+    const Node& n = doc_.nodes_[index];
+    std::string_view s = doc_.text(n);
+    if (n.type == Type::kStr || valid_utf8_surrogatepass(s)) return std::string(s);
+    std::string out;
+    append_latin1_as_utf8(s, out);
+    return out;
+  }
+
+  std::string_view in_;
+  std::size_t pos_ = 0;
+  Document doc_;
+  std::vector<std::uint32_t> refs_;
+  std::vector<std::uint32_t> interned_;
+  std::vector<std::uint32_t> scratch_;
+  int known_layout_ = -1;
+};
+
+Expected<Document> decode(std::string_view bytes, std::string_view path) {
+  if (bytes.size() > 0xFFFFFFFFu)
+    return bad_input(fmt::format("{}: marshal data larger than 4 GiB is not supported", path));
+  try {
+    Decoder d(bytes);
+    return d.run();
+  } catch (const Failure& f) {
+    return bad_input(fmt::format("{}:+0x{:x}: {}", path, f.offset, f.message));
+  }
+}
+
+}  // namespace graphgen::marshal

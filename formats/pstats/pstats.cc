@@ -1,0 +1,328 @@
+#include "pstats.h"
+
+#include <fmt/format.h>
+
+#include "graphgen/analysis/graph.h"
+#include "marshal.h"
+
+namespace graphgen::pstats {
+
+Number operator+(Number a, Number b) {
+  if (a.is_int && b.is_int) return Number::of_int(saturating_add(a.i, b.i));
+  return Number::of_float(a.as_double() + b.as_double());
+}
+
+std::uint32_t Table::intern_key(const Key& k) {
+  auto [it, inserted] = key_index.try_emplace(k, static_cast<std::uint32_t>(keys.size()));
+  if (inserted) {
+    keys.push_back(k);
+    entry_of_key.push_back(-1);
+  }
+  return it->second;
+}
+
+namespace {
+
+using marshal::Document;
+using marshal::Node;
+using marshal::Type;
+
+class Validator {
+ public:
+  Validator(const Document& doc, std::string_view path, Table& table)
+      : doc_(doc), path_(path), table_(table) {}
+
+  Expected<bool> run() {
+    const Node& root = doc_.root();
+    if (root.type != Type::kDict)
+      return error(root, fmt::format("expected a pstats dict of functions, found a {}", type_name(root.type)));
+    auto items = doc_.children(root);
+    if (items.empty())
+      return error(root, "expected at least one function, found an empty stats dict (pstats refuses it too)");
+    for (std::size_t k = 0; k + 1 < items.size(); k += 2) {
+      const Node& key = doc_.node(items[k]);
+      const Node& value = doc_.node(items[k + 1]);
+      std::uint32_t key_index;
+      if (auto e = read_key(key, key_index); !e) return e;
+      Entry entry;
+      entry.key = key_index;
+      if (auto e = read_value(value, entry); !e) return e;
+      std::int32_t& slot = table_.entry_of_key[key_index];
+      if (slot >= 0) {
+        // Python: a later duplicate key replaces the value in place.
+        table_.entries[slot] = std::move(entry);
+      } else {
+        slot = static_cast<std::int32_t>(table_.entries.size());
+        table_.entries.push_back(std::move(entry));
+      }
+    }
+    return true;
+  }
+
+ private:
+  Error error(const Node& at, std::string message) const {
+    return bad_input(fmt::format("{}:+0x{:x}: {}", path_, at.offset, message));
+  }
+
+  std::string_view text(const Node& n, std::string& scratch) const {
+    std::string_view s = doc_.text(n);
+    if (n.type != Type::kBytes || marshal::valid_utf8_surrogatepass(s)) return s;
+    // Python 2 str: bytes in the writer's file-system encoding; UTF-8 if it
+    // decodes, else Latin-1.
+    scratch.clear();
+    marshal::append_latin1_as_utf8(s, scratch);
+    return scratch;
+  }
+
+  bool is_text(const Node& n) const { return n.type == Type::kStr || n.type == Type::kBytes; }
+
+  std::string describe(const Node& n) const {
+    if (n.type == Type::kTuple) return fmt::format("a tuple of {} items", n.size);
+    return fmt::format("a {}", type_name(n.type));
+  }
+
+  Expected<bool> read_key(const Node& n, std::uint32_t& out) {
+    auto parts = doc_.children(n);
+    if (n.type != Type::kTuple || parts.size() != 3)
+      return error(n, fmt::format("expected a function key (filename, line, name), found {}", describe(n)));
+    const Node& file = doc_.node(parts[0]);
+    const Node& line = doc_.node(parts[1]);
+    const Node& name = doc_.node(parts[2]);
+    if (!is_text(file)) return error(file, fmt::format("expected a filename string in a function key, found a {}", type_name(file.type)));
+    if (line.type != Type::kInt && line.type != Type::kBool)
+      return error(line, fmt::format("expected a line number in a function key, found a {}", type_name(line.type)));
+    if (!is_text(name) && name.type != Type::kCode)
+      return error(name, fmt::format("expected a function name in a function key, found a {}", type_name(name.type)));
+    std::string a, b;
+    Key key;
+    key.file = table_.strings.intern(text(file, a));
+    key.line = line.i;
+    key.name = table_.strings.intern(text(name, b));
+    key.code = name.type == Type::kCode;
+    out = table_.intern_key(key);
+    return true;
+  }
+
+  Expected<bool> number(const Node& n, bool int_only, std::string_view what, Number& out) {
+    if (n.type == Type::kInt || n.type == Type::kBool) {
+      out = Number::of_int(n.i);
+      return true;
+    }
+    if (n.type == Type::kFloat && !int_only) {
+      out = Number::of_float(n.f);
+      return true;
+    }
+    return error(n, fmt::format("expected {} ({}), found a {}", what, int_only ? "an int" : "a number", type_name(n.type)));
+  }
+
+  Expected<bool> read_value(const Node& n, Entry& entry) {
+    auto parts = doc_.children(n);
+    if (n.type != Type::kTuple || parts.size() != 5)
+      return error(n, fmt::format("expected function stats (cc, nc, tt, ct, callers), found {}", describe(n)));
+    if (auto e = number(doc_.node(parts[0]), true, "a primitive call count", entry.cc); !e) return e;
+    if (auto e = number(doc_.node(parts[1]), true, "a call count", entry.nc); !e) return e;
+    if (auto e = number(doc_.node(parts[2]), false, "an internal time", entry.tt); !e) return e;
+    if (auto e = number(doc_.node(parts[3]), false, "a cumulative time", entry.ct); !e) return e;
+    const Node& callers = doc_.node(parts[4]);
+    if (callers.type != Type::kDict)
+      return error(callers, fmt::format("expected a callers dict, found a {}", type_name(callers.type)));
+    auto items = doc_.children(callers);
+    entry.callers.reserve(items.size() / 2);
+    std::unordered_map<std::uint32_t, std::size_t> seen;
+    for (std::size_t k = 0; k + 1 < items.size(); k += 2) {
+      Caller c;
+      if (auto e = read_key(doc_.node(items[k]), c.key); !e) return e;
+      const Node& v = doc_.node(items[k + 1]);
+      c.begin = static_cast<std::uint32_t>(table_.numbers.size());
+      if (v.type == Type::kInt || v.type == Type::kBool) {
+        c.is_int = true;
+        c.count = 1;
+        table_.numbers.push_back(Number::of_int(v.i));
+      } else if (v.type == Type::kTuple) {
+        auto vals = doc_.children(v);
+        if (vals.empty() || vals.size() % 4 != 0)
+          return error(v, fmt::format("expected caller stats (nc, cc, tt, ct), found a tuple of {} items", vals.size()));
+        c.count = static_cast<std::uint32_t>(vals.size());
+        for (std::size_t i = 0; i < vals.size(); ++i) {
+          Number num;
+          bool int_only = i % 4 < 2;
+          if (auto e = number(doc_.node(vals[i]), int_only, int_only ? "a caller call count" : "a caller time", num); !e)
+            return e;
+          table_.numbers.push_back(num);
+        }
+      } else {
+        return error(v, fmt::format("expected caller stats (a tuple or an int), found a {}", type_name(v.type)));
+      }
+      auto [it, inserted] = seen.try_emplace(c.key, entry.callers.size());
+      if (inserted)
+        entry.callers.push_back(c);
+      else
+        entry.callers[it->second] = c;
+    }
+    return true;
+  }
+
+  const Document& doc_;
+  std::string_view path_;
+  Table& table_;
+};
+
+}  // namespace
+
+Expected<Table> read_table(std::string_view bytes, std::string_view path, Diagnostics& diag) {
+  auto doc = marshal::decode(bytes, path);
+  if (!doc) return doc.error();
+  Table table;
+  Validator v(*doc, path, table);
+  if (auto ok = v.run(); !ok) return ok.error();
+  if (doc->trailing_bytes() > 0)
+    diag.warn(fmt::format("{}:+0x{:x}: {} trailing bytes after the stats dict ignored", path,
+                          bytes.size() - doc->trailing_bytes(), doc->trailing_bytes()));
+  return table;
+}
+
+namespace {
+
+std::uint32_t import_key(Table& into, const Table& from, std::uint32_t key_index) {
+  const Key& k = from.keys[key_index];
+  Key copy = k;
+  copy.file = into.strings.intern(from.str(k.file));
+  copy.name = into.strings.intern(from.str(k.name));
+  return into.intern_key(copy);
+}
+
+std::string key_text(const Table& t, std::uint32_t key) {
+  const Key& k = t.keys[key];
+  return fmt::format("('{}', {}, '{}')", t.str(k.file), k.line, t.str(k.name));
+}
+
+}  // namespace
+
+Expected<bool> add(Table& into, const Table& other, std::string_view other_path) {
+  for (const Entry& src : other.entries) {
+    std::uint32_t key = import_key(into, other, src.key);
+    std::int32_t& slot = into.entry_of_key[key];
+    if (slot < 0) {
+      slot = static_cast<std::int32_t>(into.entries.size());
+      Entry fresh;
+      fresh.key = key;
+      fresh.cc = fresh.nc = fresh.tt = fresh.ct = Number::of_int(0);
+      into.entries.push_back(fresh);
+    }
+    Entry& dst = into.entries[slot];
+    dst.cc = src.cc + dst.cc;
+    dst.nc = src.nc + dst.nc;
+    dst.tt = src.tt + dst.tt;
+    dst.ct = src.ct + dst.ct;
+    // add_callers(target, source): the target's entries keep their order;
+    // new ones are appended.
+    std::unordered_map<std::uint32_t, std::size_t> pos;
+    for (std::size_t i = 0; i < dst.callers.size(); ++i) pos.emplace(dst.callers[i].key, i);
+    for (const Caller& c : src.callers) {
+      std::uint32_t ckey = import_key(into, other, c.key);
+      auto it = pos.find(ckey);
+      if (it == pos.end()) {
+        Caller copy = c;
+        copy.key = ckey;
+        copy.begin = static_cast<std::uint32_t>(into.numbers.size());
+        for (std::uint32_t i = 0; i < c.count; ++i) into.numbers.push_back(other.numbers[c.begin + i]);
+        pos.emplace(ckey, dst.callers.size());
+        dst.callers.push_back(copy);
+        continue;
+      }
+      Caller& old = dst.callers[it->second];
+      if (old.is_int != c.is_int)
+        return bad_input(fmt::format(
+            "{}: cannot merge caller {} of {}: it is a call count in one file and a (nc, cc, tt, ct) "
+            "tuple in another (profile and cProfile output do not mix)",
+            other_path, key_text(other, c.key), key_text(other, src.key)));
+      // Python zips the two tuples, so the shorter length wins.
+      std::uint32_t n = std::min(old.count, c.count);
+      std::uint32_t begin = static_cast<std::uint32_t>(into.numbers.size());
+      for (std::uint32_t i = 0; i < n; ++i)
+        into.numbers.push_back(other.numbers[c.begin + i] + into.numbers[old.begin + i]);
+      old.begin = begin;
+      old.count = n;
+    }
+  }
+  return true;
+}
+
+Expected<Table> merge(std::vector<Table> tables, const std::vector<std::string>& paths) {
+  Table result = std::move(tables.front());
+  for (std::size_t i = tables.size(); i-- > 1;) {
+    auto ok = add(result, tables[i], paths[i]);
+    if (!ok) return ok.error();
+  }
+  return result;
+}
+
+std::string module_of(std::string_view filename) {
+  // os.path.splitext, then os.path.basename.
+  std::size_t sep = filename.rfind('/');
+  std::size_t dot = filename.rfind('.');
+  std::string_view root = filename;
+  std::size_t name_start = sep == std::string_view::npos ? 0 : sep + 1;
+  if (dot != std::string_view::npos && (sep == std::string_view::npos || dot > sep)) {
+    for (std::size_t i = name_start; i < dot; ++i) {
+      if (filename[i] != '.') {
+        root = filename.substr(0, dot);
+        break;
+      }
+    }
+  }
+  std::size_t slash = root.rfind('/');
+  return std::string(slash == std::string_view::npos ? root : root.substr(slash + 1));
+}
+
+Profile to_profile(const Table& table) {
+  Profile p;
+  p.events.push_back({p.strings.intern("time"), p.strings.intern("ns"), 1e-9});
+  p.reports_totals = true;
+  std::vector<FuncId> func_of_key(table.keys.size(), UINT32_MAX);
+  auto get = [&](std::uint32_t key) {
+    FuncId& f = func_of_key[key];
+    if (f != UINT32_MAX) return f;
+    const Key& k = table.keys[key];
+    Function fn;
+    std::string_view name = table.str(k.name);
+    std::string_view file = table.str(k.file);
+    fn.label = p.strings.intern(fmt::format("{}:{}:{}", module_of(file), k.line, name));
+    fn.name = p.strings.intern(name);
+    fn.file = p.strings.intern(file);
+    fn.line = k.line < 0 ? 0 : static_cast<std::uint32_t>(std::min<std::int64_t>(k.line, UINT32_MAX));
+    f = p.add_function(fn);
+    return f;
+  };
+
+  for (const Entry& e : table.entries) {
+    FuncId callee = get(e.key);
+    Function& fn = p.functions[callee];
+    fn.calls = e.nc.as_int();
+    fn.primitive_calls = e.cc.as_int();
+    p.self(callee, 0) = seconds_to_ns(e.tt.as_double());
+    p.total(callee, 0) = seconds_to_ns(e.ct.as_double());
+    for (const Caller& c : e.callers) {
+      FuncId caller = get(c.key);
+      Call call{caller, callee, 0};
+      double inclusive = 0;
+      if (c.is_int) {
+        std::int64_t n = table.numbers[c.begin].i;
+        call.count = n;
+        inclusive = ratio(static_cast<double>(n), e.nc.as_double()) * e.ct.as_double();
+      } else {
+        std::int64_t calls = 0;
+        for (std::uint32_t g = 0; g + 3 < c.count; g += 4) {
+          calls = saturating_add(calls, table.numbers[c.begin + g + 1].as_int());
+          inclusive += table.numbers[c.begin + g + 3].as_double();
+        }
+        call.count = calls;
+      }
+      CallId id = p.add_call(call);
+      p.inclusive(id, 0) = seconds_to_ns(inclusive);
+    }
+  }
+  return p;
+}
+
+}  // namespace graphgen::pstats

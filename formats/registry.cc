@@ -1,0 +1,122 @@
+#include "registry.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "pstats/pstats.h"
+
+namespace graphgen::formats {
+
+namespace {
+
+Confidence sniff_pstats(std::string_view head) {
+  // A marshalled dict (possibly FLAG_REF'd) whose first key is a tuple.
+  if (head.empty()) return Confidence::kNo;
+  auto b0 = static_cast<unsigned char>(head[0]);
+  if (b0 != 0x7B && b0 != 0xFB) return Confidence::kNo;
+  if (head.size() < 2) return Confidence::kWeak;
+  auto b1 = static_cast<unsigned char>(head[1]);
+  if (b1 == 0x28 || b1 == 0x29 || b1 == 0xA8 || b1 == 0xA9) return Confidence::kStrong;
+  return Confidence::kWeak;
+}
+
+Expected<Profile> read_pstats(const std::vector<InputFile>& inputs, Diagnostics& diag) {
+  std::vector<pstats::Table> tables;
+  std::vector<std::string> paths;
+  tables.reserve(inputs.size());
+  for (const InputFile& in : inputs) {
+    auto table = pstats::read_table(in.bytes(), in.path(), diag);
+    if (!table) return table.error();
+    tables.push_back(std::move(table).value());
+    paths.push_back(in.path());
+  }
+  auto merged = pstats::merge(std::move(tables), paths);
+  if (!merged) return merged.error();
+  return pstats::to_profile(*merged);
+}
+
+bool has_extension(std::string_view path, std::string_view ext) {
+  if (path.size() < ext.size()) return false;
+  std::string_view tail = path.substr(path.size() - ext.size());
+  return std::equal(tail.begin(), tail.end(), ext.begin(), ext.end(),
+                    [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
+}
+
+}  // namespace
+
+const std::vector<InputFormat>& input_formats() {
+  static const std::vector<InputFormat> kFormats = {
+      {"pstats", "Python cProfile/profile statistics (marshal), several files merge as pstats.Stats does",
+       {".pstats", ".prof", ".profile", ".cprof"}, sniff_pstats, read_pstats},
+  };
+  return kFormats;
+}
+
+const InputFormat* find_input_format(std::string_view name) {
+  for (const InputFormat& f : input_formats())
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+std::vector<std::string_view> input_format_names() {
+  std::vector<std::string_view> names;
+  for (const InputFormat& f : input_formats()) names.push_back(f.name);
+  return names;
+}
+
+Expected<const InputFormat*> detect_input_format(const InputFile& input) {
+  std::string_view head = input.bytes().substr(0, 4096);
+  const InputFormat* best = nullptr;
+  Confidence best_conf = Confidence::kNo;
+  bool best_ext = false;
+  for (const InputFormat& f : input_formats()) {
+    Confidence c = f.sniff(head);
+    if (c == Confidence::kNo) continue;
+    bool ext = std::any_of(f.extensions.begin(), f.extensions.end(),
+                           [&](std::string_view e) { return has_extension(input.path(), e); });
+    if (c > best_conf || (c == best_conf && ext && !best_ext)) {
+      best = &f;
+      best_conf = c;
+      best_ext = ext;
+    }
+  }
+  if (best) return best;
+  std::string names;
+  for (std::string_view n : input_format_names()) names += names.empty() ? std::string(n) : ", " + std::string(n);
+  if (input.bytes().empty())
+    return bad_input(fmt::format("{}: expected a profile, found an empty file", input.path()));
+  return bad_input(fmt::format("{}:+0x0: cannot tell the profile format from the first bytes {}; "
+                               "give it with -f (supported: {})",
+                               input.path(), quote_input(input.bytes().substr(0, 16)), names));
+}
+
+const std::vector<OutputFormat>& output_formats() {
+  static const std::vector<OutputFormat> kFormats = {
+      {"dot", "Graphviz source, as gprof2dot writes it", {".dot", ".gv"}, false},
+      {"png", "PNG image, laid out and rendered in-process by Graphviz", {".png"}, true},
+      {"svg", "SVG image with tooltips, rendered in-process by Graphviz", {".svg"}, true},
+      {"pdf", "PDF document, rendered in-process by Graphviz", {".pdf"}, true},
+  };
+  return kFormats;
+}
+
+const OutputFormat* find_output_format(std::string_view name) {
+  for (const OutputFormat& f : output_formats())
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+const OutputFormat* output_format_for_path(std::string_view path) {
+  for (const OutputFormat& f : output_formats())
+    for (std::string_view e : f.extensions)
+      if (has_extension(path, e)) return &f;
+  return nullptr;
+}
+
+std::vector<std::string_view> output_format_names() {
+  std::vector<std::string_view> names;
+  for (const OutputFormat& f : output_formats()) names.push_back(f.name);
+  return names;
+}
+
+}  // namespace graphgen::formats
