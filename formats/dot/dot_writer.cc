@@ -1,0 +1,524 @@
+#include "dot_writer.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <fmt/format.h>
+#include <iterator>
+
+namespace graphgen::dot {
+
+namespace {
+
+constexpr std::string_view kTimes = "\u00d7";  // MULTIPLICATION SIGN
+constexpr std::size_t kMaxFunctionName = 4096;
+
+struct MeasureName {
+  std::string_view name;
+  Measure measure;
+};
+constexpr std::array<MeasureName, 4> kMeasures = {{
+    {"self-time", Measure::kSelfTime},
+    {"self-time-percentage", Measure::kSelfTimePercentage},
+    {"total-time", Measure::kTotalTime},
+    {"total-time-percentage", Measure::kTotalTimePercentage},
+}};
+
+// --- UTF-8 helpers: Python counts code points, not bytes -------------------
+
+std::size_t next_cp(std::string_view s, std::size_t i) {
+  auto c = static_cast<unsigned char>(s[i]);
+  std::size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 1;
+  return std::min(s.size(), i + len);
+}
+
+std::size_t count_cp(std::string_view s) {
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < s.size(); i = next_cp(s, i)) ++n;
+  return n;
+}
+
+std::string_view prefix_cp(std::string_view s, std::size_t n) {
+  std::size_t i = 0;
+  while (n-- > 0 && i < s.size()) i = next_cp(s, i);
+  return s.substr(0, i);
+}
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
+
+// Python's [^\d\W]: a word character that is not a digit. Non-ASCII bytes
+// count as letters (almost all non-ASCII characters in names are).
+bool is_letter(char c) {
+  auto u = static_cast<unsigned char>(c);
+  return u >= 0x80 || std::isalpha(u) || c == '_';
+}
+
+bool ascii_alnum(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c))) return false;
+  return true;
+}
+
+bool is_keyword(std::string_view s) {
+  static constexpr std::array<std::string_view, 6> kKeywords = {"node", "edge", "graph", "digraph",
+                                                                "subgraph", "strict"};
+  for (std::string_view k : kKeywords) {
+    if (k.size() != s.size()) continue;
+    bool same = true;
+    for (std::size_t i = 0; i < s.size(); ++i)
+      if (std::tolower(static_cast<unsigned char>(s[i])) != k[i]) same = false;
+    if (same) return true;
+  }
+  return false;
+}
+
+void append_id(std::string& out, std::string_view s) {
+  // Bare when alphanumeric (non-ASCII is quoted: same meaning, simpler rule),
+  // not 0x..., not a keyword; else quoted with gprof2dot's four escapes.
+  if (ascii_alnum(s) && !s.starts_with("0x") && !is_keyword(s)) {
+    out += s;
+    return;
+  }
+  out += '"';
+  for (char c : s) {
+    switch (c) {
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '"': out += "\\\""; break;
+      default: out += c;
+    }
+  }
+  out += '"';
+}
+
+// printf's %.2f rounds the exact binary value half-to-even, as Python's
+// %-formatting does; keep to it rather than another formatter.
+std::string fixed2(double value) {
+  char buf[64];
+  int n = std::snprintf(buf, sizeof buf, "%.2f", value);
+  return std::string(buf, static_cast<std::size_t>(n));
+}
+
+std::string percentage(double ratio) { return fixed2(ratio * 100.0) + "%"; }
+
+// Removes every innermost open...close group, repeatedly.
+std::string remove_groups(std::string s, char open, char close) {
+  for (;;) {
+    std::string out;
+    out.reserve(s.size());
+    bool changed = false;
+    std::size_t i = 0;
+    while (i < s.size()) {
+      if (s[i] == open) {
+        std::size_t j = i + 1;
+        while (j < s.size() && s[j] != open && s[j] != close) ++j;
+        if (j < s.size() && s[j] == close) {
+          i = j + 1;
+          changed = true;
+          continue;
+        }
+      }
+      out += s[i++];
+    }
+    s = std::move(out);
+    if (!changed) return s;
+  }
+}
+
+}  // namespace
+
+bool parse_measure(std::string_view name, Measure& out) {
+  for (const MeasureName& m : kMeasures) {
+    if (m.name == name) {
+      out = m.measure;
+      return true;
+    }
+  }
+  return false;
+}
+
+std::vector<std::string_view> measure_names() {
+  std::vector<std::string_view> names;
+  for (const MeasureName& m : kMeasures) names.push_back(m.name);
+  return names;
+}
+
+std::string strip_function_name(std::string_view name) {
+  std::string s = remove_groups(std::string(name), '(', ')');
+  // \s+const$
+  if (s.ends_with("const")) {
+    std::size_t end = s.size() - 5;
+    std::size_t ws = end;
+    while (ws > 0 && is_space(s[ws - 1])) --ws;
+    if (ws < end) s.erase(ws);
+  }
+  return remove_groups(std::move(s), '<', '>');
+}
+
+namespace {
+
+// textwrap's chunks: whitespace runs and words, words split after hyphens
+// that join letters (Python's TextWrapper.wordsep_re).
+std::vector<std::string> wrap_chunks(const std::string& text) {
+  std::vector<std::string> chunks;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    std::size_t j = i;
+    if (text[i] == ' ') {
+      while (j < text.size() && text[j] == ' ') ++j;
+      chunks.push_back(text.substr(i, j - i));
+      i = j;
+      continue;
+    }
+    // A word: split after '-' when preceded by two letters (or L-L-) and
+    // followed by letter [-] letter.
+    while (j < text.size() && text[j] != ' ') {
+      if (text[j] == '-' && j > i) {
+        bool behind = (j >= i + 2 && is_letter(text[j - 2]) && is_letter(text[j - 1])) ||
+                      (j >= i + 3 && is_letter(text[j - 3]) && text[j - 2] == '-' && is_letter(text[j - 1]));
+        std::size_t k = j + 1;
+        bool ahead = k < text.size() && is_letter(text[k]);
+        if (ahead) {
+          std::size_t m = k + 1;
+          if (m < text.size() && text[m] == '-') ++m;
+          ahead = m < text.size() && is_letter(text[m]);
+        }
+        if (behind && ahead) {
+          ++j;
+          break;
+        }
+      }
+      j = next_cp(text, j);
+    }
+    chunks.push_back(text.substr(i, j - i));
+    i = j;
+  }
+  return chunks;
+}
+
+bool all_space(const std::string& s) {
+  for (char c : s)
+    if (c != ' ') return false;
+  return true;
+}
+
+std::string text_fill(std::string_view name, std::size_t width) {
+  // expand_tabs, then every whitespace character becomes a space.
+  std::string text;
+  std::size_t col = 0;
+  for (std::size_t i = 0; i < name.size(); i = next_cp(name, i)) {
+    char c = name[i];
+    if (c == '\t') {
+      std::size_t pad = 8 - col % 8;
+      text.append(pad, ' ');
+      col += pad;
+    } else if (c == '\n' || c == '\r') {
+      text += ' ';
+      col = 0;
+    } else {
+      text += is_space(c) ? std::string_view(" ") : name.substr(i, next_cp(name, i) - i);
+      ++col;
+    }
+  }
+  std::vector<std::string> chunks = wrap_chunks(text);
+  std::reverse(chunks.begin(), chunks.end());
+  std::vector<std::string> lines;
+  while (!chunks.empty()) {
+    std::vector<std::string> line;
+    std::size_t len = 0;
+    if (!lines.empty() && all_space(chunks.back())) chunks.pop_back();
+    while (!chunks.empty()) {
+      std::size_t l = count_cp(chunks.back());
+      if (len + l > width) break;
+      line.push_back(std::move(chunks.back()));
+      chunks.pop_back();
+      len += l;
+    }
+    // break_long_words=False: an over-long word goes alone on its line.
+    if (!chunks.empty() && count_cp(chunks.back()) > width && line.empty()) {
+      line.push_back(std::move(chunks.back()));
+      chunks.pop_back();
+    }
+    if (!line.empty() && all_space(line.back())) line.pop_back();
+    if (!line.empty()) {
+      std::string joined;
+      for (const std::string& c : line) joined += c;
+      lines.push_back(std::move(joined));
+    }
+  }
+  std::string out;
+  for (std::size_t k = 0; k < lines.size(); ++k) {
+    if (k) out += '\n';
+    out += lines[k];
+  }
+  return out;
+}
+
+void replace_all(std::string& s, std::string_view from, std::string_view to) {
+  std::string out;
+  std::size_t i = 0;
+  for (;;) {
+    std::size_t j = s.find(from, i);
+    if (j == std::string::npos) break;
+    out.append(s, i, j - i);
+    out += to;
+    i = j + from.size();
+  }
+  out.append(s, i);
+  s = std::move(out);
+}
+
+}  // namespace
+
+std::string wrap_function_name(std::string_view name) {
+  std::string s = count_cp(name) > 32 ? text_fill(name, 32) : std::string(name);
+  replace_all(s, ", ", ",");
+  replace_all(s, "> >", ">>");
+  replace_all(s, "> >", ">>");
+  return s;
+}
+
+std::string python_float_repr(double value) {
+  if (std::isnan(value)) return "nan";
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof buf, value, std::chars_format::scientific);
+  std::string sci(buf, res.ptr);
+  // sci = [-]d[.ddd]e[+-]XX
+  bool negative = sci[0] == '-';
+  std::size_t e = sci.find('e');
+  std::string digits;
+  for (std::size_t i = negative ? 1 : 0; i < e; ++i)
+    if (sci[i] != '.') digits += sci[i];
+  int exponent = std::stoi(sci.substr(e + 1));
+  std::string out = negative ? "-" : "";
+  if (exponent >= -4 && exponent < 16) {
+    if (exponent < 0) {
+      out += "0.";
+      out.append(static_cast<std::size_t>(-exponent - 1), '0');
+      out += digits;
+    } else {
+      std::size_t int_digits = static_cast<std::size_t>(exponent) + 1;
+      if (digits.size() <= int_digits) {
+        out += digits;
+        out.append(int_digits - digits.size(), '0');
+        out += ".0";
+      } else {
+        out += digits.substr(0, int_digits);
+        out += '.';
+        out += digits.substr(int_digits);
+      }
+    }
+    return out;
+  }
+  out += digits.substr(0, 1);
+  if (digits.size() > 1) {
+    out += '.';
+    out += digits.substr(1);
+  }
+  out += fmt::format("e{}{:02d}", exponent < 0 ? '-' : '+', std::abs(exponent));
+  return out;
+}
+
+namespace {
+
+struct Spec {
+  std::size_t begin = 0, end = 0;  // the conversion, '%' to the type char
+  char type = 0;
+};
+
+Expected<Spec> parse_format(std::string_view f) {
+  Spec spec;
+  bool found = false;
+  for (std::size_t i = 0; i < f.size(); ++i) {
+    if (f[i] != '%') continue;
+    if (i + 1 < f.size() && f[i + 1] == '%') {
+      ++i;
+      continue;
+    }
+    std::size_t j = i + 1;
+    while (j < f.size() && std::string_view("#0- +").find(f[j]) != std::string_view::npos) ++j;
+    while (j < f.size() && std::isdigit(static_cast<unsigned char>(f[j]))) ++j;
+    if (j < f.size() && f[j] == '.') {
+      ++j;
+      while (j < f.size() && std::isdigit(static_cast<unsigned char>(f[j]))) ++j;
+    }
+    if (j >= f.size())
+      return bad_usage(fmt::format("--time-format '{}': the conversion at column {} has no type letter", f, i + 1));
+    if (std::string_view("diouxXeEfFgGsr").find(f[j]) == std::string_view::npos)
+      return bad_usage(fmt::format("--time-format '{}': expected a number conversion (%f, %e, %g, %d, ...), found '%{}'",
+                                   f, f.substr(i + 1, j - i)));
+    if (found)
+      return bad_usage(fmt::format("--time-format '{}': expected one conversion for the time, found several", f));
+    if (j - i > 12)
+      return bad_usage(fmt::format("--time-format '{}': width or precision too large", f));
+    found = true;
+    spec = {i, j + 1, f[j]};
+    i = j;
+  }
+  if (!found)
+    return bad_usage(fmt::format("--time-format '{}': expected a conversion such as %.3f for the time", f));
+  return spec;
+}
+
+std::string unescape_percent(std::string_view s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    out += s[i];
+    if (s[i] == '%' && i + 1 < s.size() && s[i + 1] == '%') ++i;
+  }
+  return out;
+}
+
+}  // namespace
+
+Expected<bool> check_time_format(std::string_view format) {
+  auto spec = parse_format(format);
+  if (!spec) return spec.error();
+  return true;
+}
+
+std::string format_time(std::string_view format, double value) {
+  auto parsed = parse_format(format);
+  if (!parsed) return python_float_repr(value);
+  Spec spec = *parsed;
+  std::string conv(format.substr(spec.begin, spec.end - spec.begin));
+  std::string body;
+  if (spec.type == 's' || spec.type == 'r') {
+    conv.back() = 's';
+    std::string repr = python_float_repr(value);
+    int n = std::snprintf(nullptr, 0, conv.c_str(), repr.c_str());
+    body.resize(static_cast<std::size_t>(n) + 1);
+    std::snprintf(body.data(), body.size(), conv.c_str(), repr.c_str());
+  } else if (std::string_view("diouxX").find(spec.type) != std::string_view::npos) {
+    if (spec.type == 'i' || spec.type == 'u') conv.back() = 'd';
+    conv.insert(conv.size() - 1, "ll");
+    long long v = std::isfinite(value) ? static_cast<long long>(value) : 0;
+    int n = std::snprintf(nullptr, 0, conv.c_str(), v);
+    body.resize(static_cast<std::size_t>(n) + 1);
+    std::snprintf(body.data(), body.size(), conv.c_str(), v);
+  } else {
+    int n = std::snprintf(nullptr, 0, conv.c_str(), value);
+    body.resize(static_cast<std::size_t>(n) + 1);
+    std::snprintf(body.data(), body.size(), conv.c_str(), value);
+  }
+  body.pop_back();
+  return unescape_percent(format.substr(0, spec.begin)) + body + unescape_percent(format.substr(spec.end));
+}
+
+namespace {
+
+void attr(std::string& out, bool& first, std::string_view name, std::string_view value) {
+  out += first ? " [" : ", ";
+  first = false;
+  out += name;
+  out += '=';
+  append_id(out, value);
+}
+
+std::string node_label(const Profile& p, FuncId f, const GraphNode& node, const Options& options,
+                       Diagnostics& diag) {
+  std::vector<std::string> lines;
+  const Function& fn = p.functions[f];
+  if (fn.process != kNoString) lines.emplace_back(p.str(fn.process));
+  if (fn.module != kNoString) {
+    std::string_view module = p.str(fn.module);
+    std::size_t slash = module.rfind('/');
+    lines.emplace_back(slash == std::string_view::npos ? module : module.substr(slash + 1));
+  }
+  std::string name = options.strip ? strip_function_name(p.str(fn.label)) : std::string(p.str(fn.label));
+  // dot cannot parse quoted strings beyond 16K, so very long (boost) names
+  // are cut, as gprof2dot does.
+  std::size_t cps = count_cp(name);
+  if (cps >= kMaxFunctionName) {
+    diag.warn(fmt::format("truncating function name with {} chars ({}...)", cps, prefix_cp(name, 32)));
+    name = std::string(prefix_cp(name, kMaxFunctionName - 1)) + "\u2026";
+  }
+  if (options.wrap) name = wrap_function_name(name);
+  lines.push_back(std::move(name));
+  for (Measure m : options.node_labels) {
+    switch (m) {
+      case Measure::kSelfTime:
+        if (node.self_time) lines.push_back("(" + format_time(options.time_format, *node.self_time) + ")");
+        break;
+      case Measure::kSelfTimePercentage:
+        if (node.self_ratio) lines.push_back("(" + percentage(*node.self_ratio) + ")");
+        break;
+      case Measure::kTotalTime:
+        if (node.total_time) lines.push_back(format_time(options.time_format, *node.total_time));
+        break;
+      case Measure::kTotalTimePercentage:
+        if (node.total_ratio) lines.push_back(percentage(*node.total_ratio));
+        break;
+    }
+  }
+  if (options.show_samples && node.samples) lines.push_back(fmt::format("{}{}", *node.samples, kTimes));
+  if (node.called != kUnknownCount) lines.push_back(fmt::format("{}{}", node.called, kTimes));
+  std::string label;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (i) label += '\n';
+    label += lines[i];
+  }
+  return label;
+}
+
+}  // namespace
+
+std::string write(const Profile& p, const CallGraph& g, const Theme& theme, const Options& options,
+                  Diagnostics& diag) {
+  std::string out;
+  out.reserve(256 + g.nodes.size() * 200);
+  out += "digraph {\n";
+  out += "\ttooltip=\" \"\n";
+  out += "\tgraph [fontname=Arial, nodesep=0.125, ranksep=0.25];\n";
+  out += fmt::format("\tnode [fontcolor={}, fontname=Arial, height=0, shape=box, style={}, width=0];\n",
+                     theme.font_color, theme.filled ? "filled" : "solid");
+  out += "\tedge [fontname=Arial];\n";
+  for (FuncId f = 0; f < g.nodes.size(); ++f) {
+    const GraphNode& node = g.nodes[f];
+    if (!node.kept) continue;
+    double weight = node.weight.value_or(0.0);
+    out += '\t';
+    out += fmt::format("{}", f);
+    bool first = true;
+    attr(out, first, "color", to_hex(theme.node_fill(weight)));
+    attr(out, first, "fontcolor", to_hex(theme.node_font(weight)));
+    attr(out, first, "fontsize", fixed2(theme.font_size(weight)));
+    attr(out, first, "label", node_label(p, f, node, options, diag));
+    const Function& fn = p.functions[f];
+    if (fn.file != kNoString) attr(out, first, "tooltip", p.str(fn.file));
+    out += "];\n";
+    for (std::uint32_t i = g.edge_begin[f]; i < g.edge_begin[f + 1]; ++i) {
+      const GraphEdge& e = g.edges[i];
+      if (!e.kept) continue;
+      std::string label;
+      if (e.total_ratio) label = percentage(*e.total_ratio);
+      if (e.calls != kUnknownCount) {
+        if (!label.empty()) label += '\n';
+        label += fmt::format("{}{}", e.calls, kTimes);
+      }
+      double w = e.weight ? *e.weight : g.nodes[e.callee].weight.value_or(0.0);
+      std::string color = to_hex(theme.color(w));
+      std::string pen = fixed2(theme.pen_width(w));
+      out += fmt::format("\t{} -> {}", e.caller, e.callee);
+      bool efirst = true;
+      attr(out, efirst, "arrowsize", fixed2(theme.arrow_size(w)));
+      attr(out, efirst, "color", color);
+      attr(out, efirst, "fontcolor", color);
+      attr(out, efirst, "fontsize", fixed2(theme.font_size(w)));
+      attr(out, efirst, "label", label);
+      attr(out, efirst, "labeldistance", pen);
+      attr(out, efirst, "penwidth", pen);
+      out += "];\n";
+    }
+  }
+  out += "}\n";
+  return out;
+}
+
+}  // namespace graphgen::dot

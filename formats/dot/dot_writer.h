@@ -1,0 +1,57 @@
+// DOT output with gprof2dot's exact layout (docs/gprof2dot.md §5-§8):
+//   digraph {
+//   \ttooltip=" "
+//   \tgraph [fontname=Arial, nodesep=0.125, ranksep=0.25];
+//   \tnode [fontcolor=..., fontname=Arial, height=0, shape=box, style=..., width=0];
+//   \tedge [fontname=Arial];
+//   \tID [color, fontcolor, fontsize, label, tooltip];      nodes in id order,
+//   \tID -> ID [arrowsize, color, fontcolor, fontsize, label, labeldistance, penwidth];
+//   }                                                       each followed by its out-edges
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "graphgen/analysis/graph.h"
+#include "graphgen/analysis/theme.h"
+#include "graphgen/error.h"
+
+namespace graphgen::dot {
+
+/// What a node label shows after the name (gprof2dot's --node-label).
+enum class Measure { kSelfTime, kSelfTimePercentage, kTotalTime, kTotalTimePercentage };
+
+/// Parses a --node-label value; false when unknown.
+bool parse_measure(std::string_view name, Measure& out);
+/// The --node-label choices, sorted.
+std::vector<std::string_view> measure_names();
+
+struct Options {
+  bool strip = false;  // -s
+  bool wrap = false;   // -w
+  std::vector<Measure> node_labels{Measure::kTotalTimePercentage, Measure::kSelfTimePercentage};
+  bool show_samples = false;
+  std::string time_format = "%.7g";
+};
+
+/// Renders the kept part of `graph`.
+std::string write(const Profile& p, const CallGraph& graph, const Theme& theme, const Options& options,
+                  Diagnostics& diag);
+
+/// gprof2dot's --strip: drops (...) groups, a trailing const, <...> groups.
+std::string strip_function_name(std::string_view name);
+/// gprof2dot's --wrap: textwrap.fill at 32 columns, then ", " -> "," and "> >" -> ">>".
+std::string wrap_function_name(std::string_view name);
+
+/// Checks a Python %-format for one number (e.g. "%.3f", "%8.2e", "%d s");
+/// the error says what is wrong.
+Expected<bool> check_time_format(std::string_view format);
+/// Applies a format accepted by check_time_format() to `value`.
+std::string format_time(std::string_view format, double value);
+
+/// Python's repr() of a float: shortest round-trip digits, fixed notation
+/// for exponents in [-4, 16), else d.ddde+XX.
+std::string python_float_repr(double value);
+
+}  // namespace graphgen::dot

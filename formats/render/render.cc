@@ -1,0 +1,58 @@
+#include "render.h"
+
+#include <fmt/format.h>
+#include <graphviz/cgraph.h>
+#include <graphviz/gvc.h>
+
+#include <memory>
+#include <string>
+
+namespace graphgen::render {
+
+namespace {
+
+// Graphviz reports problems through a global callback; collect the text so
+// it reaches the user as one line instead of raw stderr chatter.
+std::string g_errors;
+
+int collect_error(char* message) {
+  std::string_view m(message);
+  while (!m.empty() && (m.back() == '\n' || m.back() == ' ')) m.remove_suffix(1);
+  if (!m.empty()) {
+    if (!g_errors.empty()) g_errors += "; ";
+    g_errors += m;
+  }
+  return 0;
+}
+
+}  // namespace
+
+bool available() { return true; }
+
+Expected<std::string> render(std::string_view dot_source, std::string_view format) {
+  g_errors.clear();
+  agseterrf(collect_error);
+  agseterr(AGERR);
+  std::unique_ptr<GVC_t, int (*)(GVC_t*)> gvc(gvContext(), gvFreeContext);
+  if (!gvc) return io_error("graphviz: cannot create a rendering context");
+  std::string source(dot_source);
+  Agraph_t* graph = agmemread(source.c_str());
+  if (!graph) return io_error(fmt::format("graphviz: cannot parse the graph: {}", g_errors));
+  std::unique_ptr<Agraph_t, int (*)(Agraph_t*)> graph_owner(graph, agclose);
+  if (gvLayout(gvc.get(), graph, "dot") != 0)
+    return io_error(fmt::format("graphviz: layout failed: {}", g_errors));
+  char* data = nullptr;
+  unsigned int length = 0;
+  std::string fmt_name(format);
+  int rc = gvRenderData(gvc.get(), graph, fmt_name.c_str(), &data, &length);
+  std::string out;
+  if (rc == 0 && data) out.assign(data, length);
+  if (data) gvFreeRenderData(data);
+  gvFreeLayout(gvc.get(), graph);
+  if (rc != 0)
+    return io_error(fmt::format("graphviz: cannot render {} (is the Graphviz {} plugin installed?){}{}", format,
+                                format, g_errors.empty() ? "" : ": ", g_errors));
+  return out;
+}
+
+}  // namespace graphgen::render

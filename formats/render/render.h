@@ -1,0 +1,20 @@
+// In-process layout and rendering of DOT text with Graphviz (cgraph + gvc).
+// The only code in graphgen that links Graphviz; the `dot` program is not
+// needed.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "graphgen/error.h"
+
+namespace graphgen::render {
+
+/// True when this build can render (Graphviz was found at build time).
+bool available();
+
+/// Lays out `dot_source` with the dot engine and renders it as `format`
+/// ("png", "svg", "pdf"). The bytes are returned; nothing is written.
+Expected<std::string> render(std::string_view dot_source, std::string_view format);
+
+}  // namespace graphgen::render
