@@ -1,0 +1,303 @@
+// graphgen: read profiles, build one call graph, write what the user wants.
+// Option names and defaults follow gprof2dot so its users need not relearn;
+// no format logic lives here.
+#include <CLI/CLI.hpp>
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "dot/dot_writer.h"
+#include "graphgen/analysis/graph.h"
+#include "graphgen/analysis/prune.h"
+#include "graphgen/analysis/select.h"
+#include "graphgen/analysis/theme.h"
+#include "graphgen/io.h"
+#include "registry.h"
+#ifdef GRAPHGEN_HAVE_RENDER
+#include "render/render.h"
+#endif
+
+namespace {
+
+using namespace graphgen;
+
+constexpr int kExitOk = 0;
+constexpr int kExitBadInput = 1;
+constexpr int kExitBadUsage = 2;
+
+std::string join(const std::vector<std::string_view>& items, std::string_view sep = ", ") {
+  std::string out;
+  for (std::string_view s : items) {
+    if (!out.empty()) out += sep;
+    out += s;
+  }
+  return out;
+}
+
+std::vector<std::string> to_strings(const std::vector<std::string_view>& items) {
+  return {items.begin(), items.end()};
+}
+
+struct Args {
+  std::vector<std::string> inputs;
+  std::string output = "-";
+  std::string format;
+  std::string to;
+  double node_thres = 0.5;
+  double edge_thres = 0.1;
+  std::string colormap = "color";
+  bool strip = false;
+  bool wrap = false;
+  bool color_by_self = false;
+  bool show_samples = false;
+  std::vector<std::string> node_labels;
+  std::string time_format = "%.7g";
+  std::string root;
+  std::string leaf;
+  int depth = -1;
+  double skew = 1.0;
+  std::vector<std::string> paths;
+  std::string list_functions;
+  bool quiet = false;
+};
+
+int fail(const Error& e) {
+  std::fflush(stdout);
+  if (e.kind == Error::Kind::kBadUsage)
+    std::fprintf(stderr, "graphgen: error: %s\n", e.message.c_str());
+  else
+    std::fprintf(stderr, "%s\n", e.message.c_str());
+  return e.kind == Error::Kind::kBadUsage ? kExitBadUsage : kExitBadInput;
+}
+
+void report(const Diagnostics& diag, bool quiet) {
+  if (quiet) return;
+  for (const std::string& w : diag.warnings()) spdlog::warn("{}", w);
+}
+
+int run(const Args& a) {
+  // Output format: -T, else the -o extension, else dot.
+  const formats::OutputFormat* out_format = nullptr;
+  if (!a.to.empty()) {
+    out_format = formats::find_output_format(a.to);
+  } else if (a.output != "-") {
+    out_format = formats::output_format_for_path(a.output);
+    if (!out_format)
+      return fail(bad_usage(fmt::format("cannot tell the output format from '{}'; name it with -T ({})",
+                                        a.output, join(formats::output_format_names()))));
+  } else {
+    out_format = formats::find_output_format("dot");
+  }
+#ifndef GRAPHGEN_HAVE_RENDER
+  if (out_format->rendered)
+    return fail(bad_usage(fmt::format("this graphgen was built without Graphviz, so it cannot write {}; "
+                                      "write .dot, or install libgraphviz-dev and rebuild",
+                                      out_format->name)));
+#endif
+  if (a.skew < 0) return fail(bad_usage(fmt::format("--skew must not be negative, found {}", a.skew)));
+  if (auto ok = dot::check_time_format(a.time_format); !ok) return fail(ok.error());
+  dot::Options dot_options;
+  dot_options.strip = a.strip;
+  dot_options.wrap = a.wrap;
+  dot_options.show_samples = a.show_samples;
+  dot_options.time_format = a.time_format;
+  if (!a.node_labels.empty()) {
+    dot_options.node_labels.clear();
+    for (const std::string& name : a.node_labels) {
+      dot::Measure m;
+      dot::parse_measure(name, m);  // CLI11 already checked membership
+      dot_options.node_labels.push_back(m);
+    }
+  }
+  Theme theme = *find_theme(a.colormap);
+  if (a.skew != 0) theme.skew = a.skew;  // gprof2dot ignores a zero skew
+
+  // Inputs: all of one format; the bytes decide unless -f is given.
+  std::vector<InputFile> inputs;
+  const formats::InputFormat* in_format = a.format.empty() ? nullptr : formats::find_input_format(a.format);
+  std::string first_path;
+  for (const std::string& path : a.inputs) {
+    auto file = InputFile::open(path);
+    if (!file) return fail(file.error());
+    if (a.format.empty()) {
+      auto detected = formats::detect_input_format(*file);
+      if (!detected) return fail(detected.error());
+      if (in_format && in_format != *detected)
+        return fail(bad_usage(fmt::format("inputs mix formats: {} is {} but {} is {}; give one format at a time",
+                                          first_path, in_format->name, path, (*detected)->name)));
+      in_format = *detected;
+      if (first_path.empty()) first_path = path;
+    }
+    inputs.push_back(std::move(file).value());
+  }
+
+  Diagnostics diag;
+  auto profile = in_format->read(inputs, diag);
+  if (!profile) {
+    report(diag, a.quiet);
+    return fail(profile.error());
+  }
+  inputs.clear();
+
+  CallGraph graph = graph_from_reported_totals(*profile, 0, diag);
+  PruneOptions prune_options;
+  prune_options.node_threshold_percent = a.node_thres;
+  prune_options.edge_threshold_percent = a.edge_thres;
+  prune_options.paths = a.paths;
+  prune_options.color_nodes_by_selftime = a.color_by_self;
+  prune(*profile, graph, prune_options);
+
+  if (!a.root.empty()) {
+    auto roots = match_functions(*profile, graph, a.root);
+    if (roots.empty()) {
+      report(diag, a.quiet);
+      return fail(bad_input(fmt::format("root node {} not found (might already be pruned : try -e0 -n0 flags)", a.root)));
+    }
+    keep_descendants(graph, roots, a.depth);
+  }
+  if (!a.list_functions.empty()) {
+    report(diag, a.quiet);
+    std::string list = list_functions(*profile, graph, a.list_functions);
+    std::fwrite(list.data(), 1, list.size(), stdout);
+    return kExitOk;
+  }
+  if (!a.leaf.empty()) {
+    auto leaves = match_functions(*profile, graph, a.leaf);
+    if (leaves.empty()) {
+      report(diag, a.quiet);
+      return fail(bad_input(fmt::format("leaf node {} not found (maybe already pruned : try -e0 -n0 flags)", a.leaf)));
+    }
+    keep_ancestors(graph, leaves, a.depth);
+  }
+
+  std::string text = dot::write(*profile, graph, theme, dot_options, diag);
+  report(diag, a.quiet);
+  if (out_format->rendered) {
+#ifdef GRAPHGEN_HAVE_RENDER
+    auto image = render::render(text, out_format->name);
+    if (!image) return fail(image.error());
+    text = std::move(image).value();
+#endif
+  }
+  auto written = write_file_atomically(a.output, text);
+  if (!written) return fail(written.error());
+  return kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  auto logger = spdlog::stderr_logger_st("graphgen");
+  logger->set_pattern("graphgen: %l: %v");
+  spdlog::set_default_logger(logger);
+
+  Args a;
+  CLI::App app{
+      "Reads profiles (Python pstats; several files merge), builds one call graph and writes it as\n"
+      "Graphviz dot (the default, equal by meaning to gprof2dot's) or as a PNG/SVG/PDF image rendered\n"
+      "in-process. Options follow gprof2dot's names and defaults.",
+      "graphgen"};
+  app.set_version_flag("--version", std::string("graphgen ") + GRAPHGEN_VERSION);
+  app.get_formatter()->column_width(34);
+  app.footer(
+      "Examples:\n"
+      "  graphgen out.pstats -o out.png              render a cProfile dump\n"
+      "  graphgen -f pstats out.pstats | dot -Tsvg   gprof2dot-compatible dot on stdout\n"
+      "  graphgen cpu_*.prof -o merged.dot           merge per-rank profiles (as pstats.Stats)\n"
+      "  graphgen -n 0 -e 0 -z 'app:*:main' x.pstats everything below main\n"
+      "Exit status: 0 ok, 1 bad or unreadable input, 2 bad usage.");
+
+  app.add_option("input", a.inputs,
+                 "profile file(s), or - for standard input; several files of one format are merged")
+      ->required()
+      ->type_name("FILE");
+  app.add_option("-o,--output", a.output,
+                 "write here instead of standard output; the extension picks the output format "
+                 "(.dot .gv .png .svg .pdf) unless -T is given")
+      ->type_name("FILE");
+  app.add_option("-f,--format", a.format,
+                 "input format: " + join(formats::input_format_names()) +
+                     " [default: detected from the file's bytes]")
+      ->check(CLI::IsMember(to_strings(formats::input_format_names())))
+      ->type_name("FORMAT");
+  app.add_option("-T,--to", a.to,
+                 "output format: " + join(formats::output_format_names()) +
+                     " [default: from the -o extension, else dot]")
+      ->check(CLI::IsMember(to_strings(formats::output_format_names())))
+      ->type_name("FORMAT");
+  app.add_option("-n,--node-thres", a.node_thres, "drop functions whose total is below this % of the profile")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 100.0))
+      ->type_name("PERCENTAGE");
+  app.add_option("-e,--edge-thres", a.edge_thres, "drop calls whose total is below this % of the profile")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 100.0))
+      ->type_name("PERCENTAGE");
+  app.add_option("-c,--colormap", a.colormap, "colour map: " + join(theme_names()))
+      ->capture_default_str()
+      ->check(CLI::IsMember(to_strings(theme_names())))
+      ->type_name("THEME");
+  app.add_option("--skew", a.skew,
+                 "skew the colour curve: < 1 spreads out low percentages, > 1 compresses them")
+      ->capture_default_str()
+      ->type_name("FLOAT");
+  app.add_flag("-s,--strip", a.strip,
+               "strip parameters, template arguments and const from C++ names in labels");
+  app.add_flag("-w,--wrap", a.wrap, "wrap function names longer than 32 characters");
+  app.add_flag("--color-nodes-by-selftime,--colour-nodes-by-selftime", a.color_by_self,
+               "colour nodes by self time instead of total time (pruning still uses total)");
+  app.add_flag("--show-samples", a.show_samples, "show sample counts in node labels (sampling formats)");
+  app.add_option("--node-label", a.node_labels,
+                 "measure shown in nodes, repeatable, in order: " + join(dot::measure_names()) +
+                     " [default: total-time-percentage, self-time-percentage]")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->check(CLI::IsMember(to_strings(dot::measure_names())))
+      ->type_name("MEASURE");
+  app.add_option("--time-format", a.time_format, "printf-style format of times in labels")
+      ->capture_default_str()
+      ->type_name("FMT");
+  app.add_option("-z,--root", a.root,
+                 "keep only what this function (glob on labels, e.g. 'app:12:main') calls, directly or not")
+      ->type_name("GLOB");
+  app.add_option("-l,--leaf", a.leaf, "keep only the callers (direct or not) of this function (glob)")
+      ->type_name("GLOB");
+  app.add_option("--depth", a.depth, "with -z/-l: how many calls away to keep; -1 for no limit")
+      ->capture_default_str()
+      ->type_name("N");
+  app.add_option("-p,--path", a.paths,
+                 "keep only functions whose file starts with PATH (repeatable; absolute paths), "
+                 "or whose module contains it")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->type_name("PATH");
+  app.add_option("--list-functions", a.list_functions,
+                 "print the functions left after pruning and -z to standard output and stop: '+' or '*' "
+                 "lists all with their ids, any other value is a glob on labels")
+      ->type_name("SELECTOR");
+  app.add_flag("-q,--quiet", a.quiet, "do not print warnings");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();
+    return kExitOk;
+  } catch (const CLI::CallForAllHelp&) {
+    std::cout << app.help();
+    return kExitOk;
+  } catch (const CLI::CallForVersion& e) {
+    std::cout << e.what() << "\n";
+    return kExitOk;
+  } catch (const CLI::ParseError& e) {
+    std::string what = e.what();
+    for (char& c : what)
+      if (c == '\n') c = ' ';
+    std::fprintf(stderr, "graphgen: error: %s (see graphgen --help)\n", what.c_str());
+    return kExitBadUsage;
+  }
+  return run(a);
+}
