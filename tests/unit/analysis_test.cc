@@ -1,0 +1,236 @@
+// The passes: gprof2dot's ratio rule, colour themes, globbing, pruning and
+// subgraph selection, on small profiles built in the test.
+#include <gtest/gtest.h>
+
+#include "graphgen/analysis/glob.h"
+#include "graphgen/analysis/graph.h"
+#include "graphgen/analysis/prune.h"
+#include "graphgen/analysis/select.h"
+#include "graphgen/analysis/theme.h"
+
+namespace graphgen {
+namespace {
+
+TEST(Ratio, ZeroOverZeroIsOneAndResultsAreClamped) {
+  std::uint64_t clamped = 0;
+  EXPECT_EQ(ratio(0, 0, &clamped), 1.0);
+  EXPECT_EQ(ratio(5, 0, &clamped), 1.0);
+  EXPECT_EQ(ratio(1, 4, &clamped), 0.25);
+  EXPECT_EQ(ratio(-1, 4, &clamped), 0.0);
+  EXPECT_EQ(ratio(5, 4, &clamped), 1.0);
+  EXPECT_EQ(clamped, 2u);
+  // Within 2^-23 of the bounds: clamped silently.
+  EXPECT_EQ(ratio(1.0 + 1e-9, 1.0, &clamped), 1.0);
+  EXPECT_EQ(clamped, 2u);
+}
+
+TEST(Theme, ColorMapEndsMatchGprof2dot) {
+  const Theme* t = find_theme("color");
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(to_hex(t->color(0.0)), "#0d0d73");
+  EXPECT_EQ(to_hex(t->color(1.0)), "#ff0000");
+  EXPECT_EQ(to_hex(t->node_font(0.3)), "#ffffff");
+  EXPECT_EQ(to_hex(t->color(-3)), "#0d0d73");  // weights are clamped first
+}
+
+TEST(Theme, BwSizesMatchRealRuns) {
+  const Theme* t = find_theme("bw");
+  ASSERT_NE(t, nullptr);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f %.2f %.2f", t->font_size(0.9), t->pen_width(0.9), t->arrow_size(0.9));
+  EXPECT_STREQ(buf, "19.44 7.20 1.34");
+}
+
+TEST(Theme, PrintThemeColoursTextAndIsNotFilled) {
+  const Theme* t = find_theme("print");
+  ASSERT_NE(t, nullptr);
+  EXPECT_FALSE(t->filled);
+  EXPECT_EQ(t->font_color, "black");
+  EXPECT_EQ(to_hex(t->node_font(0.5)), to_hex(t->color(0.5)));
+}
+
+TEST(Theme, SkewBendsTheCurveButKeepsItsEnds) {
+  Theme t = *find_theme("gray");
+  std::string linear = to_hex(t.color(0.3));
+  t.skew = 0.5;
+  EXPECT_NE(to_hex(t.color(0.3)), linear);
+  EXPECT_EQ(to_hex(t.color(0.0)), to_hex(find_theme("gray")->color(0.0)));
+  EXPECT_EQ(to_hex(t.color(1.0)), "#000000");
+}
+
+TEST(Theme, NamesAreSorted) {
+  auto names = theme_names();
+  EXPECT_EQ(names, (std::vector<std::string_view>{"bw", "color", "gray", "pink", "print"}));
+  EXPECT_EQ(find_theme("rainbow"), nullptr);
+}
+
+TEST(Glob, FollowsFnmatch) {
+  EXPECT_TRUE(glob_match("memtrail:382:tree", "memtrail:382:tree"));
+  EXPECT_TRUE(glob_match("*parse", "memtrail:597:parse"));
+  EXPECT_FALSE(glob_match("*parse", "memtrail:624:parse_frames"));
+  EXPECT_TRUE(glob_match("*parse_*", "memtrail:624:parse_frames"));
+  EXPECT_TRUE(glob_match("*", ""));
+  EXPECT_TRUE(glob_match("a?c", "abc"));
+  EXPECT_FALSE(glob_match("a?c", "ac"));
+  EXPECT_TRUE(glob_match("[ab]x", "bx"));
+  EXPECT_FALSE(glob_match("[!ab]x", "bx"));
+  EXPECT_TRUE(glob_match("[a-c]*", "car"));
+  EXPECT_TRUE(glob_match("x[", "x["));  // an unclosed bracket is literal
+  EXPECT_TRUE(glob_match("*/*", "a/b"));  // '*' crosses '/'
+  EXPECT_TRUE(glob_match("caf?", "caf\xc3\xa9"));  // one code point
+  EXPECT_FALSE(glob_match("Tree", "tree"));
+}
+
+// main -> a -> b, main -> c, b -> a (a cycle), c has 0.2 % of the time.
+Profile small_profile() {
+  Profile p;
+  p.events.push_back({p.strings.intern("time"), p.strings.intern("ns"), 1e-9});
+  p.reports_totals = true;
+  auto add = [&](const char* label, const char* file, Cost self, Cost total, std::int64_t calls) {
+    Function f;
+    f.label = p.strings.intern(label);
+    f.name = f.label;
+    f.file = p.strings.intern(file);
+    f.calls = calls;
+    FuncId id = p.add_function(f);
+    p.self(id, 0) = self;
+    p.total(id, 0) = total;
+    return id;
+  };
+  FuncId main = add("m:1:main", "/src/m.py", 100, 1000, 1);
+  FuncId a = add("m:2:a", "/src/m.py", 300, 700, 3);
+  FuncId b = add("lib:3:b", "/usr/lib/lib.py", 398, 500, 2);
+  FuncId c = add("m:4:c", "/src/m.py", 2, 2, 1);
+  auto call = [&](FuncId from, FuncId to, std::int64_t n, Cost inc) {
+    CallId id = p.add_call({from, to, n});
+    p.inclusive(id, 0) = inc;
+  };
+  call(main, a, 1, 700);
+  call(a, b, 2, 500);
+  call(b, a, 2, 200);
+  call(main, c, 1, 2);
+  return p;
+}
+
+TEST(ReportedTotals, RatiosAreOfTheProfileTotal) {
+  Profile p = small_profile();
+  Diagnostics diag;
+  CallGraph g = graph_from_reported_totals(p, 0, diag);
+  EXPECT_DOUBLE_EQ(*g.nodes[0].total_ratio, 1.0);
+  EXPECT_DOUBLE_EQ(*g.nodes[1].total_ratio, 0.7);
+  EXPECT_DOUBLE_EQ(*g.nodes[1].self_ratio, 300.0 / 800.0);
+  EXPECT_DOUBLE_EQ(*g.nodes[1].self_time, 300e-9);
+  EXPECT_EQ(g.nodes[2].called, 2);
+  ASSERT_EQ(g.edges.size(), 4u);
+  EXPECT_EQ(g.edges[0].caller, 0u);  // sorted by caller, then callee
+  EXPECT_EQ(g.edges[1].callee, 3u);
+  EXPECT_TRUE(diag.warnings().empty());
+}
+
+TEST(Prune, DropsNodesBelowTheThresholdAndTheirEdges) {
+  Profile p = small_profile();
+  Diagnostics diag;
+  CallGraph g = graph_from_reported_totals(p, 0, diag);
+  prune(p, g, PruneOptions{});
+  EXPECT_FALSE(g.nodes[3].kept);  // 0.2 % < 0.5 %
+  EXPECT_FALSE(g.edges[1].kept);  // main -> c
+  EXPECT_TRUE(g.nodes[2].kept);
+  EXPECT_DOUBLE_EQ(*g.nodes[1].weight, 0.7);
+}
+
+TEST(Prune, ExactlyTheThresholdIsKept) {
+  Profile p = small_profile();
+  Diagnostics diag;
+  CallGraph g = graph_from_reported_totals(p, 0, diag);
+  PruneOptions o;
+  o.node_threshold_percent = 0.2;
+  prune(p, g, o);
+  EXPECT_TRUE(g.nodes[3].kept);
+}
+
+TEST(Prune, PathsKeepOnlyFilesUnderThem) {
+  Profile p = small_profile();
+  Diagnostics diag;
+  CallGraph g = graph_from_reported_totals(p, 0, diag);
+  PruneOptions o;
+  o.node_threshold_percent = 0;
+  o.paths = {"/src/"};
+  prune(p, g, o);
+  EXPECT_FALSE(g.nodes[2].kept);
+  EXPECT_TRUE(g.nodes[3].kept);
+}
+
+TEST(Prune, SelfTimeColouringRescalesToTheLargestKeptSelfRatio) {
+  Profile p = small_profile();
+  Diagnostics diag;
+  CallGraph g = graph_from_reported_totals(p, 0, diag);
+  PruneOptions o;
+  o.color_nodes_by_selftime = true;
+  prune(p, g, o);
+  EXPECT_DOUBLE_EQ(*g.nodes[2].weight, 1.0);  // b has the most self time
+  EXPECT_DOUBLE_EQ(*g.nodes[1].weight, 300.0 / 398.0);
+}
+
+TEST(Select, RootKeepsDescendantsWithinDepth) {
+  Profile p = small_profile();
+  Diagnostics diag;
+  CallGraph g = graph_from_reported_totals(p, 0, diag);
+  prune(p, g, PruneOptions{.node_threshold_percent = 0, .edge_threshold_percent = 0, .paths = {}});
+  auto roots = match_functions(p, g, "*:a");
+  ASSERT_EQ(roots, std::vector<FuncId>{1});
+  CallGraph limited = g;
+  keep_descendants(limited, roots, 0);
+  EXPECT_TRUE(limited.nodes[1].kept);
+  EXPECT_FALSE(limited.nodes[2].kept);
+  keep_descendants(g, roots, -1);
+  EXPECT_FALSE(g.nodes[0].kept);
+  EXPECT_TRUE(g.nodes[2].kept);
+  EXPECT_FALSE(g.nodes[3].kept);
+}
+
+TEST(Select, LeafKeepsAncestors) {
+  Profile p = small_profile();
+  Diagnostics diag;
+  CallGraph g = graph_from_reported_totals(p, 0, diag);
+  prune(p, g, PruneOptions{.node_threshold_percent = 0, .edge_threshold_percent = 0, .paths = {}});
+  keep_ancestors(g, match_functions(p, g, "m:4:c"), -1);
+  EXPECT_TRUE(g.nodes[0].kept);
+  EXPECT_TRUE(g.nodes[3].kept);
+  EXPECT_FALSE(g.nodes[1].kept);
+}
+
+TEST(Select, ListsFunctionsLikeGprof2dot) {
+  Profile p = small_profile();
+  Diagnostics diag;
+  CallGraph g = graph_from_reported_totals(p, 0, diag);
+  prune(p, g, PruneOptions{});
+  EXPECT_EQ(list_functions(p, g, "+"), "0:\tm:1:main,\n1:\tm:2:a,\n2:\tlib:3:b\n");
+  EXPECT_EQ(list_functions(p, g, "m:*"), "m:1:main,\nm:2:a\n");
+  EXPECT_EQ(list_functions(p, g, "nothing"), "");
+}
+
+TEST(Select, DeepChainsNeedNoRecursion) {
+  // 100 000 calls deep: breadth-first with a queue, no stack growth.
+  Profile p;
+  p.events.push_back({p.strings.intern("time"), p.strings.intern("ns"), 1e-9});
+  p.reports_totals = true;
+  const FuncId n = 100000;
+  for (FuncId i = 0; i < n; ++i) {
+    Function f;
+    f.label = p.strings.intern("f" + std::to_string(i));
+    FuncId id = p.add_function(f);
+    p.self(id, 0) = 1;
+    p.total(id, 0) = n - i;
+    if (i) p.inclusive(p.add_call({i - 1, i, 1}), 0) = n - i;
+  }
+  Diagnostics diag;
+  CallGraph g = graph_from_reported_totals(p, 0, diag);
+  keep_ancestors(g, {n - 1}, -1);
+  EXPECT_TRUE(g.nodes[0].kept);
+  keep_descendants(g, {n / 2}, -1);
+  EXPECT_FALSE(g.nodes[0].kept);
+  EXPECT_TRUE(g.nodes[n - 1].kept);
+}
+
+}  // namespace
+}  // namespace graphgen

@@ -1,0 +1,115 @@
+// The dot writer: label rules (strip, wrap, time formats) and goldens of the
+// bundled profiles, named after input and options. Set
+// GRAPHGEN_UPDATE_GOLDENS=1 to rewrite the goldens after a deliberate change
+// (and check the diff and ../shared conformance before committing them).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include "dot/dot_writer.h"
+#include "graphgen/error.h"
+#include "util/test_util.h"
+
+namespace graphgen::dot {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(Strip, RemovesParametersConstAndTemplates) {
+  EXPECT_EQ(strip_function_name("std::vector<int>::push_back(int const&) const"), "std::vector::push_back");
+  EXPECT_EQ(strip_function_name("f(g(int), h<a<b>>)"), "f");
+  EXPECT_EQ(strip_function_name("operator()(int)"), "operator");
+  EXPECT_EQ(strip_function_name("plain"), "plain");
+  EXPECT_EQ(strip_function_name("unbalanced(x"), "unbalanced(x");
+}
+
+TEST(Wrap, FillsAt32ColumnsLikeTextwrap) {
+  EXPECT_EQ(wrap_function_name("~:0:<method 'read' of '_io.BufferedReader' objects>"),
+            "~:0:<method 'read' of\n'_io.BufferedReader' objects>");
+  EXPECT_EQ(wrap_function_name("~:0:<built-in method builtins.exec>"), "~:0:<built-in method\nbuiltins.exec>");
+  EXPECT_EQ(wrap_function_name("~:0:<method 'split' of 'str' objects>"), "~:0:<method 'split' of 'str'\nobjects>");
+  // Short names are not filled, but the comma and '> >' squeezing applies.
+  EXPECT_EQ(wrap_function_name("map<a, b<c> >"), "map<a,b<c>>");
+  // A word longer than the width is not broken.
+  std::string longword(40, 'x');
+  EXPECT_EQ(wrap_function_name("ab " + longword + " cd"), "ab\n" + longword + "\ncd");
+  // Hyphens between letters are break points.
+  EXPECT_EQ(wrap_function_name("aaaaaaaaaaaaaaaaaaaa-bbbbbbbbbbbbbbbbbbbb"), "aaaaaaaaaaaaaaaaaaaa-\nbbbbbbbbbbbbbbbbbbbb");
+}
+
+TEST(PythonRepr, MatchesPythonFloatRepr) {
+  EXPECT_EQ(python_float_repr(0.125), "0.125");
+  EXPECT_EQ(python_float_repr(1.0), "1.0");
+  EXPECT_EQ(python_float_repr(1e16), "1e+16");
+  EXPECT_EQ(python_float_repr(1e15), "1000000000000000.0");
+  EXPECT_EQ(python_float_repr(0.0001), "0.0001");
+  EXPECT_EQ(python_float_repr(0.00001), "1e-05");
+  EXPECT_EQ(python_float_repr(-2.5e-07), "-2.5e-07");
+  EXPECT_EQ(python_float_repr(3.3712000000000005e-05), "3.3712000000000005e-05");
+}
+
+TEST(TimeFormat, AppliesPythonPercentFormats) {
+  EXPECT_EQ(format_time("%.7g", 1.177e-06), "1.177e-06");
+  EXPECT_EQ(format_time("%.3f", 0.12345), "0.123");
+  EXPECT_EQ(format_time("%d ms", 12.9), "12 ms");
+  EXPECT_EQ(format_time("%s", 0.5), "0.5");
+  EXPECT_EQ(format_time("%8.2e%%", 1234.5), "1.23e+03%");
+}
+
+TEST(TimeFormat, RejectsWhatIsNotOneNumberConversion) {
+  EXPECT_TRUE(check_time_format("%.3f").has_value());
+  EXPECT_EQ(check_time_format("seconds").error().message,
+            "--time-format 'seconds': expected a conversion such as %.3f for the time");
+  EXPECT_EQ(check_time_format("%f %f").error().message,
+            "--time-format '%f %f': expected one conversion for the time, found several");
+  EXPECT_EQ(check_time_format("%.3q").error().message,
+            "--time-format '%.3q': expected a number conversion (%f, %e, %g, %d, ...), found '%.3q'");
+  EXPECT_EQ(check_time_format("100%%").error().kind, Error::Kind::kBadUsage);
+}
+
+struct Golden {
+  const char* name;    // testdata/golden/<name>.dot
+  const char* input;   // under testdata/
+  std::vector<std::string> args;
+};
+
+void PrintTo(const Golden& c, std::ostream* os) { *os << c.name; }
+
+class DotGolden : public testing::TestWithParam<Golden> {};
+
+TEST_P(DotGolden, OutputEqualsGoldenByteForByte) {
+  const Golden& g = GetParam();
+  std::vector<std::string> args = g.args;
+  args.push_back(g.input);
+  auto r = test::graphgen(args, test::testdata_dir());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  fs::path golden = test::testdata_dir() / "golden" / (std::string(g.name) + ".dot");
+  if (const char* u = std::getenv("GRAPHGEN_UPDATE_GOLDENS"); u && std::string(u) == "1") {
+    fs::create_directories(golden.parent_path());
+    std::ofstream(golden, std::ios::binary) << r.out;
+  }
+  ASSERT_TRUE(fs::exists(golden)) << golden << " missing; run with GRAPHGEN_UPDATE_GOLDENS=1";
+  EXPECT_EQ(r.out, test::read_file(golden));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Bundled, DotGolden,
+    testing::Values(Golden{"demo", "demo.pstats", {}},
+                    Golden{"demo.n0-e0", "demo.pstats", {"-n", "0", "-e", "0"}},
+                    Golden{"demo.print-labels", "demo.pstats",
+                           {"-c", "print", "--node-label", "self-time", "--node-label", "total-time",
+                            "--time-format", "%.4f"}},
+                    Golden{"demo.root-depth1", "demo.pstats", {"-z", "wordfreq:*:main", "--depth", "1"}},
+                    Golden{"demo-profile", "demo-profile.pstats", {}},
+                    Golden{"demo-py27.wrap", "demo-py27.pstats", {"-w"}},
+                    Golden{"ranks.merged", "ranks/rank0.pstats", {"ranks/rank1.pstats", "ranks/rank2.pstats"}}),
+    [](const testing::TestParamInfo<Golden>& info) {
+      std::string n = info.param.name;
+      for (char& c : n)
+        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+      return n;
+    });
+
+}  // namespace
+}  // namespace graphgen::dot

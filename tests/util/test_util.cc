@@ -1,0 +1,83 @@
+#include "util/test_util.h"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace graphgen::test {
+
+fs::path source_dir() { return GRAPHGEN_SOURCE_DIR; }
+fs::path testdata_dir() { return source_dir() / "testdata"; }
+
+fs::path corpus_dir() {
+  if (const char* env = std::getenv("GRAPHGEN_CORPUS"); env && *env)
+    return fs::is_directory(env) ? fs::path(env) : fs::path();
+  fs::path p = source_dir().parent_path() / "shared" / "corpus";
+  return fs::is_directory(p) ? p : fs::path();
+}
+
+fs::path conformance_dir() {
+  fs::path p = source_dir().parent_path() / "shared" / "conformance";
+  return fs::is_directory(p) ? p : fs::path();
+}
+
+const char* no_corpus_message() {
+  return "../shared/corpus not found beside the project: corpus cases skipped";
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+fs::path temp_dir() {
+  static int counter = 0;
+  fs::path base = fs::temp_directory_path() /
+                  ("graphgen-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+  fs::remove_all(base);
+  fs::create_directories(base);
+  return base;
+}
+
+RunResult run(const std::vector<std::string>& argv, const fs::path& cwd, const std::vector<std::string>& env) {
+  fs::path dir = temp_dir();
+  fs::path out = dir / "stdout", err = dir / "stderr";
+  RunResult r;
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int n = ::open("/dev/null", O_RDONLY);
+    ::dup2(n, 0);
+    ::dup2(o, 1);
+    ::dup2(e, 2);
+    if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) ::_exit(127);
+    for (const std::string& kv : env) ::putenv(const_cast<char*>(kv.c_str()));
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    ::execvp(args[0], args.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = read_file(out);
+  r.err = read_file(err);
+  fs::remove_all(dir);
+  return r;
+}
+
+RunResult graphgen(const std::vector<std::string>& args, const fs::path& cwd, const std::vector<std::string>& env) {
+  std::vector<std::string> argv{GRAPHGEN_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run(argv, cwd, env);
+}
+
+}  // namespace graphgen::test
