@@ -62,6 +62,10 @@ class Document {
  public:
   const Node& root() const { return nodes_[root_]; }
   const Node& node(std::uint32_t index) const { return nodes_[index]; }
+  /// Number of nodes; node indices are below it (lets readers memoise per node).
+  std::size_t size() const { return nodes_.size(); }
+  /// Index of a node obtained from node() or root().
+  std::uint32_t index_of(const Node& n) const { return static_cast<std::uint32_t>(&n - nodes_.data()); }
   /// Child node indices of a container.
   std::span<const std::uint32_t> children(const Node& n) const {
     return {children_.data() + n.begin, n.size};

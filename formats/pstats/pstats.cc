@@ -30,7 +30,7 @@ using marshal::Type;
 class Validator {
  public:
   Validator(const Document& doc, std::string_view path, Table& table)
-      : doc_(doc), path_(path), table_(table) {}
+      : doc_(doc), path_(path), table_(table), string_memo_(doc.size(), kUnset), key_memo_(doc.size(), kUnset) {}
 
   Expected<bool> run() {
     const Node& root = doc_.root();
@@ -81,7 +81,23 @@ class Validator {
     return fmt::format("a {}", type_name(n.type));
   }
 
+  // Strings and key tuples are often shared objects (marshal references), so
+  // each node is interned once.
+  StringId intern_text(const Node& n) {
+    std::uint32_t& memo = string_memo_[doc_.index_of(n)];
+    if (memo == kUnset) {
+      std::string scratch;
+      memo = table_.strings.intern(text(n, scratch));
+    }
+    return memo;
+  }
+
   Expected<bool> read_key(const Node& n, std::uint32_t& out) {
+    std::uint32_t& memo = key_memo_[doc_.index_of(n)];
+    if (memo != kUnset) {
+      out = memo;
+      return true;
+    }
     auto parts = doc_.children(n);
     if (n.type != Type::kTuple || parts.size() != 3)
       return error(n, fmt::format("expected a function key (filename, line, name), found {}", describe(n)));
@@ -93,13 +109,12 @@ class Validator {
       return error(line, fmt::format("expected a line number in a function key, found a {}", type_name(line.type)));
     if (!is_text(name) && name.type != Type::kCode)
       return error(name, fmt::format("expected a function name in a function key, found a {}", type_name(name.type)));
-    std::string a, b;
     Key key;
-    key.file = table_.strings.intern(text(file, a));
+    key.file = intern_text(file);
     key.line = line.i;
-    key.name = table_.strings.intern(text(name, b));
+    key.name = intern_text(name);
     key.code = name.type == Type::kCode;
-    out = table_.intern_key(key);
+    out = memo = table_.intern_key(key);
     return true;
   }
 
@@ -162,9 +177,12 @@ class Validator {
     return true;
   }
 
+  static constexpr std::uint32_t kUnset = UINT32_MAX;
   const Document& doc_;
   std::string_view path_;
   Table& table_;
+  std::vector<std::uint32_t> string_memo_;
+  std::vector<std::uint32_t> key_memo_;
 };
 
 }  // namespace
