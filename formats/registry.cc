@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <fmt/format.h>
 
+#include "callgrind/reader.h"
+#include "collapse/reader.h"
+#include "perf/reader.h"
 #include "pstats/pstats.h"
 
 namespace graphgen::formats {
@@ -20,7 +23,7 @@ Confidence sniff_pstats(std::string_view head) {
   return Confidence::kWeak;
 }
 
-Expected<Profile> read_pstats(const std::vector<InputFile>& inputs, Diagnostics& diag) {
+Expected<Profile> read_pstats(const std::vector<InputFile>& inputs, const ReadOptions&, Diagnostics& diag) {
   std::vector<pstats::Table> tables;
   std::vector<std::string> paths;
   tables.reserve(inputs.size());
@@ -42,12 +45,46 @@ bool has_extension(std::string_view path, std::string_view ext) {
                     [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
 }
 
+Confidence sniff_callgrind(std::string_view head) {
+  return callgrind::sniff(head) ? Confidence::kStrong : Confidence::kNo;
+}
+
+Expected<Profile> read_callgrind(const std::vector<InputFile>& inputs, const ReadOptions& options,
+                                 Diagnostics& diag) {
+  return callgrind::read(inputs, options.merge_by_name, diag);
+}
+
+Confidence sniff_perf(std::string_view head) {
+  return perf::sniff(head) ? Confidence::kStrong : Confidence::kNo;
+}
+
+Expected<Profile> read_perf(const std::vector<InputFile>& inputs, const ReadOptions& options, Diagnostics& diag) {
+  perf::Options o;
+  o.event = options.event;
+  o.weight_by_period = options.weight_by_period;
+  return perf::read(inputs, o, diag);
+}
+
+Confidence sniff_collapse(std::string_view head) {
+  return collapse::sniff(head) ? Confidence::kWeak : Confidence::kNo;
+}
+
+Expected<Profile> read_collapse(const std::vector<InputFile>& inputs, const ReadOptions&, Diagnostics& diag) {
+  return collapse::read(inputs, diag);
+}
+
 }  // namespace
 
 const std::vector<InputFormat>& input_formats() {
   static const std::vector<InputFormat> kFormats = {
       {"pstats", "Python cProfile/profile statistics (marshal), several files merge as pstats.Stats does",
        {".pstats", ".prof", ".profile", ".cprof"}, sniff_pstats, read_pstats},
+      {"callgrind", "Valgrind callgrind (and cachegrind-style) profiles; several files are summed",
+       {".callgrind", ".out"}, sniff_callgrind, read_callgrind},
+      {"perf", "perf script output (with or without -g); several files are summed",
+       {".perf", ".script"}, sniff_perf, read_perf},
+      {"collapse", "collapsed/folded stacks ('a;b;c 12'), as from stackcollapse-perf.pl or py-spy",
+       {".collapse", ".folded", ".collapsed"}, sniff_collapse, read_collapse},
   };
   return kFormats;
 }

@@ -12,6 +12,17 @@
 
 namespace graphgen::formats {
 
+/// What readers of sampling formats need to know.
+struct ReadOptions {
+  /// perf: keep only samples of this event (empty: all, as gprof2dot).
+  std::string event;
+  /// perf: weigh each sample by its period instead of counting it once.
+  bool weight_by_period = false;
+  /// callgrind: identify functions by name alone, as gprof2dot does (merges
+  /// same-named functions of different objects).
+  bool merge_by_name = false;
+};
+
 /// How sure a sniffer is that the bytes are its format.
 enum class Confidence { kNo = 0, kWeak = 1, kStrong = 2 };
 
@@ -21,7 +32,7 @@ struct InputFormat {
   std::vector<std::string_view> extensions;  // with the dot, e.g. ".pstats"
   Confidence (*sniff)(std::string_view head);
   /// Reads one or more files of this format into one merged profile.
-  Expected<Profile> (*read)(const std::vector<InputFile>& inputs, Diagnostics& diag);
+  Expected<Profile> (*read)(const std::vector<InputFile>& inputs, const ReadOptions& options, Diagnostics& diag);
 };
 
 const std::vector<InputFormat>& input_formats();

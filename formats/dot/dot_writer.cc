@@ -426,11 +426,7 @@ std::string node_label(const Profile& p, FuncId f, const GraphNode& node, const 
   std::vector<std::string> lines;
   const Function& fn = p.functions[f];
   if (fn.process != kNoString) lines.emplace_back(p.str(fn.process));
-  if (fn.module != kNoString) {
-    std::string_view module = p.str(fn.module);
-    std::size_t slash = module.rfind('/');
-    lines.emplace_back(slash == std::string_view::npos ? module : module.substr(slash + 1));
-  }
+  if (fn.show_module) lines.emplace_back(p.str(fn.module));
   std::string name = options.strip ? strip_function_name(p.str(fn.label)) : std::string(p.str(fn.label));
   // dot cannot parse quoted strings beyond 16K, so very long (boost) names
   // are cut, as gprof2dot does.

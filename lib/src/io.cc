@@ -142,6 +142,13 @@ InputFile& InputFile::operator=(InputFile&& other) noexcept {
 
 InputFile::~InputFile() { release(); }
 
+void InputFile::release_before(std::size_t offset) const {
+  if (!mapped_) return;
+  long page = ::sysconf(_SC_PAGESIZE);
+  std::size_t end = offset / static_cast<std::size_t>(page) * static_cast<std::size_t>(page);
+  if (end > 0) ::madvise(const_cast<char*>(data_), end, MADV_DONTNEED);
+}
+
 void InputFile::release() {
   if (mapped_ && data_ != nullptr) ::munmap(const_cast<char*>(data_), size_);
   data_ = nullptr;

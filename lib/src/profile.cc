@@ -9,6 +9,7 @@ FuncId Profile::add_function(const Function& f) {
   functions.push_back(f);
   self_cost.resize(self_cost.size() + events.size(), 0);
   if (has_total_cost()) total_cost.resize(total_cost.size() + events.size(), 0);
+  if (keeps_stack_totals) stack_total.resize(functions.size() * events.size(), 0);
   return id;
 }
 

@@ -12,6 +12,7 @@
 
 #include "dot/dot_writer.h"
 #include "graphgen/analysis/graph.h"
+#include "graphgen/analysis/integrate.h"
 #include "graphgen/analysis/prune.h"
 #include "graphgen/analysis/select.h"
 #include "graphgen/analysis/theme.h"
@@ -62,6 +63,10 @@ struct Args {
   double skew = 1.0;
   std::vector<std::string> paths;
   std::string list_functions;
+  std::string event;
+  std::string total = "callratios";
+  std::string weight = "samples";
+  bool merge_by_name = false;
   bool quiet = false;
 };
 
@@ -136,14 +141,41 @@ int run(const Args& a) {
   }
 
   Diagnostics diag;
-  auto profile = in_format->read(inputs, diag);
+  formats::ReadOptions read_options;
+  read_options.weight_by_period = a.weight == "period";
+  read_options.merge_by_name = a.merge_by_name;
+  if (in_format->name == std::string_view("perf")) read_options.event = a.event;
+  auto profile = in_format->read(inputs, read_options, diag);
   if (!profile) {
     report(diag, a.quiet);
     return fail(profile.error());
   }
   inputs.clear();
 
-  CallGraph graph = graph_from_reported_totals(*profile, 0, diag);
+  // --event picks the cost column (callgrind); for perf it filtered samples.
+  std::size_t event = 0;
+  if (!a.event.empty() && in_format->name != std::string_view("perf")) {
+    std::vector<std::string_view> names;
+    event = profile->events.size();
+    for (std::size_t e = 0; e < profile->events.size(); ++e) {
+      names.push_back(profile->str(profile->events[e].name));
+      if (names.back() == a.event) event = e;
+    }
+    if (event == profile->events.size())
+      return fail(bad_usage(fmt::format("--event {}: the profile has no such event; it has {}", a.event, join(names))));
+  }
+  CallGraph graph;
+  if (profile->has_total_cost()) {
+    graph = graph_from_reported_totals(*profile, event, diag);
+  } else if (a.total == "callstacks" && profile->keeps_stack_totals) {
+    graph = graph_from_call_stacks(*profile, event, diag);
+  } else {
+    if (a.total == "callstacks")
+      diag.warn(fmt::format("--total callstacks needs sample stacks, which {} profiles do not have; "
+                            "using callratios",
+                            in_format->name));
+    graph = graph_from_call_ratios(*profile, event, diag);
+  }
   PruneOptions prune_options;
   prune_options.node_threshold_percent = a.node_thres;
   prune_options.edge_threshold_percent = a.edge_thres;
@@ -279,6 +311,25 @@ int main(int argc, char** argv) {
                  "print the functions left after pruning and -z to standard output and stop: '+' or '*' "
                  "lists all with their ids, any other value is a glob on labels")
       ->type_name("SELECTOR");
+  app.add_option("--event", a.event,
+                 "callgrind: the event (cost column) to graph [default: the first]; perf: keep only "
+                 "samples of this event [default: all]")
+      ->type_name("NAME");
+  app.add_option("--total", a.total,
+                 "how totals of sampled stacks are computed: callratios (gprof2dot's call-ratio "
+                 "integration) or callstacks (share of samples whose stack holds the function)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"callratios", "callstacks"}))
+      ->type_name("METHOD");
+  app.add_option("--weight", a.weight,
+                 "perf: count each sample once (samples, as gprof2dot) or weigh it by its period "
+                 "(period, as FlameGraph)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"samples", "period"}))
+      ->type_name("WEIGHT");
+  app.add_flag("--merge-by-name", a.merge_by_name,
+               "callgrind: identify functions by name alone, as gprof2dot does, merging same-named "
+               "functions of different objects (e.g. malloc in ld.so and libc)");
   app.add_flag("-q,--quiet", a.quiet, "do not print warnings");
 
   try {

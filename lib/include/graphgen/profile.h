@@ -33,8 +33,13 @@ struct Function {
   StringId label = kNoString;
   /// The bare function name, e.g. `tree`.
   StringId name = kNoString;
-  /// Shared object / binary (perf DSO, callgrind ob=), if any.
+  /// What the label shows above the name: the basename of the binary or
+  /// DSO (perf, callgrind ob=), or the source file (collapsed stacks).
   StringId module = kNoString;
+  /// Full path of the binary or shared object, if any.
+  StringId object = kNoString;
+  /// Whether labels show `module` (even when empty: perf's `()` frames).
+  bool show_module = false;
   /// Source file, if known.
   StringId file = kNoString;
   /// Process name (json, xperf), if any.
@@ -81,6 +86,11 @@ struct Profile {
   bool reports_totals = false;
   /// functions.size() x events.size() when reports_totals, else empty.
   std::vector<Cost> total_cost;
+  /// Sampling formats: per function, the weight of the samples whose stack
+  /// holds it at least once (gprof2dot's TOTAL_SAMPLES, for --total
+  /// callstacks); functions.size() x events.size() when keeps_stack_totals.
+  bool keeps_stack_totals = false;
+  std::vector<Cost> stack_total;
   std::vector<Call> calls;
   /// calls.size() x events.size(): inclusive cost of the callee along the edge.
   std::vector<Cost> call_cost;
@@ -100,6 +110,8 @@ struct Profile {
   Cost self(FuncId f, std::size_t e) const { return self_cost[f * events.size() + e]; }
   Cost& total(FuncId f, std::size_t e) { return total_cost[f * events.size() + e]; }
   Cost total(FuncId f, std::size_t e) const { return total_cost[f * events.size() + e]; }
+  Cost& stack_inclusive(FuncId f, std::size_t e) { return stack_total[f * events.size() + e]; }
+  Cost stack_inclusive(FuncId f, std::size_t e) const { return stack_total[f * events.size() + e]; }
   Cost& inclusive(CallId c, std::size_t e) { return call_cost[c * events.size() + e]; }
   Cost inclusive(CallId c, std::size_t e) const { return call_cost[c * events.size() + e]; }
 

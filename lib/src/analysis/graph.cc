@@ -35,16 +35,25 @@ double to_time(const Event& ev, Cost c) {
   return static_cast<double>(c);
 }
 
-void index_edges(CallGraph& g) {
-  std::sort(g.edges.begin(), g.edges.end(), [](const GraphEdge& a, const GraphEdge& b) {
-    return a.caller != b.caller ? a.caller < b.caller : a.callee < b.callee;
+}  // namespace
+
+void sort_edges(CallGraph& g, std::vector<std::uint32_t>* order) {
+  std::vector<std::uint32_t> perm(g.edges.size());
+  for (std::uint32_t i = 0; i < perm.size(); ++i) perm[i] = i;
+  std::sort(perm.begin(), perm.end(), [&](std::uint32_t a, std::uint32_t b) {
+    const GraphEdge& x = g.edges[a];
+    const GraphEdge& y = g.edges[b];
+    return x.caller != y.caller ? x.caller < y.caller : x.callee < y.callee;
   });
+  std::vector<GraphEdge> sorted;
+  sorted.reserve(perm.size());
+  for (std::uint32_t i : perm) sorted.push_back(g.edges[i]);
+  g.edges = std::move(sorted);
+  if (order) *order = std::move(perm);
   g.edge_begin.assign(g.nodes.size() + 1, 0);
   for (const GraphEdge& e : g.edges) ++g.edge_begin[e.caller + 1];
   for (std::size_t i = 0; i < g.nodes.size(); ++i) g.edge_begin[i + 1] += g.edge_begin[i];
 }
-
-}  // namespace
 
 CallGraph graph_from_reported_totals(const Profile& p, std::size_t event, Diagnostics& diag) {
   CallGraph g;
@@ -90,7 +99,7 @@ CallGraph graph_from_reported_totals(const Profile& p, std::size_t event, Diagno
     e.total_ratio = ratio(to_time(ev, p.inclusive(c, event)), profile_total, &clamped);
     g.edges.push_back(e);
   }
-  index_edges(g);
+  sort_edges(g);
   if (clamped)
     diag.warn(fmt::format("{} ratio(s) fell outside [0, 1] (negative or inconsistent times) and were "
                           "clamped",

@@ -1,0 +1,433 @@
+#include "reader.h"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <unordered_map>
+
+#include "graphgen/text.h"
+
+namespace graphgen::callgrind {
+
+bool sniff(std::string_view head) {
+  if (head.starts_with("# callgrind format")) return true;
+  std::string_view h = head.substr(0, 2047);
+  std::size_t pos = 0;
+  while (pos < h.size()) {
+    std::size_t nl = h.find('\n', pos);
+    std::string_view line = h.substr(pos, nl == std::string_view::npos ? h.size() - pos : nl - pos);
+    if (line.starts_with("events:") || line.starts_with("creator:")) return true;
+    if (nl == std::string_view::npos) break;
+    pos = nl + 1;
+  }
+  return false;
+}
+
+namespace {
+
+enum Kind { kObject = 0, kFile = 1, kFunction = 2 };
+
+struct LineKey {
+  FuncId function;
+  StringId file;
+  std::uint32_t line;
+  bool operator==(const LineKey&) const = default;
+};
+struct LineKeyHash {
+  std::size_t operator()(const LineKey& k) const {
+    return (static_cast<std::size_t>(k.function) * 0x9E3779B97F4A7C15ull) ^ (static_cast<std::size_t>(k.file) << 32) ^
+           k.line;
+  }
+};
+
+constexpr FuncId kNoFunction = UINT32_MAX;
+
+class Reader {
+ public:
+  Reader(Profile& p, bool merge_by_name, Diagnostics& diag) : p_(p), diag_(diag), merge_by_name_(merge_by_name) {}
+
+  Expected<bool> read_file(const InputFile& input) {
+    path_ = input.path();
+    reset_file_state();
+    LineScanner scanner(input.bytes(), &input);
+    std::string_view line;
+    while (scanner.next(line)) {
+      line_no_ = scanner.line_number();
+      if (auto ok = dispatch(line); !ok) return ok;
+    }
+    if (in_call_)
+      return fail(line_no_ + 1, 1, "expected the cost line of the call after 'calls=', found the end of the file");
+    return true;
+  }
+
+  void finish() {
+    if (ignored_headers_ > 0)
+      diag_.warn(fmt::format("{}: ignored {} header line(s) of unknown keys, first '{}'", path_, ignored_headers_,
+                             first_ignored_));
+  }
+
+ private:
+  Error fail(std::size_t line, std::size_t col, std::string message) const {
+    return bad_input(at_line(path_, line, col, message));
+  }
+
+  void reset_file_state() {
+    for (auto& t : names_) t.clear();
+    ob_ = fl_ = fi_ = fn_ = cob_ = cfi_ = cfn_ = kNoString;
+    fn_set_ = cfn_set_ = cob_set_ = false;
+    current_ = kNoFunction;
+    in_call_ = in_jump_ = false;
+    positions_ = 1;
+    line_position_ = 0;
+    last_.assign(1, 0);
+    columns_.clear();
+    saw_events_ = false;
+  }
+
+  Expected<bool> dispatch(std::string_view line) {
+    if (line.empty()) return true;
+    char c = line[0];
+    if ((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '*') return cost_line(line);
+    if (c == '#') return true;
+    std::size_t eq = line.find('=');
+    std::size_t colon = line.find(':');
+    if (eq != std::string_view::npos && (colon == std::string_view::npos || eq < colon))
+      return spec_line(line, eq);
+    if (colon != std::string_view::npos) return header_line(line, colon);
+    if (trim(line).empty()) return true;
+    return fail(line_no_, 1, fmt::format("expected a cost line, a name spec such as 'fn=...', 'calls=' or "
+                                         "'key: value', found {}",
+                                         quote_input(line)));
+  }
+
+  // --- header -------------------------------------------------------------
+
+  Expected<bool> header_line(std::string_view line, std::size_t colon) {
+    std::string_view key = line.substr(0, colon);
+    std::string_view value = trim(line.substr(colon + 1));
+    if (key == "events") return events_line(value, colon + 2);
+    if (key == "positions") return positions_line(value, colon + 2);
+    if (key == "version") {
+      if (!value.empty() && value[0] >= '2' && value[0] <= '9')
+        return fail(line_no_, colon + 3, fmt::format("expected format version 1, found {}", quote_input(value)));
+      return true;
+    }
+    static constexpr std::array<std::string_view, 9> kKnown = {"creator", "pid",     "thread", "part", "cmd",
+                                                               "desc",    "summary", "totals", "event"};
+    for (std::string_view k : kKnown)
+      if (key == k) return true;
+    if (ignored_headers_++ == 0) first_ignored_ = std::string(line.substr(0, 60));
+    return true;
+  }
+
+  Expected<bool> events_line(std::string_view value, std::size_t col) {
+    columns_.clear();
+    std::size_t i = 0;
+    while (i < value.size()) {
+      while (i < value.size() && is_blank(value[i])) ++i;
+      std::size_t j = i;
+      while (j < value.size() && !is_blank(value[j])) ++j;
+      if (j > i) {
+        std::string_view name = value.substr(i, j - i);
+        StringId id = p_.strings.intern(name);
+        std::size_t index = p_.events.size();
+        for (std::size_t e = 0; e < p_.events.size(); ++e)
+          if (p_.events[e].name == id) index = e;
+        if (index == p_.events.size()) {
+          if (!p_.functions.empty() || !p_.calls.empty())
+            return fail(line_no_, col + i,
+                        fmt::format("expected the events of the first part, found the new event {} (parts with "
+                                    "different events cannot be summed)",
+                                    quote_input(name)));
+          p_.events.push_back({id, kNoString, 0});
+        }
+        columns_.push_back(static_cast<std::uint32_t>(index));
+      }
+      i = j;
+    }
+    if (columns_.empty()) return fail(line_no_, col, "expected at least one event name after 'events:', found none");
+    saw_events_ = true;
+    costs_.assign(p_.events.size(), 0);
+    return true;
+  }
+
+  Expected<bool> positions_line(std::string_view value, std::size_t col) {
+    positions_ = 0;
+    line_position_ = -1;
+    std::size_t i = 0;
+    while (i < value.size()) {
+      while (i < value.size() && is_blank(value[i])) ++i;
+      std::size_t j = i;
+      while (j < value.size() && !is_blank(value[j])) ++j;
+      if (j > i) {
+        std::string_view name = value.substr(i, j - i);
+        if (name == "line") line_position_ = positions_;
+        if (name != "line" && name != "instr" && name != "bb")
+          return fail(line_no_, col + i, fmt::format("expected position names instr, bb or line, found {}",
+                                                     quote_input(name)));
+        ++positions_;
+      }
+      i = j;
+    }
+    if (positions_ == 0) return fail(line_no_, col, "expected position names after 'positions:', found none");
+    last_.assign(static_cast<std::size_t>(positions_), 0);
+    return true;
+  }
+
+  // --- name specs and associations -----------------------------------------
+
+  Expected<bool> spec_line(std::string_view line, std::size_t eq) {
+    std::string_view spec = line.substr(0, eq);
+    std::string_view value = line.substr(eq + 1);
+    if (spec == "calls" || spec == "rcalls") return calls_line(value, eq + 2);
+    if (spec == "jump" || spec == "jcnd") {
+      in_jump_ = true;
+      return true;
+    }
+    Kind kind;
+    if (spec == "ob" || spec == "cob")
+      kind = kObject;
+    else if (spec == "fl" || spec == "fi" || spec == "fe" || spec == "cfi" || spec == "cfl" || spec == "jfi")
+      kind = kFile;
+    else if (spec == "fn" || spec == "cfn" || spec == "jfn")
+      kind = kFunction;
+    else
+      return fail(line_no_, 1, fmt::format("expected a name spec (ob fl fi fe fn cob cfi cfl cfn jfi jfn), found {}",
+                                           quote_input(spec)));
+    StringId name = kNoString;
+    if (auto ok = resolve_name(kind, value, eq + 2, name); !ok) return ok;
+    if (spec == "ob") {
+      ob_ = name;
+      current_ = kNoFunction;
+    } else if (spec == "fl") {
+      fl_ = fi_ = name;
+      current_ = kNoFunction;
+    } else if (spec == "fi" || spec == "fe") {
+      fi_ = name;
+    } else if (spec == "fn") {
+      fn_ = name;
+      fn_set_ = true;
+      fi_ = fl_;
+      current_ = kNoFunction;
+    } else if (spec == "cob") {
+      cob_ = name;
+      cob_set_ = true;
+    } else if (spec == "cfi" || spec == "cfl") {
+      cfi_ = name;
+    } else if (spec == "cfn") {
+      cfn_ = name;
+      cfn_set_ = true;
+    }
+    return true;
+  }
+
+  Expected<bool> resolve_name(Kind kind, std::string_view value, std::size_t col, StringId& out) {
+    std::vector<StringId>& table = names_[kind];
+    if (value.size() >= 2 && value[0] == '(' && value[1] >= '0' && value[1] <= '9') {
+      std::size_t close = value.find(')');
+      std::uint64_t id = 0;
+      if (close == std::string_view::npos || !parse_u64(value.substr(1, close - 1), id) || id > (1u << 24))
+        return fail(line_no_, col, fmt::format("expected a name id '(N)' below 16777216, found {}", quote_input(value)));
+      std::string_view name = trim(value.substr(close + 1));
+      if (!name.empty()) {
+        if (table.size() <= id) table.resize(id + 1, kUndefined);
+        table[id] = out = p_.strings.intern(name);
+        return true;
+      }
+      if (id >= table.size() || table[id] == kUndefined)
+        return fail(line_no_, col, fmt::format("expected a defined name id, found ({}) used before its definition", id));
+      out = table[id];
+      return true;
+    }
+    out = p_.strings.intern(trim(value));
+    return true;
+  }
+
+  Expected<bool> calls_line(std::string_view value, std::size_t col) {
+    if (in_call_)
+      return fail(line_no_, 1, "expected the cost line of the previous call, found another 'calls='");
+    value = trim(value);
+    std::size_t sp = 0;
+    while (sp < value.size() && !is_blank(value[sp])) ++sp;
+    std::uint64_t count = 0;
+    if (!parse_u64(value.substr(0, sp), count))
+      return fail(line_no_, col, fmt::format("expected 'calls=<count> <target position>', found {}",
+                                             quote_input(value)));
+    if (!cfn_set_) return fail(line_no_, 1, "expected 'cfn=' before 'calls=', found none");
+    in_call_ = true;
+    call_count_ = static_cast<std::int64_t>(std::min<std::uint64_t>(count, INT64_MAX));
+    return true;
+  }
+
+  // --- functions, calls and costs -----------------------------------------
+
+  FuncId function_for(StringId name, StringId object, StringId file) {
+    std::uint64_t key = (static_cast<std::uint64_t>(name) << 32) | (merge_by_name_ ? 0 : object);
+    auto [it, inserted] = functions_.try_emplace(key, 0);
+    if (!inserted) return it->second;
+    Function f;
+    f.label = f.name = name;
+    f.object = object;
+    if (object != kNoString) {
+      f.module = p_.strings.intern(basename_of(p_.str(object)));
+      f.show_module = true;
+    }
+    f.file = file;
+    f.calls = 0;  // callgrind knows every call: a function never called shows 0x
+    it->second = p_.add_function(f);
+    return it->second;
+  }
+
+  Expected<bool> current_function(std::size_t col, FuncId& out) {
+    if (current_ == kNoFunction) {
+      if (!fn_set_) return fail(line_no_, col, "expected 'fn=' before the first cost line, found none");
+      current_ = function_for(fn_, ob_, fl_);
+    }
+    out = current_;
+    return true;
+  }
+
+  Expected<bool> cost_line(std::string_view line) {
+    if (!saw_events_ && p_.events.empty())
+      return fail(line_no_, 1, "expected an 'events:' line before the first cost line, found none");
+    // Subpositions, then costs; fields are separated by spaces or tabs.
+    std::size_t i = 0;
+    std::uint32_t line_value = 0;
+    for (int k = 0; k < positions_; ++k) {
+      while (i < line.size() && is_blank(line[i])) ++i;
+      std::size_t start = i;
+      while (i < line.size() && !is_blank(line[i])) ++i;
+      std::string_view tok = line.substr(start, i - start);
+      std::int64_t v;
+      if (!subposition(tok, last_[k], v))
+        return fail(line_no_, start + 1,
+                    fmt::format("expected a position (N, 0xN, +N, -N or *), found {}", quote_input(tok)));
+      last_[k] = v;
+      if (k == line_position_) line_value = v < 0 ? 0 : static_cast<std::uint32_t>(std::min<std::int64_t>(v, UINT32_MAX));
+    }
+    std::fill(costs_.begin(), costs_.end(), 0);
+    std::size_t column = 0;
+    while (true) {
+      while (i < line.size() && is_blank(line[i])) ++i;
+      if (i >= line.size()) break;
+      std::size_t start = i;
+      while (i < line.size() && !is_blank(line[i])) ++i;
+      std::string_view tok = line.substr(start, i - start);
+      if (column >= columns_.size())
+        return fail(line_no_, start + 1,
+                    fmt::format("expected at most {} cost(s), one per event, found more: {}", columns_.size(),
+                                quote_input(tok)));
+      std::uint64_t v;
+      if (!parse_u64(tok, v))
+        return fail(line_no_, start + 1, fmt::format("expected an unsigned integer cost, found {}", quote_input(tok)));
+      costs_[columns_[column++]] = static_cast<Cost>(std::min<std::uint64_t>(v, INT64_MAX));
+    }
+    if (in_jump_) {  // the source position of a jump: no cost
+      in_jump_ = false;
+      return true;
+    }
+    FuncId caller = kNoFunction;
+    if (auto ok = current_function(1, caller); !ok) return ok;
+    const std::size_t ne = p_.events.size();
+    if (in_call_) {
+      in_call_ = false;
+      StringId callee_object = cob_set_ ? cob_ : ob_;
+      FuncId callee = function_for(cfn_, callee_object, cfi_ != kNoString ? cfi_ : fl_);
+      // The spec scopes cob=/cfi= to one call; gprof2dot keeps cob= until
+      // the next self cost line, which decides the module of a merged
+      // function in its name-only mode.
+      if (!merge_by_name_) cob_set_ = false;
+      cfi_ = kNoString;
+      std::uint64_t key = (static_cast<std::uint64_t>(caller) << 32) | callee;
+      auto [it, inserted] = calls_.try_emplace(key, 0);
+      if (inserted) it->second = p_.add_call({caller, callee, 0});
+      CallId c = it->second;
+      p_.calls[c].count = saturating_add(p_.calls[c].count, call_count_);
+      p_.functions[callee].calls = saturating_add(p_.functions[callee].calls, call_count_);
+      for (std::size_t e = 0; e < ne; ++e) p_.inclusive(c, e) = saturating_add(p_.inclusive(c, e), costs_[e]);
+      return true;
+    }
+    cob_set_ = false;
+    for (std::size_t e = 0; e < ne; ++e) p_.self(caller, e) = saturating_add(p_.self(caller, e), costs_[e]);
+    if (line_position_ >= 0) {
+      auto [it, inserted] = lines_.try_emplace(LineKey{caller, fi_, line_value}, 0);
+      if (inserted) {
+        it->second = static_cast<std::uint32_t>(p_.line_costs.size());
+        p_.line_costs.push_back({caller, fi_, line_value});
+        p_.line_cost_values.resize(p_.line_cost_values.size() + ne, 0);
+      }
+      Cost* row = &p_.line_cost_values[static_cast<std::size_t>(it->second) * ne];
+      for (std::size_t e = 0; e < ne; ++e) row[e] = saturating_add(row[e], costs_[e]);
+    }
+    return true;
+  }
+
+  static bool subposition(std::string_view tok, std::int64_t last, std::int64_t& out) {
+    if (tok == "*") {
+      out = last;
+      return true;
+    }
+    std::uint64_t v = 0;
+    if (tok.size() > 1 && (tok[0] == '+' || tok[0] == '-')) {
+      if (!parse_u64(tok.substr(1), v) || v > INT64_MAX / 2) return false;
+      out = tok[0] == '+' ? last + static_cast<std::int64_t>(v) : last - static_cast<std::int64_t>(v);
+      return true;
+    }
+    if (tok.size() > 2 && tok[0] == '0' && (tok[1] == 'x' || tok[1] == 'X')) {
+      if (tok.size() > 18) return false;
+      for (char c : tok.substr(2)) {
+        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        if (d < 0) return false;
+        v = v << 4 | static_cast<std::uint64_t>(d);
+      }
+      out = static_cast<std::int64_t>(v);
+      return true;
+    }
+    if (!parse_u64(tok, v) || v > INT64_MAX) return false;
+    out = static_cast<std::int64_t>(v);
+    return true;
+  }
+
+  static constexpr StringId kUndefined = UINT32_MAX;
+
+  Profile& p_;
+  Diagnostics& diag_;
+  bool merge_by_name_;
+  std::string path_;
+  std::size_t line_no_ = 0;
+  std::array<std::vector<StringId>, 3> names_;
+  StringId ob_, fl_, fi_, fn_, cob_, cfi_, cfn_;
+  bool fn_set_ = false, cfn_set_ = false, cob_set_ = false;
+  FuncId current_ = kNoFunction;
+  bool in_call_ = false, in_jump_ = false;
+  std::int64_t call_count_ = 0;
+  int positions_ = 1;
+  int line_position_ = 0;
+  std::vector<std::int64_t> last_;
+  std::vector<std::uint32_t> columns_;  // cost column -> event index
+  std::vector<Cost> costs_;
+  bool saw_events_ = false;
+  std::unordered_map<std::uint64_t, FuncId> functions_;
+  std::unordered_map<std::uint64_t, CallId> calls_;
+  std::unordered_map<LineKey, std::uint32_t, LineKeyHash> lines_;
+  std::size_t ignored_headers_ = 0;
+  std::string first_ignored_;
+};
+
+}  // namespace
+
+Expected<Profile> read(const std::vector<InputFile>& inputs, bool merge_by_name, Diagnostics& diag) {
+  Profile p;
+  Reader reader(p, merge_by_name, diag);
+  for (const InputFile& in : inputs) {
+    if (auto ok = reader.read_file(in); !ok) return ok.error();
+  }
+  reader.finish();
+  if (p.events.empty()) {
+    return bad_input(fmt::format("{}: expected an 'events:' line, found none (not a callgrind profile?)",
+                                 inputs.front().path()));
+  }
+  return p;
+}
+
+}  // namespace graphgen::callgrind

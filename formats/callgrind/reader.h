@@ -1,0 +1,36 @@
+// Valgrind callgrind profiles (docs/formats.md §4; Valgrind's "Callgrind
+// Format Specification").
+//
+// Grammar, one item per line:
+//   header   := key ':' value            (version creator pid thread part cmd desc
+//                                          positions event events summary totals)
+//   spec     := ('ob'|'fl'|'fi'|'fe'|'fn'|'cob'|'cfi'|'cfl'|'cfn'|'jfi'|'jfn') '=' name
+//   name     := '(' id ')' [text] | text  ids shared per kind: objects, files, functions
+//   call     := 'calls=' count target     followed by a cost line: call site + inclusive cost
+//   jump     := ('jump=' count | 'jcnd=' followed '/' executed) target, then a position line
+//   cost     := subpos{positions} cost{<= events}
+//   subpos   := decimal | '0x' hex | '+' n | '-' n | '*'   (relative to the previous cost line)
+// Several parts (and several files) accumulate into one profile. A function
+// is identified by (name, object): gprof2dot's name-only identity merges
+// distinct functions such as malloc in ld.so and in libc.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "graphgen/error.h"
+#include "graphgen/io.h"
+#include "graphgen/profile.h"
+
+namespace graphgen::callgrind {
+
+/// True when the head of a file looks like callgrind (KCacheGrind's rule:
+/// the magic line, or `events:`/`creator:` in the first 2047 bytes).
+bool sniff(std::string_view head);
+
+/// Reads and sums callgrind files: every event, self cost per function and
+/// per source line, calls with counts and inclusive costs. With
+/// `merge_by_name`, functions are identified by name alone (gprof2dot).
+Expected<Profile> read(const std::vector<InputFile>& inputs, bool merge_by_name, Diagnostics& diag);
+
+}  // namespace graphgen::callgrind

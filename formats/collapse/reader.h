@@ -1,0 +1,25 @@
+// Collapsed ("folded") stacks, as written by FlameGraph's stackcollapse
+// scripts, py-spy and others (docs/formats.md §5.6).
+//
+// Grammar:  line := frame (';' frame)* blank+ count '\n'    root first, leaf last
+//           frame := text | name ' (' file ':' line ')'    the second form (py-spy)
+//                                                          is the function file:name
+// The count follows the last run of blanks and must be an integer.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "graphgen/error.h"
+#include "graphgen/io.h"
+#include "graphgen/profile.h"
+
+namespace graphgen::collapse {
+
+/// True when the head's lines all look like `frames count` and some hold ';'.
+bool sniff(std::string_view head);
+
+/// Reads and sums collapsed-stack files.
+Expected<Profile> read(const std::vector<InputFile>& inputs, Diagnostics& diag);
+
+}  // namespace graphgen::collapse

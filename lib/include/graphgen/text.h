@@ -1,0 +1,102 @@
+// Line-oriented reading of text profiles: one pass with memchr over a whole
+// input, line numbers for error messages, and the number parsing the text
+// readers share. Pages already read are handed back to the kernel so a
+// large mmapped input does not stay resident.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+#include "graphgen/error.h"
+#include "graphgen/io.h"
+
+namespace graphgen {
+
+class LineScanner {
+ public:
+  /// `input` may be null (then nothing is released).
+  LineScanner(std::string_view data, const InputFile* input = nullptr) : data_(data), input_(input) {}
+
+  /// The next line without its '\n' (and a trailing '\r'); false at the end.
+  bool next(std::string_view& line) {
+    if (pos_ >= data_.size()) return false;
+    const char* begin = data_.data() + pos_;
+    const void* nl = std::memchr(begin, '\n', data_.size() - pos_);
+    std::size_t len = nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - begin) : data_.size() - pos_;
+    line_start_ = pos_;
+    pos_ += len + (nl ? 1 : 0);
+    if (len > 0 && begin[len - 1] == '\r') --len;
+    line = {begin, len};
+    ++line_no_;
+    if (input_ && pos_ - released_ > kReleaseEvery) {
+      input_->release_before(pos_);
+      released_ = pos_;
+    }
+    return true;
+  }
+
+  /// Looks at the next line without consuming it.
+  bool peek(std::string_view& line) const {
+    LineScanner copy = *this;
+    copy.input_ = nullptr;
+    return copy.next(line);
+  }
+
+  std::size_t line_number() const { return line_no_; }
+  std::size_t line_offset() const { return line_start_; }
+  bool at_end() const { return pos_ >= data_.size(); }
+
+ private:
+  static constexpr std::size_t kReleaseEvery = std::size_t{16} << 20;
+  std::string_view data_;
+  const InputFile* input_;
+  std::size_t pos_ = 0;
+  std::size_t line_start_ = 0;
+  std::size_t line_no_ = 0;
+  std::size_t released_ = 0;
+};
+
+/// `path:line:col: message`, col counted from 1 in bytes.
+inline std::string at_line(std::string_view path, std::size_t line, std::size_t col, std::string_view message) {
+  std::string s(path);
+  s += ':';
+  s += std::to_string(line);
+  s += ':';
+  s += std::to_string(col);
+  s += ": ";
+  s += message;
+  return s;
+}
+
+/// Parses an unsigned decimal integer that fills `s`; false on anything
+/// else or overflow.
+inline bool parse_u64(std::string_view s, std::uint64_t& out) {
+  if (s.empty() || s.size() > 20) return false;
+  std::uint64_t v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    std::uint64_t d = static_cast<std::uint64_t>(c - '0');
+    if (v > (UINT64_MAX - d) / 10) return false;
+    v = v * 10 + d;
+  }
+  out = v;
+  return true;
+}
+
+inline bool is_blank(char c) { return c == ' ' || c == '\t'; }
+
+inline std::string_view trim(std::string_view s) {
+  while (!s.empty() && (is_blank(s.front()) || s.front() == '\r')) s.remove_prefix(1);
+  while (!s.empty() && (is_blank(s.back()) || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+/// The text after the last '/' of a path.
+inline std::string_view basename_of(std::string_view path) {
+  std::size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+}  // namespace graphgen

@@ -1,0 +1,281 @@
+#include "graphgen/analysis/integrate.h"
+
+#include <algorithm>
+#include <deque>
+#include <fmt/format.h>
+
+namespace graphgen {
+
+Cycles find_cycles(const Profile& p, const Adjacency& adj) {
+  const std::size_t n = p.functions.size();
+  constexpr std::uint32_t kUnvisited = UINT32_MAX;
+  std::vector<std::uint32_t> order(n, kUnvisited), low(n, 0);
+  std::vector<bool> on_stack(n, false);
+  std::vector<FuncId> stack;
+  struct Frame {
+    FuncId f;
+    std::uint32_t next;  // position in f's out-calls
+  };
+  std::vector<Frame> frames;
+  std::uint32_t counter = 0;
+  Cycles result;
+  result.cycle_of.assign(n, Cycles::kNone);
+
+  for (FuncId start = 0; start < n; ++start) {
+    if (order[start] != kUnvisited) continue;
+    frames.push_back({start, adj.out_begin[start]});
+    order[start] = low[start] = counter++;
+    stack.push_back(start);
+    on_stack[start] = true;
+    while (!frames.empty()) {
+      Frame& fr = frames.back();
+      FuncId f = fr.f;
+      if (fr.next < adj.out_begin[f + 1]) {
+        FuncId callee = p.calls[adj.out_calls[fr.next++]].callee;
+        if (order[callee] == kUnvisited) {
+          order[callee] = low[callee] = counter++;
+          stack.push_back(callee);
+          on_stack[callee] = true;
+          frames.push_back({callee, adj.out_begin[callee]});
+        } else if (on_stack[callee]) {
+          low[f] = std::min(low[f], order[callee]);
+        }
+        continue;
+      }
+      frames.pop_back();
+      if (!frames.empty()) {
+        FuncId parent = frames.back().f;
+        low[parent] = std::min(low[parent], low[f]);
+      }
+      if (low[f] != order[f]) continue;
+      std::vector<FuncId> scc;
+      FuncId m;
+      do {
+        m = stack.back();
+        stack.pop_back();
+        on_stack[m] = false;
+        scc.push_back(m);
+      } while (m != f);
+      std::sort(scc.begin(), scc.end());
+      if (scc.size() > 1) {
+        auto index = static_cast<std::uint32_t>(result.members.size());
+        for (FuncId member : scc) result.cycle_of[member] = index;
+        result.members.push_back(scc);
+      }
+      result.scc_order.push_back(std::move(scc));
+    }
+  }
+  return result;
+}
+
+std::vector<double> call_ratios(const Profile& p, const Adjacency& adj, const Cycles& cycles,
+                                std::size_t event, Diagnostics& diag) {
+  (void)adj;
+  (void)diag;
+  std::vector<double> function_in(p.functions.size(), 0.0);
+  std::vector<double> cycle_in(cycles.members.size(), 0.0);
+  for (CallId c = 0; c < p.calls.size(); ++c) {
+    const Call& call = p.calls[c];
+    if (call.caller == call.callee) continue;
+    auto cost = static_cast<double>(p.inclusive(c, event));
+    function_in[call.callee] += cost;
+    std::uint32_t cc = cycles.cycle_of[call.callee];
+    if (cc != Cycles::kNone && cc != cycles.cycle_of[call.caller]) cycle_in[cc] += cost;
+  }
+  std::vector<double> ratios(p.calls.size(), -1.0);
+  for (CallId c = 0; c < p.calls.size(); ++c) {
+    const Call& call = p.calls[c];
+    if (call.caller == call.callee) continue;
+    std::uint32_t cc = cycles.cycle_of[call.callee];
+    double total = (cc != Cycles::kNone && cc != cycles.cycle_of[call.caller]) ? cycle_in[cc]
+                                                                                : function_in[call.callee];
+    ratios[c] = ratio(static_cast<double>(p.inclusive(c, event)), total);
+  }
+  return ratios;
+}
+
+namespace {
+
+// Nodes and edges of a graph with the measures every derived-total graph
+// shares: self ratio, self samples, call counts.
+CallGraph base_graph(const Profile& p, std::size_t event, double& self_sum) {
+  CallGraph g;
+  const std::size_t n = p.functions.size();
+  g.nodes.resize(n);
+  Cost sum = 0;
+  for (FuncId f = 0; f < n; ++f) sum = saturating_add(sum, p.self(f, event));
+  self_sum = static_cast<double>(sum);
+  for (FuncId f = 0; f < n; ++f) {
+    GraphNode& node = g.nodes[f];
+    node.self_ratio = ratio(static_cast<double>(p.self(f, event)), self_sum);
+    node.samples = p.self(f, event);
+    node.called = p.functions[f].calls;
+  }
+  g.edges.reserve(p.calls.size());
+  for (const Call& call : p.calls) {
+    GraphEdge e;
+    e.caller = call.caller;
+    e.callee = call.callee;
+    e.calls = call.count;
+    g.edges.push_back(e);
+  }
+  return g;
+}
+
+}  // namespace
+
+CallGraph graph_from_call_ratios(const Profile& p, std::size_t event, Diagnostics& diag) {
+  double self_sum = 0;
+  CallGraph g = base_graph(p, event, self_sum);
+  const std::size_t n = p.functions.size();
+  Adjacency adj = Adjacency::build(p);
+  Cycles cycles = find_cycles(p, adj);
+  std::vector<double> ratios = call_ratios(p, adj, cycles, event, diag);
+
+  std::vector<double> self(n);
+  for (FuncId f = 0; f < n; ++f) self[f] = *g.nodes[f].self_ratio;
+  std::vector<double> total(n, 0.0);
+  std::vector<double> cycle_total(cycles.members.size(), 0.0);
+  // What a call into `f` integrates: a cycle member stands for its whole
+  // cycle, as gprof2dot's _integrate_function returns the cycle's total
+  // (and the ratios of calls entering a cycle are relative to the cycle).
+  auto integrated = [&](FuncId f) {
+    std::uint32_t c = cycles.cycle_of[f];
+    return c == Cycles::kNone ? total[f] : cycle_total[c];
+  };
+  std::vector<double> call_total(p.calls.size(), 0.0);
+  std::vector<bool> has_call_total(p.calls.size(), false);
+
+  // Ranks, forward-ratio sums and partials of one cycle entry; reused.
+  std::vector<std::uint32_t> rank(n, UINT32_MAX);
+  std::vector<double> forward_in(n, 0.0), partial(n, 0.0);
+  std::vector<FuncId> by_rank;
+  std::deque<FuncId> queue;
+
+  for (const std::vector<FuncId>& scc : cycles.scc_order) {
+    const std::uint32_t cycle = cycles.cycle_of[scc.front()];
+    if (cycle == Cycles::kNone) {
+      FuncId f = scc.front();
+      double t = self[f];
+      for (std::uint32_t i = adj.out_begin[f]; i < adj.out_begin[f + 1]; ++i) {
+        CallId c = adj.out_calls[i];
+        FuncId callee = p.calls[c].callee;
+        if (callee == f) continue;
+        call_total[c] = ratios[c] * integrated(callee);
+        has_call_total[c] = true;
+        t += call_total[c];
+      }
+      total[f] = t;
+      continue;
+    }
+    auto in_cycle = [&](FuncId f) { return cycles.cycle_of[f] == cycle; };
+    // The cycle's total: its members' self plus the calls leaving it, whose
+    // callees are done (reverse topological order).
+    double whole = 0.0;
+    for (FuncId m : scc) {
+      double sub = self[m];
+      for (std::uint32_t i = adj.out_begin[m]; i < adj.out_begin[m + 1]; ++i) {
+        CallId c = adj.out_calls[i];
+        FuncId callee = p.calls[c].callee;
+        if (in_cycle(callee)) continue;
+        call_total[c] = ratios[c] * integrated(callee);
+        has_call_total[c] = true;
+        sub += call_total[c];
+      }
+      whole += sub;
+    }
+    cycle_total[cycle] = whole;
+    // Entry points: members called from outside, with the summed ratio of
+    // those calls, in gprof2dot's order (by caller id, then call order).
+    std::vector<std::pair<FuncId, CallId>> entries_in;
+    for (FuncId m : scc)
+      for (std::uint32_t i = adj.in_begin[m]; i < adj.in_begin[m + 1]; ++i) {
+        CallId c = adj.in_calls[i];
+        if (!in_cycle(p.calls[c].caller)) entries_in.emplace_back(p.calls[c].caller, c);
+      }
+    std::sort(entries_in.begin(), entries_in.end());
+    std::vector<std::pair<FuncId, double>> entries;
+    for (const auto& [caller, c] : entries_in) {
+      FuncId callee = p.calls[c].callee;
+      auto it = std::find_if(entries.begin(), entries.end(), [&](const auto& e) { return e.first == callee; });
+      if (it == entries.end())
+        entries.emplace_back(callee, ratios[c]);
+      else
+        it->second += ratios[c];
+    }
+    for (FuncId m : scc) total[m] = 0.0;
+
+    for (const auto& [entry, entry_ratio] : entries) {
+      // Breadth-first ranks from the entry over the cycle's own calls.
+      by_rank.clear();
+      rank[entry] = 0;
+      queue.push_back(entry);
+      while (!queue.empty()) {
+        FuncId f = queue.front();
+        queue.pop_front();
+        by_rank.push_back(f);
+        for (std::uint32_t i = adj.out_begin[f]; i < adj.out_begin[f + 1]; ++i) {
+          FuncId callee = p.calls[adj.out_calls[i]].callee;
+          if (callee == f || !in_cycle(callee) || rank[callee] != UINT32_MAX) continue;
+          rank[callee] = rank[f] + 1;
+          queue.push_back(callee);
+        }
+      }
+      // Summed ratio of the forward calls (rank k -> k+1) into each member.
+      for (FuncId f : by_rank) forward_in[f] = 0.0;
+      for (FuncId f : by_rank)
+        for (std::uint32_t i = adj.out_begin[f]; i < adj.out_begin[f + 1]; ++i) {
+          CallId c = adj.out_calls[i];
+          FuncId callee = p.calls[c].callee;
+          if (callee != f && in_cycle(callee) && rank[callee] != UINT32_MAX && rank[callee] > rank[f])
+            forward_in[callee] += ratios[c];
+        }
+      // Partials from the deepest rank up: a member's partial needs those of
+      // its forward callees.
+      for (auto it = by_rank.rbegin(); it != by_rank.rend(); ++it) {
+        FuncId f = *it;
+        double part = entry_ratio * self[f];
+        for (std::uint32_t i = adj.out_begin[f]; i < adj.out_begin[f + 1]; ++i) {
+          CallId c = adj.out_calls[i];
+          FuncId callee = p.calls[c].callee;
+          if (callee == f) continue;
+          if (!in_cycle(callee)) {
+            part += entry_ratio * call_total[c];
+          } else if (rank[callee] > rank[f]) {
+            double share = ratio(ratios[c], forward_in[callee]) * partial[callee];
+            call_total[c] = has_call_total[c] ? call_total[c] + share : share;
+            has_call_total[c] = true;
+            part += share;
+          }
+        }
+        partial[f] = part;
+        total[f] += part;
+      }
+      for (FuncId f : by_rank) rank[f] = UINT32_MAX;
+    }
+  }
+
+  for (FuncId f = 0; f < n; ++f) g.nodes[f].total_ratio = total[f];
+  for (CallId c = 0; c < p.calls.size(); ++c)
+    if (has_call_total[c]) g.edges[c].total_ratio = call_total[c];
+  sort_edges(g);
+  return g;
+}
+
+CallGraph graph_from_call_stacks(const Profile& p, std::size_t event, Diagnostics& diag) {
+  double self_sum = 0;
+  CallGraph g = base_graph(p, event, self_sum);
+  Adjacency adj = Adjacency::build(p);
+  Cycles cycles = find_cycles(p, adj);
+  std::vector<double> ratios = call_ratios(p, adj, cycles, event, diag);
+  for (FuncId f = 0; f < p.functions.size(); ++f) {
+    double stacks = p.stack_total.empty() ? 0.0 : static_cast<double>(p.stack_inclusive(f, event));
+    g.nodes[f].total_ratio = ratio(stacks, self_sum);
+  }
+  for (CallId c = 0; c < p.calls.size(); ++c)
+    if (ratios[c] >= 0) g.edges[c].total_ratio = ratios[c] * *g.nodes[p.calls[c].callee].total_ratio;
+  sort_edges(g);
+  return g;
+}
+
+}  // namespace graphgen
