@@ -13,20 +13,22 @@ StackBuilder::StackBuilder(Profile& p, std::string_view event_name, std::string_
 
 FuncId StackBuilder::function(std::string_view label, std::string_view module, std::string_view module_shown,
                               bool show_module) {
-  key_.assign(label);
-  key_ += '\x1f';
-  key_ += module;
-  auto it = functions_.find(key_);
-  if (it != functions_.end()) return it->second;
-  Function f;
-  f.label = f.name = p_.strings.intern(label);
-  if (!module.empty()) f.object = p_.strings.intern(module);
-  f.module = p_.strings.intern(module_shown);
-  f.show_module = show_module;
-  FuncId id = p_.add_function(f);
-  functions_.emplace(key_, id);
-  seen_in_sample_.push_back(0);
-  return id;
+  std::uint64_t h = FlatIndex::hash_bytes(module, FlatIndex::hash_bytes(label));
+  return functions_.find_or_add(
+      h,
+      [&](std::uint32_t f) {
+        const Function& fn = p_.functions[f];
+        return p_.str(fn.label) == label && p_.str(fn.object) == module;
+      },
+      [&] {
+        Function f;
+        f.label = f.name = p_.strings.intern(label);
+        f.object = p_.strings.intern(module);
+        f.module = p_.strings.intern(module_shown);
+        f.show_module = show_module;
+        seen_in_sample_.push_back(0);
+        return p_.add_function(f);
+      });
 }
 
 void StackBuilder::add_sample(const std::vector<FuncId>& leaf_first, Cost weight) {
@@ -37,10 +39,11 @@ void StackBuilder::add_sample(const std::vector<FuncId>& leaf_first, Cost weight
   for (std::size_t i = 1; i < leaf_first.size(); ++i) {
     FuncId callee = leaf_first[i - 1];
     FuncId caller = leaf_first[i];
-    std::uint64_t key = (static_cast<std::uint64_t>(caller) << 32) | callee;
-    auto [it, inserted] = calls_.try_emplace(key, 0);
-    if (inserted) it->second = p_.add_call({caller, callee, kUnknownCount});
-    p_.inclusive(it->second, 0) = saturating_add(p_.inclusive(it->second, 0), weight);
+    CallId c = calls_.find_or_add(
+        FlatIndex::mix(caller, callee),
+        [&](std::uint32_t id) { return p_.calls[id].caller == caller && p_.calls[id].callee == callee; },
+        [&] { return p_.add_call({caller, callee, kUnknownCount}); });
+    p_.inclusive(c, 0) = saturating_add(p_.inclusive(c, 0), weight);
   }
   // Each distinct function of the stack once (recursion counts once).
   for (FuncId f : leaf_first) {
@@ -51,14 +54,15 @@ void StackBuilder::add_sample(const std::vector<FuncId>& leaf_first, Cost weight
   // Callsite tree, root first.
   std::uint32_t node = 0;
   for (std::size_t i = leaf_first.size(); i-- > 0;) {
-    std::uint64_t key = (static_cast<std::uint64_t>(node) << 32) | leaf_first[i];
-    auto [it, inserted] = children_.try_emplace(key, 0);
-    if (inserted) {
-      it->second = static_cast<std::uint32_t>(p_.stack_nodes.size());
-      p_.stack_nodes.push_back({node, leaf_first[i]});
-      p_.stack_node_cost.push_back(0);
-    }
-    node = it->second;
+    FuncId f = leaf_first[i];
+    node = children_.find_or_add(
+        FlatIndex::mix(node, f),
+        [&](std::uint32_t n) { return p_.stack_nodes[n].parent == node && p_.stack_nodes[n].function == f; },
+        [&] {
+          p_.stack_nodes.push_back({node, f});
+          p_.stack_node_cost.push_back(0);
+          return static_cast<std::uint32_t>(p_.stack_nodes.size() - 1);
+        });
   }
   p_.stack_node_cost[node] = saturating_add(p_.stack_node_cost[node], weight);
 }

@@ -5,9 +5,9 @@
 
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
+#include "graphgen/flat_index.h"
 #include "graphgen/profile.h"
 
 namespace graphgen::detail {
@@ -33,10 +33,9 @@ class StackBuilder {
 
  private:
   Profile& p_;
-  std::string key_;
-  std::unordered_map<std::string, FuncId> functions_;
-  std::unordered_map<std::uint64_t, CallId> calls_;
-  std::unordered_map<std::uint64_t, std::uint32_t> children_;  // (parent node, function) -> node
+  FlatIndex functions_;  // (label, object) -> FuncId
+  FlatIndex calls_;      // (caller, callee) -> CallId
+  FlatIndex children_;   // (parent node, function) -> stack node
   std::vector<std::size_t> seen_in_sample_;
   std::size_t samples_ = 0;
 };

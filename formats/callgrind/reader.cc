@@ -5,6 +5,7 @@
 #include <array>
 #include <unordered_map>
 
+#include "graphgen/flat_index.h"
 #include "graphgen/text.h"
 
 namespace graphgen::callgrind {
@@ -27,18 +28,6 @@ namespace {
 
 enum Kind { kObject = 0, kFile = 1, kFunction = 2 };
 
-struct LineKey {
-  FuncId function;
-  StringId file;
-  std::uint32_t line;
-  bool operator==(const LineKey&) const = default;
-};
-struct LineKeyHash {
-  std::size_t operator()(const LineKey& k) const {
-    return (static_cast<std::size_t>(k.function) * 0x9E3779B97F4A7C15ull) ^ (static_cast<std::size_t>(k.file) << 32) ^
-           k.line;
-  }
-};
 
 constexpr FuncId kNoFunction = UINT32_MAX;
 
@@ -287,41 +276,91 @@ class Reader {
     return true;
   }
 
+  // Out of line, so the hot path stays small.
+  [[gnu::noinline]] Error bad_position(std::string_view line, const char* at) const {
+    std::size_t col = static_cast<std::size_t>(at - line.data());
+    std::size_t e = col;
+    while (e < line.size() && !is_blank(line[e])) ++e;
+    return fail(line_no_, col + 1, fmt::format("expected a position (N, 0xN, +N, -N or *), found {}",
+                                               quote_input(line.substr(col, e - col))));
+  }
+  [[gnu::noinline]] Error bad_cost(std::string_view line, const char* at, bool too_many) const {
+    std::size_t col = static_cast<std::size_t>(at - line.data());
+    std::size_t e = col;
+    while (e < line.size() && !is_blank(line[e])) ++e;
+    std::string_view tok = line.substr(col, e - col);
+    if (too_many)
+      return fail(line_no_, col + 1, fmt::format("expected at most {} cost(s), one per event, found more: {}",
+                                                 columns_.size(), quote_input(tok)));
+    return fail(line_no_, col + 1, fmt::format("expected an unsigned integer cost, found {}", quote_input(tok)));
+  }
+
+  // Parses one subposition at `p` (after blanks); false on a malformed one.
+  static bool read_subposition(const char*& p, const char* end, std::int64_t last, std::int64_t& out) {
+    if (p >= end) return false;
+    char c = *p;
+    if (c == '*') {
+      ++p;
+      out = last;
+    } else if (c == '+' || c == '-') {
+      const char* q = ++p;
+      std::uint64_t v = 0;
+      while (p < end && *p >= '0' && *p <= '9' && p - q < 18) v = v * 10 + static_cast<std::uint64_t>(*p++ - '0');
+      if (p == q) return false;
+      out = c == '+' ? last + static_cast<std::int64_t>(v) : last - static_cast<std::int64_t>(v);
+    } else if (c == '0' && p + 1 < end && (p[1] == 'x' || p[1] == 'X')) {
+      p += 2;
+      const char* q = p;
+      std::uint64_t v = 0;
+      for (; p < end && p - q < 16; ++p) {
+        int d = *p >= '0' && *p <= '9' ? *p - '0' : *p >= 'a' && *p <= 'f' ? *p - 'a' + 10 : *p >= 'A' && *p <= 'F' ? *p - 'A' + 10 : -1;
+        if (d < 0) break;
+        v = v << 4 | static_cast<std::uint64_t>(d);
+      }
+      if (p == q) return false;
+      out = static_cast<std::int64_t>(v);
+    } else {
+      const char* q = p;
+      std::uint64_t v = 0;
+      while (p < end && *p >= '0' && *p <= '9' && p - q < 18) v = v * 10 + static_cast<std::uint64_t>(*p++ - '0');
+      if (p == q) return false;
+      out = static_cast<std::int64_t>(v);
+    }
+    return p == end || is_blank(*p);
+  }
+
   Expected<bool> cost_line(std::string_view line) {
     if (!saw_events_ && p_.events.empty())
       return fail(line_no_, 1, "expected an 'events:' line before the first cost line, found none");
-    // Subpositions, then costs; fields are separated by spaces or tabs.
-    std::size_t i = 0;
+    const char* p = line.data();
+    const char* end = p + line.size();
     std::uint32_t line_value = 0;
     for (int k = 0; k < positions_; ++k) {
-      while (i < line.size() && is_blank(line[i])) ++i;
-      std::size_t start = i;
-      while (i < line.size() && !is_blank(line[i])) ++i;
-      std::string_view tok = line.substr(start, i - start);
+      while (p < end && is_blank(*p)) ++p;
       std::int64_t v;
-      if (!subposition(tok, last_[k], v))
-        return fail(line_no_, start + 1,
-                    fmt::format("expected a position (N, 0xN, +N, -N or *), found {}", quote_input(tok)));
+      if (!read_subposition(p, end, last_[k], v)) return bad_position(line, p);
       last_[k] = v;
       if (k == line_position_) line_value = v < 0 ? 0 : static_cast<std::uint32_t>(std::min<std::int64_t>(v, UINT32_MAX));
     }
-    std::fill(costs_.begin(), costs_.end(), 0);
+    // Events absent from this part's columns stay 0 in costs_; only the
+    // columns this line leaves out need clearing (no memset per line).
     std::size_t column = 0;
-    while (true) {
-      while (i < line.size() && is_blank(line[i])) ++i;
-      if (i >= line.size()) break;
-      std::size_t start = i;
-      while (i < line.size() && !is_blank(line[i])) ++i;
-      std::string_view tok = line.substr(start, i - start);
-      if (column >= columns_.size())
-        return fail(line_no_, start + 1,
-                    fmt::format("expected at most {} cost(s), one per event, found more: {}", columns_.size(),
-                                quote_input(tok)));
-      std::uint64_t v;
-      if (!parse_u64(tok, v))
-        return fail(line_no_, start + 1, fmt::format("expected an unsigned integer cost, found {}", quote_input(tok)));
+    for (;;) {
+      while (p < end && is_blank(*p)) ++p;
+      if (p >= end) break;
+      const char* q = p;
+      std::uint64_t v = 0;
+      while (p < end && *p >= '0' && *p <= '9') {
+        std::uint64_t d = static_cast<std::uint64_t>(*p - '0');
+        if (v > (UINT64_MAX - d) / 10) return bad_cost(line, q, false);
+        v = v * 10 + d;
+        ++p;
+      }
+      if (p == q || (p < end && !is_blank(*p))) return bad_cost(line, q, false);
+      if (column >= columns_.size()) return bad_cost(line, q, true);
       costs_[columns_[column++]] = static_cast<Cost>(std::min<std::uint64_t>(v, INT64_MAX));
     }
+    for (std::size_t c = column; c < columns_.size(); ++c) costs_[columns_[c]] = 0;
     if (in_jump_) {  // the source position of a jump: no cost
       in_jump_ = false;
       return true;
@@ -350,41 +389,33 @@ class Reader {
     cob_set_ = false;
     for (std::size_t e = 0; e < ne; ++e) p_.self(caller, e) = saturating_add(p_.self(caller, e), costs_[e]);
     if (line_position_ >= 0) {
-      auto [it, inserted] = lines_.try_emplace(LineKey{caller, fi_, line_value}, 0);
-      if (inserted) {
-        it->second = static_cast<std::uint32_t>(p_.line_costs.size());
-        p_.line_costs.push_back({caller, fi_, line_value});
-        p_.line_cost_values.resize(p_.line_cost_values.size() + ne, 0);
+      // A function's cost lines revisit a few source lines: a small
+      // direct-mapped cache, valid for the current function only, answers
+      // most lookups before the global index (whose probes miss the CPU
+      // caches on large profiles).
+      if (caller != cache_function_) {
+        cache_function_ = caller;
+        ++cache_generation_;
       }
-      Cost* row = &p_.line_cost_values[static_cast<std::size_t>(it->second) * ne];
+      LineCacheEntry& slot = line_cache_[(line_value * 0x9E3779B1u ^ fi_ * 0x85EBCA6Bu) >> 23 & (kLineCache - 1)];
+      if (slot.generation != cache_generation_ || slot.file != fi_ || slot.line != line_value) {
+        std::uint32_t found = lines_.find_or_add(
+            FlatIndex::mix(caller, fi_, line_value),
+            [&](std::uint32_t r) {
+              const LineCost& lc = p_.line_costs[r];
+              return lc.function == caller && lc.file == fi_ && lc.line == line_value;
+            },
+            [&] {
+              p_.line_costs.push_back({caller, fi_, line_value});
+              p_.line_cost_values.resize(p_.line_cost_values.size() + ne, 0);
+              return static_cast<std::uint32_t>(p_.line_costs.size() - 1);
+            });
+        slot = {cache_generation_, fi_, line_value, found};
+      }
+      last_line_row_ = slot.row;
+      Cost* row = &p_.line_cost_values[static_cast<std::size_t>(last_line_row_) * ne];
       for (std::size_t e = 0; e < ne; ++e) row[e] = saturating_add(row[e], costs_[e]);
     }
-    return true;
-  }
-
-  static bool subposition(std::string_view tok, std::int64_t last, std::int64_t& out) {
-    if (tok == "*") {
-      out = last;
-      return true;
-    }
-    std::uint64_t v = 0;
-    if (tok.size() > 1 && (tok[0] == '+' || tok[0] == '-')) {
-      if (!parse_u64(tok.substr(1), v) || v > INT64_MAX / 2) return false;
-      out = tok[0] == '+' ? last + static_cast<std::int64_t>(v) : last - static_cast<std::int64_t>(v);
-      return true;
-    }
-    if (tok.size() > 2 && tok[0] == '0' && (tok[1] == 'x' || tok[1] == 'X')) {
-      if (tok.size() > 18) return false;
-      for (char c : tok.substr(2)) {
-        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-        if (d < 0) return false;
-        v = v << 4 | static_cast<std::uint64_t>(d);
-      }
-      out = static_cast<std::int64_t>(v);
-      return true;
-    }
-    if (!parse_u64(tok, v) || v > INT64_MAX) return false;
-    out = static_cast<std::int64_t>(v);
     return true;
   }
 
@@ -409,7 +440,18 @@ class Reader {
   bool saw_events_ = false;
   std::unordered_map<std::uint64_t, FuncId> functions_;
   std::unordered_map<std::uint64_t, CallId> calls_;
-  std::unordered_map<LineKey, std::uint32_t, LineKeyHash> lines_;
+  FlatIndex lines_;
+  struct LineCacheEntry {
+    std::uint32_t generation = 0;
+    StringId file = 0;
+    std::uint32_t line = 0;
+    std::uint32_t row = 0;
+  };
+  static constexpr std::size_t kLineCache = 512;
+  std::array<LineCacheEntry, kLineCache> line_cache_{};
+  std::uint32_t cache_generation_ = 0;
+  FuncId cache_function_ = kNoFunction;
+  std::uint32_t last_line_row_ = 0;
   std::size_t ignored_headers_ = 0;
   std::string first_ignored_;
 };

@@ -146,11 +146,7 @@ CallGraph graph_from_call_ratios(const Profile& p, std::size_t event, Diagnostic
   std::vector<double> call_total(p.calls.size(), 0.0);
   std::vector<bool> has_call_total(p.calls.size(), false);
 
-  // Ranks, forward-ratio sums and partials of one cycle entry; reused.
-  std::vector<std::uint32_t> rank(n, UINT32_MAX);
-  std::vector<double> forward_in(n, 0.0), partial(n, 0.0);
-  std::vector<FuncId> by_rank;
-  std::deque<FuncId> queue;
+  std::vector<std::uint32_t> local(n, 0);  // a cycle member's index in its cycle
 
   for (const std::vector<FuncId>& scc : cycles.scc_order) {
     const std::uint32_t cycle = cycles.cycle_of[scc.front()];
@@ -204,54 +200,84 @@ CallGraph graph_from_call_ratios(const Profile& p, std::size_t event, Diagnostic
         it->second += ratios[c];
     }
     for (FuncId m : scc) total[m] = 0.0;
+    if (entries.empty()) continue;  // no outside caller: every member stays at 0
+
+    // A compact copy of the cycle: members numbered 0..m-1, their intra-cycle
+    // calls (callee, ratio, call) in call order, and the summed totals of the
+    // calls that leave the cycle. Each entry point walks only this.
+    const std::size_t m = scc.size();
+    for (std::uint32_t k = 0; k < m; ++k) local[scc[k]] = k;
+    std::vector<std::uint32_t> edge_begin(m + 1, 0);
+    std::vector<std::uint32_t> edge_callee;
+    std::vector<double> edge_ratio;
+    std::vector<CallId> edge_call;
+    std::vector<double> leaving(m, 0.0);
+    for (std::uint32_t k = 0; k < m; ++k) {
+      FuncId f = scc[k];
+      for (std::uint32_t i = adj.out_begin[f]; i < adj.out_begin[f + 1]; ++i) {
+        CallId c = adj.out_calls[i];
+        FuncId callee = p.calls[c].callee;
+        if (callee == f) continue;
+        if (!in_cycle(callee)) {
+          leaving[k] += call_total[c];
+          continue;
+        }
+        edge_callee.push_back(local[callee]);
+        edge_ratio.push_back(ratios[c]);
+        edge_call.push_back(c);
+      }
+      edge_begin[k + 1] = static_cast<std::uint32_t>(edge_callee.size());
+    }
+    std::vector<std::uint32_t> rank(m);
+    std::vector<double> forward_in(m), partial(m), member_total(m, 0.0);
+    std::vector<double> edge_total(edge_callee.size(), 0.0);
+    std::vector<bool> edge_has_total(edge_callee.size(), false);
+    std::vector<std::uint32_t> by_rank;
+    by_rank.reserve(m);
 
     for (const auto& [entry, entry_ratio] : entries) {
-      // Breadth-first ranks from the entry over the cycle's own calls.
+      // Breadth-first ranks from the entry; the ratios of forward calls (rank
+      // k -> k+1) into each member are summed on the way: when f is taken
+      // from the queue every callee already has its final rank.
+      std::fill(rank.begin(), rank.end(), UINT32_MAX);
+      std::fill(forward_in.begin(), forward_in.end(), 0.0);
       by_rank.clear();
-      rank[entry] = 0;
-      queue.push_back(entry);
-      while (!queue.empty()) {
-        FuncId f = queue.front();
-        queue.pop_front();
-        by_rank.push_back(f);
-        for (std::uint32_t i = adj.out_begin[f]; i < adj.out_begin[f + 1]; ++i) {
-          FuncId callee = p.calls[adj.out_calls[i]].callee;
-          if (callee == f || !in_cycle(callee) || rank[callee] != UINT32_MAX) continue;
-          rank[callee] = rank[f] + 1;
-          queue.push_back(callee);
+      std::uint32_t start = local[entry];
+      rank[start] = 0;
+      by_rank.push_back(start);
+      for (std::size_t head = 0; head < by_rank.size(); ++head) {
+        std::uint32_t f = by_rank[head];
+        for (std::uint32_t e = edge_begin[f]; e < edge_begin[f + 1]; ++e) {
+          std::uint32_t callee = edge_callee[e];
+          if (rank[callee] == UINT32_MAX) {
+            rank[callee] = rank[f] + 1;
+            by_rank.push_back(callee);
+          }
+          if (rank[callee] == rank[f] + 1) forward_in[callee] += edge_ratio[e];
         }
       }
-      // Summed ratio of the forward calls (rank k -> k+1) into each member.
-      for (FuncId f : by_rank) forward_in[f] = 0.0;
-      for (FuncId f : by_rank)
-        for (std::uint32_t i = adj.out_begin[f]; i < adj.out_begin[f + 1]; ++i) {
-          CallId c = adj.out_calls[i];
-          FuncId callee = p.calls[c].callee;
-          if (callee != f && in_cycle(callee) && rank[callee] != UINT32_MAX && rank[callee] > rank[f])
-            forward_in[callee] += ratios[c];
-        }
       // Partials from the deepest rank up: a member's partial needs those of
       // its forward callees.
       for (auto it = by_rank.rbegin(); it != by_rank.rend(); ++it) {
-        FuncId f = *it;
-        double part = entry_ratio * self[f];
-        for (std::uint32_t i = adj.out_begin[f]; i < adj.out_begin[f + 1]; ++i) {
-          CallId c = adj.out_calls[i];
-          FuncId callee = p.calls[c].callee;
-          if (callee == f) continue;
-          if (!in_cycle(callee)) {
-            part += entry_ratio * call_total[c];
-          } else if (rank[callee] > rank[f]) {
-            double share = ratio(ratios[c], forward_in[callee]) * partial[callee];
-            call_total[c] = has_call_total[c] ? call_total[c] + share : share;
-            has_call_total[c] = true;
-            part += share;
-          }
+        std::uint32_t f = *it;
+        double part = entry_ratio * self[scc[f]] + entry_ratio * leaving[f];
+        for (std::uint32_t e = edge_begin[f]; e < edge_begin[f + 1]; ++e) {
+          std::uint32_t callee = edge_callee[e];
+          if (rank[callee] != rank[f] + 1) continue;
+          double share = ratio(edge_ratio[e], forward_in[callee]) * partial[callee];
+          edge_total[e] += share;
+          edge_has_total[e] = true;
+          part += share;
         }
         partial[f] = part;
-        total[f] += part;
+        member_total[f] += part;
       }
-      for (FuncId f : by_rank) rank[f] = UINT32_MAX;
+    }
+    for (std::uint32_t k = 0; k < m; ++k) total[scc[k]] = member_total[k];
+    for (std::size_t e = 0; e < edge_callee.size(); ++e) {
+      if (!edge_has_total[e]) continue;
+      call_total[edge_call[e]] = edge_total[e];
+      has_call_total[edge_call[e]] = true;
     }
   }
 

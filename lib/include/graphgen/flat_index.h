@@ -1,0 +1,86 @@
+// An open-addressing hash index from keys to dense row numbers. The keys
+// live in the caller's own rows (e.g. Profile::line_costs), so the index
+// costs 12 bytes a slot and a lookup touches one or two cache lines, where
+// std::unordered_map allocates a node per key and chases pointers.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+#include <vector>
+
+namespace graphgen {
+
+class FlatIndex {
+ public:
+  /// The row whose key equals the probe (`equal(row)` is true), or the row
+  /// `add()` returns after the caller stored the new key. `hash` must be
+  /// well mixed (see mix()).
+  template <class Equal, class Add>
+  std::uint32_t find_or_add(std::uint64_t hash, Equal&& equal, Add&& add) {
+    if ((used_ + 1) * 2 > slots_.size()) grow();
+    std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = hash & mask;; i = (i + 1) & mask) {
+      Slot& s = slots_[i];
+      if (s.row_plus_one == 0) {
+        std::uint32_t row = add();
+        s = {hash, row + 1};
+        ++used_;
+        return row;
+      }
+      if (s.hash == hash && equal(s.row_plus_one - 1)) return s.row_plus_one - 1;
+    }
+  }
+
+  std::size_t size() const { return used_; }
+
+  /// A well-mixed 64-bit hash of up to three words (splitmix64 finaliser).
+  /// A fast hash of bytes, 8 at a time, finished by mix().
+  static std::uint64_t hash_bytes(std::string_view s, std::uint64_t seed = 0) {
+    std::uint64_t h = seed ^ (s.size() * 0x9E3779B97F4A7C15ull);
+    std::size_t i = 0;
+    for (; i + 8 <= s.size(); i += 8) {
+      std::uint64_t w;
+      std::memcpy(&w, s.data() + i, 8);
+      h = (h ^ w) * 0xFF51AFD7ED558CCDull;
+      h ^= h >> 32;
+    }
+    std::uint64_t tail = 0;
+    if (i < s.size()) std::memcpy(&tail, s.data() + i, s.size() - i);
+    return mix(h, tail);
+  }
+
+  static std::uint64_t mix(std::uint64_t a, std::uint64_t b = 0, std::uint64_t c = 0) {
+    std::uint64_t x = a * 0x9E3779B97F4A7C15ull ^ (b + 0x632BE59BD9B4E019ull) * 0xC2B2AE3D27D4EB4Full ^
+                      (c + 0x165667B19E3779F9ull) * 0x27D4EB2F165667C5ull;
+    x ^= x >> 30;
+    x *= 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 27;
+    x *= 0x94D049BB133111EBull;
+    x ^= x >> 31;
+    return x;
+  }
+
+ private:
+  struct Slot {
+    std::uint64_t hash = 0;
+    std::uint32_t row_plus_one = 0;  // 0 = empty
+  };
+
+  void grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(old.empty() ? 1024 : old.size() * 2, Slot{});
+    std::size_t mask = slots_.size() - 1;
+    for (const Slot& s : old) {
+      if (s.row_plus_one == 0) continue;
+      std::size_t i = s.hash & mask;
+      while (slots_[i].row_plus_one != 0) i = (i + 1) & mask;
+      slots_[i] = s;
+    }
+  }
+
+  std::vector<Slot> slots_;
+  std::size_t used_ = 0;
+};
+
+}  // namespace graphgen
