@@ -337,8 +337,9 @@ class Reader {
     std::uint32_t line_value = 0;
     for (int k = 0; k < positions_; ++k) {
       while (p < end && is_blank(*p)) ++p;
+      const char* token = p;
       std::int64_t v;
-      if (!read_subposition(p, end, last_[k], v)) return bad_position(line, p);
+      if (!read_subposition(p, end, last_[k], v)) return bad_position(line, token);
       last_[k] = v;
       if (k == line_position_) line_value = v < 0 ? 0 : static_cast<std::uint32_t>(std::min<std::int64_t>(v, UINT32_MAX));
     }

@@ -141,7 +141,12 @@ class Reader {
       }
       char c = line[0];
       if (c == '#' && !in_sample_) continue;
-      if (in_sample_ && (c == '\t' || c == ' ')) {
+      // Frames are tab-indented. A line indented with spaces is a padded
+      // header (perf without -g pads comm), else a space-indented frame, else
+      // the source line perf -F +srcline prints after a frame.
+      Header h;
+      bool header = c != '\t' && parse_header(line, h);
+      if (!header && in_sample_ && (c == '\t' || c == ' ')) {
         Frame f;
         std::size_t lead = 0;
         while (lead < line.size() && is_blank(line[lead])) ++lead;
@@ -158,8 +163,7 @@ class Reader {
         return fail(scanner.line_number(), 1,
                     fmt::format("expected a sample header before this frame, found {}", quote_input(trim(line))));
       flush();
-      Header h;
-      if (!parse_header(line, h))
+      if (!header)
         return fail(scanner.line_number(), 1,
                     fmt::format("expected a sample header 'comm pid time: [period] event:', found {}",
                                 quote_input(trim(line))));
@@ -174,6 +178,7 @@ class Reader {
   }
 
   Expected<bool> finish(const std::string& first_path) {
+    std::sort(events_.begin(), events_.end());
     if (!options_.event.empty() && kept_ == 0) {
       std::string seen;
       for (const std::string& e : events_) seen += (seen.empty() ? "" : ", ") + e;

@@ -1,7 +1,14 @@
-// Every pstats case of ../shared/corpus through the built binary, compared by
-// meaning with the reference output (../shared/conformance/dotcmp.py: same
-// nodes by label, same edges, same colours and sizes). Skips with one
-// message when ../shared is not beside the project.
+// Every corpus case of the formats graphgen reads (pstats, callgrind, perf,
+// collapse, and their option cases) through the built binary, with and
+// without -f, compared by meaning with gprof2dot's output
+// (../shared/conformance/dotcmp.py: same nodes by label, same edges, same
+// colours and sizes). Skips with one message when ../shared is absent.
+//
+// Known differences (README, "Where graphgen differs from gprof2dot on
+// purpose"): gprof2dot identifies callgrind functions by name alone and so
+// merges same-named functions of different objects. Those cases are run
+// with --merge-by-name, which restores gprof2dot's identity, and must then
+// match exactly: the identity is the only difference.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -34,27 +41,49 @@ std::vector<std::string> split_words(const std::string& s) {
   return out;
 }
 
+const std::vector<std::string> kMergedByNameInGprof2dot = {
+    "callgrind/googlecode-issue98.callgrind",
+    "real/callgrind/dot-layout.callgrind",
+};
+
 std::vector<Case> cases() {
   std::vector<Case> out;
   fs::path corpus = test::corpus_dir();
   if (corpus.empty()) return {Case{"NoCorpus", {}, ""}};
-  for (const char* dir : {"pstats", "real/pstats", "real/pyversions"}) {
+  struct Dir {
+    const char* path;
+    const char* format;
+    const char* ext;
+  };
+  for (const Dir& d : {Dir{"pstats", "pstats", ".pstats"}, Dir{"real/pstats", "pstats", ".pstats"},
+                       Dir{"real/pyversions", "pstats", ".pstats"}, Dir{"callgrind", "callgrind", ".callgrind"},
+                       Dir{"real/callgrind", "callgrind", ".callgrind"}, Dir{"perf", "perf", ".perf"},
+                       Dir{"real/perf", "perf", ".perf"}, Dir{"collapse", "collapse", ".collapse"}}) {
     std::vector<fs::path> files;
-    for (const auto& e : fs::directory_iterator(corpus / dir))
-      if (e.path().extension() == ".pstats") files.push_back(e.path());
+    for (const auto& e : fs::directory_iterator(corpus / d.path))
+      if (e.path().extension() == d.ext) files.push_back(e.path());
     std::sort(files.begin(), files.end());
     for (const fs::path& f : files) {
       fs::path ref = f.parent_path() / (f.stem().string() + ".dot");
       if (!fs::exists(ref)) continue;
       std::string rel = fs::relative(f, corpus).string();
       std::string ref_rel = fs::relative(ref, corpus).string();
-      out.push_back({rel, {"-f", "pstats", rel}, ref_rel});
-      out.push_back({rel + " detected", {rel}, ref_rel});
+      std::vector<std::string> extra;
+      if (std::find(kMergedByNameInGprof2dot.begin(), kMergedByNameInGprof2dot.end(), rel) !=
+          kMergedByNameInGprof2dot.end())
+        extra.push_back("--merge-by-name");
+      std::vector<std::string> forced{"-f", d.format};
+      forced.insert(forced.end(), extra.begin(), extra.end());
+      forced.push_back(rel);
+      extra.push_back(rel);
+      out.push_back({rel, forced, ref_rel});
+      out.push_back({rel + " detected", extra, ref_rel});
     }
   }
   std::vector<fs::path> argfiles;
-  for (const auto& e : fs::directory_iterator(corpus / "options" / "pstats"))
-    if (e.path().extension() == ".args") argfiles.push_back(e.path());
+  for (const char* fmt : {"pstats", "callgrind", "perf", "collapse"})
+    for (const auto& e : fs::directory_iterator(corpus / "options" / fmt))
+      if (e.path().extension() == ".args") argfiles.push_back(e.path());
   std::sort(argfiles.begin(), argfiles.end());
   for (const fs::path& a : argfiles)
     out.push_back({fs::relative(a, corpus).string(), split_words(test::read_file(a)),

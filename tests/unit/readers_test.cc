@@ -1,0 +1,402 @@
+// The text readers against real files: callgrind per-function totals equal
+// what ../shared/conformance/callgrindcmp.py reads, perf variants of one
+// recording give one profile, and the integration survives deep stacks and
+// huge cycles.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "callgrind/reader.h"
+#include "collapse/reader.h"
+#include "graphgen/analysis/integrate.h"
+#include "perf/reader.h"
+#include "util/test_util.h"
+
+namespace graphgen {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<InputFile> open_one(const fs::path& p) {
+  std::vector<InputFile> v;
+  auto in = InputFile::open(p.string());
+  EXPECT_TRUE(in.has_value()) << p;
+  if (in) v.push_back(std::move(in).value());
+  return v;
+}
+
+// A temporary file holding `text`, opened.
+std::vector<InputFile> from_text(const std::string& name, const std::string& text) {
+  fs::path dir = test::temp_dir();
+  fs::path p = dir / name;
+  std::ofstream(p, std::ios::binary) << text;
+  auto v = open_one(p);
+  return v;
+}
+
+Profile read_callgrind(const fs::path& p, bool merge_by_name = false) {
+  Diagnostics d;
+  auto prof = callgrind::read(open_one(p), merge_by_name, d);
+  EXPECT_TRUE(prof.has_value()) << (prof ? "" : prof.error().message);
+  return prof ? std::move(prof).value() : Profile();
+}
+
+TEST(CallgrindReader, ReadsEveryEdgeFile) {
+  fs::path corpus = test::corpus_dir();
+  if (corpus.empty()) GTEST_SKIP() << test::no_corpus_message();
+  int n = 0;
+  for (const auto& e : fs::directory_iterator(corpus / "edge" / "callgrind")) {
+    Profile p = read_callgrind(e.path());
+    EXPECT_FALSE(p.events.empty()) << e.path();
+    ++n;
+  }
+  EXPECT_GE(n, 10);
+}
+
+// Self cost per function name and event, and call counts per caller/callee
+// name, as callgrindcmp.py --dump prints them (it keys functions by file and
+// name; graphgen by name and object, so both sides are summed by name).
+struct Totals {
+  std::map<std::string, std::map<std::string, long long>> self;
+  std::map<std::pair<std::string, std::string>, long long> calls;
+};
+
+// Reads a Python string literal ('...' or "...", backslash escapes) at i.
+std::string py_string(const std::string& s, std::size_t& i) {
+  char quote = s[i++];
+  std::string out;
+  while (i < s.size() && s[i] != quote) {
+    if (s[i] == '\\' && i + 1 < s.size()) ++i;
+    out += s[i++];
+  }
+  ++i;
+  return out;
+}
+
+// "('file', 'name')" at i -> name; i moves past the tuple.
+std::string py_name(const std::string& s, std::size_t& i) {
+  i = s.find('(', i) + 1;
+  py_string(s, i);
+  i = s.find_first_of("'\"", i);
+  std::string name = py_string(s, i);
+  i = s.find(')', i) + 1;
+  return name;
+}
+
+// {'Ir': 74, 'Dr': 3} at i.
+std::map<std::string, long long> py_costs(const std::string& s, std::size_t i) {
+  std::map<std::string, long long> m;
+  while ((i = s.find_first_of("'\"", i)) != std::string::npos) {
+    std::string key = py_string(s, i);
+    std::size_t colon = s.find(':', i);
+    m[key] = std::stoll(s.substr(colon + 1));
+    i = s.find_first_of(",}", colon);
+  }
+  return m;
+}
+
+Totals from_dump(const std::string& dump) {
+  Totals t;
+  std::istringstream in(dump);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::size_t i = 0;
+    if (line.starts_with("fn (")) {
+      std::string fn = py_name(line, i);
+      for (const auto& [event, cost] : py_costs(line, i)) t.self[fn][event] += cost;
+    } else if (line.starts_with("call (")) {
+      std::string caller = py_name(line, i);
+      std::string callee = py_name(line, i);
+      t.calls[{caller, callee}] += std::stoll(line.substr(i + 1));
+    }
+  }
+  return t;
+}
+
+Totals from_profile(const Profile& p) {
+  Totals t;
+  for (FuncId f = 0; f < p.functions.size(); ++f)
+    for (std::size_t e = 0; e < p.events.size(); ++e)
+      if (p.self(f, e) != 0)
+        t.self[std::string(p.str(p.functions[f].name))][std::string(p.str(p.events[e].name))] += p.self(f, e);
+  for (const Call& c : p.calls)
+    t.calls[{std::string(p.str(p.functions[c.caller].name)), std::string(p.str(p.functions[c.callee].name))}] +=
+        c.count;
+  return t;
+}
+
+TEST(CallgrindReader, PerFunctionTotalsEqualCallgrindcmp) {
+  fs::path corpus = test::corpus_dir();
+  if (corpus.empty() || test::conformance_dir().empty()) GTEST_SKIP() << test::no_corpus_message();
+  for (const char* name : {"cg-default", "cg-instr", "cg-nocomp", "cg-cache", "cg-parts", "cg-sepc", "example-callgrind"}) {
+    SCOPED_TRACE(name);
+    fs::path file = corpus / "edge" / "callgrind" / (std::string(name) + ".callgrind");
+    auto dump = test::run({"python3", (test::conformance_dir() / "callgrindcmp.py").string(), "--dump", file.string()});
+    ASSERT_EQ(dump.exit_code, 0) << dump.err;
+    Totals expected = from_dump(dump.out);
+    Totals actual = from_profile(read_callgrind(file));
+    // callgrindcmp lists functions with a cost line even when it is 0.
+    for (auto it = expected.self.begin(); it != expected.self.end();) {
+      for (auto e = it->second.begin(); e != it->second.end();) e = e->second == 0 ? it->second.erase(e) : std::next(e);
+      it = it->second.empty() ? expected.self.erase(it) : std::next(it);
+    }
+    EXPECT_EQ(actual.self, expected.self);
+    EXPECT_EQ(actual.calls, expected.calls);
+  }
+}
+
+TEST(CallgrindReader, DecodesRelativeAndHexSubpositionsIntoLineCosts) {
+  auto files = from_text("sub.callgrind",
+                         "# callgrind format\nversion: 1\npositions: instr line\nevents: Ir Dr\n"
+                         "ob=(1) /bin/prog\nfl=(1) a.c\nfn=(1) f\n0x10 7 3 1\n+2 * 4\n-1 +3 5 2\n"
+                         "cfn=(2) g\ncalls=2 0x40 20\n* * 9 9\n* * 1\nfn=(2)\n0x40 20 9 9\n");
+  Diagnostics d;
+  auto p = callgrind::read(files, false, d);
+  ASSERT_TRUE(p.has_value()) << p.error().message;
+  ASSERT_EQ(p->functions.size(), 2u);
+  EXPECT_EQ(p->self(0, 0), 3 + 4 + 5 + 1);
+  EXPECT_EQ(p->self(0, 1), 1 + 0 + 2);
+  ASSERT_EQ(p->calls.size(), 1u);
+  EXPECT_EQ(p->calls[0].count, 2);
+  EXPECT_EQ(p->inclusive(0, 0), 9);
+  EXPECT_EQ(p->functions[1].calls, 2);
+  EXPECT_EQ(p->str(p->functions[0].module), "prog");
+  // Lines: 7 (3+4), 10 (5, relative +3), and the cost line after the call
+  // ("* *" keeps line 10) adds 1 to line 10.
+  std::map<std::uint32_t, Cost> by_line;
+  for (std::size_t i = 0; i < p->line_costs.size(); ++i)
+    if (p->line_costs[i].function == 0) by_line[p->line_costs[i].line] += p->line_cost_values[i * 2];
+  EXPECT_EQ(by_line, (std::map<std::uint32_t, Cost>{{7, 7}, {10, 6}}));
+}
+
+TEST(CallgrindReader, KeepsSameNamedFunctionsOfDifferentObjectsApart) {
+  std::string text =
+      "events: Ir\nob=/lib/ld.so\nfn=malloc\n1 10\nob=/lib/libc.so\nfn=malloc\n1 20\nfn=main\n1 1\n"
+      "cob=/lib/ld.so\ncfn=malloc\ncalls=1 1\n1 10\n";
+  Diagnostics d;
+  auto apart = callgrind::read(from_text("a.callgrind", text), false, d);
+  ASSERT_TRUE(apart.has_value());
+  EXPECT_EQ(apart->functions.size(), 3u);
+  auto merged = callgrind::read(from_text("b.callgrind", text), true, d);
+  ASSERT_TRUE(merged.has_value());
+  EXPECT_EQ(merged->functions.size(), 2u);
+  EXPECT_EQ(merged->self(0, 0), 30);
+}
+
+TEST(CallgrindReader, RejectsMalformedLinesWithPositions) {
+  struct Bad {
+    const char* text;
+    const char* message;
+  };
+  for (const Bad& b : std::vector<Bad>{
+           {"events: Ir\nfn=f\n1 x\n", "3:3: expected an unsigned integer cost, found 'x'"},
+           {"events: Ir\nfn=f\n1 2 3\n", "3:5: expected at most 1 cost(s), one per event, found more: '3'"},
+           {"events: Ir\nfn=f\n?? 2\n", "3:1: expected a cost line, a name spec such as 'fn=...', 'calls=' or 'key: value', found '?? 2'"},
+           {"events: Ir\n1 2\n", "2:1: expected 'fn=' before the first cost line, found none"},
+           {"fn=f\n1 2\n", "2:1: expected an 'events:' line before the first cost line, found none"},
+           {"events: Ir\nfn=(3)\n1 2\n", "2:4: expected a defined name id, found (3) used before its definition"},
+           {"events: Ir\nfn=f\ncfn=g\ncalls=x 1\n", "4:7: expected 'calls=<count> <target position>', found 'x 1'"},
+           {"events: Ir\nfn=f\ncfn=g\ncalls=1 1\n", "5:1: expected the cost line of the call after 'calls=', found the end of the file"},
+           {"events: Ir\npositions: line\nfn=f\n+x 1\n", "4:1: expected a position (N, 0xN, +N, -N or *), found '+x'"},
+           {"version: 2\n", "1:10: expected format version 1, found '2'"},
+       }) {
+    Diagnostics d;
+    auto p = callgrind::read(from_text("bad.callgrind", b.text), false, d);
+    ASSERT_FALSE(p.has_value()) << b.text;
+    std::string msg = p.error().message;
+    EXPECT_EQ(msg.substr(msg.find("bad.callgrind:") + 14), b.message);
+  }
+}
+
+Profile read_perf(const fs::path& p, const perf::Options& o = {}) {
+  Diagnostics d;
+  auto prof = perf::read(open_one(p), o, d);
+  EXPECT_TRUE(prof.has_value()) << (prof ? "" : prof.error().message);
+  return prof ? std::move(prof).value() : Profile();
+}
+
+// Functions (label, module) with self and stack totals, and calls by label.
+std::map<std::string, std::pair<Cost, Cost>> shape(const Profile& p) {
+  std::map<std::string, std::pair<Cost, Cost>> m;
+  for (FuncId f = 0; f < p.functions.size(); ++f)
+    m[std::string(p.str(p.functions[f].label)) + "|" + std::string(p.str(p.functions[f].object))] = {
+        p.self(f, 0), p.stack_inclusive(f, 0)};
+  return m;
+}
+
+TEST(PerfReader, EveryScriptVariantOfOneRecordingGivesOneProfile) {
+  // One recording printed with -F +pid, --header, -F without period and
+  // symoff, and -F +srcline: the same samples, so the same profile.
+  fs::path dir = test::testdata_dir() / "perf";
+  Profile reference = read_perf(dir / "q-g.perf");
+  EXPECT_GT(reference.functions.size(), 5u);
+  for (const char* v : {"q-pid.perf", "q-header.perf", "q-noperiod.perf", "q-srcline.perf"}) {
+    SCOPED_TRACE(v);
+    Profile p = read_perf(dir / v);
+    EXPECT_EQ(shape(p), shape(reference));
+    EXPECT_EQ(p.calls.size(), reference.calls.size());
+  }
+}
+
+TEST(PerfReader, ReadsHeadersFromTheRight) {
+  fs::path dir = test::testdata_dir() / "perf";
+  Profile p = read_perf(dir / "q-g.perf");
+  // "my worker" (a comm with a space) ran spin; "q" (one character) ran is_even/is_odd.
+  std::set<std::string> labels;
+  for (const Function& f : p.functions) labels.insert(std::string(p.str(f.label)));
+  EXPECT_TRUE(labels.count("worker"));  // sampled in the thread "my worker"
+  EXPECT_TRUE(labels.count("is_even"));  // sampled in "q"
+  EXPECT_TRUE(labels.count("start_thread"));
+}
+
+TEST(PerfReader, WithoutCallchainsEachSampleIsOneFrame) {
+  Profile p = read_perf(test::testdata_dir() / "perf" / "q-nog.perf");
+  EXPECT_TRUE(p.calls.empty());
+  Cost samples = 0;
+  for (FuncId f = 0; f < p.functions.size(); ++f) samples += p.self(f, 0);
+  std::string text = test::read_file(test::testdata_dir() / "perf" / "q-nog.perf");
+  EXPECT_EQ(samples, static_cast<Cost>(std::count(text.begin(), text.end(), '\n')));
+}
+
+TEST(PerfReader, WeighsByPeriodAndFiltersEvents) {
+  fs::path file = test::testdata_dir() / "perf" / "q-events.perf";
+  perf::Options all;
+  Profile mixed = read_perf(file, all);
+  perf::Options cpu;
+  cpu.event = "cpu-clock/period=5000000/";
+  Profile only_cpu = read_perf(file, cpu);
+  perf::Options faults;
+  faults.event = "page-faults/period=50/";
+  Profile only_faults = read_perf(file, faults);
+  auto total = [](const Profile& p) {
+    Cost t = 0;
+    for (FuncId f = 0; f < p.functions.size(); ++f) t += p.self(f, 0);
+    return t;
+  };
+  EXPECT_EQ(total(mixed), total(only_cpu) + total(only_faults));
+  EXPECT_GT(total(only_faults), 0);
+  cpu.weight_by_period = true;
+  EXPECT_EQ(total(read_perf(file, cpu)), total(only_cpu) * 5000000);
+  perf::Options none;
+  none.event = "cycles";
+  Diagnostics d;
+  auto missing = perf::read(open_one(file), none, d);
+  ASSERT_FALSE(missing.has_value());
+  EXPECT_NE(missing.error().message.find("no samples of event 'cycles'; the file has cpu-clock/period=5000000/, "
+                                         "page-faults/period=50/"),  // sorted
+            std::string::npos)
+      << missing.error().message;
+}
+
+TEST(PerfReader, ReadsEveryEdgeFile) {
+  fs::path corpus = test::corpus_dir();
+  if (corpus.empty()) GTEST_SKIP() << test::no_corpus_message();
+  Profile reference = read_perf(corpus / "edge" / "perf" / "q-default.perf");
+  for (const auto& e : fs::directory_iterator(corpus / "edge" / "perf")) {
+    Profile p = read_perf(e.path());
+    EXPECT_GT(p.functions.size(), 0u) << e.path();
+  }
+  // q-pid is q-default printed with -F +pid: the same samples.
+  EXPECT_EQ(shape(read_perf(corpus / "edge" / "perf" / "q-pid.perf")), shape(reference));
+}
+
+TEST(PerfReader, RejectsWhatIsNotPerfScript) {
+  Diagnostics d;
+  auto p = perf::read(from_text("x.perf", "q 1 2.5: 1 cpu-clock: \n\t 12 f (/bin/x)\nnot a header\n"), {}, d);
+  ASSERT_FALSE(p.has_value());
+  EXPECT_NE(p.error().message.find("x.perf:3:1: expected a sample header 'comm pid time: [period] event:', found "
+                                   "'not a header'"),
+            std::string::npos)
+      << p.error().message;
+}
+
+TEST(CollapseReader, ReadsLocatedFramesAsFileAndName) {
+  Diagnostics d;
+  auto p = collapse::read(from_text("s.collapse", "main (app.py:3);work (lib/w.py:10) 5\nmain (app.py:3) 2\n"
+                                                  "main (app.py:9);a;b 1\n"),
+                          d);
+  ASSERT_TRUE(p.has_value()) << p.error().message;
+  ASSERT_EQ(p->functions.size(), 4u);  // main is one function whatever its line
+  EXPECT_EQ(p->str(p->functions[0].label), "main");
+  EXPECT_EQ(p->str(p->functions[0].module), "app.py");
+  EXPECT_EQ(p->self(0, 0), 2);
+  EXPECT_EQ(p->stack_inclusive(0, 0), 8);
+  EXPECT_EQ(p->str(p->functions[1].module), "lib/w.py");
+  EXPECT_FALSE(p->functions[2].show_module);
+}
+
+TEST(CollapseReader, RejectsNonIntegerCounts) {
+  Diagnostics d;
+  auto p = collapse::read(from_text("c.collapse", "a;b 1\na;c 2.5\n"), d);
+  ASSERT_FALSE(p.has_value());
+  EXPECT_NE(p.error().message.find("c.collapse:2:5: expected an integer sample count, found '2.5'"), std::string::npos)
+      << p.error().message;
+}
+
+TEST(Integration, CycleWithoutOutsideCallerStaysAtZero) {
+  // gprof2dot's documented example: a;b;a;b 10 and a;c 5 give a = b = 0 %.
+  Diagnostics d;
+  auto p = collapse::read(from_text("cyc.collapse", "a;b;a;b 10\na;c 5\n"), d);
+  ASSERT_TRUE(p.has_value());
+  CallGraph g = graph_from_call_ratios(*p, 0, d);
+  EXPECT_DOUBLE_EQ(*g.nodes[0].total_ratio, 0.0);
+  EXPECT_DOUBLE_EQ(*g.nodes[1].total_ratio, 0.0);
+}
+
+TEST(Integration, HundredThousandFrameStacksNeedNoRecursion) {
+  std::string line;
+  for (int i = 0; i < 100000; ++i) line += (i ? ";f" : "f") + std::to_string(i);
+  line += " 7\n";
+  Diagnostics d;
+  auto p = collapse::read(from_text("deep.collapse", line + "f0;f1;x 3\n"), d);
+  ASSERT_TRUE(p.has_value());
+  CallGraph g = graph_from_call_ratios(*p, 0, d);
+  EXPECT_DOUBLE_EQ(*g.nodes[0].total_ratio, 1.0);
+  EXPECT_NEAR(*g.nodes[99999].total_ratio, 0.7, 1e-12);
+  CallGraph s = graph_from_call_stacks(*p, 0, d);
+  EXPECT_NEAR(*s.nodes[50000].total_ratio, 0.7, 1e-12);
+}
+
+TEST(Integration, HugeRecursiveCycleIsSharedOutPerEntry) {
+  // 300 functions that all call each other under main: one cycle entered
+  // at every member. Member totals sum to the cycle's share of the profile.
+  std::string text;
+  std::uint64_t x = 12345;
+  for (int s = 0; s < 3000; ++s) {
+    text += "main";
+    int depth = 5 + static_cast<int>(x % 20);
+    for (int k = 0; k < depth; ++k) {
+      x = x * 6364136223846793005ull + 1442695040888963407ull;
+      text += ";f" + std::to_string((x >> 33) % 300);
+    }
+    text += " 1\n";
+  }
+  Diagnostics d;
+  auto p = collapse::read(from_text("cycle.collapse", text), d);
+  ASSERT_TRUE(p.has_value());
+  Adjacency adj = Adjacency::build(*p);
+  Cycles cycles = find_cycles(*p, adj);
+  ASSERT_EQ(cycles.members.size(), 1u);
+  EXPECT_EQ(cycles.members[0].size(), 300u);
+  CallGraph g = graph_from_call_ratios(*p, 0, d);
+  EXPECT_DOUBLE_EQ(*g.nodes[0].total_ratio, 1.0);  // main (no self time) holds the whole cycle
+  // Member totals are inclusive (they overlap, as gprof2dot's do): each lies
+  // between its own self share and the whole profile, and every member is
+  // entered from main, so none stays at zero.
+  for (FuncId f : cycles.members[0]) {
+    EXPECT_GE(*g.nodes[f].total_ratio, *g.nodes[f].self_ratio - 1e-12);
+    EXPECT_LE(*g.nodes[f].total_ratio, 1.0 + 1e-12);
+    EXPECT_GT(*g.nodes[f].total_ratio, 0.0);
+  }
+  // Calls from main carry the entry shares of the cycle's total: they sum to it.
+  double from_main = 0;
+  for (std::uint32_t e = g.edge_begin[0]; e < g.edge_begin[1]; ++e) from_main += *g.edges[e].total_ratio;
+  EXPECT_NEAR(from_main, 1.0, 1e-9);
+}
+
+}  // namespace
+}  // namespace graphgen
