@@ -3,6 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <thread>
 
 #include "graphgen/text.h"
 #include "stacks.h"
@@ -124,14 +128,25 @@ bool parse_frame(std::string_view s, Frame& f) {
   return true;
 }
 
+// A part of one input: a whole file, or a run of whole samples of it.
+struct Part {
+  const InputFile* input;
+  std::size_t begin, end;
+};
+
+// Parses parts into its own profile; parts of one file read on both cores
+// are merged afterwards in order (StackBuilder::absorb).
 class Reader {
  public:
-  Reader(Profile& p, const Options& o, Diagnostics& diag)
-      : builder_(p, o.weight_by_period ? "period" : "samples", ""), options_(o), diag_(diag) {}
+  explicit Reader(const Options& o) : builder_(profile, o.weight_by_period ? "period" : "samples", ""), options_(o) {}
 
-  Expected<bool> read_file(const InputFile& input) {
+  Profile profile;
+
+  Expected<bool> read_part(const Part& part) {
+    const InputFile& input = *part.input;
     path_ = input.path();
-    LineScanner scanner(input.bytes(), &input);
+    part_ = part;
+    LineScanner scanner(input.bytes().substr(part.begin, part.end - part.begin), &input, part.begin);
     std::string_view line;
     in_sample_ = false;
     while (scanner.next(line)) {
@@ -177,7 +192,16 @@ class Reader {
     return true;
   }
 
-  Expected<bool> finish(const std::string& first_path) {
+  // Folds a later part's reader into this one.
+  void absorb(const Reader& other) {
+    builder_.absorb(other.profile);
+    for (const std::string& e : other.events_)
+      if (std::find(events_.begin(), events_.end(), e) == events_.end()) events_.push_back(e);
+    kept_ += other.kept_;
+    missing_period_ += other.missing_period_;
+  }
+
+  Expected<bool> finish(const std::string& first_path, Diagnostics& diag_) {
     std::sort(events_.begin(), events_.end());
     if (!options_.event.empty() && kept_ == 0) {
       std::string seen;
@@ -198,6 +222,10 @@ class Reader {
 
  private:
   Error fail(std::size_t line, std::size_t col, std::string message) const {
+    // A part that starts inside the file counts the lines before it (only
+    // on this error path).
+    std::string_view before = part_.input->bytes().substr(0, part_.begin);
+    line += static_cast<std::size_t>(std::count(before.begin(), before.end(), '\n'));
     return bad_input(at_line(path_, line, col, message));
   }
 
@@ -231,7 +259,7 @@ class Reader {
 
   detail::StackBuilder builder_;
   const Options& options_;
-  Diagnostics& diag_;
+  Part part_{};
   std::string path_;
   bool in_sample_ = false;
   bool keep_ = true;
@@ -266,13 +294,51 @@ bool sniff(std::string_view head) {
   return false;
 }
 
+namespace {
+
+// Splits large files in two at a sample boundary (an empty line) so both
+// cores can parse them; small files stay whole.
+std::vector<Part> plan_parts(const std::vector<InputFile>& inputs, std::size_t split_above) {
+  std::vector<Part> parts;
+  for (const InputFile& in : inputs) {
+    std::string_view b = in.bytes();
+    std::size_t cut = b.size() > split_above ? b.find("\n\n", b.size() / 2) : std::string_view::npos;
+    if (cut == std::string_view::npos) {
+      parts.push_back({&in, 0, b.size()});
+    } else {
+      parts.push_back({&in, 0, cut + 2});
+      parts.push_back({&in, cut + 2, b.size()});
+    }
+  }
+  return parts;
+}
+
+}  // namespace
+
 Expected<Profile> read(const std::vector<InputFile>& inputs, const Options& options, Diagnostics& diag) {
-  Profile p;
-  Reader reader(p, options, diag);
-  for (const InputFile& in : inputs)
-    if (auto ok = reader.read_file(in); !ok) return ok.error();
-  if (auto ok = reader.finish(inputs.front().path()); !ok) return ok.error();
-  return p;
+  std::vector<Part> parts = plan_parts(inputs, options.split_above);
+  std::vector<std::unique_ptr<Reader>> readers;
+  std::vector<std::optional<Error>> errors(parts.size());
+  for (std::size_t i = 0; i < parts.size(); ++i) readers.push_back(std::make_unique<Reader>(options));
+  // Two workers take parts in turn; the merge below is in part order, so
+  // the result does not depend on which worker read what.
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t i; (i = next.fetch_add(1)) < parts.size();)
+      if (auto ok = readers[i]->read_part(parts[i]); !ok) errors[i] = ok.error();
+  };
+  std::thread helper;
+  if (parts.size() > 1) helper = std::thread(work);
+  work();
+  if (helper.joinable()) helper.join();
+  for (const auto& e : errors)
+    if (e) return *e;
+  for (std::size_t i = 1; i < readers.size(); ++i) {
+    readers[0]->absorb(*readers[i]);
+    readers[i].reset();
+  }
+  if (auto ok = readers[0]->finish(inputs.front().path(), diag); !ok) return ok.error();
+  return std::move(readers[0]->profile);
 }
 
 }  // namespace graphgen::perf

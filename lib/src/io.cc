@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -142,11 +143,12 @@ InputFile& InputFile::operator=(InputFile&& other) noexcept {
 
 InputFile::~InputFile() { release(); }
 
-void InputFile::release_before(std::size_t offset) const {
+void InputFile::release_range(std::size_t begin, std::size_t end) const {
   if (!mapped_) return;
-  long page = ::sysconf(_SC_PAGESIZE);
-  std::size_t end = offset / static_cast<std::size_t>(page) * static_cast<std::size_t>(page);
-  if (end > 0) ::madvise(const_cast<char*>(data_), end, MADV_DONTNEED);
+  auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  std::size_t first = (begin + page - 1) / page * page;
+  std::size_t last = std::min(end, size_) / page * page;
+  if (last > first) ::madvise(const_cast<char*>(data_) + first, last - first, MADV_DONTNEED);
 }
 
 void InputFile::release() {

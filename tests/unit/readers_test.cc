@@ -242,6 +242,47 @@ TEST(PerfReader, EveryScriptVariantOfOneRecordingGivesOneProfile) {
   }
 }
 
+TEST(PerfReader, SplitReadOnTwoCoresEqualsTheWholeRead) {
+  fs::path file = test::testdata_dir() / "perf" / "q-g.perf";
+  perf::Options whole;
+  whole.split_above = SIZE_MAX;
+  perf::Options split;
+  split.split_above = 1024;
+  Profile a = read_perf(file, whole);
+  Profile b = read_perf(file, split);
+  ASSERT_EQ(a.functions.size(), b.functions.size());
+  for (FuncId f = 0; f < a.functions.size(); ++f) {  // same order, not just the same set
+    EXPECT_EQ(a.str(a.functions[f].label), b.str(b.functions[f].label));
+    EXPECT_EQ(a.self(f, 0), b.self(f, 0));
+    EXPECT_EQ(a.stack_inclusive(f, 0), b.stack_inclusive(f, 0));
+  }
+  ASSERT_EQ(a.calls.size(), b.calls.size());
+  for (CallId c = 0; c < a.calls.size(); ++c) {
+    EXPECT_EQ(a.calls[c].caller, b.calls[c].caller);
+    EXPECT_EQ(a.calls[c].callee, b.calls[c].callee);
+    EXPECT_EQ(a.inclusive(c, 0), b.inclusive(c, 0));
+  }
+  ASSERT_EQ(a.stack_nodes.size(), b.stack_nodes.size());
+  for (std::size_t n = 0; n < a.stack_nodes.size(); ++n) {
+    EXPECT_EQ(a.stack_nodes[n].parent, b.stack_nodes[n].parent);
+    EXPECT_EQ(a.stack_node_cost[n], b.stack_node_cost[n]);
+  }
+}
+
+TEST(PerfReader, ErrorsInALaterPartCountLinesFromTheFileStart) {
+  std::string text = test::read_file(test::testdata_dir() / "perf" / "q-g.perf");
+  std::size_t lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+  auto files = from_text("late.perf", text + "garbage line\n");
+  perf::Options split;
+  split.split_above = 1024;
+  Diagnostics d;
+  auto p = perf::read(files, split, d);
+  ASSERT_FALSE(p.has_value());
+  EXPECT_NE(p.error().message.find("late.perf:" + std::to_string(lines + 1) + ":1: expected a sample header"),
+            std::string::npos)
+      << p.error().message;
+}
+
 TEST(PerfReader, ReadsHeadersFromTheRight) {
   fs::path dir = test::testdata_dir() / "perf";
   Profile p = read_perf(dir / "q-g.perf");

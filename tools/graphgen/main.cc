@@ -5,6 +5,7 @@
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -67,7 +68,24 @@ struct Args {
   std::string total = "callratios";
   std::string weight = "samples";
   bool merge_by_name = false;
+  bool timings = false;
   bool quiet = false;
+};
+
+// Wall-clock phases for --timings.
+class Phases {
+ public:
+  explicit Phases(bool on) : on_(on), last_(std::chrono::steady_clock::now()) {}
+  void mark(const char* name) {
+    if (!on_) return;
+    auto now = std::chrono::steady_clock::now();
+    std::fprintf(stderr, "graphgen: timing: %-8s %8.3f s\n", name, std::chrono::duration<double>(now - last_).count());
+    last_ = now;
+  }
+
+ private:
+  bool on_;
+  std::chrono::steady_clock::time_point last_;
 };
 
 int fail(const Error& e) {
@@ -121,6 +139,7 @@ int run(const Args& a) {
   Theme theme = *find_theme(a.colormap);
   if (a.skew != 0) theme.skew = a.skew;  // gprof2dot ignores a zero skew
 
+  Phases phases(a.timings);
   // Inputs: all of one format; the bytes decide unless -f is given.
   std::vector<InputFile> inputs;
   const formats::InputFormat* in_format = a.format.empty() ? nullptr : formats::find_input_format(a.format);
@@ -151,6 +170,7 @@ int run(const Args& a) {
     return fail(profile.error());
   }
   inputs.clear();
+  phases.mark("read");
 
   // --event picks the cost column (callgrind); for perf it filtered samples.
   std::size_t event = 0;
@@ -206,6 +226,7 @@ int run(const Args& a) {
     keep_ancestors(graph, leaves, a.depth);
   }
 
+  phases.mark("analyse");
   std::string text = dot::write(*profile, graph, theme, dot_options, diag);
   report(diag, a.quiet);
   if (out_format->rendered) {
@@ -217,6 +238,7 @@ int run(const Args& a) {
   }
   auto written = write_file_atomically(a.output, text);
   if (!written) return fail(written.error());
+  phases.mark("write");
   return kExitOk;
 }
 
@@ -330,6 +352,7 @@ int main(int argc, char** argv) {
   app.add_flag("--merge-by-name", a.merge_by_name,
                "callgrind: identify functions by name alone, as gprof2dot does, merging same-named "
                "functions of different objects (e.g. malloc in ld.so and libc)");
+  app.add_flag("--timings", a.timings, "print the time each phase took (read, analyse, write) on stderr");
   app.add_flag("-q,--quiet", a.quiet, "do not print warnings");
 
   try {

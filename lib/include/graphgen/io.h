@@ -24,7 +24,9 @@ class InputFile {
   std::string_view bytes() const { return {data_, size_}; }
   /// Lets the kernel drop mapped pages before `offset`, which a one-pass
   /// reader will not read again (keeps resident memory small).
-  void release_before(std::size_t offset) const;
+  void release_before(std::size_t offset) const { release_range(0, offset); }
+  /// The same for the pages wholly inside [begin, end).
+  void release_range(std::size_t begin, std::size_t end) const;
   const std::string& path() const { return path_; }
 
  private:

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <string_view>
@@ -16,8 +17,10 @@ namespace graphgen {
 
 class LineScanner {
  public:
-  /// `input` may be null (then nothing is released).
-  LineScanner(std::string_view data, const InputFile* input = nullptr) : data_(data), input_(input) {}
+  /// `input` may be null (then nothing is released). `data` may be a part
+  /// of the input starting at byte `base`.
+  LineScanner(std::string_view data, const InputFile* input = nullptr, std::size_t base = 0)
+      : data_(data), input_(input), base_(base) {}
 
   /// The next line without its '\n' (and a trailing '\r'); false at the end.
   bool next(std::string_view& line) {
@@ -31,7 +34,7 @@ class LineScanner {
     line = {begin, len};
     ++line_no_;
     if (input_ && pos_ - released_ > kReleaseEvery) {
-      input_->release_before(pos_);
+      input_->release_range(base_, base_ + pos_);
       released_ = pos_;
     }
     return true;
@@ -52,6 +55,7 @@ class LineScanner {
   static constexpr std::size_t kReleaseEvery = std::size_t{16} << 20;
   std::string_view data_;
   const InputFile* input_;
+  std::size_t base_ = 0;
   std::size_t pos_ = 0;
   std::size_t line_start_ = 0;
   std::size_t line_no_ = 0;
