@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <array>
-#include <unordered_map>
 
 #include "graphgen/flat_index.h"
 #include "graphgen/text.h"
@@ -251,20 +250,25 @@ class Reader {
   // --- functions, calls and costs -----------------------------------------
 
   FuncId function_for(StringId name, StringId object, StringId file) {
-    std::uint64_t key = (static_cast<std::uint64_t>(name) << 32) | (merge_by_name_ ? 0 : object);
-    auto [it, inserted] = functions_.try_emplace(key, 0);
-    if (!inserted) return it->second;
-    Function f;
-    f.label = f.name = name;
-    f.object = object;
-    if (object != kNoString) {
-      f.module = p_.strings.intern(basename_of(p_.str(object)));
-      f.show_module = true;
-    }
-    f.file = file;
-    f.calls = 0;  // callgrind knows every call: a function never called shows 0x
-    it->second = p_.add_function(f);
-    return it->second;
+    StringId key_object = merge_by_name_ ? kNoString : object;
+    return functions_.find_or_add(
+        FlatIndex::mix(name, key_object),
+        [&](std::uint32_t f) {
+          const Function& fn = p_.functions[f];
+          return fn.name == name && (merge_by_name_ || fn.object == object);
+        },
+        [&] {
+          Function f;
+          f.label = f.name = name;
+          f.object = object;
+          if (object != kNoString) {
+            f.module = p_.strings.intern(basename_of(p_.str(object)));
+            f.show_module = true;
+          }
+          f.file = file;
+          f.calls = 0;  // callgrind knows every call: a function never called shows 0x
+          return p_.add_function(f);
+        });
   }
 
   Expected<bool> current_function(std::size_t col, FuncId& out) {
@@ -378,10 +382,10 @@ class Reader {
       // function in its name-only mode.
       if (!merge_by_name_) cob_set_ = false;
       cfi_ = kNoString;
-      std::uint64_t key = (static_cast<std::uint64_t>(caller) << 32) | callee;
-      auto [it, inserted] = calls_.try_emplace(key, 0);
-      if (inserted) it->second = p_.add_call({caller, callee, 0});
-      CallId c = it->second;
+      CallId c = calls_.find_or_add(
+          FlatIndex::mix(caller, callee),
+          [&](std::uint32_t id) { return p_.calls[id].caller == caller && p_.calls[id].callee == callee; },
+          [&] { return p_.add_call({caller, callee, 0}); });
       p_.calls[c].count = saturating_add(p_.calls[c].count, call_count_);
       p_.functions[callee].calls = saturating_add(p_.functions[callee].calls, call_count_);
       for (std::size_t e = 0; e < ne; ++e) p_.inclusive(c, e) = saturating_add(p_.inclusive(c, e), costs_[e]);
@@ -439,8 +443,8 @@ class Reader {
   std::vector<std::uint32_t> columns_;  // cost column -> event index
   std::vector<Cost> costs_;
   bool saw_events_ = false;
-  std::unordered_map<std::uint64_t, FuncId> functions_;
-  std::unordered_map<std::uint64_t, CallId> calls_;
+  FlatIndex functions_;  // (name, object) -> FuncId
+  FlatIndex calls_;      // (caller, callee) -> CallId
   FlatIndex lines_;
   struct LineCacheEntry {
     std::uint32_t generation = 0;

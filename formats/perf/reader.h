@@ -27,7 +27,7 @@ struct Options {
   bool weight_by_period = false;  // else every sample counts 1
   /// Files larger than this are split at a sample boundary and read on two
   /// cores; the result is the same as reading them whole.
-  std::size_t split_above = std::size_t{8} << 20;
+  std::size_t split_above = std::size_t{32} << 20;
 };
 
 /// True when the head looks like perf script output.

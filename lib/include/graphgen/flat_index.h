@@ -1,6 +1,6 @@
 // An open-addressing hash index from keys to dense row numbers. The keys
 // live in the caller's own rows (e.g. Profile::line_costs), so the index
-// costs 12 bytes a slot and a lookup touches one or two cache lines, where
+// costs 8 bytes a slot and a lookup touches one cache line, where
 // std::unordered_map allocates a node per key and chases pointers.
 #pragma once
 
@@ -20,15 +20,17 @@ class FlatIndex {
   std::uint32_t find_or_add(std::uint64_t hash, Equal&& equal, Add&& add) {
     if ((used_ + 1) * 2 > slots_.size()) grow();
     std::size_t mask = slots_.size() - 1;
-    for (std::size_t i = hash & mask;; i = (i + 1) & mask) {
+    // 32 bits of hash place and tag a slot (tables stay below 2^32 slots).
+    const auto tag = static_cast<std::uint32_t>(hash);
+    for (std::size_t i = tag & mask;; i = (i + 1) & mask) {
       Slot& s = slots_[i];
       if (s.row_plus_one == 0) {
         std::uint32_t row = add();
-        s = {hash, row + 1};
+        s = {tag, row + 1};
         ++used_;
         return row;
       }
-      if (s.hash == hash && equal(s.row_plus_one - 1)) return s.row_plus_one - 1;
+      if (s.tag == tag && equal(s.row_plus_one - 1)) return s.row_plus_one - 1;
     }
   }
 
@@ -63,7 +65,7 @@ class FlatIndex {
 
  private:
   struct Slot {
-    std::uint64_t hash = 0;
+    std::uint32_t tag = 0;
     std::uint32_t row_plus_one = 0;  // 0 = empty
   };
 
@@ -73,7 +75,7 @@ class FlatIndex {
     std::size_t mask = slots_.size() - 1;
     for (const Slot& s : old) {
       if (s.row_plus_one == 0) continue;
-      std::size_t i = s.hash & mask;
+      std::size_t i = s.tag & mask;
       while (slots_[i].row_plus_one != 0) i = (i + 1) & mask;
       slots_[i] = s;
     }

@@ -52,7 +52,7 @@ class LineScanner {
   bool at_end() const { return pos_ >= data_.size(); }
 
  private:
-  static constexpr std::size_t kReleaseEvery = std::size_t{16} << 20;
+  static constexpr std::size_t kReleaseEvery = std::size_t{1} << 20;
   std::string_view data_;
   const InputFile* input_;
   std::size_t base_ = 0;

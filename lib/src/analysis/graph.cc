@@ -37,19 +37,10 @@ double to_time(const Event& ev, Cost c) {
 
 }  // namespace
 
-void sort_edges(CallGraph& g, std::vector<std::uint32_t>* order) {
-  std::vector<std::uint32_t> perm(g.edges.size());
-  for (std::uint32_t i = 0; i < perm.size(); ++i) perm[i] = i;
-  std::sort(perm.begin(), perm.end(), [&](std::uint32_t a, std::uint32_t b) {
-    const GraphEdge& x = g.edges[a];
-    const GraphEdge& y = g.edges[b];
+void sort_edges(CallGraph& g) {
+  std::sort(g.edges.begin(), g.edges.end(), [](const GraphEdge& x, const GraphEdge& y) {
     return x.caller != y.caller ? x.caller < y.caller : x.callee < y.callee;
   });
-  std::vector<GraphEdge> sorted;
-  sorted.reserve(perm.size());
-  for (std::uint32_t i : perm) sorted.push_back(g.edges[i]);
-  g.edges = std::move(sorted);
-  if (order) *order = std::move(perm);
   g.edge_begin.assign(g.nodes.size() + 1, 0);
   for (const GraphEdge& e : g.edges) ++g.edge_begin[e.caller + 1];
   for (std::size_t i = 0; i < g.nodes.size(); ++i) g.edge_begin[i + 1] += g.edge_begin[i];

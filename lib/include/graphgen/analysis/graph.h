@@ -42,9 +42,8 @@ struct CallGraph {
   std::vector<std::uint32_t> edge_begin;
 };
 
-/// Sorts edges by (caller, callee) and fills edge_begin. When `order` is
-/// given it receives, for each sorted position, the edge's previous index.
-void sort_edges(CallGraph& g, std::vector<std::uint32_t>* order = nullptr);
+/// Sorts edges by (caller, callee), in place, and fills edge_begin.
+void sort_edges(CallGraph& g);
 
 /// gprof2dot's ratio(): 0/0 is 1, results clamped to [0, 1]; values outside
 /// by more than 2^-23 are counted in `clamped` (reported once by the caller).
