@@ -63,6 +63,7 @@ class Reader {
     for (auto& t : names_) t.clear();
     ob_ = fl_ = fi_ = fn_ = cob_ = cfi_ = cfn_ = kNoString;
     fn_set_ = cfn_set_ = cob_set_ = false;
+    file_switch_pending_ = false;
     current_ = kNoFunction;
     in_call_ = in_jump_ = false;
     positions_ = 1;
@@ -192,7 +193,12 @@ class Reader {
       current_ = kNoFunction;
     } else if (spec == "fi" || spec == "fe") {
       fi_ = name;
+      file_switch_pending_ = true;
     } else if (spec == "fn") {
+      // Valgrind never puts fi= right before fn=; converters that do (e.g.
+      // the one behind gprof2dot's bzr sample) mean the function's file.
+      if (file_switch_pending_) fl_ = fi_;
+      file_switch_pending_ = false;
       fn_ = name;
       fn_set_ = true;
       fi_ = fl_;
@@ -249,13 +255,17 @@ class Reader {
 
   // --- functions, calls and costs -----------------------------------------
 
+  // KCacheGrind's identity, name + object + file, as the file records it: a
+  // static function may exist in two sources of one object (ld.so's
+  // check_match), and valgrind names a function's file differently in its
+  // own block (file of the first instruction) and in calls to it. Views that
+  // want one node per function merge afterwards (merge_functions()).
   FuncId function_for(StringId name, StringId object, StringId file) {
-    StringId key_object = merge_by_name_ ? kNoString : object;
     return functions_.find_or_add(
-        FlatIndex::mix(name, key_object),
+        FlatIndex::mix(name, object, file),
         [&](std::uint32_t f) {
           const Function& fn = p_.functions[f];
-          return fn.name == name && (merge_by_name_ || fn.object == object);
+          return fn.name == name && fn.object == object && fn.file == file;
         },
         [&] {
           Function f;
@@ -366,6 +376,7 @@ class Reader {
       costs_[columns_[column++]] = static_cast<Cost>(std::min<std::uint64_t>(v, INT64_MAX));
     }
     for (std::size_t c = column; c < columns_.size(); ++c) costs_[columns_[c]] = 0;
+    file_switch_pending_ = false;
     if (in_jump_) {  // the source position of a jump: no cost
       in_jump_ = false;
       return true;
@@ -436,6 +447,7 @@ class Reader {
   bool fn_set_ = false, cfn_set_ = false, cob_set_ = false;
   FuncId current_ = kNoFunction;
   bool in_call_ = false, in_jump_ = false;
+  bool file_switch_pending_ = false;  // fi=/fe= seen since the last cost line
   std::int64_t call_count_ = 0;
   int positions_ = 1;
   int line_position_ = 0;
@@ -443,7 +455,7 @@ class Reader {
   std::vector<std::uint32_t> columns_;  // cost column -> event index
   std::vector<Cost> costs_;
   bool saw_events_ = false;
-  FlatIndex functions_;  // (name, object) -> FuncId
+  FlatIndex functions_;  // (name, object, file) -> FuncId
   FlatIndex calls_;      // (caller, callee) -> CallId
   FlatIndex lines_;
   struct LineCacheEntry {

@@ -11,8 +11,10 @@
 //   cost     := subpos{positions} cost{<= events}
 //   subpos   := decimal | '0x' hex | '+' n | '-' n | '*'   (relative to the previous cost line)
 // Several parts (and several files) accumulate into one profile. A function
-// is identified by (name, object): gprof2dot's name-only identity merges
-// distinct functions such as malloc in ld.so and in libc.
+// is (name, object, file) exactly as the file names it, as KCacheGrind and
+// callgrind_annotate key them; graph views merge these per (name, object)
+// (merge_functions), where gprof2dot's name-only identity would also merge
+// distinct functions such as malloc of ld.so and of libc.
 #pragma once
 
 #include <string_view>
@@ -29,8 +31,9 @@ namespace graphgen::callgrind {
 bool sniff(std::string_view head);
 
 /// Reads and sums callgrind files: every event, self cost per function and
-/// per source line, calls with counts and inclusive costs. With
-/// `merge_by_name`, functions are identified by name alone (gprof2dot).
+/// per source line, calls with counts and inclusive costs. `merge_by_name`
+/// scopes cob= as gprof2dot does (until the next self cost line), which
+/// decides the module of gprof2dot's name-merged nodes.
 Expected<Profile> read(const std::vector<InputFile>& inputs, bool merge_by_name, Diagnostics& diag);
 
 }  // namespace graphgen::callgrind

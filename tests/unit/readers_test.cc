@@ -13,6 +13,7 @@
 #include "callgrind/reader.h"
 #include "collapse/reader.h"
 #include "graphgen/analysis/integrate.h"
+#include "graphgen/analysis/merge.h"
 #include "perf/reader.h"
 #include "util/test_util.h"
 
@@ -173,18 +174,29 @@ TEST(CallgrindReader, DecodesRelativeAndHexSubpositionsIntoLineCosts) {
   EXPECT_EQ(by_line, (std::map<std::uint32_t, Cost>{{7, 7}, {10, 6}}));
 }
 
-TEST(CallgrindReader, KeepsSameNamedFunctionsOfDifferentObjectsApart) {
+TEST(CallgrindReader, KeepsFunctionsAsTheFileNamesThemAndViewsMergeThem) {
+  // malloc of ld.so and of libc; check_match, static in two sources of ld.so.
   std::string text =
-      "events: Ir\nob=/lib/ld.so\nfn=malloc\n1 10\nob=/lib/libc.so\nfn=malloc\n1 20\nfn=main\n1 1\n"
-      "cob=/lib/ld.so\ncfn=malloc\ncalls=1 1\n1 10\n";
-  Diagnostics d;
-  auto apart = callgrind::read(from_text("a.callgrind", text), false, d);
-  ASSERT_TRUE(apart.has_value());
-  EXPECT_EQ(apart->functions.size(), 3u);
-  auto merged = callgrind::read(from_text("b.callgrind", text), true, d);
-  ASSERT_TRUE(merged.has_value());
-  EXPECT_EQ(merged->functions.size(), 2u);
-  EXPECT_EQ(merged->self(0, 0), 30);
+      "events: Ir\nob=/lib/ld.so\nfl=a.c\nfn=malloc\n1 10\nfn=check_match\n1 4\nfl=b.c\nfn=check_match\n1 5\n"
+      "ob=/lib/libc.so\nfl=m.c\nfn=malloc\n1 20\nfn=main\n1 1\ncob=/lib/ld.so\ncfi=a.c\ncfn=malloc\ncalls=1 1\n1 10\n";
+  auto read = [&] {
+    Diagnostics d;
+    auto p = callgrind::read(from_text("a.callgrind", text), false, d);
+    EXPECT_TRUE(p.has_value()) << p.error().message;
+    return std::move(p).value();
+  };
+  EXPECT_EQ(read().functions.size(), 5u);  // as callgrind_annotate and KCacheGrind see them
+  Profile twice = merge_functions(merge_functions(read(), FunctionKey::kNameAndObject), FunctionKey::kNameAndObject);
+  EXPECT_EQ(twice.functions.size(), 4u);  // merging twice changes nothing
+  Profile by_object = merge_functions(read(), FunctionKey::kNameAndObject);
+  EXPECT_EQ(by_object.functions.size(), 4u);  // check_match is one function of ld.so
+  EXPECT_EQ(by_object.self(1, 0), 9);
+  Profile by_name = merge_functions(read(), FunctionKey::kName);
+  ASSERT_EQ(by_name.functions.size(), 3u);  // gprof2dot's identity also merges the two mallocs
+  EXPECT_EQ(by_name.self(0, 0), 30);
+  EXPECT_EQ(by_name.functions[0].calls, 1);
+  ASSERT_EQ(by_name.calls.size(), 1u);
+  EXPECT_EQ(by_name.inclusive(0, 0), 10);
 }
 
 TEST(CallgrindReader, RejectsMalformedLinesWithPositions) {

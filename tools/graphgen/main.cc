@@ -14,6 +14,7 @@
 #include "dot/dot_writer.h"
 #include "graphgen/analysis/graph.h"
 #include "graphgen/analysis/integrate.h"
+#include "graphgen/analysis/merge.h"
 #include "graphgen/analysis/prune.h"
 #include "graphgen/analysis/select.h"
 #include "graphgen/analysis/theme.h"
@@ -170,6 +171,10 @@ int run(const Args& a) {
     return fail(profile.error());
   }
   inputs.clear();
+  // callgrind keeps functions per file as the format names them; the graph
+  // shows one node per function of a binary (or per name, as gprof2dot).
+  if (in_format->name == std::string_view("callgrind"))
+    profile = merge_functions(std::move(*profile), a.merge_by_name ? FunctionKey::kName : FunctionKey::kNameAndObject);
   phases.mark("read");
 
   // --event picks the cost column (callgrind); for perf it filtered samples.
