@@ -7,6 +7,7 @@
 #include "collapse/reader.h"
 #include "perf/reader.h"
 #include "pstats/pstats.h"
+#include "pstats/writer.h"
 
 namespace graphgen::formats {
 
@@ -23,7 +24,7 @@ Confidence sniff_pstats(std::string_view head) {
   return Confidence::kWeak;
 }
 
-Expected<Profile> read_pstats(const std::vector<InputFile>& inputs, const ReadOptions&, Diagnostics& diag) {
+Expected<pstats::Table> merged_pstats(const std::vector<InputFile>& inputs, Diagnostics& diag) {
   std::vector<pstats::Table> tables;
   std::vector<std::string> paths;
   tables.reserve(inputs.size());
@@ -33,9 +34,19 @@ Expected<Profile> read_pstats(const std::vector<InputFile>& inputs, const ReadOp
     tables.push_back(std::move(table).value());
     paths.push_back(in.path());
   }
-  auto merged = pstats::merge(std::move(tables), paths);
+  return pstats::merge(std::move(tables), paths);
+}
+
+Expected<Profile> read_pstats(const std::vector<InputFile>& inputs, const ReadOptions&, Diagnostics& diag) {
+  auto merged = merged_pstats(inputs, diag);
   if (!merged) return merged.error();
   return pstats::to_profile(*merged);
+}
+
+Expected<std::string> pstats_to_pstats(const std::vector<InputFile>& inputs, Diagnostics& diag) {
+  auto merged = merged_pstats(inputs, diag);
+  if (!merged) return merged.error();
+  return pstats::write_table(*merged);
 }
 
 bool has_extension(std::string_view path, std::string_view ext) {
@@ -78,7 +89,7 @@ Expected<Profile> read_collapse(const std::vector<InputFile>& inputs, const Read
 const std::vector<InputFormat>& input_formats() {
   static const std::vector<InputFormat> kFormats = {
       {"pstats", "Python cProfile/profile statistics (marshal), several files merge as pstats.Stats does",
-       {".pstats", ".prof", ".profile", ".cprof"}, sniff_pstats, read_pstats},
+       {".pstats", ".prof", ".profile", ".cprof"}, sniff_pstats, read_pstats, pstats_to_pstats},
       {"callgrind", "Valgrind callgrind (and cachegrind-style) profiles; several files are summed",
        {".callgrind", ".out"}, sniff_callgrind, read_callgrind},
       {"perf", "perf script output (with or without -g); several files are summed",
@@ -129,10 +140,14 @@ Expected<const InputFormat*> detect_input_format(const InputFile& input) {
 
 const std::vector<OutputFormat>& output_formats() {
   static const std::vector<OutputFormat> kFormats = {
-      {"dot", "Graphviz source, as gprof2dot writes it", {".dot", ".gv"}, false},
-      {"png", "PNG image, laid out and rendered in-process by Graphviz", {".png"}, true},
-      {"svg", "SVG image with tooltips, rendered in-process by Graphviz", {".svg"}, true},
-      {"pdf", "PDF document, rendered in-process by Graphviz", {".pdf"}, true},
+      {"dot", "Graphviz source, as gprof2dot writes it", {".dot", ".gv"}, OutputFormat::Kind::kDot},
+      {"png", "PNG image, laid out and rendered in-process by Graphviz", {".png"}, OutputFormat::Kind::kImage},
+      {"svg", "SVG image with tooltips, rendered in-process by Graphviz", {".svg"}, OutputFormat::Kind::kImage},
+      {"pdf", "PDF document, rendered in-process by Graphviz", {".pdf"}, OutputFormat::Kind::kImage},
+      {"callgrind", "callgrind profile for KCacheGrind and callgrind_annotate", {".callgrind"},
+       OutputFormat::Kind::kCallgrind},
+      {"pstats", "Python pstats (marshal version 2: Python 2.5+ and 3 load it)", {".pstats", ".prof"},
+       OutputFormat::Kind::kPstats},
   };
   return kFormats;
 }

@@ -33,6 +33,9 @@ struct InputFormat {
   Confidence (*sniff)(std::string_view head);
   /// Reads one or more files of this format into one merged profile.
   Expected<Profile> (*read)(const std::vector<InputFile>& inputs, const ReadOptions& options, Diagnostics& diag);
+  /// Formats that can be written back exactly (pstats) convert directly,
+  /// without the model's rounding; null for the others.
+  Expected<std::string> (*to_pstats)(const std::vector<InputFile>& inputs, Diagnostics& diag) = nullptr;
 };
 
 const std::vector<InputFormat>& input_formats();
@@ -44,10 +47,13 @@ std::vector<std::string_view> input_format_names();
 Expected<const InputFormat*> detect_input_format(const InputFile& input);
 
 struct OutputFormat {
+  enum class Kind { kDot, kImage, kCallgrind, kPstats };
   std::string_view name;
   std::string_view description;
   std::vector<std::string_view> extensions;
-  bool rendered;  // needs Graphviz layout
+  Kind kind;
+  bool rendered() const { return kind == Kind::kImage; }
+  bool graph() const { return kind == Kind::kDot || kind == Kind::kImage; }
 };
 
 const std::vector<OutputFormat>& output_formats();

@@ -21,9 +21,11 @@ jobs=${GRAPHGEN_JOBS:-$(nproc 2>/dev/null || echo 2)}
 #   libgtest-dev libgmock-dev          unit and conformance tests
 #   libbenchmark-dev                   bench/
 #   nlohmann-json3-dev                 tests read Python's decoded .expected.json
+#   valgrind                           tests check written callgrind files with callgrind_annotate
+#   xz-utils                           bench/ decompresses ../shared/bench
 #   python3                            the conformance comparators in ../shared
 packages=(cmake g++ ninja-build pkg-config libgraphviz-dev libspdlog-dev libfmt-dev libcli11-dev
-          libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev)
+          libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev valgrind xz-utils)
 
 say() { printf 'dev.sh: %s\n' "$*" >&2; }
 

@@ -403,6 +403,7 @@ class Reader {
       return true;
     }
     cob_set_ = false;
+    if (p_.functions[caller].line == 0) p_.functions[caller].line = line_value;  // its first source line
     for (std::size_t e = 0; e < ne; ++e) p_.self(caller, e) = saturating_add(p_.self(caller, e), costs_[e]);
     if (line_position_ >= 0) {
       // A function's cost lines revisit a few source lines: a small

@@ -322,19 +322,21 @@ Profile to_profile(const Table& table) {
     p.total(callee, 0) = seconds_to_ns(e.ct.as_double());
     for (const Caller& c : e.callers) {
       FuncId caller = get(c.key);
-      Call call{caller, callee, 0};
+      Call call{caller, callee, 0, kUnknownCount};
       double inclusive = 0;
       if (c.is_int) {
         std::int64_t n = table.numbers[c.begin].i;
         call.count = n;
         inclusive = ratio(static_cast<double>(n), e.nc.as_double()) * e.ct.as_double();
       } else {
-        std::int64_t calls = 0;
+        std::int64_t calls = 0, primitive = 0;
         for (std::uint32_t g = 0; g + 3 < c.count; g += 4) {
-          calls = saturating_add(calls, table.numbers[c.begin + g + 1].as_int());
+          calls = saturating_add(calls, table.numbers[c.begin + g].as_int());
+          primitive = saturating_add(primitive, table.numbers[c.begin + g + 1].as_int());
           inclusive += table.numbers[c.begin + g + 3].as_double();
         }
         call.count = calls;
+        call.primitive_count = primitive;
       }
       CallId id = p.add_call(call);
       p.inclusive(id, 0) = seconds_to_ns(inclusive);

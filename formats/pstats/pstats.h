@@ -90,8 +90,9 @@ Expected<Table> merge(std::vector<Table> tables, const std::vector<std::string>&
 
 /// The model of a table with gprof2dot's reading of it: functions in order
 /// of first appearance, label `module:line:name`, self = tt, inclusive = ct,
-/// calls = nc; one edge per caller entry (calls = cc, inclusive = ct; or for
-/// int entries calls = n, inclusive = n / nc * ct). Times in ns.
+/// calls = nc; one edge per caller entry (count = nc, primitive count = cc,
+/// inclusive = ct; or for int entries count = n, inclusive = n / nc * ct).
+/// Times in ns.
 Profile to_profile(const Table& table);
 
 /// gprof2dot's node name: basename of the filename without extension.

@@ -116,6 +116,40 @@ TEST_P(Conformance, DotEqualsGprof2dotByMeaning) {
   fs::remove_all(out.parent_path());
 }
 
+// Profile outputs: pstats -> callgrind against pyprof2calltree (callgrindcmp)
+// and the eight MPI ranks -> one pstats against pstats.Stats (pstatscmp).
+TEST(ConformanceOutputs, PstatsToCallgrindEqualsPyprof2calltree) {
+  fs::path corpus = test::corpus_dir();
+  if (corpus.empty()) GTEST_SKIP() << test::no_corpus_message();
+  for (const char* name : {"scatter", "pydoc-html"}) {
+    SCOPED_TRACE(name);
+    fs::path out = test::temp_dir() / "out.callgrind";
+    auto r = test::graphgen({"real/pstats/" + std::string(name) + ".pstats", "-o", out.string()}, corpus);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto cmp = test::run({"python3", (test::conformance_dir() / "callgrindcmp.py").string(),
+                          (corpus / "real/pstats" / (std::string(name) + ".pyprof2calltree.callgrind")).string(),
+                          out.string()});
+    EXPECT_EQ(cmp.exit_code, 0) << cmp.out;
+  }
+}
+
+TEST(ConformanceOutputs, MergedRanksEqualPstatsStats) {
+  fs::path corpus = test::corpus_dir();
+  if (corpus.empty()) GTEST_SKIP() << test::no_corpus_message();
+  std::vector<std::string> args;
+  for (const auto& e : fs::directory_iterator(corpus / "real" / "mpi"))
+    if (e.path().filename().string().starts_with("cpu_")) args.push_back(fs::relative(e.path(), corpus).string());
+  std::sort(args.begin(), args.end());
+  fs::path out = test::temp_dir() / "merged.pstats";
+  args.push_back("-o");
+  args.push_back(out.string());
+  auto r = test::graphgen(args, corpus);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto cmp = test::run({"python3", (test::conformance_dir() / "pstatscmp.py").string(),
+                        (corpus / "real/mpi/merged.pstats").string(), out.string()});
+  EXPECT_EQ(cmp.exit_code, 0) << cmp.out;
+}
+
 INSTANTIATE_TEST_SUITE_P(Corpus, Conformance, testing::ValuesIn(cases()),
                          [](const testing::TestParamInfo<Case>& info) {
                            std::string n = info.param.name;

@@ -225,16 +225,21 @@ TEST(PstatsModel, FollowsGprof2dotReadingOfCProfileStats) {
   for (const Entry& e : t.entries)
     if (t.str(t.keys[e.key].name) == "merge_sort") entry = &e;
   ASSERT_NE(entry, nullptr);
-  std::int64_t cc = -1;
+  std::int64_t nc = -1, cc = -1;
   for (const Caller& c : entry->callers)
-    if (c.key == entry->key) cc = t.numbers[c.begin + 1].i;
+    if (c.key == entry->key) {
+      nc = t.numbers[c.begin].i;
+      cc = t.numbers[c.begin + 1].i;
+    }
   bool seen = false;
   for (CallId c = 0; c < p.calls.size(); ++c) {
     if (p.calls[c].caller == sort && p.calls[c].callee == sort) {
-      EXPECT_EQ(p.calls[c].count, cc);
+      EXPECT_EQ(p.calls[c].count, nc);
+      EXPECT_EQ(p.calls[c].primitive_count, cc);
       seen = true;
     }
   }
+  EXPECT_LT(cc, nc);  // recursion: some calls were made while the pair was active
   EXPECT_TRUE(seen);
 }
 

@@ -11,7 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "callgrind/writer.h"
 #include "dot/dot_writer.h"
+#include "pstats/writer.h"
 #include "graphgen/analysis/graph.h"
 #include "graphgen/analysis/integrate.h"
 #include "graphgen/analysis/merge.h"
@@ -103,6 +105,17 @@ void report(const Diagnostics& diag, bool quiet) {
   for (const std::string& w : diag.warnings()) spdlog::warn("{}", w);
 }
 
+// --event picks the cost column (callgrind); for perf it filtered samples.
+Expected<std::size_t> pick_event(const Profile& p, const Args& a, std::string_view format) {
+  if (a.event.empty() || format == "perf") return std::size_t{0};
+  std::vector<std::string_view> names;
+  for (std::size_t e = 0; e < p.events.size(); ++e) {
+    names.push_back(p.str(p.events[e].name));
+    if (names.back() == a.event) return e;
+  }
+  return bad_usage(fmt::format("--event {}: the profile has no such event; it has {}", a.event, join(names)));
+}
+
 int run(const Args& a) {
   // Output format: -T, else the -o extension, else dot.
   const formats::OutputFormat* out_format = nullptr;
@@ -117,7 +130,7 @@ int run(const Args& a) {
     out_format = formats::find_output_format("dot");
   }
 #ifndef GRAPHGEN_HAVE_RENDER
-  if (out_format->rendered)
+  if (out_format->rendered())
     return fail(bad_usage(fmt::format("this graphgen was built without Graphviz, so it cannot write {}; "
                                       "write .dot, or install libgraphviz-dev and rebuild",
                                       out_format->name)));
@@ -161,6 +174,17 @@ int run(const Args& a) {
   }
 
   Diagnostics diag;
+  if (out_format->kind == formats::OutputFormat::Kind::kPstats && in_format->to_pstats) {
+    // pstats to pstats: the merged table itself, every number as Python has it.
+    auto bytes = in_format->to_pstats(inputs, diag);
+    report(diag, a.quiet);
+    if (!bytes) return fail(bytes.error());
+    phases.mark("read");
+    auto written = write_file_atomically(a.output, *bytes);
+    if (!written) return fail(written.error());
+    phases.mark("write");
+    return kExitOk;
+  }
   formats::ReadOptions read_options;
   read_options.weight_by_period = a.weight == "period";
   read_options.merge_by_name = a.merge_by_name;
@@ -171,24 +195,35 @@ int run(const Args& a) {
     return fail(profile.error());
   }
   inputs.clear();
+  phases.mark("read");
+
+  if (!out_format->graph()) {
+    // Profile outputs carry the whole profile: no pruning or selection.
+    std::string bytes;
+    if (out_format->kind == formats::OutputFormat::Kind::kCallgrind) {
+      callgrind::WriteOptions wo;
+      wo.creator = std::string("graphgen ") + GRAPHGEN_VERSION;
+      for (const std::string& in : a.inputs) wo.cmd += (wo.cmd.empty() ? "" : " ") + in;
+      bytes = callgrind::write(*profile, wo);
+    } else {
+      std::size_t event = 0;
+      if (auto e = pick_event(*profile, a, in_format->name); !e) return fail(e.error()); else event = *e;
+      bytes = pstats::write_table(pstats::from_profile(*profile, event));
+    }
+    report(diag, a.quiet);
+    auto written = write_file_atomically(a.output, bytes);
+    if (!written) return fail(written.error());
+    phases.mark("write");
+    return kExitOk;
+  }
+
   // callgrind keeps functions per file as the format names them; the graph
   // shows one node per function of a binary (or per name, as gprof2dot).
   if (in_format->name == std::string_view("callgrind"))
     profile = merge_functions(std::move(*profile), a.merge_by_name ? FunctionKey::kName : FunctionKey::kNameAndObject);
-  phases.mark("read");
 
-  // --event picks the cost column (callgrind); for perf it filtered samples.
   std::size_t event = 0;
-  if (!a.event.empty() && in_format->name != std::string_view("perf")) {
-    std::vector<std::string_view> names;
-    event = profile->events.size();
-    for (std::size_t e = 0; e < profile->events.size(); ++e) {
-      names.push_back(profile->str(profile->events[e].name));
-      if (names.back() == a.event) event = e;
-    }
-    if (event == profile->events.size())
-      return fail(bad_usage(fmt::format("--event {}: the profile has no such event; it has {}", a.event, join(names))));
-  }
+  if (auto e = pick_event(*profile, a, in_format->name); !e) return fail(e.error()); else event = *e;
   CallGraph graph;
   if (profile->has_total_cost()) {
     graph = graph_from_reported_totals(*profile, event, diag);
@@ -234,7 +269,7 @@ int run(const Args& a) {
   phases.mark("analyse");
   std::string text = dot::write(*profile, graph, theme, dot_options, diag);
   report(diag, a.quiet);
-  if (out_format->rendered) {
+  if (out_format->rendered()) {
 #ifdef GRAPHGEN_HAVE_RENDER
     auto image = render::render(text, out_format->name);
     if (!image) return fail(image.error());
@@ -256,9 +291,11 @@ int main(int argc, char** argv) {
 
   Args a;
   CLI::App app{
-      "Reads profiles (Python pstats; several files merge), builds one call graph and writes it as\n"
-      "Graphviz dot (the default, equal by meaning to gprof2dot's) or as a PNG/SVG/PDF image rendered\n"
-      "in-process. Options follow gprof2dot's names and defaults.",
+      "Reads profiles (Python pstats, valgrind callgrind, perf script, collapsed stacks; several files\n"
+      "of one format merge), builds one call graph and writes it as Graphviz dot (the default, equal by\n"
+      "meaning to gprof2dot's), as a PNG/SVG/PDF image rendered in-process, or converts the whole\n"
+      "profile to callgrind (KCacheGrind) or pstats. Options follow gprof2dot's names and defaults;\n"
+      "thresholds and selections apply to graph outputs only.",
       "graphgen"};
   app.set_version_flag("--version", std::string("graphgen ") + GRAPHGEN_VERSION);
   app.get_formatter()->column_width(34);
@@ -266,7 +303,8 @@ int main(int argc, char** argv) {
       "Examples:\n"
       "  graphgen out.pstats -o out.png              render a cProfile dump\n"
       "  graphgen -f pstats out.pstats | dot -Tsvg   gprof2dot-compatible dot on stdout\n"
-      "  graphgen cpu_*.prof -o merged.dot           merge per-rank profiles (as pstats.Stats)\n"
+      "  graphgen cpu_*.prof -o merged.pstats        merge per-rank profiles (as pstats.Stats)\n"
+      "  graphgen out.pstats -o out.callgrind        open a Python profile in KCacheGrind\n"
       "  graphgen -n 0 -e 0 -z 'app:*:main' x.pstats everything below main\n"
       "Exit status: 0 ok, 1 bad or unreadable input, 2 bad usage.");
 

@@ -57,6 +57,9 @@ struct Call {
   FuncId callee = 0;
   /// Calls along the edge, or kUnknownCount.
   std::int64_t count = kUnknownCount;
+  /// Calls not made while the same caller->callee pair was active (pstats
+  /// cc), or kUnknownCount.
+  std::int64_t primitive_count = kUnknownCount;
 };
 
 /// Optional layer: cost per source line of a function (callgrind positions,

@@ -86,7 +86,8 @@ CallGraph graph_from_reported_totals(const Profile& p, std::size_t event, Diagno
     GraphEdge e;
     e.caller = call.caller;
     e.callee = call.callee;
-    e.calls = call.count;
+    // gprof2dot labels pstats edges with the primitive count cc.
+    e.calls = call.primitive_count != kUnknownCount ? call.primitive_count : call.count;
     e.total_ratio = ratio(to_time(ev, p.inclusive(c, event)), profile_total, &clamped);
     g.edges.push_back(e);
   }

@@ -50,6 +50,9 @@ Profile merge_functions(Profile p, FunctionKey key) {
         [&] { return out.add_call({caller, callee, kUnknownCount}); });
     if (p.calls[c].count != kUnknownCount)
       out.calls[to].count = saturating_add(out.calls[to].count == kUnknownCount ? 0 : out.calls[to].count, p.calls[c].count);
+    if (p.calls[c].primitive_count != kUnknownCount)
+      out.calls[to].primitive_count = saturating_add(
+          out.calls[to].primitive_count == kUnknownCount ? 0 : out.calls[to].primitive_count, p.calls[c].primitive_count);
     for (std::size_t e = 0; e < ne; ++e) out.inclusive(to, e) = saturating_add(out.inclusive(to, e), p.inclusive(c, e));
   }
 

@@ -1,0 +1,172 @@
+// The writers against the tools that read their output: callgrind_annotate
+// reads every callgrind file graphgen writes, callgrind round trips are
+// equal by callgrindcmp, merged pstats load in Python 3 (and 2.7 where it
+// exists) with the numbers of pstats.Stats(*ranks).
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "graphgen/io.h"
+#include "pstats/pstats.h"
+#include "pstats/writer.h"
+#include "util/test_util.h"
+
+namespace graphgen {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool have(const char* program) { return test::run({"sh", "-c", std::string("command -v ") + program}).exit_code == 0; }
+
+// Every input graphgen reads from the corpus and testdata, with the format.
+std::vector<fs::path> inputs_to_convert() {
+  std::vector<fs::path> out;
+  fs::path td = test::testdata_dir();
+  for (const char* f : {"demo.pstats", "demo-profile.pstats", "demo-py27.pstats", "callgrind/parity.callgrind",
+                        "perf/q-g.perf", "perf/q-nog.perf"})
+    out.push_back(td / f);
+  fs::path corpus = test::corpus_dir();
+  if (!corpus.empty())
+    for (const char* dir : {"pstats", "real/pstats", "real/pyversions", "callgrind", "real/callgrind", "perf",
+                            "real/perf", "collapse", "edge/pstats", "edge/callgrind", "edge/perf"})
+      for (const auto& e : fs::directory_iterator(corpus / dir)) {
+        std::string ext = e.path().extension().string();
+        if (ext == ".pstats" || ext == ".callgrind" || ext == ".perf" || ext == ".collapse") out.push_back(e.path());
+      }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST(CallgrindWriter, CallgrindAnnotateReadsEveryFileWrittenWithoutAWarning) {
+  if (!have("callgrind_annotate")) GTEST_SKIP() << "callgrind_annotate (valgrind) is not installed";
+  fs::path dir = test::temp_dir();
+  int n = 0;
+  for (const fs::path& in : inputs_to_convert()) {
+    SCOPED_TRACE(in.string());
+    fs::path out = dir / "out.callgrind";
+    auto r = test::graphgen({in.string(), "-o", out.string(), "-q"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto ann = test::run({"callgrind_annotate", out.string()});
+    EXPECT_EQ(ann.exit_code, 0);
+    EXPECT_EQ(ann.err, "");
+    EXPECT_NE(ann.out.find("PROGRAM TOTALS"), std::string::npos);
+    ++n;
+  }
+  EXPECT_GE(n, 6);
+  fs::remove_all(dir);
+}
+
+TEST(CallgrindWriter, AnnotateShowsPerLineCostsWithTheSource) {
+  if (!have("callgrind_annotate")) GTEST_SKIP() << "callgrind_annotate (valgrind) is not installed";
+  fs::path dir = test::temp_dir();
+  fs::path out = dir / "parity.callgrind";
+  ASSERT_EQ(test::graphgen({(test::testdata_dir() / "callgrind" / "parity.callgrind").string(), "-o", out.string()}).exit_code, 0);
+  // The profile names the source /tmp/small.c; annotate from testdata.
+  std::ofstream(dir / "small.c") << test::read_file(test::testdata_dir() / "callgrind" / "parity.c");
+  auto ann = test::run({"callgrind_annotate", "--auto=yes", "--include=" + dir.string(), out.string()});
+  EXPECT_EQ(ann.exit_code, 0) << ann.err;
+  EXPECT_NE(ann.out.find("is_even(unsigned n) { return n == 0"), std::string::npos) << ann.out.substr(0, 2000);
+  fs::remove_all(dir);
+}
+
+TEST(CallgrindWriter, RoundTripKeepsEveryEventAndCostByCallgrindcmp) {
+  fs::path corpus = test::corpus_dir();
+  if (corpus.empty() || test::conformance_dir().empty()) GTEST_SKIP() << test::no_corpus_message();
+  fs::path dir = test::temp_dir();
+  std::vector<fs::path> files{test::testdata_dir() / "callgrind" / "parity.callgrind"};
+  for (const char* d : {"callgrind", "real/callgrind", "edge/callgrind"})
+    for (const auto& e : fs::directory_iterator(corpus / d))
+      // bzr.callgrind names its functions' files with fi= before fn=, which
+      // graphgen reads as their files and callgrindcmp does not (README).
+      if (e.path().extension() == ".callgrind" && e.path().filename() != "bzr.callgrind") files.push_back(e.path());
+  for (const fs::path& in : files) {
+    SCOPED_TRACE(in.string());
+    fs::path out = dir / "rt.callgrind";
+    ASSERT_EQ(test::graphgen({in.string(), "-o", out.string(), "-q"}).exit_code, 0);
+    auto cmp = test::run({"python3", (test::conformance_dir() / "callgrindcmp.py").string(), in.string(), out.string()});
+    EXPECT_EQ(cmp.exit_code, 0) << cmp.out;
+  }
+  fs::remove_all(dir);
+}
+
+TEST(PstatsWriter, EncodesWhatTheDecoderReadsBack) {
+  for (const char* name : {"demo.pstats", "demo-profile.pstats", "demo-py27.pstats"}) {
+    SCOPED_TRACE(name);
+    auto in = InputFile::open((test::testdata_dir() / name).string());
+    Diagnostics d;
+    auto table = pstats::read_table(in->bytes(), name, d);
+    ASSERT_TRUE(table.has_value());
+    std::string bytes = pstats::write_table(*table);
+    auto again = pstats::read_table(bytes, "again", d);
+    ASSERT_TRUE(again.has_value()) << again.error().message;
+    ASSERT_EQ(again->entries.size(), table->entries.size());
+    for (std::size_t i = 0; i < table->entries.size(); ++i) {
+      const pstats::Entry& a = table->entries[i];
+      const pstats::Entry& b = again->entries[i];
+      EXPECT_EQ(table->str(table->keys[a.key].name), again->str(again->keys[b.key].name));
+      EXPECT_TRUE(a.tt == b.tt && a.ct == b.ct && a.cc == b.cc && a.nc == b.nc);
+      ASSERT_EQ(a.callers.size(), b.callers.size());
+    }
+  }
+}
+
+TEST(PstatsWriter, MergedRanksEqualPstatsStatsInPython) {
+  fs::path dir = test::temp_dir();
+  fs::path ranks = test::testdata_dir() / "ranks";
+  std::vector<std::string> files{(ranks / "rank0.pstats").string(), (ranks / "rank1.pstats").string(),
+                                 (ranks / "rank2.pstats").string()};
+  fs::path ours = dir / "merged.pstats";
+  std::vector<std::string> args = files;
+  args.push_back("-o");
+  args.push_back(ours.string());
+  auto r = test::graphgen(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // Python's own merge of the same files, in the same order.
+  fs::path theirs = dir / "python.pstats";
+  auto py = test::run({"python3", "-c", "import pstats, sys; pstats.Stats(*sys.argv[2:]).dump_stats(sys.argv[1])",
+                       theirs.string(), files[0], files[1], files[2]});
+  ASSERT_EQ(py.exit_code, 0) << py.err;
+  if (test::conformance_dir().empty()) GTEST_SKIP() << test::no_corpus_message();
+  auto cmp = test::run({"python3", (test::conformance_dir() / "pstatscmp.py").string(), theirs.string(), ours.string()});
+  EXPECT_EQ(cmp.exit_code, 0) << cmp.out;
+  fs::remove_all(dir);
+}
+
+TEST(PstatsWriter, Python27LoadsTheMergedFileWithTheSameNumbers) {
+  if (!have("python2.7")) GTEST_SKIP() << "no python2.7 on this machine";
+  fs::path dir = test::temp_dir();
+  fs::path ranks = test::testdata_dir() / "ranks";
+  fs::path ours = dir / "merged.pstats";
+  ASSERT_EQ(test::graphgen({(ranks / "rank0.pstats").string(), (ranks / "rank1.pstats").string(), "-o", ours.string()})
+                .exit_code,
+            0);
+  const char* script =
+      "import pstats, sys\n"
+      "s = pstats.Stats(sys.argv[1])\n"
+      "print('%d %d %.9f %d' % (s.total_calls, s.prim_calls, s.total_tt, len(s.stats)))\n";
+  auto py2 = test::run({"python2.7", "-c", script, ours.string()}, {}, {"PYENV_VERSION=2.7.18"});
+  auto py3 = test::run({"python3", "-c", script, ours.string()});
+  ASSERT_EQ(py2.exit_code, 0) << py2.err;
+  ASSERT_EQ(py3.exit_code, 0) << py3.err;
+  EXPECT_EQ(py2.out, py3.out);
+  fs::remove_all(dir);
+}
+
+TEST(PstatsWriter, OtherFormatsBecomeLoadablePstats) {
+  fs::path dir = test::temp_dir();
+  for (const char* in : {"callgrind/parity.callgrind", "perf/q-g.perf"}) {
+    SCOPED_TRACE(in);
+    fs::path out = dir / "x.pstats";
+    ASSERT_EQ(test::graphgen({(test::testdata_dir() / in).string(), "-o", out.string()}).exit_code, 0);
+    auto py = test::run({"python3", "-c",
+                         "import pstats, sys\ns = pstats.Stats(sys.argv[1])\n"
+                         "assert len(s.stats) > 5 and s.total_tt > 0\n"
+                         "s.sort_stats('cumulative').print_stats(3)",
+                         out.string()});
+    EXPECT_EQ(py.exit_code, 0) << py.err;
+  }
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace graphgen
