@@ -5,7 +5,9 @@
 
 Inputs: pydoc-sep3.callgrind and scatter-long.perf (decompressed from
 ../shared/bench), a perf file whose stacks form one big cycle
-(make_cycle_perf.py) and a 100k-function pstats file (make_big_pstats.py).
+(make_cycle_perf.py), a 100k-function pstats file (make_big_pstats.py), and
+1024 rank files (../shared/bench/make_ranks.py) merged into one pstats, for
+which Python's own merge is timed in the same run.
 Each case runs --runs times; the table shows medians of wall time, of the
 read phase (graphgen --timings) as MB/s, and of peak resident memory (from
 /usr/bin/time, else from getrusage). Reference times are those measured for
@@ -52,11 +54,17 @@ def prepare(work):
     big = os.path.join(work, "big.pstats")
     if not os.path.exists(big):
         subprocess.run([sys.executable, os.path.join(HERE, "make_big_pstats.py"), big], check=True)
+    ranks = os.path.join(work, "ranks")
+    if not os.path.exists(os.path.join(ranks, "cpu_1023.prof")):
+        os.makedirs(ranks, exist_ok=True)
+        source = os.path.join(os.path.dirname(ROOT), "shared", "corpus", "real", "pstats", "scatter.pstats")
+        subprocess.run([sys.executable, os.path.join(SHARED_BENCH, "make_ranks.py"), source, "1024", ranks],
+                       check=True, stdout=subprocess.DEVNULL)
 
 
-def run_once(graphgen, args, path, out):
+def run_once(graphgen, args, path, out, extra=()):
     timer = shutil.which("time") or "/usr/bin/time"
-    cmd = [graphgen, "--timings", "-q"] + args + [path, "-o", out]
+    cmd = [graphgen, "--timings", "-q"] + args + [path] + list(extra) + ["-o", out]
     use_time = os.path.exists(timer)
     if use_time:
         cmd = [timer, "-f", "peak-kb %M"] + cmd
@@ -70,6 +78,28 @@ def run_once(graphgen, args, path, out):
     else:
         peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     return wall, read, peak_mb
+
+
+def merge_case(a):
+    """1024 rank files -> one pstats: graphgen against Python's pstats, same run."""
+    ranks = sorted(os.path.join(a.work, "ranks", f) for f in os.listdir(os.path.join(a.work, "ranks")))
+    size_mb = sum(os.path.getsize(f) for f in ranks) / 1e6
+    out = os.path.join(a.work, "merged.pstats")
+    ours = [run_once(a.graphgen, [], ranks[0], out, extra=ranks[1:]) for _ in range(a.runs)]
+    py_out = os.path.join(a.work, "python-merged.pstats")
+    code = "import pstats,sys; pstats.Stats(*sys.argv[2:]).dump_stats(sys.argv[1])"
+    python = []
+    for _ in range(max(1, a.runs // 2)):
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-c", code, py_out] + ranks, check=True)
+        python.append(time.perf_counter() - start)
+    wall = statistics.median(r[0] for r in ours)
+    read = statistics.median(r[1] for r in ours)
+    peak = statistics.median(r[2] for r in ours)
+    ref = statistics.median(python)
+    print("| 1024 rank pstats -> one merged pstats | %.1f MB | %.3f s | %.0f MB/s | %.0f MB | Python pstats %.1f s "
+          "(this run) | %.0f× | %s |" % (size_mb, wall, size_mb / read, peak, ref, ref / wall,
+                                         "met (≥ 40×)" if ref / wall >= 40 else "missed (≥ 40×)"))
 
 
 def main():
@@ -93,6 +123,7 @@ def main():
         print("| %s | %.1f MB | %.3f s | %.0f MB/s | %.0f MB | %s %.1f s, %d MB | %.0f× | %s |" %
               (name, size_mb, wall, size_mb / read if read > 0 else float("inf"), peak, tool, ref_s, ref_mb,
                ref_s / wall, verdict))
+    merge_case(a)
 
 
 if __name__ == "__main__":

@@ -25,16 +25,7 @@ Confidence sniff_pstats(std::string_view head) {
 }
 
 Expected<pstats::Table> merged_pstats(const std::vector<InputFile>& inputs, Diagnostics& diag) {
-  std::vector<pstats::Table> tables;
-  std::vector<std::string> paths;
-  tables.reserve(inputs.size());
-  for (const InputFile& in : inputs) {
-    auto table = pstats::read_table(in.bytes(), in.path(), diag);
-    if (!table) return table.error();
-    tables.push_back(std::move(table).value());
-    paths.push_back(in.path());
-  }
-  return pstats::merge(std::move(tables), paths);
+  return pstats::merge_files(inputs, diag);
 }
 
 Expected<Profile> read_pstats(const std::vector<InputFile>& inputs, const ReadOptions&, Diagnostics& diag) {
@@ -114,6 +105,12 @@ std::vector<std::string_view> input_format_names() {
 
 Expected<const InputFormat*> detect_input_format(const InputFile& input) {
   std::string_view head = input.bytes().substr(0, 4096);
+  // Sniffing maps the head (and, by the kernel's fault-around, up to 64 KiB):
+  // hand it back, or a thousand inputs sniffed before reading stay resident.
+  struct Release {
+    const InputFile& in;
+    ~Release() { in.release_before(in.bytes().size()); }
+  } release{input};
   const InputFormat* best = nullptr;
   Confidence best_conf = Confidence::kNo;
   bool best_ext = false;

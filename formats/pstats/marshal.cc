@@ -1,5 +1,6 @@
 #include "marshal.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 #include <fmt/format.h>
@@ -62,6 +63,11 @@ bool valid_utf8_surrogatepass(std::string_view s) {
 }
 
 void append_latin1_as_utf8(std::string_view latin1, std::string& out) {
+  // Nearly every such string is plain ASCII: copy it in one go.
+  if (std::all_of(latin1.begin(), latin1.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; })) {
+    out.append(latin1);
+    return;
+  }
   for (unsigned char c : latin1) {
     if (c < 0x80) {
       out += static_cast<char>(c);
@@ -94,6 +100,11 @@ constexpr CodeLayout kLayouts[] = {CodeLayout::k311, CodeLayout::k38, CodeLayout
 class Decoder {
  public:
   explicit Decoder(std::string_view in) : in_(in) {}
+  Decoder(std::string_view in, Document&& reuse) : in_(in), doc_(std::move(reuse)) {
+    doc_.nodes_.clear();
+    doc_.children_.clear();
+    doc_.arena_.clear();
+  }
 
   Document run() {
     std::uint32_t root = read_object(0, kMaxDepth, false);
@@ -228,28 +239,37 @@ class Decoder {
     if (slot != SIZE_MAX) refs_[slot] = node;
   }
 
-  bool hashable(std::uint32_t index) {
-    // Tuples are hashable when their items are; walk them with a stack.
-    std::vector<std::uint32_t> stack{index};
-    while (!stack.empty()) {
-      const Node& n = doc_.nodes_[stack.back()];
-      stack.pop_back();
-      if (n.type == Type::kList || n.type == Type::kDict || n.type == Type::kSet) return false;
-      if (n.type == Type::kTuple)
-        for (std::uint32_t c : doc_.children(n)) stack.push_back(c);
-    }
+  // Tuples are hashable when their items are. Nesting is capped by the
+  // decoder's depth limit, so this recursion is bounded.
+  bool hashable(std::uint32_t index) const {
+    const Node& n = doc_.nodes_[index];
+    if (n.type == Type::kList || n.type == Type::kDict || n.type == Type::kSet) return false;
+    if (n.type != Type::kTuple) return true;
+    for (std::uint32_t c : doc_.children(n))
+      if (!hashable(c)) return false;
     return true;
   }
 
+  // Sized containers reserve their block of child slots first and fill it
+  // as the children are read (nested containers reserve after it), so
+  // nothing is copied.
   std::uint32_t container(Type type, std::size_t start, std::uint32_t n, int depth, int max_depth,
                           bool flagged) {
     std::size_t slot = reserve_ref(flagged);
-    std::size_t mark = scratch_.size();
+    auto begin = static_cast<std::uint32_t>(doc_.children_.size());
+    doc_.children_.resize(doc_.children_.size() + n);
     for (std::uint32_t k = 0; k < n; ++k) {
       std::uint32_t child = read_object(depth + 1, max_depth, false);
-      scratch_.push_back(child);
+      doc_.children_[begin + k] = child;
     }
-    return finish_container(type, start, mark, slot);
+    Node node;
+    node.type = type;
+    node.offset = static_cast<std::uint32_t>(start);
+    node.begin = begin;
+    node.size = n;
+    std::uint32_t index = add_node(node);
+    fill_ref(slot, index);
+    return index;
   }
 
   std::uint32_t finish_container(Type type, std::size_t start, std::size_t mark, std::size_t slot) {
@@ -506,11 +526,13 @@ class Decoder {
   int known_layout_ = -1;
 };
 
-Expected<Document> decode(std::string_view bytes, std::string_view path) {
+Expected<Document> decode(std::string_view bytes, std::string_view path) { return decode(bytes, path, Document()); }
+
+Expected<Document> decode(std::string_view bytes, std::string_view path, Document&& reuse) {
   if (bytes.size() > 0xFFFFFFFFu)
     return bad_input(fmt::format("{}: marshal data larger than 4 GiB is not supported", path));
   try {
-    Decoder d(bytes);
+    Decoder d(bytes, std::move(reuse));
     return d.run();
   } catch (const Failure& f) {
     return bad_input(fmt::format("{}:+0x{:x}: {}", path, f.offset, f.message));

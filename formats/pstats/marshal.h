@@ -87,6 +87,10 @@ class Document {
 /// Decodes one marshal object. Errors read `PATH:+0xOFF: what was wrong`.
 Expected<Document> decode(std::string_view bytes, std::string_view path);
 
+/// The same, reusing `reuse`'s buffers (decoding many files one after
+/// another without allocating for each).
+Expected<Document> decode(std::string_view bytes, std::string_view path, Document&& reuse);
+
 /// True when `s` is UTF-8 as CPython's surrogatepass decoder accepts it.
 bool valid_utf8_surrogatepass(std::string_view s);
 

@@ -2,6 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <thread>
+
 #include "graphgen/analysis/graph.h"
 #include "marshal.h"
 
@@ -12,13 +18,24 @@ Number operator+(Number a, Number b) {
   return Number::of_float(a.as_double() + b.as_double());
 }
 
+namespace {
+std::uint64_t key_hash(const Key& k) {
+  return FlatIndex::mix(k.file, static_cast<std::uint64_t>(k.line), (static_cast<std::uint64_t>(k.name) << 1) | k.code);
+}
+}  // namespace
+
 std::uint32_t Table::intern_key(const Key& k) {
-  auto [it, inserted] = key_index.try_emplace(k, static_cast<std::uint32_t>(keys.size()));
-  if (inserted) {
-    keys.push_back(k);
-    entry_of_key.push_back(-1);
-  }
-  return it->second;
+  return key_index.find_or_add(
+      key_hash(k), [&](std::uint32_t i) { return keys[i] == k; },
+      [&] {
+        keys.push_back(k);
+        entry_of_key.push_back(-1);
+        return static_cast<std::uint32_t>(keys.size() - 1);
+      });
+}
+
+std::int64_t Table::find_key(const Key& k) const {
+  return key_index.find(key_hash(k), [&](std::uint32_t i) { return keys[i] == k; });
 }
 
 namespace {
@@ -27,10 +44,46 @@ using marshal::Document;
 using marshal::Node;
 using marshal::Type;
 
+// Reads a decoded stats dict into a table: either building the table of one
+// file (kBuild: Python's view of that file) or adding each entry straight
+// into an accumulated table as pstats.Stats.add does (kAdd), which merges
+// many files without a table per file. Caller numbers are read into a
+// scratch vector first and committed per entry.
 class Validator {
  public:
-  Validator(const Document& doc, std::string_view path, Table& table)
-      : doc_(doc), path_(path), table_(table), string_memo_(doc.size(), kUnset), key_memo_(doc.size(), kUnset) {}
+  enum class Mode { kBuild, kAdd };
+
+  /// Buffers a validator needs per document, kept across documents.
+  struct Buffers {
+    std::vector<std::uint32_t> string_memo, key_memo;
+    std::vector<Number> scratch;
+    Entry entry;
+  };
+
+  Validator(const Document& doc, std::string_view path, Table& table, Mode mode = Mode::kBuild)
+      : Validator(doc, path, table, mode, own_) {}
+  Validator(const Document& doc, std::string_view path, Table& table, Mode mode, Buffers& buffers)
+      : doc_(doc), path_(path), table_(table), mode_(mode), string_memo_(buffers.string_memo),
+        key_memo_(buffers.key_memo), scratch_(buffers.scratch), entry_(buffers.entry) {
+    string_memo_.assign(doc.size(), kUnset);
+    key_memo_.assign(doc.size(), kUnset);
+  }
+
+  /// kAdd only: whether the dict repeats a key, which Python resolves by
+  /// keeping the later value: such a file must be built, then added.
+  bool repeats_a_key() {
+    const Node& root = doc_.root();
+    if (root.type != Type::kDict) return false;
+    auto items = doc_.children(root);
+    std::vector<std::uint32_t> seen;
+    for (std::size_t k = 0; k + 1 < items.size(); k += 2) {
+      std::uint32_t key;
+      if (!read_key(doc_.node(items[k]), key)) return false;  // run() reports it
+      seen.push_back(key);
+    }
+    std::sort(seen.begin(), seen.end());
+    return std::adjacent_find(seen.begin(), seen.end()) != seen.end();
+  }
 
   Expected<bool> run() {
     const Node& root = doc_.root();
@@ -44,9 +97,22 @@ class Validator {
       const Node& value = doc_.node(items[k + 1]);
       std::uint32_t key_index;
       if (auto e = read_key(key, key_index); !e) return e;
+      scratch_.clear();
+      if (mode_ == Mode::kAdd) {
+        entry_.callers.clear();
+        entry_.key = key_index;
+        if (auto e = read_value(value, entry_); !e) return e;
+        if (auto e = add_entry(entry_); !e) return e;
+        continue;
+      }
       Entry entry;
       entry.key = key_index;
       if (auto e = read_value(value, entry); !e) return e;
+      for (Caller& c : entry.callers) {  // commit the numbers
+        std::uint32_t begin = static_cast<std::uint32_t>(table_.numbers.size());
+        table_.numbers.insert(table_.numbers.end(), scratch_.begin() + c.begin, scratch_.begin() + c.begin + c.count);
+        c.begin = begin;
+      }
       std::int32_t& slot = table_.entry_of_key[key_index];
       if (slot >= 0) {
         // Python: a later duplicate key replaces the value in place.
@@ -143,16 +209,15 @@ class Validator {
       return error(callers, fmt::format("expected a callers dict, found a {}", type_name(callers.type)));
     auto items = doc_.children(callers);
     entry.callers.reserve(items.size() / 2);
-    std::unordered_map<std::uint32_t, std::size_t> seen;
     for (std::size_t k = 0; k + 1 < items.size(); k += 2) {
       Caller c;
       if (auto e = read_key(doc_.node(items[k]), c.key); !e) return e;
       const Node& v = doc_.node(items[k + 1]);
-      c.begin = static_cast<std::uint32_t>(table_.numbers.size());
+      c.begin = static_cast<std::uint32_t>(scratch_.size());
       if (v.type == Type::kInt || v.type == Type::kBool) {
         c.is_int = true;
         c.count = 1;
-        table_.numbers.push_back(Number::of_int(v.i));
+        scratch_.push_back(Number::of_int(v.i));
       } else if (v.type == Type::kTuple) {
         auto vals = doc_.children(v);
         if (vals.empty() || vals.size() % 4 != 0)
@@ -163,26 +228,80 @@ class Validator {
           bool int_only = i % 4 < 2;
           if (auto e = number(doc_.node(vals[i]), int_only, int_only ? "a caller call count" : "a caller time", num); !e)
             return e;
-          table_.numbers.push_back(num);
+          scratch_.push_back(num);
         }
       } else {
         return error(v, fmt::format("expected caller stats (a tuple or an int), found a {}", type_name(v.type)));
       }
-      auto [it, inserted] = seen.try_emplace(c.key, entry.callers.size());
-      if (inserted)
+      // A repeated caller key: the later value replaces the earlier (dict).
+      auto same = std::find_if(entry.callers.begin(), entry.callers.end(),
+                               [&](const Caller& x) { return x.key == c.key; });
+      if (same == entry.callers.end())
         entry.callers.push_back(c);
       else
-        entry.callers[it->second] = c;
+        *same = c;
     }
     return true;
   }
 
+  // pstats.Stats.add for one entry: (cc, nc, tt, ct) summed, callers
+  // merged key by key (tuples element-wise, shorter length wins; ints added).
+  Expected<bool> add_entry(const Entry& src) {
+    std::int32_t& slot = table_.entry_of_key[src.key];
+    if (slot < 0) {
+      slot = static_cast<std::int32_t>(table_.entries.size());
+      Entry fresh;
+      fresh.key = src.key;
+      fresh.cc = fresh.nc = fresh.tt = fresh.ct = Number::of_int(0);
+      table_.entries.push_back(std::move(fresh));
+    }
+    Entry& dst = table_.entries[static_cast<std::size_t>(slot)];
+    dst.cc = src.cc + dst.cc;
+    dst.nc = src.nc + dst.nc;
+    dst.tt = src.tt + dst.tt;
+    dst.ct = src.ct + dst.ct;
+    const std::size_t existing = dst.callers.size();
+    for (const Caller& c : src.callers) {
+      Caller* old = nullptr;
+      for (std::size_t i = 0; i < existing; ++i)
+        if (dst.callers[i].key == c.key) old = &dst.callers[i];
+      if (!old) {
+        Caller copy = c;
+        copy.begin = static_cast<std::uint32_t>(table_.numbers.size());
+        table_.numbers.insert(table_.numbers.end(), scratch_.begin() + c.begin, scratch_.begin() + c.begin + c.count);
+        dst.callers.push_back(copy);
+        continue;
+      }
+      if (old->is_int != c.is_int) return mixed_callers(c.key, src.key);
+      std::uint32_t n = std::min(old->count, c.count);  // zip: the shorter length wins
+      for (std::uint32_t i = 0; i < n; ++i)
+        table_.numbers[old->begin + i] = scratch_[c.begin + i] + table_.numbers[old->begin + i];
+      old->count = n;
+    }
+    return true;
+  }
+
+  Error mixed_callers(std::uint32_t caller, std::uint32_t callee) const {
+    auto text = [&](std::uint32_t k) {
+      const Key& key = table_.keys[k];
+      return fmt::format("('{}', {}, '{}')", table_.str(key.file), key.line, table_.str(key.name));
+    };
+    return bad_input(fmt::format(
+        "{}: cannot merge caller {} of {}: it is a call count in one file and a (nc, cc, tt, ct) tuple in another "
+        "(profile and cProfile output do not mix)",
+        path_, text(caller), text(callee)));
+  }
+
   static constexpr std::uint32_t kUnset = UINT32_MAX;
+  Buffers own_;
   const Document& doc_;
   std::string_view path_;
   Table& table_;
-  std::vector<std::uint32_t> string_memo_;
-  std::vector<std::uint32_t> key_memo_;
+  Mode mode_;
+  std::vector<std::uint32_t>& string_memo_;
+  std::vector<std::uint32_t>& key_memo_;
+  std::vector<Number>& scratch_;
+  Entry& entry_;
 };
 
 }  // namespace
@@ -227,40 +346,37 @@ Expected<bool> add(Table& into, const Table& other, std::string_view other_path)
       fresh.cc = fresh.nc = fresh.tt = fresh.ct = Number::of_int(0);
       into.entries.push_back(fresh);
     }
-    Entry& dst = into.entries[slot];
+    Entry& dst = into.entries[static_cast<std::size_t>(slot)];
     dst.cc = src.cc + dst.cc;
     dst.nc = src.nc + dst.nc;
     dst.tt = src.tt + dst.tt;
     dst.ct = src.ct + dst.ct;
     // add_callers(target, source): the target's entries keep their order;
-    // new ones are appended.
-    std::unordered_map<std::uint32_t, std::size_t> pos;
-    for (std::size_t i = 0; i < dst.callers.size(); ++i) pos.emplace(dst.callers[i].key, i);
+    // new ones are appended. Caller lists are short: scan them.
+    const std::size_t existing = dst.callers.size();
     for (const Caller& c : src.callers) {
       std::uint32_t ckey = import_key(into, other, c.key);
-      auto it = pos.find(ckey);
-      if (it == pos.end()) {
+      Caller* old = nullptr;
+      for (std::size_t i = 0; i < existing; ++i)
+        if (dst.callers[i].key == ckey) old = &dst.callers[i];
+      if (!old) {
         Caller copy = c;
         copy.key = ckey;
         copy.begin = static_cast<std::uint32_t>(into.numbers.size());
         for (std::uint32_t i = 0; i < c.count; ++i) into.numbers.push_back(other.numbers[c.begin + i]);
-        pos.emplace(ckey, dst.callers.size());
         dst.callers.push_back(copy);
         continue;
       }
-      Caller& old = dst.callers[it->second];
-      if (old.is_int != c.is_int)
+      if (old->is_int != c.is_int)
         return bad_input(fmt::format(
             "{}: cannot merge caller {} of {}: it is a call count in one file and a (nc, cc, tt, ct) "
             "tuple in another (profile and cProfile output do not mix)",
             other_path, key_text(other, c.key), key_text(other, src.key)));
       // Python zips the two tuples, so the shorter length wins.
-      std::uint32_t n = std::min(old.count, c.count);
-      std::uint32_t begin = static_cast<std::uint32_t>(into.numbers.size());
+      std::uint32_t n = std::min(old->count, c.count);
       for (std::uint32_t i = 0; i < n; ++i)
-        into.numbers.push_back(other.numbers[c.begin + i] + into.numbers[old.begin + i]);
-      old.begin = begin;
-      old.count = n;
+        into.numbers[old->begin + i] = other.numbers[c.begin + i] + into.numbers[old->begin + i];
+      old->count = n;
     }
   }
   return true;
@@ -273,6 +389,109 @@ Expected<Table> merge(std::vector<Table> tables, const std::vector<std::string>&
     if (!ok) return ok.error();
   }
   return result;
+}
+
+Expected<Table> merge_files(const std::vector<InputFile>& inputs, Diagnostics& diag) {
+  const std::size_t n = inputs.size();
+  // pstats.Stats(a, b, c, ...) loads a, then adds the others last to first.
+  std::vector<std::size_t> order{0};
+  for (std::size_t i = n; i-- > 1;) order.push_back(i);
+
+  // One thread decodes ahead, at most kWindow documents, while this one
+  // folds them into the table in order (the two halves of the work weigh
+  // about the same, and a machine of two cores runs both at once); the
+  // result is the same whatever the threads' timing.
+  constexpr std::size_t kWindow = 16;
+  constexpr int kDecoders = 1;
+  std::vector<std::optional<Expected<marshal::Document>>> docs(n);
+  std::vector<marshal::Document> spare;  // merged documents, their buffers reused
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::size_t next = 0, merged = 0;
+  bool stop = false;
+  auto worker = [&] {
+    for (;;) {
+      std::size_t pos;
+      {
+        std::unique_lock lock(mutex);
+        changed.wait(lock, [&] { return stop || next >= n || next < merged + kWindow; });
+        if (stop || next >= n) return;
+        pos = next++;
+      }
+      marshal::Document buffers;
+      {
+        std::lock_guard lock(mutex);
+        if (!spare.empty()) {
+          buffers = std::move(spare.back());
+          spare.pop_back();
+        }
+      }
+      const InputFile& in = inputs[order[pos]];
+      auto doc = marshal::decode(in.bytes(), in.path(), std::move(buffers));
+      in.release_before(in.bytes().size());  // decoded: the mapped pages can go
+      std::lock_guard lock(mutex);
+      docs[pos] = std::move(doc);
+      changed.notify_all();
+    }
+  };
+  std::vector<std::thread> workers;
+  if (n > 1)
+    for (int t = 0; t < kDecoders; ++t) workers.emplace_back(worker);
+  auto finish = [&] {
+    {
+      std::lock_guard lock(mutex);
+      stop = true;
+    }
+    changed.notify_all();
+    for (std::thread& t : workers) t.join();
+  };
+
+  Table table;
+  Validator::Buffers buffers;
+  for (std::size_t pos = 0; pos < n; ++pos) {
+    const InputFile& in = inputs[order[pos]];
+    std::optional<Expected<marshal::Document>> doc;
+    if (workers.empty()) {
+      doc = marshal::decode(in.bytes(), in.path());
+    } else {
+      std::unique_lock lock(mutex);
+      changed.wait(lock, [&] { return docs[pos].has_value(); });
+      doc = std::move(docs[pos]);
+      docs[pos].reset();
+    }
+    if (!*doc) {
+      finish();
+      return doc->error();
+    }
+    Validator adder(**doc, in.path(), table, Validator::Mode::kAdd, buffers);
+    Expected<bool> ok = true;
+    if (adder.repeats_a_key()) {
+      // Python keeps the later of two equal keys in one file: build the
+      // file's table as Python sees it, then add it.
+      Table one;
+      Validator builder(**doc, in.path(), one);
+      ok = builder.run();
+      if (ok) ok = add(table, one, in.path());
+    } else {
+      ok = adder.run();
+    }
+    if (!ok) {
+      finish();
+      return ok.error();
+    }
+    if ((*doc)->trailing_bytes() > 0)
+      diag.warn(fmt::format("{}:+0x{:x}: {} trailing bytes after the stats dict ignored", in.path(),
+                            in.bytes().size() - (*doc)->trailing_bytes(), (*doc)->trailing_bytes()));
+    {
+      std::lock_guard lock(mutex);
+      if (spare.size() < 4) spare.push_back(std::move(**doc));
+      ++merged;
+    }
+    doc.reset();
+    changed.notify_all();
+  }
+  finish();
+  return table;
 }
 
 std::string module_of(std::string_view filename) {

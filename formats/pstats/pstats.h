@@ -12,10 +12,11 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "graphgen/error.h"
+#include "graphgen/flat_index.h"
+#include "graphgen/io.h"
 #include "graphgen/profile.h"
 
 namespace graphgen::pstats {
@@ -43,12 +44,6 @@ struct Key {
   friend bool operator==(const Key& a, const Key& b) = default;
 };
 
-struct KeyHash {
-  std::size_t operator()(const Key& k) const {
-    return (static_cast<std::size_t>(k.file) * 0x9E3779B97F4A7C15ull) ^ (static_cast<std::size_t>(k.line) << 1) ^
-           (static_cast<std::size_t>(k.name) * 0xC2B2AE3D27D4EB4Full) ^ k.code;
-  }
-};
 
 /// One entry of a callers dict: a tuple of 4k numbers, or an int.
 struct Caller {
@@ -68,12 +63,14 @@ struct Entry {
 struct Table {
   StringTable strings;
   std::vector<Key> keys;
-  std::unordered_map<Key, std::uint32_t, KeyHash> key_index;
+  FlatIndex key_index;  // Key -> index into keys
   std::vector<Entry> entries;
   std::vector<std::int32_t> entry_of_key;  // -1 when the key is only a caller
   std::vector<Number> numbers;
 
   std::uint32_t intern_key(const Key& k);
+  /// The index of a key already interned, or -1.
+  std::int64_t find_key(const Key& k) const;
   std::string_view str(StringId id) const { return strings.view(id); }
 };
 
@@ -87,6 +84,11 @@ Expected<bool> add(Table& into, const Table& other, std::string_view other_path)
 /// Merges tables in pstats.Stats(*files) order: the first, then the others
 /// from last to first.
 Expected<Table> merge(std::vector<Table> tables, const std::vector<std::string>& paths);
+
+/// Reads and merges files as pstats.Stats(*files) does, decoding on two
+/// threads and adding each file straight into one table (no table per file),
+/// in that order, so the result does not depend on the threads' timing.
+Expected<Table> merge_files(const std::vector<InputFile>& inputs, Diagnostics& diag);
 
 /// The model of a table with gprof2dot's reading of it: functions in order
 /// of first appearance, label `module:line:name`, self = tt, inclusive = ct,

@@ -11,7 +11,7 @@ constexpr std::size_t kChunkBytes = 64 * 1024;
 
 StringTable::StringTable() {
   views_.emplace_back();
-  index_.emplace(std::string_view(), kNoString);
+  index_.find_or_add(FlatIndex::hash_bytes({}), [](std::uint32_t) { return false; }, [] { return kNoString; });
 }
 
 std::string_view StringTable::store(std::string_view s) {
@@ -36,13 +36,12 @@ std::string_view StringTable::store(std::string_view s) {
 }
 
 StringId StringTable::intern(std::string_view s) {
-  auto it = index_.find(s);
-  if (it != index_.end()) return it->second;
-  std::string_view stored = store(s);
-  auto id = static_cast<StringId>(views_.size());
-  views_.push_back(stored);
-  index_.emplace(stored, id);
-  return id;
+  return index_.find_or_add(
+      FlatIndex::hash_bytes(s), [&](std::uint32_t id) { return views_[id] == s; },
+      [&] {
+        views_.push_back(store(s));
+        return static_cast<StringId>(views_.size() - 1);
+      });
 }
 
 }  // namespace graphgen

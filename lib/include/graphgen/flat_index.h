@@ -34,6 +34,19 @@ class FlatIndex {
     }
   }
 
+  /// The row whose key equals the probe, or -1.
+  template <class Equal>
+  std::int64_t find(std::uint64_t hash, Equal&& equal) const {
+    if (slots_.empty()) return -1;
+    std::size_t mask = slots_.size() - 1;
+    const auto tag = static_cast<std::uint32_t>(hash);
+    for (std::size_t i = tag & mask;; i = (i + 1) & mask) {
+      const Slot& s = slots_[i];
+      if (s.row_plus_one == 0) return -1;
+      if (s.tag == tag && equal(s.row_plus_one - 1)) return s.row_plus_one - 1;
+    }
+  }
+
   std::size_t size() const { return used_; }
 
   /// A well-mixed 64-bit hash of up to three words (splitmix64 finaliser).

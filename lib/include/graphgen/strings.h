@@ -5,8 +5,9 @@
 #include <cstdint>
 #include <memory>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
+
+#include "graphgen/flat_index.h"
 
 namespace graphgen {
 
@@ -37,7 +38,7 @@ class StringTable {
   std::size_t chunk_used_ = 0;
   std::size_t chunk_size_ = 0;
   std::vector<std::string_view> views_;
-  std::unordered_map<std::string_view, StringId> index_;
+  FlatIndex index_;
 };
 
 }  // namespace graphgen
