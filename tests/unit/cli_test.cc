@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "util/test_util.h"
@@ -116,6 +117,42 @@ TEST(Cli, WritesTheOutputFileAtomically) {
   fs::remove_all(dir);
 }
 
+TEST(Cli, NodeCountKeepsTheHeaviestNodes) {
+  fs::path demo = test::testdata_dir() / "demo.pstats";
+  auto all = graphgen({"-n", "0", "-e", "0", demo});
+  auto top = graphgen({"-n", "0", "-e", "0", "--node-count", "3", demo});
+  ASSERT_EQ(top.exit_code, 0) << top.err;
+  auto count_nodes = [](const std::string& dot) {  // lines with a label that are not edges
+    std::size_t n = 0;
+    std::istringstream in(dot);
+    for (std::string line; std::getline(in, line);)
+      n += line.find("label=") != std::string::npos && line.find(" -> ") == std::string::npos;
+    return n;
+  };
+  EXPECT_GT(count_nodes(all.out), 3u);
+  EXPECT_EQ(count_nodes(top.out), 3u);
+  EXPECT_NE(top.out.find("builtins.exec"), std::string::npos);  // 100 %: among the heaviest
+}
+
+#ifdef GRAPHGEN_HAVE_RENDER
+TEST(Cli, WarnsBeforeLayingOutAHugeGraph) {
+  fs::path dir = test::temp_dir();
+  {
+    std::ofstream wide(dir / "wide.collapse");
+    for (int i = 0; i < 600; ++i) wide << "main;f" << i << " 1\n";
+  }
+  auto r = graphgen({"-n", "0", "-e", "0", (dir / "wide.collapse").string(), "-o", (dir / "w.svg").string()});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.err,
+            "graphgen: warning: the graph has 601 nodes after pruning; laying it out can take minutes: raise -n or "
+            "keep the heaviest with --node-count N\n");
+  auto small = graphgen({"-n", "0", "-e", "0", "--node-count", "50", (dir / "wide.collapse").string(), "-o",
+                         (dir / "w50.svg").string()});
+  EXPECT_EQ(small.err, "");
+  fs::remove_all(dir);
+}
+#endif
+
 TEST(Cli, UnknownRootIsReportedLikeGprof2dot) {
   auto r = graphgen({"-z", "nope", test::testdata_dir() / "demo.pstats"});
   EXPECT_EQ(r.exit_code, 1);
@@ -171,13 +208,34 @@ TEST(Render, PngAndSvgWithoutTheDotProgram) {
   EXPECT_TRUE(test::read_file(dir / "g.png").starts_with("\x89PNG\r\n\x1a\n"));
   auto svg = graphgen({"-T", "svg", demo, "-o", dir / "graph.image"}, {}, env);
   ASSERT_EQ(svg.exit_code, 0) << svg.err;
-  std::string text = test::read_file(dir / "graph.image");
-  EXPECT_NE(text.find("<svg"), std::string::npos);
-  EXPECT_NE(text.find("</svg>"), std::string::npos);
-  // Every node label of the dot output is in the picture.
+  // The SVG is well-formed XML, keeps the tooltips (source files), and
+  // shows every line of every node label of the dot output.
+  auto parse = test::run({"python3", "-c",
+                          "import sys, xml.etree.ElementTree as ET\n"
+                          "root = ET.parse(sys.argv[1]).getroot()\n"
+                          "ns = '{http://www.w3.org/2000/svg}'\n"
+                          "print('\\n'.join(t.text or '' for t in root.iter(ns + 'text')))\n"
+                          "print('TOOLTIPS', ' '.join(a.get('{http://www.w3.org/1999/xlink}title', '') "
+                          "for a in root.iter(ns + 'a')))",
+                          (dir / "graph.image").string()});
+  ASSERT_EQ(parse.exit_code, 0) << parse.err;
+  EXPECT_NE(parse.out.find("wordfreq.py"), std::string::npos);  // tooltip of the pstats nodes
   auto dot = graphgen({demo});
-  for (const char* name : {"wordfreq:14:merge_sort", "wordfreq:21:merge", "wordfreq:51:main"})
-    EXPECT_NE(text.find(name), std::string::npos) << name;
+  std::size_t labels = 0;
+  for (std::size_t at = 0; (at = dot.out.find("label=\"", at)) != std::string::npos; ++labels) {
+    at += 7;
+    std::string label = dot.out.substr(at, dot.out.find('"', at) - at);
+    for (std::size_t b = 0; b <= label.size();) {
+      std::size_t e = label.find("\\n", b);
+      std::string line = label.substr(b, e == std::string::npos ? std::string::npos : e - b);
+      std::string xml_line;
+      for (char c : line) xml_line += c;  // ElementTree gives the text unescaped
+      EXPECT_NE(parse.out.find(xml_line), std::string::npos) << line;
+      if (e == std::string::npos) break;
+      b = e + 2;
+    }
+  }
+  EXPECT_GT(labels, 10u);
   auto pdf = graphgen({demo, "-o", dir / "g.pdf"}, {}, env);
   ASSERT_EQ(pdf.exit_code, 0) << pdf.err;
   EXPECT_TRUE(test::read_file(dir / "g.pdf").starts_with("%PDF-"));

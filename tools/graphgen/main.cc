@@ -67,6 +67,7 @@ struct Args {
   double skew = 1.0;
   std::vector<std::string> paths;
   std::string list_functions;
+  std::size_t node_count = 0;
   std::string event;
   std::string total = "callratios";
   std::string weight = "samples";
@@ -266,6 +267,12 @@ int run(const Args& a) {
     keep_ancestors(graph, leaves, a.depth);
   }
 
+  if (a.node_count > 0) keep_heaviest(graph, a.node_count);
+  constexpr std::size_t kLargeGraph = 500;
+  if (out_format->rendered() && kept_nodes(graph) > kLargeGraph)
+    diag.warn(fmt::format("the graph has {} nodes after pruning; laying it out can take minutes: raise -n or "
+                          "keep the heaviest with --node-count N",
+                          kept_nodes(graph)));
   phases.mark("analyse");
   std::string text = dot::write(*profile, graph, theme, dot_options, diag);
   report(diag, a.quiet);
@@ -372,6 +379,10 @@ int main(int argc, char** argv) {
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
       ->type_name("PATH");
+  app.add_option("--node-count", a.node_count,
+                 "after pruning, keep only the N nodes of highest total share (0: all); for big graphs")
+      ->capture_default_str()
+      ->type_name("N");
   app.add_option("--list-functions", a.list_functions,
                  "print the functions left after pruning and -z to standard output and stop: '+' or '*' "
                  "lists all with their ids, any other value is a glob on labels")

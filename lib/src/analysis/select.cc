@@ -1,5 +1,6 @@
 #include "graphgen/analysis/select.h"
 
+#include <algorithm>
 #include <deque>
 #include <fmt/format.h>
 #include <unordered_map>
@@ -78,6 +79,24 @@ void keep_descendants(CallGraph& g, const std::vector<FuncId>& roots, int depth)
 
 void keep_ancestors(CallGraph& g, const std::vector<FuncId>& leaves, int depth) {
   keep_reachable(g, leaves, depth, false);
+}
+
+void keep_heaviest(CallGraph& g, std::size_t count) {
+  std::vector<FuncId> kept;
+  for (FuncId f = 0; f < g.nodes.size(); ++f)
+    if (g.nodes[f].kept) kept.push_back(f);
+  if (kept.size() <= count) return;
+  auto share = [&](FuncId f) { return g.nodes[f].total_ratio.value_or(g.nodes[f].weight.value_or(0.0)); };
+  std::stable_sort(kept.begin(), kept.end(), [&](FuncId a, FuncId b) { return share(a) > share(b); });
+  for (std::size_t i = count; i < kept.size(); ++i) g.nodes[kept[i]].kept = false;
+  for (GraphEdge& e : g.edges)
+    if (!g.nodes[e.caller].kept || !g.nodes[e.callee].kept) e.kept = false;
+}
+
+std::size_t kept_nodes(const CallGraph& g) {
+  std::size_t n = 0;
+  for (const GraphNode& node : g.nodes) n += node.kept;
+  return n;
 }
 
 std::string list_functions(const Profile& p, const CallGraph& g, std::string_view selector) {

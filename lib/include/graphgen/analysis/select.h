@@ -21,6 +21,13 @@ void keep_descendants(CallGraph& g, const std::vector<FuncId>& roots, int depth)
 /// Keeps only `leaves` and the functions that reach them, within `depth`.
 void keep_ancestors(CallGraph& g, const std::vector<FuncId>& leaves, int depth);
 
+/// Keeps the `count` kept nodes of highest total share (pprof's -nodecount),
+/// ties broken by id, and drops the edges that lose an end.
+void keep_heaviest(CallGraph& g, std::size_t count);
+
+/// Number of kept nodes.
+std::size_t kept_nodes(const CallGraph& g);
+
 /// gprof2dot's --list-functions: `+` or `*` lists `id:\tlabel` of every
 /// kept function, anything else the labels matching it as a glob; entries
 /// are joined by ",\n". Ends with a newline unless empty.
