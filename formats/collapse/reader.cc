@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "graphgen/analysis/merge.h"
 #include "graphgen/text.h"
 #include "stacks.h"
 
@@ -59,12 +60,13 @@ bool sniff(std::string_view head) {
   return lines > 0 && with_semicolon * 2 >= lines;
 }
 
-Expected<Profile> read(const std::vector<InputFile>& inputs, Diagnostics& diag) {
-  (void)diag;
+namespace {
+
+Expected<Profile> read_one(const InputFile& in, const void*, Diagnostics&) {
   Profile p;
   detail::StackBuilder builder(p, "samples", "");
   std::vector<FuncId> stack;
-  for (const InputFile& in : inputs) {
+  {
     LineScanner scanner(in.bytes(), &in);
     std::string_view line;
     while (scanner.next(line)) {
@@ -97,6 +99,12 @@ Expected<Profile> read(const std::vector<InputFile>& inputs, Diagnostics& diag) 
     }
   }
   return p;
+}
+
+}  // namespace
+
+Expected<Profile> read(const std::vector<InputFile>& inputs, Diagnostics& diag) {
+  return read_in_parallel(inputs, read_one, nullptr, diag);
 }
 
 }  // namespace graphgen::collapse

@@ -199,6 +199,40 @@ TEST(CallgrindReader, KeepsFunctionsAsTheFileNamesThemAndViewsMergeThem) {
   EXPECT_EQ(by_name.inclusive(0, 0), 10);
 }
 
+TEST(CallgrindReader, SeveralFilesReadInParallelSumLikeOneFileOfSeveralParts) {
+  fs::path parity = test::testdata_dir() / "callgrind" / "parity.callgrind";
+  std::string text = test::read_file(parity);
+  Diagnostics d;
+  std::vector<InputFile> two = open_one(parity);
+  for (auto& f : open_one(parity)) two.push_back(std::move(f));
+  auto parallel = callgrind::read(two, false, d);
+  auto one = callgrind::read(from_text("both.callgrind", text + text), false, d);  // two parts, one file
+  ASSERT_TRUE(parallel.has_value() && one.has_value());
+  ASSERT_EQ(parallel->functions.size(), one->functions.size());
+  for (FuncId f = 0; f < one->functions.size(); ++f) {
+    EXPECT_EQ(parallel->str(parallel->functions[f].name), one->str(one->functions[f].name));
+    EXPECT_EQ(parallel->self(f, 0), one->self(f, 0));
+    EXPECT_EQ(parallel->functions[f].calls, one->functions[f].calls);
+  }
+  ASSERT_EQ(parallel->calls.size(), one->calls.size());
+  for (CallId c = 0; c < one->calls.size(); ++c) EXPECT_EQ(parallel->inclusive(c, 0), one->inclusive(c, 0));
+  ASSERT_EQ(parallel->line_costs.size(), one->line_costs.size());
+  EXPECT_EQ(parallel->line_cost_values, one->line_cost_values);
+  Profile single = read_callgrind(parity);
+  EXPECT_EQ(parallel->self(0, 0), 2 * single.self(0, 0));
+}
+
+TEST(CallgrindReader, RefusesToSumFilesWithDifferentEvents) {
+  Diagnostics d;
+  std::vector<InputFile> files = from_text("ir.callgrind", "events: Ir\nfn=f\n1 1\n");
+  for (auto& f : from_text("dr.callgrind", "events: Dr\nfn=f\n1 1\n")) files.push_back(std::move(f));
+  auto p = callgrind::read(files, false, d);
+  ASSERT_FALSE(p.has_value());
+  EXPECT_NE(p.error().message.find("dr.callgrind: expected the events of the first input, found a different set"),
+            std::string::npos)
+      << p.error().message;
+}
+
 TEST(CallgrindReader, RejectsMalformedLinesWithPositions) {
   struct Bad {
     const char* text;
@@ -380,6 +414,18 @@ TEST(CollapseReader, ReadsLocatedFramesAsFileAndName) {
   EXPECT_EQ(p->stack_inclusive(0, 0), 8);
   EXPECT_EQ(p->str(p->functions[1].module), "lib/w.py");
   EXPECT_FALSE(p->functions[2].show_module);
+}
+
+TEST(CollapseReader, SeveralFilesSum) {
+  Diagnostics d;
+  std::vector<InputFile> files = from_text("a.collapse", "main;f 2\nmain;g 1\n");
+  for (auto& f : from_text("b.collapse", "main;g 4\nmain;h 8\n")) files.push_back(std::move(f));
+  auto p = collapse::read(files, d);
+  ASSERT_TRUE(p.has_value()) << p.error().message;
+  ASSERT_EQ(p->functions.size(), 4u);  // main f g h, in order of first appearance
+  EXPECT_EQ(p->str(p->functions[3].label), "h");
+  EXPECT_EQ(p->self(2, 0), 5);
+  EXPECT_EQ(p->stack_inclusive(0, 0), 15);
 }
 
 TEST(CollapseReader, RejectsNonIntegerCounts) {

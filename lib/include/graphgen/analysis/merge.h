@@ -2,6 +2,11 @@
 // coarser identity than the file format's.
 #pragma once
 
+#include <string_view>
+#include <vector>
+
+#include "graphgen/error.h"
+#include "graphgen/io.h"
 #include "graphgen/profile.h"
 
 namespace graphgen {
@@ -16,5 +21,20 @@ enum class FunctionKey {
 /// per-line costs and stack totals summed. Takes `p` by value so callers can
 /// move it in; strings and per-line rows are moved, not copied.
 Profile merge_functions(Profile p, FunctionKey key);
+
+/// Adds `other` into `into` (e.g. another file of the same format): events
+/// matched by name, functions by their label, name, object and file, and
+/// self costs, counts, calls, per-line costs, stack totals and callsite
+/// trees summed. What is new to `into` is appended in `other`'s order, so
+/// adding files in order equals reading them in one pass. Fails when the
+/// two have different events.
+Expected<bool> add_profile(Profile& into, const Profile& other, std::string_view other_path);
+
+/// Reads `inputs` with `read_one` on two threads and adds the profiles in
+/// input order (deterministic whatever the timing); warnings are kept in
+/// input order too. The first failing input (in order) decides the error.
+Expected<Profile> read_in_parallel(const std::vector<InputFile>& inputs,
+                                   Expected<Profile> (*read_one)(const InputFile&, const void*, Diagnostics&),
+                                   const void* context, Diagnostics& diag);
 
 }  // namespace graphgen
