@@ -5,6 +5,7 @@
 
 #include "callgrind/reader.h"
 #include "collapse/reader.h"
+#include "lprof/reader.h"
 #include "perf/reader.h"
 #include "pstats/pstats.h"
 #include "pstats/writer.h"
@@ -75,6 +76,20 @@ Expected<Profile> read_collapse(const std::vector<InputFile>& inputs, const Read
   return collapse::read(inputs, diag);
 }
 
+Confidence sniff_lprof(std::string_view head) { return lprof::sniff(head) ? Confidence::kStrong : Confidence::kNo; }
+
+Expected<Profile> read_lprof(const std::vector<InputFile>& inputs, const ReadOptions&, Diagnostics&) {
+  auto stats = lprof::read_all(inputs);
+  if (!stats) return stats.error();
+  return lprof::to_profile(*stats);
+}
+
+Expected<std::string> lprof_text(const std::vector<InputFile>& inputs, double output_unit, bool skip_zero) {
+  auto stats = lprof::read_all(inputs);
+  if (!stats) return stats.error();
+  return lprof::write_text(*stats, {output_unit, skip_zero});
+}
+
 }  // namespace
 
 const std::vector<InputFormat>& input_formats() {
@@ -87,6 +102,8 @@ const std::vector<InputFormat>& input_formats() {
        {".perf", ".script"}, sniff_perf, read_perf},
       {"collapse", "collapsed/folded stacks ('a;b;c 12'), as from stackcollapse-perf.pl or py-spy",
        {".collapse", ".folded", ".collapsed"}, sniff_collapse, read_collapse},
+      {"lprof", "line_profiler results (kernprof -l), read without Python; several files are summed",
+       {".lprof"}, sniff_lprof, read_lprof, nullptr, lprof_text},
   };
   return kFormats;
 }
@@ -145,6 +162,8 @@ const std::vector<OutputFormat>& output_formats() {
        OutputFormat::Kind::kCallgrind},
       {"pstats", "Python pstats (marshal version 2: Python 2.5+ and 3 load it)", {".pstats", ".prof"},
        OutputFormat::Kind::kPstats},
+      {"text", "line_profiler's report (Line #, Hits, Time, Per Hit, % Time, source)", {".txt"},
+       OutputFormat::Kind::kText},
   };
   return kFormats;
 }

@@ -36,6 +36,8 @@ struct InputFormat {
   /// Formats that can be written back exactly (pstats) convert directly,
   /// without the model's rounding; null for the others.
   Expected<std::string> (*to_pstats)(const std::vector<InputFile>& inputs, Diagnostics& diag) = nullptr;
+  /// Formats with a text report of their own (line_profiler); null for the others.
+  Expected<std::string> (*to_text)(const std::vector<InputFile>& inputs, double output_unit, bool skip_zero) = nullptr;
 };
 
 const std::vector<InputFormat>& input_formats();
@@ -47,7 +49,7 @@ std::vector<std::string_view> input_format_names();
 Expected<const InputFormat*> detect_input_format(const InputFile& input);
 
 struct OutputFormat {
-  enum class Kind { kDot, kImage, kCallgrind, kPstats };
+  enum class Kind { kDot, kImage, kCallgrind, kPstats, kText };
   std::string_view name;
   std::string_view description;
   std::vector<std::string_view> extensions;

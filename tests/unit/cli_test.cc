@@ -48,7 +48,7 @@ TEST(Cli, UnrecognisedBytesAskForAFormat) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.err,
             "not-a-profile.txt:+0x0: cannot tell the profile format from the first bytes 'hello, this is n'; "
-            "give it with -f (supported: pstats, callgrind, perf, collapse)\n");
+            "give it with -f (supported: pstats, callgrind, perf, collapse, lprof)\n");
   r = graphgen({"empty.pstats"}, test::testdata_dir() / "bad");
   EXPECT_EQ(r.err, "empty.pstats: expected a profile, found an empty file\n");
 }

@@ -72,6 +72,8 @@ struct Args {
   std::string total = "callratios";
   std::string weight = "samples";
   bool merge_by_name = false;
+  double unit = 1e-6;
+  bool skip_zero = false;
   bool timings = false;
   bool quiet = false;
 };
@@ -175,6 +177,17 @@ int run(const Args& a) {
   }
 
   Diagnostics diag;
+  if (out_format->kind == formats::OutputFormat::Kind::kText) {
+    if (!in_format->to_text)
+      return fail(bad_usage(fmt::format("text output is line_profiler's report; {} input has no per-line report "
+                                        "(write dot, an image, callgrind or pstats)",
+                                        in_format->name)));
+    auto text = in_format->to_text(inputs, a.unit, a.skip_zero);
+    if (!text) return fail(text.error());
+    auto written = write_file_atomically(a.output, *text);
+    if (!written) return fail(written.error());
+    return kExitOk;
+  }
   if (out_format->kind == formats::OutputFormat::Kind::kPstats && in_format->to_pstats) {
     // pstats to pstats: the merged table itself, every number as Python has it.
     auto bytes = in_format->to_pstats(inputs, diag);
@@ -298,11 +311,12 @@ int main(int argc, char** argv) {
 
   Args a;
   CLI::App app{
-      "Reads profiles (Python pstats, valgrind callgrind, perf script, collapsed stacks; several files\n"
-      "of one format merge), builds one call graph and writes it as Graphviz dot (the default, equal by\n"
-      "meaning to gprof2dot's), as a PNG/SVG/PDF image rendered in-process, or converts the whole\n"
-      "profile to callgrind (KCacheGrind) or pstats. Options follow gprof2dot's names and defaults;\n"
-      "thresholds and selections apply to graph outputs only.",
+      "Reads profiles (Python pstats, valgrind callgrind, perf script, collapsed stacks, line_profiler;\n"
+      "several files of one format merge), builds one call graph and writes it as Graphviz dot (the\n"
+      "default, equal by meaning to gprof2dot's), as a PNG/SVG/PDF image rendered in-process, or\n"
+      "converts the whole profile to callgrind (KCacheGrind), pstats, or line_profiler's text report.\n"
+      "Options follow gprof2dot's names and defaults; thresholds and selections apply to graph\n"
+      "outputs only.",
       "graphgen"};
   app.set_version_flag("--version", std::string("graphgen ") + GRAPHGEN_VERSION);
   app.get_formatter()->column_width(34);
@@ -312,6 +326,7 @@ int main(int argc, char** argv) {
       "  graphgen -f pstats out.pstats | dot -Tsvg   gprof2dot-compatible dot on stdout\n"
       "  graphgen cpu_*.prof -o merged.pstats        merge per-rank profiles (as pstats.Stats)\n"
       "  graphgen out.pstats -o out.callgrind        open a Python profile in KCacheGrind\n"
+      "  graphgen -T text app.py.lprof               line_profiler's report, without Python\n"
       "  graphgen -n 0 -e 0 -z 'app:*:main' x.pstats everything below main\n"
       "Exit status: 0 ok, 1 bad or unreadable input, 2 bad usage.");
 
@@ -406,6 +421,11 @@ int main(int argc, char** argv) {
   app.add_flag("--merge-by-name", a.merge_by_name,
                "callgrind: identify functions by name alone, as gprof2dot does, merging same-named "
                "functions of different objects (e.g. malloc in ld.so and libc)");
+  app.add_option("--unit", a.unit, "text output: seconds per unit of the Time columns (line_profiler's -u)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber)
+      ->type_name("SECONDS");
+  app.add_flag("--skip-zero", a.skip_zero, "text output: leave out functions that never ran (line_profiler's -z)");
   app.add_flag("--timings", a.timings, "print the time each phase took (read, analyse, write) on stderr");
   app.add_flag("-q,--quiet", a.quiet, "do not print warnings");
 

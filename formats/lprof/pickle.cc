@@ -1,0 +1,413 @@
+#include "pickle.h"
+
+#include <charconv>
+#include <cstring>
+#include <fmt/format.h>
+#include <unordered_map>
+
+#include "pstats/marshal.h"  // valid_utf8_surrogatepass
+
+namespace graphgen::pickle {
+
+std::string_view type_name(Type t) {
+  switch (t) {
+    case Type::kNone: return "None";
+    case Type::kBool: return "bool";
+    case Type::kInt: return "int";
+    case Type::kFloat: return "float";
+    case Type::kStr: return "str";
+    case Type::kBytes: return "bytes";
+    case Type::kTuple: return "tuple";
+    case Type::kList: return "list";
+    case Type::kDict: return "dict";
+    case Type::kClass: return "class";
+    case Type::kObject: return "object";
+  }
+  return "?";
+}
+
+bool allowed_class(std::string_view module, std::string_view name) {
+  return name == "LineStats" &&
+         (module == "_line_profiler" || module == "line_profiler._line_profiler" || module == "line_profiler.line_profiler");
+}
+
+namespace {
+
+struct Failure {
+  std::size_t offset;
+  std::string message;
+};
+
+// Opcodes outside the subset, by byte, for the error message.
+std::string_view opcode_name(unsigned char op) {
+  switch (op) {
+    case 'R': return "REDUCE";
+    case 'i': return "INST";
+    case 'o': return "OBJ";
+    case 0x92: return "NEWOBJ_EX";
+    case 0x82: return "EXT1";
+    case 0x83: return "EXT2";
+    case 0x84: return "EXT4";
+    case 'P': return "PERSID";
+    case 'Q': return "BINPERSID";
+    case 'S': return "STRING";
+    case 'V': return "UNICODE";
+    case 'p': return "PUT";
+    case 'g': return "GET";
+    case 'l': return "LIST";
+    case 'd': return "DICT";
+    case '0': return "POP";
+    case '1': return "POP_MARK";
+    case '2': return "DUP";
+    case 'B': return "BINBYTES";
+    case 'C': return "SHORT_BINBYTES";
+    case 0x8E: return "BINBYTES8";
+    case 0x96: return "BYTEARRAY8";
+    case 0x97: return "NEXT_BUFFER";
+    case 0x98: return "READONLY_BUFFER";
+    case 0x8F: return "EMPTY_SET";
+    case 0x90: return "ADDITEMS";
+    case 0x91: return "FROZENSET";
+    default: return {};
+  }
+}
+
+class Decoder {
+ public:
+  explicit Decoder(std::string_view in) : in_(in) {}
+
+  Document run() {
+    for (;;) {
+      std::size_t at = pos_;
+      unsigned char op = u8("an opcode");
+      if (op == '.') {
+        if (!marks_.empty()) fail(at, "STOP with an open MARK");
+        if (stack_.size() != 1) fail(at, fmt::format("STOP with {} items on the stack, expected 1", stack_.size()));
+        doc_.root = stack_.back();
+        return std::move(doc_);
+      }
+      step(op, at);
+    }
+  }
+
+ private:
+  [[noreturn]] void fail(std::size_t at, std::string msg) { throw Failure{at, std::move(msg)}; }
+
+  void need(std::size_t n, std::string_view what) {
+    if (in_.size() - pos_ < n)
+      fail(pos_, fmt::format("truncated pickle: need {} byte{} for {}, {} left", n, n == 1 ? "" : "s", what,
+                             in_.size() - pos_));
+  }
+  unsigned char u8(std::string_view what) {
+    need(1, what);
+    return static_cast<unsigned char>(in_[pos_++]);
+  }
+  std::uint64_t le(int n, std::string_view what) {
+    need(static_cast<std::size_t>(n), what);
+    std::uint64_t v = 0;
+    for (int k = 0; k < n; ++k) v |= static_cast<std::uint64_t>(static_cast<unsigned char>(in_[pos_ + k])) << (8 * k);
+    pos_ += static_cast<std::size_t>(n);
+    return v;
+  }
+  std::string_view bytes(std::uint64_t n, std::string_view what) {
+    if (n > in_.size() - pos_)
+      fail(pos_, fmt::format("truncated pickle: need {} bytes for {}, {} left", n, what, in_.size() - pos_));
+    std::string_view s = in_.substr(pos_, n);
+    pos_ += n;
+    return s;
+  }
+  std::string_view line(std::string_view what) {
+    std::size_t nl = in_.find('\n', pos_);
+    if (nl == std::string_view::npos) fail(pos_, fmt::format("truncated pickle: {} has no end of line", what));
+    std::string_view s = in_.substr(pos_, nl - pos_);
+    pos_ = nl + 1;
+    return s;
+  }
+
+  std::uint32_t push(Node n, std::size_t at) {
+    n.offset = static_cast<std::uint32_t>(at);
+    doc_.nodes.push_back(std::move(n));
+    auto index = static_cast<std::uint32_t>(doc_.nodes.size() - 1);
+    stack_.push_back(index);
+    return index;
+  }
+  std::uint32_t pop(std::size_t at, std::string_view op) {
+    if (stack_.size() <= (marks_.empty() ? 0 : marks_.back()))
+      fail(at, fmt::format("{} on an empty stack", op));
+    std::uint32_t v = stack_.back();
+    stack_.pop_back();
+    return v;
+  }
+  std::vector<std::uint32_t> pop_mark(std::size_t at, std::string_view op) {
+    if (marks_.empty()) fail(at, fmt::format("{} without a MARK", op));
+    std::size_t m = marks_.back();
+    marks_.pop_back();
+    std::vector<std::uint32_t> items(stack_.begin() + static_cast<std::ptrdiff_t>(m), stack_.end());
+    stack_.resize(m);
+    return items;
+  }
+  Node& top(std::size_t at, Type type, std::string_view op) {
+    if (stack_.empty() || (!marks_.empty() && stack_.size() <= marks_.back()))
+      fail(at, fmt::format("{} needs a {} on the stack, found nothing", op, type_name(type)));
+    Node& n = doc_.nodes[stack_.back()];
+    if (n.type != type)
+      fail(at, fmt::format("{} needs a {} on the stack, found a {}", op, type_name(type), type_name(n.type)));
+    return n;
+  }
+  void integer(std::int64_t v, std::size_t at) {
+    Node n;
+    n.type = Type::kInt;
+    n.i = v;
+    push(std::move(n), at);
+  }
+  void text(Type type, std::string_view s, std::size_t at) {
+    if (type == Type::kStr && !marshal::valid_utf8_surrogatepass(s))
+      fail(at, fmt::format("invalid UTF-8 in a pickled str {}", quote_input(s)));
+    Node n;
+    n.type = type;
+    n.text = std::string(s);
+    push(std::move(n), at);
+  }
+  void little_long(std::string_view b, std::size_t at) {
+    if (b.empty()) return integer(0, at);
+    if (b.size() > 8) fail(at, fmt::format("integer of {} bytes does not fit in 64 bits", b.size()));
+    std::uint64_t v = 0;
+    for (std::size_t k = 0; k < b.size(); ++k) v |= static_cast<std::uint64_t>(static_cast<unsigned char>(b[k])) << (8 * k);
+    if (b.size() < 8 && (static_cast<unsigned char>(b.back()) & 0x80)) v |= ~std::uint64_t{0} << (8 * b.size());
+    integer(static_cast<std::int64_t>(v), at);
+  }
+  void text_int(std::string_view s, std::size_t at, bool is_long) {
+    if (is_long && !s.empty() && s.back() == 'L') s.remove_suffix(1);
+    if (!is_long && (s == "01" || s == "00")) {  // protocol 0 booleans
+      Node n;
+      n.type = Type::kBool;
+      n.i = s == "01";
+      push(std::move(n), at);
+      return;
+    }
+    std::int64_t v = 0;
+    const char* b = s.data();
+    if (!s.empty() && *b == '+') ++b;
+    auto [p, ec] = std::from_chars(b, s.data() + s.size(), v);
+    if (ec != std::errc() || p != s.data() + s.size() || s.empty())
+      fail(at, fmt::format("expected a decimal integer, found {}", quote_input(s)));
+    integer(v, at);
+  }
+  void global(std::string_view module, std::string_view name, std::size_t at) {
+    if (!allowed_class(module, name))
+      fail(at, fmt::format("refusing to load {}.{}: only line_profiler's LineStats may appear in a .lprof file",
+                           module, name));
+    Node n;
+    n.type = Type::kClass;
+    n.text = fmt::format("{}.{}", module, name);
+    push(std::move(n), at);
+  }
+
+  void step(unsigned char op, std::size_t at) {
+    switch (op) {
+      case 0x80: {
+        unsigned char v = u8("the protocol");
+        if (v > 5) fail(at, fmt::format("unsupported pickle protocol {}", v));
+        return;
+      }
+      case 0x95: le(8, "a frame length"); return;  // a buffering hint only
+      case '(': marks_.push_back(stack_.size()); return;
+      case ')': {
+        Node n;
+        n.type = Type::kTuple;
+        push(std::move(n), at);
+        return;
+      }
+      case 0x85:
+      case 0x86:
+      case 0x87: {
+        int k = op - 0x84;
+        Node n;
+        n.type = Type::kTuple;
+        n.items.resize(static_cast<std::size_t>(k));
+        for (int j = k; j-- > 0;) n.items[static_cast<std::size_t>(j)] = pop(at, "TUPLE");
+        push(std::move(n), at);
+        return;
+      }
+      case 't': {
+        Node n;
+        n.type = Type::kTuple;
+        n.items = pop_mark(at, "TUPLE");
+        push(std::move(n), at);
+        return;
+      }
+      case ']': {
+        Node n;
+        n.type = Type::kList;
+        push(std::move(n), at);
+        return;
+      }
+      case 'a': {
+        std::uint32_t v = pop(at, "APPEND");
+        top(at, Type::kList, "APPEND").items.push_back(v);
+        return;
+      }
+      case 'e': {
+        auto items = pop_mark(at, "APPENDS");
+        auto& list = top(at, Type::kList, "APPENDS").items;
+        list.insert(list.end(), items.begin(), items.end());
+        return;
+      }
+      case '}': {
+        Node n;
+        n.type = Type::kDict;
+        push(std::move(n), at);
+        return;
+      }
+      case 's': {
+        std::uint32_t v = pop(at, "SETITEM");
+        std::uint32_t k = pop(at, "SETITEM");
+        set_item(top(at, Type::kDict, "SETITEM"), k, v, at);
+        return;
+      }
+      case 'u': {
+        auto items = pop_mark(at, "SETITEMS");
+        if (items.size() % 2) fail(at, "SETITEMS with an odd number of items");
+        Node& d = top(at, Type::kDict, "SETITEMS");
+        for (std::size_t j = 0; j < items.size(); j += 2) set_item(d, items[j], items[j + 1], at);
+        return;
+      }
+      case 0x94: memoize(memo_.size(), at); return;  // memo[len(memo)] = top
+      case 'q': memoize(u8("a memo index"), at); return;
+      case 'r': memoize(le(4, "a memo index"), at); return;
+      case 'h': get(u8("a memo index"), at); return;
+      case 'j': get(le(4, "a memo index"), at); return;
+      case 'K': integer(u8("an int"), at); return;
+      case 'M': integer(static_cast<std::int64_t>(le(2, "an int")), at); return;
+      case 'J': integer(static_cast<std::int32_t>(le(4, "an int")), at); return;
+      case 0x8A: little_long(bytes(u8("a long length"), "a long"), at); return;
+      case 0x8B: {
+        auto n = static_cast<std::int32_t>(le(4, "a long length"));
+        if (n < 0 || n > 8) fail(at, fmt::format("integer of {} bytes does not fit in 64 bits", n));
+        little_long(bytes(static_cast<std::uint64_t>(n), "a long"), at);
+        return;
+      }
+      case 'I': text_int(line("INT"), at, false); return;
+      case 'L': text_int(line("LONG"), at, true); return;
+      case 'G': {
+        std::uint64_t bits = 0;
+        need(8, "a float");
+        for (int k = 0; k < 8; ++k) bits = bits << 8 | static_cast<unsigned char>(in_[pos_ + k]);  // big-endian
+        pos_ += 8;
+        Node n;
+        n.type = Type::kFloat;
+        std::memcpy(&n.f, &bits, 8);
+        push(std::move(n), at);
+        return;
+      }
+      case 'F': {
+        std::string_view s = line("FLOAT");
+        Node n;
+        n.type = Type::kFloat;
+        auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), n.f);
+        if (ec != std::errc() || p != s.data() + s.size()) fail(at, fmt::format("expected a float, found {}", quote_input(s)));
+        push(std::move(n), at);
+        return;
+      }
+      case 'N': push(Node{}, at); return;
+      case 0x88:
+      case 0x89: {
+        Node n;
+        n.type = Type::kBool;
+        n.i = op == 0x88;
+        push(std::move(n), at);
+        return;
+      }
+      case 0x8C: text(Type::kStr, bytes(u8("a string length"), "a string"), at); return;
+      case 'X': text(Type::kStr, bytes(le(4, "a string length"), "a string"), at); return;
+      case 0x8D: text(Type::kStr, bytes(le(8, "a string length"), "a string"), at); return;
+      case 'U': text(Type::kBytes, bytes(u8("a string length"), "a string"), at); return;
+      case 'T': {
+        auto n = static_cast<std::int32_t>(le(4, "a string length"));
+        if (n < 0) fail(at, fmt::format("negative string length {}", n));
+        text(Type::kBytes, bytes(static_cast<std::uint64_t>(n), "a string"), at);
+        return;
+      }
+      case 'c': {
+        std::string module(line("GLOBAL module"));
+        std::string name(line("GLOBAL name"));
+        global(module, name, at);
+        return;
+      }
+      case 0x93: {
+        std::uint32_t name = pop(at, "STACK_GLOBAL");
+        std::uint32_t module = pop(at, "STACK_GLOBAL");
+        const Node& m = doc_.nodes[module];
+        const Node& n = doc_.nodes[name];
+        if (m.type != Type::kStr || n.type != Type::kStr) fail(at, "STACK_GLOBAL needs two str on the stack");
+        global(m.text, n.text, at);
+        return;
+      }
+      case 0x81: {
+        std::uint32_t args = pop(at, "NEWOBJ");
+        std::uint32_t cls = pop(at, "NEWOBJ");
+        if (doc_.nodes[cls].type != Type::kClass) fail(at, "NEWOBJ needs a class on the stack");
+        if (doc_.nodes[args].type != Type::kTuple || !doc_.nodes[args].items.empty())
+          fail(at, "NEWOBJ with arguments: LineStats is created with none");
+        Node n;
+        n.type = Type::kObject;
+        n.cls = cls;
+        push(std::move(n), at);
+        return;
+      }
+      case 'b': {
+        std::uint32_t state = pop(at, "BUILD");
+        Node& obj = top(at, Type::kObject, "BUILD");
+        if (obj.state != UINT32_MAX) fail(at, "BUILD applied twice to one object");
+        if (doc_.nodes[state].type != Type::kDict)
+          fail(at, fmt::format("BUILD with a {} state, expected the LineStats dict", type_name(doc_.nodes[state].type)));
+        obj.state = state;
+        return;
+      }
+      default: {
+        std::string_view name = opcode_name(op);
+        if (!name.empty())
+          fail(at, fmt::format("refusing pickle opcode {} (0x{:02x}): not used by line_profiler and unsafe or "
+                               "unsupported here",
+                               name, op));
+        fail(at, fmt::format("unknown pickle opcode 0x{:02x}", op));
+      }
+    }
+  }
+
+  void set_item(Node& dict, std::uint32_t k, std::uint32_t v, std::size_t at) {
+    Type t = doc_.nodes[k].type;
+    if (t == Type::kList || t == Type::kDict) fail(at, fmt::format("unhashable dict key ({})", type_name(t)));
+    dict.items.push_back(k);
+    dict.items.push_back(v);
+  }
+  void memoize(std::uint64_t index, std::size_t at) {
+    if (stack_.empty()) fail(at, "MEMOIZE on an empty stack");
+    memo_[index] = stack_.back();
+  }
+  void get(std::uint64_t index, std::size_t at) {
+    auto it = memo_.find(index);
+    if (it == memo_.end()) fail(at, fmt::format("memo entry {} used before it was set", index));
+    stack_.push_back(it->second);
+  }
+
+  std::string_view in_;
+  std::size_t pos_ = 0;
+  Document doc_;
+  std::vector<std::uint32_t> stack_;
+  std::vector<std::size_t> marks_;
+  std::unordered_map<std::uint64_t, std::uint32_t> memo_;  // a map: cPickle numbers from 1
+};
+
+}  // namespace
+
+Expected<Document> decode(std::string_view bytes, std::string_view path) {
+  try {
+    Decoder d(bytes);
+    return d.run();
+  } catch (const Failure& f) {
+    return bad_input(fmt::format("{}:+0x{:x}: {}", path, f.offset, f.message));
+  }
+}
+
+}  // namespace graphgen::pickle

@@ -1,0 +1,374 @@
+#include "reader.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "pickle.h"
+#include "pstats/marshal.h"
+#include "pstats/pstats.h"
+
+namespace graphgen::lprof {
+
+bool sniff(std::string_view head) {
+  return head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x80 && head[1] >= 2 && head[1] <= 5;
+}
+
+namespace {
+
+class Validator {
+ public:
+  Validator(const pickle::Document& doc, std::string_view path) : doc_(doc), path_(path) {}
+
+  Expected<LineStats> run() {
+    const pickle::Node& root = doc_.node(doc_.root);
+    if (root.type != pickle::Type::kObject || root.state == UINT32_MAX)
+      return error(root, fmt::format("expected a LineStats object, found a {}", pickle::type_name(root.type)));
+    const pickle::Node& state = doc_.node(root.state);
+    const pickle::Node* timings = nullptr;
+    const pickle::Node* unit = nullptr;
+    for (std::size_t k = 0; k + 1 < state.items.size(); k += 2) {
+      std::string key;
+      if (!text(doc_.node(state.items[k]), key)) continue;
+      if (key == "timings") timings = &doc_.node(state.items[k + 1]);
+      if (key == "unit") unit = &doc_.node(state.items[k + 1]);
+    }
+    if (!timings || timings->type != pickle::Type::kDict)
+      return error(state, "expected LineStats 'timings' (a dict), found none");
+    if (!unit || (unit->type != pickle::Type::kFloat && unit->type != pickle::Type::kInt))
+      return error(state, "expected LineStats 'unit' (a float), found none");
+    LineStats stats;
+    stats.unit = unit->type == pickle::Type::kFloat ? unit->f : static_cast<double>(unit->i);
+    if (!(stats.unit > 0) || !std::isfinite(stats.unit))
+      return error(*unit, fmt::format("expected a positive timer unit, found {}", stats.unit));
+    for (std::size_t k = 0; k + 1 < timings->items.size(); k += 2) {
+      FunctionStats f;
+      if (auto e = key(doc_.node(timings->items[k]), f); !e) return e.error();
+      if (auto e = entries(doc_.node(timings->items[k + 1]), f); !e) return e.error();
+      // A repeated key (a dict): the later value wins, in the first's place.
+      auto same = std::find_if(stats.functions.begin(), stats.functions.end(), [&](const FunctionStats& g) {
+        return g.file == f.file && g.line == f.line && g.name == f.name;
+      });
+      if (same != stats.functions.end())
+        *same = std::move(f);
+      else
+        stats.functions.push_back(std::move(f));
+    }
+    return stats;
+  }
+
+ private:
+  Error error(const pickle::Node& at, std::string message) const {
+    return bad_input(fmt::format("{}:+0x{:x}: {}", path_, at.offset, message));
+  }
+
+  // Python 3 str as is; Python 2 str (bytes) as UTF-8 if it decodes, else Latin-1.
+  bool text(const pickle::Node& n, std::string& out) const {
+    if (n.type == pickle::Type::kStr) {
+      out = n.text;
+      return true;
+    }
+    if (n.type != pickle::Type::kBytes) return false;
+    if (marshal::valid_utf8_surrogatepass(n.text)) {
+      out = n.text;
+    } else {
+      out.clear();
+      marshal::append_latin1_as_utf8(n.text, out);
+    }
+    return true;
+  }
+
+  Expected<bool> key(const pickle::Node& n, FunctionStats& f) const {
+    if (n.type != pickle::Type::kTuple || n.items.size() != 3)
+      return error(n, fmt::format("expected a function key (filename, line, name), found a {}", pickle::type_name(n.type)));
+    const pickle::Node& line = doc_.node(n.items[1]);
+    if (!text(doc_.node(n.items[0]), f.file) || line.type != pickle::Type::kInt || !text(doc_.node(n.items[2]), f.name))
+      return error(n, "expected a function key (filename: str, line: int, name: str), found other types");
+    f.line = line.i;
+    return true;
+  }
+
+  Expected<bool> entries(const pickle::Node& n, FunctionStats& f) const {
+    if (n.type != pickle::Type::kList)
+      return error(n, fmt::format("expected a list of (line, hits, time), found a {}", pickle::type_name(n.type)));
+    std::map<std::int64_t, std::array<std::int64_t, 3>> by_line;  // sorted, duplicates summed
+    for (std::uint32_t item : n.items) {
+      const pickle::Node& t = doc_.node(item);
+      if (t.type != pickle::Type::kTuple || t.items.size() != 3)
+        return error(t, fmt::format("expected a (line, hits, time) tuple, found a {}", pickle::type_name(t.type)));
+      std::int64_t v[3];
+      for (int k = 0; k < 3; ++k) {
+        const pickle::Node& x = doc_.node(t.items[static_cast<std::size_t>(k)]);
+        if (x.type != pickle::Type::kInt)
+          return error(x, fmt::format("expected an int in a (line, hits, time) tuple, found a {}", pickle::type_name(x.type)));
+        v[k] = x.i;
+      }
+      if (v[1] < 0) return error(t, fmt::format("expected a hit count of 0 or more, found {}", v[1]));
+      auto [it, inserted] = by_line.try_emplace(v[0], std::array<std::int64_t, 3>{v[0], 0, 0});
+      it->second[1] = saturating_add(it->second[1], v[1]);
+      it->second[2] = saturating_add(it->second[2], v[2]);
+    }
+    for (auto& [line, row] : by_line) f.lines.push_back(row);
+    return true;
+  }
+
+  const pickle::Document& doc_;
+  std::string_view path_;
+};
+
+}  // namespace
+
+Expected<LineStats> read_stats(std::string_view bytes, std::string_view path) {
+  auto doc = pickle::decode(bytes, path);
+  if (!doc) return doc.error();
+  return Validator(*doc, path).run();
+}
+
+Expected<LineStats> read_all(const std::vector<InputFile>& inputs) {
+  LineStats merged;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    auto one = read_stats(inputs[i].bytes(), inputs[i].path());
+    if (!one) return one.error();
+    if (i == 0) {
+      merged = std::move(one).value();
+      continue;
+    }
+    // The coarsest unit wins; finer times are rescaled and rounded.
+    double unit = std::max(merged.unit, one->unit);
+    auto rescale = [&](LineStats& s) {
+      if (s.unit == unit) return;
+      double factor = s.unit / unit;
+      for (FunctionStats& f : s.functions)
+        for (auto& row : f.lines) row[2] = std::llround(static_cast<double>(row[2]) * factor);
+      s.unit = unit;
+    };
+    rescale(merged);
+    rescale(*one);
+    for (FunctionStats& f : one->functions) {
+      auto same = std::find_if(merged.functions.begin(), merged.functions.end(), [&](const FunctionStats& g) {
+        return g.file == f.file && g.line == f.line && g.name == f.name;
+      });
+      if (same == merged.functions.end()) {
+        merged.functions.push_back(std::move(f));
+        continue;
+      }
+      std::map<std::int64_t, std::array<std::int64_t, 3>> rows;
+      for (const auto& r : same->lines) rows[r[0]] = r;
+      for (const auto& r : f.lines) {
+        auto [it, inserted] = rows.try_emplace(r[0], std::array<std::int64_t, 3>{r[0], 0, 0});
+        it->second[1] = saturating_add(it->second[1], r[1]);
+        it->second[2] = saturating_add(it->second[2], r[2]);
+      }
+      same->lines.clear();
+      for (auto& [line, row] : rows) same->lines.push_back(row);
+    }
+  }
+  return merged;
+}
+
+Profile to_profile(const LineStats& stats) {
+  Profile p;
+  p.events.push_back({p.strings.intern("ns"), p.strings.intern("ns"), 1e-9});
+  p.events.push_back({p.strings.intern("hits"), kNoString, 0});
+  // Ticks to ns: exact for the usual units (1e-9, 1e-7, 1e-6), rounded else.
+  double factor = stats.unit * 1e9;
+  double rounded = std::round(factor);
+  auto to_ns = [&](std::int64_t ticks) {
+    if (std::fabs(factor - rounded) < 1e-9 * factor && rounded >= 1) return ticks * static_cast<std::int64_t>(rounded);
+    return static_cast<Cost>(std::llround(static_cast<double>(ticks) * factor));
+  };
+  for (const FunctionStats& f : stats.functions) {
+    Function fn;
+    fn.label = p.strings.intern(fmt::format("{}:{}:{}", pstats::module_of(f.file), f.line, f.name));
+    fn.name = p.strings.intern(f.name);
+    fn.file = p.strings.intern(f.file);
+    fn.line = f.line < 0 ? 0 : static_cast<std::uint32_t>(std::min<std::int64_t>(f.line, UINT32_MAX));
+    FuncId id = p.add_function(fn);
+    for (const auto& row : f.lines) {
+      Cost ns = to_ns(row[2]);
+      p.self(id, 0) = saturating_add(p.self(id, 0), ns);
+      p.self(id, 1) = saturating_add(p.self(id, 1), row[1]);
+      p.line_costs.push_back({id, fn.file, static_cast<std::uint32_t>(std::clamp<std::int64_t>(row[0], 0, UINT32_MAX))});
+      p.line_cost_values.push_back(ns);
+      p.line_cost_values.push_back(row[1]);
+    }
+  }
+  return p;
+}
+
+namespace {
+
+std::string printf_format(const char* fmt_string, double v) {
+  char buf[64];
+  int n = std::snprintf(buf, sizeof buf, fmt_string, v);
+  return std::string(buf, static_cast<std::size_t>(std::max(n, 0)));
+}
+
+// Python's '%6s %9s %12s %8s %8s  %-s'.
+std::string row(std::string_view a, std::string_view b, std::string_view c, std::string_view d, std::string_view e,
+                std::string_view text) {
+  return fmt::format("{:>6} {:>9} {:>12} {:>8} {:>8}  {}", a, b, c, d, e, text);
+}
+
+std::size_t indent_of(const std::string& s) {
+  std::size_t i = 0;
+  while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+  return i;
+}
+
+// inspect.getblock() for a def (with decorators) starting at lines[0]: the
+// decorators and the def's logical line, then the body up to its last
+// logical line (trailing blank and comment lines excluded). Tracks strings,
+// brackets and backslash continuations so docstrings and wrapped lines do
+// not end the block.
+std::size_t block_length(const std::vector<std::string>& lines) {
+  int depth = 0;
+  bool in_triple = false;
+  char triple = 0;
+  std::size_t base_indent = 0;
+  bool seen_def = false, in_body = false;
+  std::size_t body_col = SIZE_MAX;  // indentation of the body's first statement
+  std::size_t last = 0;  // lines[0..last) is the block so far
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::string& s = lines[i];
+    bool continuation = in_triple || depth > 0;  // this line continues a logical line
+    std::size_t ind = indent_of(s);
+    bool blank = ind >= s.size() || s[ind] == '\n' || s[ind] == '\r' || s[ind] == '#';
+    bool comment = !continuation && ind < s.size() && s[ind] == '#';
+    // Comments indented at least as deep as the body belong to it.
+    if (comment && in_body && body_col != SIZE_MAX && ind >= body_col) last = i + 1;
+    if (!continuation && !blank) {
+      if (in_body && body_col == SIZE_MAX) body_col = ind;
+      if (!seen_def) {
+        std::string_view rest = std::string_view(s).substr(ind);
+        if (i == 0) base_indent = ind;
+        if (rest.starts_with("def ") || rest.starts_with("async def ") || rest.starts_with("class ")) seen_def = true;
+      } else if (in_body && ind <= base_indent) {
+        break;
+      }
+    }
+    // Scan the line for strings, brackets, comments and continuations.
+    bool backslash = false;
+    for (std::size_t k = 0; k < s.size(); ++k) {
+      char c = s[k];
+      if (in_triple) {
+        if (c == '\\') {
+          ++k;
+        } else if (c == triple && k + 2 < s.size() + 0 && s.compare(k, 3, std::string(3, triple)) == 0) {
+          in_triple = false;
+          k += 2;
+        }
+        continue;
+      }
+      if (c == '#') break;
+      if (c == '"' || c == '\'') {
+        if (s.compare(k, 3, std::string(3, c)) == 0) {
+          in_triple = true;
+          triple = c;
+          k += 2;
+          continue;
+        }
+        for (++k; k < s.size() && s[k] != c; ++k)
+          if (s[k] == '\\') ++k;
+        continue;
+      }
+      if (c == '(' || c == '[' || c == '{') ++depth;
+      if (c == ')' || c == ']' || c == '}') depth = std::max(0, depth - 1);
+      if (c == '\\' && (k + 1 == s.size() || s[k + 1] == '\n' || s[k + 1] == '\r')) backslash = true;
+    }
+    bool ends_logical = !in_triple && depth == 0 && !backslash;
+    if (!blank || continuation) {
+      if (ends_logical) {
+        last = i + 1;
+        if (seen_def && !in_body) {
+          // A one-line def ("def f(): pass") is the whole block.
+          std::string_view t = std::string_view(s);
+          std::size_t colon = t.rfind(':');
+          std::string_view after = colon == std::string_view::npos ? "" : t.substr(colon + 1);
+          std::size_t a = after.find_first_not_of(" \t\r\n");
+          bool inline_body = a != std::string_view::npos && after[a] != '#';
+          if (inline_body) return last;
+          in_body = true;
+        }
+      }
+    }
+  }
+  return std::max<std::size_t>(last, 1);
+}
+
+std::vector<std::string> read_lines(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::vector<std::string> lines;
+  if (!in) return lines;
+  std::string line;
+  while (std::getline(in, line)) lines.push_back(line + "\n");
+  return lines;
+}
+
+}  // namespace
+
+std::string write_text(const LineStats& stats, const TextOptions& options) {
+  std::string out = fmt::format("Timer unit: {} s\n\n", printf_format("%g", options.output_unit));
+  std::vector<const FunctionStats*> order;
+  for (const FunctionStats& f : stats.functions) order.push_back(&f);
+  std::sort(order.begin(), order.end(), [](const FunctionStats* a, const FunctionStats* b) {
+    return std::tie(a->file, a->line, a->name) < std::tie(b->file, b->line, b->name);
+  });
+  const double scalar = stats.unit / options.output_unit;
+  for (const FunctionStats* f : order) {
+    double total = 0.0;
+    for (const auto& r : f->lines) total += static_cast<double>(r[2]);
+    if (options.skip_zero && total == 0) continue;
+    out += fmt::format("Total time: {} s\n", printf_format("%g", total * stats.unit));
+    std::vector<std::string> source = read_lines(f->file);
+    std::vector<std::string> sub;
+    if (!source.empty() || std::ifstream(f->file).good()) {
+      out += fmt::format("File: {}\nFunction: {} at line {}\n", f->file, f->name, f->line);
+      if (f->line >= 1 && static_cast<std::size_t>(f->line) <= source.size()) {
+        std::vector<std::string> from(source.begin() + (f->line - 1), source.end());
+        from.resize(block_length(from));
+        sub = std::move(from);
+      }
+    } else {
+      out += fmt::format("\nCould not find file {}\n", f->file);
+      out += "Are you sure you are running this program from the same directory\n";
+      out += "that you ran the profiler from?\n";
+      out += "Continuing without the function's contents.\n";
+      std::int64_t n = 1;
+      if (!f->lines.empty()) {
+        std::int64_t lo = std::min(f->lines.front()[0], f->line);
+        n = f->lines.back()[0] - lo + 1;
+      }
+      sub.assign(static_cast<std::size_t>(std::max<std::int64_t>(n, 1)), "");
+    }
+    std::map<std::int64_t, std::array<std::string, 4>> cells;
+    for (const auto& r : f->lines) {
+      double time = static_cast<double>(r[2]);
+      std::string percent = total == 0 ? "" : printf_format("%5.1f", 100 * time / total);
+      std::string per_hit = r[1] == 0 ? "" : printf_format("%5.1f", time * scalar / static_cast<double>(r[1]));
+      cells[r[0]] = {std::to_string(r[1]), printf_format("%5.1f", time * scalar), per_hit, percent};
+    }
+    std::string header = row("Line #", "Hits", "Time", "Per Hit", "% Time", "Line Contents");
+    out += "\n" + header + "\n" + std::string(header.size(), '=') + "\n";
+    for (std::size_t k = 0; k < sub.size(); ++k) {
+      std::int64_t lineno = f->line + static_cast<std::int64_t>(k);
+      std::string text = sub[k];
+      while (!text.empty() && text.back() == '\n') text.pop_back();
+      while (!text.empty() && text.back() == '\r') text.pop_back();
+      auto it = cells.find(lineno);
+      if (it == cells.end())
+        out += row(std::to_string(lineno), "", "", "", "", text) + "\n";
+      else
+        out += row(std::to_string(lineno), it->second[0], it->second[1], it->second[2], it->second[3], text) + "\n";
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace graphgen::lprof

@@ -1,0 +1,165 @@
+// line_profiler files: every corpus .lprof decodes to what Python decoded,
+// the text report is byte for byte line_profiler's own (testdata made with
+// Debian's kernprof 4.0.2), unsafe pickles are refused, and the callgrind
+// output shows per-line costs beside the source in callgrind_annotate.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "graphgen/io.h"
+#include "lprof/reader.h"
+#include "util/test_util.h"
+
+namespace graphgen::lprof {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+LineStats read(const fs::path& p) {
+  auto in = InputFile::open(p.string());
+  auto s = read_stats(in->bytes(), p.filename().string());
+  EXPECT_TRUE(s.has_value()) << (s ? "" : s.error().message);
+  return s ? std::move(s).value() : LineStats();
+}
+
+TEST(LprofReader, DecodesEveryCorpusFileExactlyAsPythonDid) {
+  fs::path corpus = test::corpus_dir();
+  if (corpus.empty()) GTEST_SKIP() << test::no_corpus_message();
+  std::vector<std::pair<fs::path, fs::path>> cases{
+      {corpus / "real/lprof/scatter.py.lprof", corpus / "real/lprof/scatter.expected.json"}};
+  for (const auto& e : fs::directory_iterator(corpus / "edge/lprof"))
+    if (e.path().extension() == ".lprof")
+      cases.emplace_back(e.path(), e.path().parent_path() / (e.path().stem().string() + ".expected.json"));
+  ASSERT_GE(cases.size(), 8u);  // 2.7 cPickle, protocols 2, 4, 5, line_profiler 4 and 5 class paths
+  for (const auto& [file, expected_file] : cases) {
+    SCOPED_TRACE(file.string());
+    LineStats s = read(file);
+    json expected = json::parse(test::read_file(expected_file));
+    EXPECT_EQ(s.unit, expected["unit"].get<double>());
+    json mine = json::array();
+    for (const FunctionStats& f : s.functions) {
+      json rows = json::array();
+      for (const auto& r : f.lines) rows.push_back({r[0], r[1], r[2]});
+      mine.push_back({json::array({f.file, f.line, f.name}), rows});
+    }
+    json theirs = expected["timings"];
+    auto by_key = [](const json& a, const json& b) { return a[0].dump() < b[0].dump(); };
+    std::sort(mine.begin(), mine.end(), by_key);
+    std::sort(theirs.begin(), theirs.end(), by_key);
+    EXPECT_EQ(mine, theirs);
+  }
+}
+
+TEST(LprofReader, KeepsFunctionsThatNeverRan) {
+  LineStats s = read(test::testdata_dir() / "lprof" / "shapes.lprof");
+  auto never = std::find_if(s.functions.begin(), s.functions.end(),
+                            [](const FunctionStats& f) { return f.name == "never_called"; });
+  ASSERT_NE(never, s.functions.end());
+  EXPECT_TRUE(never->lines.empty());
+  Profile p = to_profile(s);
+  ASSERT_EQ(p.events.size(), 2u);
+  EXPECT_EQ(p.str(p.events[0].name), "ns");
+  EXPECT_EQ(p.str(p.events[1].name), "hits");
+  EXPECT_EQ(p.functions.size(), s.functions.size());
+}
+
+TEST(LprofText, IsByteForByteLineProfilersReport) {
+  // shapes.lprof.txt and .u3z.txt were printed by `python3 -m line_profiler`
+  // (Debian 4.0.2) from shapes.lprof, in testdata/lprof, where shapes.py is.
+  fs::path dir = test::testdata_dir() / "lprof";
+  auto plain = test::graphgen({"-T", "text", "shapes.lprof"}, dir);
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(plain.out, test::read_file(dir / "shapes.lprof.txt"));
+  auto scaled = test::graphgen({"shapes.lprof", "-o", "-", "-T", "text", "--unit", "1e-3", "--skip-zero"}, dir);
+  ASSERT_EQ(scaled.exit_code, 0) << scaled.err;
+  EXPECT_EQ(scaled.out, test::read_file(dir / "shapes.lprof.u3z.txt"));
+}
+
+// The numbers of a report's table rows: line -> (hits, time, per hit, %).
+std::map<std::string, std::vector<std::string>> numbers(const std::string& report) {
+  std::map<std::string, std::vector<std::string>> rows;
+  std::istringstream in(report);
+  std::string line;
+  int function = 0;
+  while (std::getline(in, line)) {
+    if (line.starts_with("Total time:")) ++function;
+    std::istringstream fields(line.substr(0, std::min<std::size_t>(line.size(), 51)));
+    std::vector<std::string> v;
+    for (std::string f; fields >> f;) v.push_back(f);
+    if (v.size() == 5 && std::isdigit(static_cast<unsigned char>(v[0][0])))
+      rows[std::to_string(function) + ":" + v[0]] = {v.begin() + 1, v.end()};
+  }
+  return rows;
+}
+
+TEST(LprofText, ShowsTheNumbersOfTheRealScatterReport) {
+  fs::path corpus = test::corpus_dir();
+  if (corpus.empty()) GTEST_SKIP() << test::no_corpus_message();
+  auto r = test::graphgen({"-T", "text", "real/lprof/scatter.py.lprof"}, corpus);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto expected = numbers(test::read_file(corpus / "real/lprof/scatter.py.lprof.txt"));
+  EXPECT_EQ(expected.size(), 16u);
+  EXPECT_EQ(numbers(r.out), expected);
+}
+
+TEST(LprofText, TextNeedsALineProfilerInput) {
+  auto r = test::graphgen({"-T", "text", (test::testdata_dir() / "demo.pstats").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "graphgen: error: text output is line_profiler's report; pstats input has no per-line report (write "
+            "dot, an image, callgrind or pstats)\n");
+}
+
+std::string write_temp(const std::string& bytes) {
+  fs::path p = test::temp_dir() / "x.lprof";
+  std::ofstream(p, std::ios::binary) << bytes;
+  return p.string();
+}
+
+TEST(LprofReader, RefusesUnsafeOrForeignPickles) {
+  using namespace std::string_literals;
+  struct Bad {
+    std::string bytes;
+    std::string message;
+  };
+  std::string header = "\x80\x04\x8c\x0e_line_profiler\x8c\x09LineStats\x93"s;
+  for (const Bad& b : std::vector<Bad>{
+           {header + ")R."s, "+0x1f: refusing pickle opcode REDUCE (0x52): not used by line_profiler and unsafe or unsupported here"},
+           {"\x80\x04\x8c\x08" "builtins\x8c\x04" "eval\x93."s, "+0x12: refusing to load builtins.eval: only line_profiler's LineStats may appear in a .lprof file"},
+           {"\x80\x02\x63os\nsystem\n."s, "+0x2: refusing to load os.system: only line_profiler's LineStats may appear in a .lprof file"},
+           {header + ")\x81}\x8c\x04unitG>\x11.\x0b\xe8&\xd6\x95s"s, "+0x31: truncated pickle: need 1 byte for an opcode, 0 left"},
+           {header + ")\x81}\x8c\x04unitG>\x11.\x0b\xe8&\xd6\x95sb."s, "+0x20: expected LineStats 'timings' (a dict), found none"},
+           {"\x80\x04K\x01."s, "+0x2: expected a LineStats object, found a int"},
+           {"\x80\x04\x8c\x01" "a\x8c\x01" "b\x8c\x01" "c\x93."s, "+0xb: refusing to load b.c: only line_profiler's LineStats may appear in a .lprof file"},
+       }) {
+    std::string path = write_temp(b.bytes);
+    auto r = test::graphgen({"-T", "text", path});
+    SCOPED_TRACE(b.message);
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_EQ(r.err, path + ":" + b.message + "\n");
+  }
+}
+
+TEST(LprofCallgrind, AnnotateShowsTimeAndHitsBesideTheSource) {
+  if (test::run({"sh", "-c", "command -v callgrind_annotate"}).exit_code != 0)
+    GTEST_SKIP() << "callgrind_annotate (valgrind) is not installed";
+  fs::path dir = test::testdata_dir() / "lprof";
+  fs::path out = test::temp_dir() / "shapes.callgrind";
+  ASSERT_EQ(test::graphgen({"shapes.lprof", "-o", out.string()}, dir).exit_code, 0);
+  auto ann = test::run({"callgrind_annotate", "--auto=yes", out.string()}, dir);
+  EXPECT_EQ(ann.exit_code, 0) << ann.err;
+  EXPECT_EQ(ann.err, "");
+  // The source line with its ns and hits, e.g. "2,264,047  14,151  steps += 1".
+  std::istringstream in(ann.out);
+  bool found = false;
+  for (std::string line; std::getline(in, line);)
+    if (line.find("steps += 1") != std::string::npos && line.find("14,151") != std::string::npos) found = true;
+  EXPECT_TRUE(found) << ann.out.substr(0, 3000);
+}
+
+}  // namespace
+}  // namespace graphgen::lprof
