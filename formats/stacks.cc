@@ -67,40 +67,4 @@ void StackBuilder::add_sample(const std::vector<FuncId>& leaf_first, Cost weight
   p_.stack_node_cost[node] = saturating_add(p_.stack_node_cost[node], weight);
 }
 
-void StackBuilder::absorb(const Profile& other) {
-  std::vector<FuncId> func_map(other.functions.size());
-  for (FuncId f = 0; f < other.functions.size(); ++f) {
-    const Function& fn = other.functions[f];
-    FuncId mine = function(other.str(fn.label), other.str(fn.object), other.str(fn.module), fn.show_module);
-    func_map[f] = mine;
-    p_.self(mine, 0) = saturating_add(p_.self(mine, 0), other.self(f, 0));
-    p_.stack_inclusive(mine, 0) = saturating_add(p_.stack_inclusive(mine, 0), other.stack_inclusive(f, 0));
-  }
-  for (CallId c = 0; c < other.calls.size(); ++c) {
-    FuncId caller = func_map[other.calls[c].caller];
-    FuncId callee = func_map[other.calls[c].callee];
-    CallId mine = calls_.find_or_add(
-        FlatIndex::mix(caller, callee),
-        [&](std::uint32_t id) { return p_.calls[id].caller == caller && p_.calls[id].callee == callee; },
-        [&] { return p_.add_call({caller, callee, kUnknownCount}); });
-    p_.inclusive(mine, 0) = saturating_add(p_.inclusive(mine, 0), other.inclusive(c, 0));
-  }
-  // Callsite nodes come after their parents, so one pass maps them all.
-  std::vector<std::uint32_t> node_map(other.stack_nodes.size(), 0);
-  for (std::uint32_t n = 1; n < other.stack_nodes.size(); ++n) {
-    std::uint32_t parent = node_map[other.stack_nodes[n].parent];
-    FuncId f = func_map[other.stack_nodes[n].function];
-    node_map[n] = children_.find_or_add(
-        FlatIndex::mix(parent, f),
-        [&](std::uint32_t m) { return p_.stack_nodes[m].parent == parent && p_.stack_nodes[m].function == f; },
-        [&] {
-          p_.stack_nodes.push_back({parent, f});
-          p_.stack_node_cost.push_back(0);
-          return static_cast<std::uint32_t>(p_.stack_nodes.size() - 1);
-        });
-    p_.stack_node_cost[node_map[n]] = saturating_add(p_.stack_node_cost[node_map[n]], other.stack_node_cost[n]);
-  }
-  p_.stack_node_cost[0] = saturating_add(p_.stack_node_cost[0], other.stack_node_cost[0]);
-}
-
 }  // namespace graphgen::detail

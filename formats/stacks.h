@@ -31,12 +31,6 @@ class StackBuilder {
 
   std::size_t samples() const { return samples_; }
 
-  /// Adds a profile built by another StackBuilder (e.g. from the next part
-  /// of the same file). Functions, calls and callsite nodes new to this one
-  /// are appended in `other`'s order, so absorbing the parts of a file in
-  /// order gives exactly the profile one builder would have built.
-  void absorb(const Profile& other);
-
  private:
   Profile& p_;
   FlatIndex functions_;  // (label, object) -> FuncId

@@ -110,15 +110,24 @@ class Reader {
     return true;
   }
 
-  Expected<bool> events_line(std::string_view value, std::size_t col) {
-    columns_.clear();
+  // Calls fn(word, offset) for each blank-separated word until fn fails.
+  template <class Fn>
+  static Expected<bool> for_each_word(std::string_view value, Fn&& fn) {
     std::size_t i = 0;
     while (i < value.size()) {
       while (i < value.size() && is_blank(value[i])) ++i;
       std::size_t j = i;
       while (j < value.size() && !is_blank(value[j])) ++j;
-      if (j > i) {
-        std::string_view name = value.substr(i, j - i);
+      if (j > i)
+        if (auto ok = fn(value.substr(i, j - i), i); !ok) return ok;
+      i = j;
+    }
+    return true;
+  }
+
+  Expected<bool> events_line(std::string_view value, std::size_t col) {
+    columns_.clear();
+    auto ok = for_each_word(value, [&](std::string_view name, std::size_t i) -> Expected<bool> {
         StringId id = p_.strings.intern(name);
         std::size_t index = p_.events.size();
         for (std::size_t e = 0; e < p_.events.size(); ++e)
@@ -132,9 +141,9 @@ class Reader {
           p_.events.push_back({id, kNoString, 0});
         }
         columns_.push_back(static_cast<std::uint32_t>(index));
-      }
-      i = j;
-    }
+        return true;
+    });
+    if (!ok) return ok;
     if (columns_.empty()) return fail(line_no_, col, "expected at least one event name after 'events:', found none");
     saw_events_ = true;
     costs_.assign(p_.events.size(), 0);
@@ -144,21 +153,15 @@ class Reader {
   Expected<bool> positions_line(std::string_view value, std::size_t col) {
     positions_ = 0;
     line_position_ = -1;
-    std::size_t i = 0;
-    while (i < value.size()) {
-      while (i < value.size() && is_blank(value[i])) ++i;
-      std::size_t j = i;
-      while (j < value.size() && !is_blank(value[j])) ++j;
-      if (j > i) {
-        std::string_view name = value.substr(i, j - i);
+    auto ok = for_each_word(value, [&](std::string_view name, std::size_t i) -> Expected<bool> {
         if (name == "line") line_position_ = positions_;
         if (name != "line" && name != "instr" && name != "bb")
           return fail(line_no_, col + i, fmt::format("expected position names instr, bb or line, found {}",
                                                      quote_input(name)));
         ++positions_;
-      }
-      i = j;
-    }
+        return true;
+    });
+    if (!ok) return ok;
     if (positions_ == 0) return fail(line_no_, col, "expected position names after 'positions:', found none");
     last_.assign(static_cast<std::size_t>(positions_), 0);
     return true;

@@ -8,6 +8,7 @@
 #include <optional>
 #include <thread>
 
+#include "graphgen/analysis/merge.h"
 #include "graphgen/text.h"
 #include "stacks.h"
 
@@ -192,13 +193,15 @@ class Reader {
     return true;
   }
 
-  // Folds a later part's reader into this one.
-  void absorb(const Reader& other) {
-    builder_.absorb(other.profile);
+  // Folds a later part's reader into this one: what is new is appended in
+  // the other's order, so parts folded in order equal one pass.
+  Expected<bool> absorb(const Reader& other) {
+    if (auto ok = add_profile(profile, other.profile, other.path_); !ok) return ok;
     for (const std::string& e : other.events_)
       if (std::find(events_.begin(), events_.end(), e) == events_.end()) events_.push_back(e);
     kept_ += other.kept_;
     missing_period_ += other.missing_period_;
+    return true;
   }
 
   Expected<bool> finish(const std::string& first_path, Diagnostics& diag_) {
@@ -334,7 +337,7 @@ Expected<Profile> read(const std::vector<InputFile>& inputs, const Options& opti
   for (const auto& e : errors)
     if (e) return *e;
   for (std::size_t i = 1; i < readers.size(); ++i) {
-    readers[0]->absorb(*readers[i]);
+    if (auto ok = readers[0]->absorb(*readers[i]); !ok) return ok.error();
     readers[i].reset();
   }
   if (auto ok = readers[0]->finish(inputs.front().path(), diag); !ok) return ok.error();

@@ -229,6 +229,15 @@ class Decoder {
     return static_cast<std::int64_t>(value);
   }
 
+  // A scalar has no children, so its reference slot (if flagged) can be
+  // taken after its payload with the same number.
+  std::uint32_t add_scalar(const Node& node, bool flagged) {
+    std::size_t slot = reserve_ref(flagged);
+    std::uint32_t index = add_node(node);
+    fill_ref(slot, index);
+    return index;
+  }
+
   // Reserves a reference slot for a flagged object before its children.
   std::size_t reserve_ref(bool flagged) {
     if (!flagged) return SIZE_MAX;
@@ -330,36 +339,24 @@ class Decoder {
       }
       case 'i':
       case 'I':
-      case 'l': {
-        std::size_t slot = reserve_ref(flagged);
+      case 'l':
         node.type = Type::kInt;
         node.i = t == 'i' ? i32("an int") : t == 'I' ? i64("an int64") : long_value(start);
-        std::uint32_t index = add_node(node);
-        fill_ref(slot, index);
-        return index;
-      }
+        return add_scalar(node, flagged);
       case 'g':
-      case 'f': {
-        std::size_t slot = reserve_ref(flagged);
+      case 'f':
         node.type = Type::kFloat;
         node.f = t == 'g' ? f64("a float") : text_float(start);
-        std::uint32_t index = add_node(node);
-        fill_ref(slot, index);
-        return index;
-      }
+        return add_scalar(node, flagged);
       case 'x':
-      case 'y': {
-        std::size_t slot = reserve_ref(flagged);
+      case 'y':
         node.type = Type::kComplex;
         node.f = t == 'y' ? f64("a complex") : text_float(start);
         if (t == 'y')
           f64("a complex");
         else
           text_float(start);
-        std::uint32_t index = add_node(node);
-        fill_ref(slot, index);
-        return index;
-      }
+        return add_scalar(node, flagged);
       case 's':
       case 't':
       case 'u':

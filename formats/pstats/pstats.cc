@@ -44,6 +44,58 @@ using marshal::Document;
 using marshal::Node;
 using marshal::Type;
 
+std::string key_text(const Table& t, std::uint32_t key) {
+  const Key& k = t.keys[key];
+  return fmt::format("('{}', {}, '{}')", t.str(k.file), k.line, t.str(k.name));
+}
+
+// pstats.Stats.add for one entry (add_func_stats + add_callers): (cc, nc,
+// tt, ct) summed, callers merged key by key in the target's order, new ones
+// appended; tuples add element-wise and the shorter length wins (zip), ints
+// add. `numbers` holds src's caller numbers; caller_key maps src's caller
+// keys into `into`.
+template <class CallerKey>
+Expected<bool> add_entry(Table& into, std::uint32_t key, const Entry& src, const std::vector<Number>& numbers,
+                         CallerKey&& caller_key, std::string_view path) {
+  std::int32_t& slot = into.entry_of_key[key];
+  if (slot < 0) {
+    slot = static_cast<std::int32_t>(into.entries.size());
+    Entry fresh;
+    fresh.key = key;
+    fresh.cc = fresh.nc = fresh.tt = fresh.ct = Number::of_int(0);
+    into.entries.push_back(std::move(fresh));
+  }
+  Entry& dst = into.entries[static_cast<std::size_t>(slot)];
+  dst.cc = src.cc + dst.cc;
+  dst.nc = src.nc + dst.nc;
+  dst.tt = src.tt + dst.tt;
+  dst.ct = src.ct + dst.ct;
+  const std::size_t existing = dst.callers.size();  // caller lists are short: scan them
+  for (const Caller& c : src.callers) {
+    std::uint32_t ckey = caller_key(c.key);
+    Caller* old = nullptr;
+    for (std::size_t i = 0; i < existing; ++i)
+      if (dst.callers[i].key == ckey) old = &dst.callers[i];
+    if (!old) {
+      Caller copy = c;
+      copy.key = ckey;
+      copy.begin = static_cast<std::uint32_t>(into.numbers.size());
+      into.numbers.insert(into.numbers.end(), numbers.begin() + c.begin, numbers.begin() + c.begin + c.count);
+      dst.callers.push_back(copy);
+      continue;
+    }
+    if (old->is_int != c.is_int)
+      return bad_input(fmt::format(
+          "{}: cannot merge caller {} of {}: it is a call count in one file and a (nc, cc, tt, ct) tuple in "
+          "another (profile and cProfile output do not mix)",
+          path, key_text(into, ckey), key_text(into, key)));
+    std::uint32_t n = std::min(old->count, c.count);
+    for (std::uint32_t i = 0; i < n; ++i) into.numbers[old->begin + i] = numbers[c.begin + i] + into.numbers[old->begin + i];
+    old->count = n;
+  }
+  return true;
+}
+
 // Reads a decoded stats dict into a table: either building the table of one
 // file (kBuild: Python's view of that file) or adding each entry straight
 // into an accumulated table as pstats.Stats.add does (kAdd), which merges
@@ -244,52 +296,8 @@ class Validator {
     return true;
   }
 
-  // pstats.Stats.add for one entry: (cc, nc, tt, ct) summed, callers
-  // merged key by key (tuples element-wise, shorter length wins; ints added).
   Expected<bool> add_entry(const Entry& src) {
-    std::int32_t& slot = table_.entry_of_key[src.key];
-    if (slot < 0) {
-      slot = static_cast<std::int32_t>(table_.entries.size());
-      Entry fresh;
-      fresh.key = src.key;
-      fresh.cc = fresh.nc = fresh.tt = fresh.ct = Number::of_int(0);
-      table_.entries.push_back(std::move(fresh));
-    }
-    Entry& dst = table_.entries[static_cast<std::size_t>(slot)];
-    dst.cc = src.cc + dst.cc;
-    dst.nc = src.nc + dst.nc;
-    dst.tt = src.tt + dst.tt;
-    dst.ct = src.ct + dst.ct;
-    const std::size_t existing = dst.callers.size();
-    for (const Caller& c : src.callers) {
-      Caller* old = nullptr;
-      for (std::size_t i = 0; i < existing; ++i)
-        if (dst.callers[i].key == c.key) old = &dst.callers[i];
-      if (!old) {
-        Caller copy = c;
-        copy.begin = static_cast<std::uint32_t>(table_.numbers.size());
-        table_.numbers.insert(table_.numbers.end(), scratch_.begin() + c.begin, scratch_.begin() + c.begin + c.count);
-        dst.callers.push_back(copy);
-        continue;
-      }
-      if (old->is_int != c.is_int) return mixed_callers(c.key, src.key);
-      std::uint32_t n = std::min(old->count, c.count);  // zip: the shorter length wins
-      for (std::uint32_t i = 0; i < n; ++i)
-        table_.numbers[old->begin + i] = scratch_[c.begin + i] + table_.numbers[old->begin + i];
-      old->count = n;
-    }
-    return true;
-  }
-
-  Error mixed_callers(std::uint32_t caller, std::uint32_t callee) const {
-    auto text = [&](std::uint32_t k) {
-      const Key& key = table_.keys[k];
-      return fmt::format("('{}', {}, '{}')", table_.str(key.file), key.line, table_.str(key.name));
-    };
-    return bad_input(fmt::format(
-        "{}: cannot merge caller {} of {}: it is a call count in one file and a (nc, cc, tt, ct) tuple in another "
-        "(profile and cProfile output do not mix)",
-        path_, text(caller), text(callee)));
+    return pstats::add_entry(table_, src.key, src, scratch_, [](std::uint32_t k) { return k; }, path_);
   }
 
   static constexpr std::uint32_t kUnset = UINT32_MAX;
@@ -328,56 +336,13 @@ std::uint32_t import_key(Table& into, const Table& from, std::uint32_t key_index
   return into.intern_key(copy);
 }
 
-std::string key_text(const Table& t, std::uint32_t key) {
-  const Key& k = t.keys[key];
-  return fmt::format("('{}', {}, '{}')", t.str(k.file), k.line, t.str(k.name));
-}
-
 }  // namespace
 
 Expected<bool> add(Table& into, const Table& other, std::string_view other_path) {
   for (const Entry& src : other.entries) {
-    std::uint32_t key = import_key(into, other, src.key);
-    std::int32_t& slot = into.entry_of_key[key];
-    if (slot < 0) {
-      slot = static_cast<std::int32_t>(into.entries.size());
-      Entry fresh;
-      fresh.key = key;
-      fresh.cc = fresh.nc = fresh.tt = fresh.ct = Number::of_int(0);
-      into.entries.push_back(fresh);
-    }
-    Entry& dst = into.entries[static_cast<std::size_t>(slot)];
-    dst.cc = src.cc + dst.cc;
-    dst.nc = src.nc + dst.nc;
-    dst.tt = src.tt + dst.tt;
-    dst.ct = src.ct + dst.ct;
-    // add_callers(target, source): the target's entries keep their order;
-    // new ones are appended. Caller lists are short: scan them.
-    const std::size_t existing = dst.callers.size();
-    for (const Caller& c : src.callers) {
-      std::uint32_t ckey = import_key(into, other, c.key);
-      Caller* old = nullptr;
-      for (std::size_t i = 0; i < existing; ++i)
-        if (dst.callers[i].key == ckey) old = &dst.callers[i];
-      if (!old) {
-        Caller copy = c;
-        copy.key = ckey;
-        copy.begin = static_cast<std::uint32_t>(into.numbers.size());
-        for (std::uint32_t i = 0; i < c.count; ++i) into.numbers.push_back(other.numbers[c.begin + i]);
-        dst.callers.push_back(copy);
-        continue;
-      }
-      if (old->is_int != c.is_int)
-        return bad_input(fmt::format(
-            "{}: cannot merge caller {} of {}: it is a call count in one file and a (nc, cc, tt, ct) "
-            "tuple in another (profile and cProfile output do not mix)",
-            other_path, key_text(other, c.key), key_text(other, src.key)));
-      // Python zips the two tuples, so the shorter length wins.
-      std::uint32_t n = std::min(old->count, c.count);
-      for (std::uint32_t i = 0; i < n; ++i)
-        into.numbers[old->begin + i] = other.numbers[c.begin + i] + into.numbers[old->begin + i];
-      old->count = n;
-    }
+    auto ok = add_entry(into, import_key(into, other, src.key), src, other.numbers,
+                        [&](std::uint32_t k) { return import_key(into, other, k); }, other_path);
+    if (!ok) return ok;
   }
   return true;
 }
