@@ -79,7 +79,34 @@ std::int64_t add_count(std::int64_t a, std::int64_t b) {
 
 }  // namespace
 
-Expected<bool> add_profile(Profile& into, const Profile& other, std::string_view other_path) {
+std::uint64_t ProfileMerger::function_hash(std::string_view label, std::string_view name, std::string_view object,
+                                           std::string_view file) {
+  return FlatIndex::mix(FlatIndex::hash_bytes(label), FlatIndex::hash_bytes(name),
+                        FlatIndex::hash_bytes(object) ^ (FlatIndex::hash_bytes(file) << 1));
+}
+
+ProfileMerger::ProfileMerger(Profile& into) : into_(into) {
+  // Index what `into` already holds, once; add() keeps the indexes current.
+  for (FuncId f = 0; f < into.functions.size(); ++f) {
+    const Function& fn = into.functions[f];
+    functions_.find_or_add(function_hash(into.str(fn.label), into.str(fn.name), into.str(fn.object), into.str(fn.file)),
+                           [](std::uint32_t) { return false; }, [&] { return f; });
+  }
+  for (CallId c = 0; c < into.calls.size(); ++c)
+    calls_.find_or_add(FlatIndex::mix(into.calls[c].caller, into.calls[c].callee), [](std::uint32_t) { return false; },
+                       [&] { return c; });
+  for (std::uint32_t r = 0; r < into.line_costs.size(); ++r) {
+    const LineCost& lc = into.line_costs[r];
+    lines_.find_or_add(FlatIndex::mix(lc.function, lc.file, lc.line), [](std::uint32_t) { return false; },
+                       [&] { return r; });
+  }
+  for (std::uint32_t n = 1; n < into.stack_nodes.size(); ++n)
+    children_.find_or_add(FlatIndex::mix(into.stack_nodes[n].parent, into.stack_nodes[n].function),
+                          [](std::uint32_t) { return false; }, [&] { return n; });
+}
+
+Expected<bool> ProfileMerger::add(const Profile& other, std::string_view other_path) {
+  Profile& into = into_;
   if (into.events.empty() && into.functions.empty()) {
     for (const Event& e : other.events)
       into.events.push_back({into.strings.intern(other.str(e.name)), into.strings.intern(other.str(e.unit)),
@@ -105,24 +132,13 @@ Expected<bool> add_profile(Profile& into, const Profile& other, std::string_view
     event_map[e] = found;
   }
 
-  // Functions by text. The index is rebuilt per call: it is one pass.
-  FlatIndex index;
-  auto text_hash = [](std::string_view a, std::string_view b, std::string_view c, std::string_view d) {
-    return FlatIndex::mix(FlatIndex::hash_bytes(a), FlatIndex::hash_bytes(b),
-                          FlatIndex::hash_bytes(c) ^ (FlatIndex::hash_bytes(d) << 1));
-  };
-  for (FuncId f = 0; f < into.functions.size(); ++f) {
-    const Function& fn = into.functions[f];
-    index.find_or_add(text_hash(into.str(fn.label), into.str(fn.name), into.str(fn.object), into.str(fn.file)),
-                      [](std::uint32_t) { return false; }, [&] { return f; });
-  }
   std::vector<FuncId> map(other.functions.size());
   for (FuncId f = 0; f < other.functions.size(); ++f) {
     const Function& fn = other.functions[f];
     std::string_view label = other.str(fn.label), name = other.str(fn.name), object = other.str(fn.object),
                      file = other.str(fn.file);
-    FuncId to = index.find_or_add(
-        text_hash(label, name, object, file),
+    FuncId to = functions_.find_or_add(
+        function_hash(label, name, object, file),
         [&](std::uint32_t g) {
           const Function& x = into.functions[g];
           return into.str(x.label) == label && into.str(x.name) == name && into.str(x.object) == object &&
@@ -153,13 +169,9 @@ Expected<bool> add_profile(Profile& into, const Profile& other, std::string_view
     }
   }
 
-  FlatIndex calls;
-  for (CallId c = 0; c < into.calls.size(); ++c)
-    calls.find_or_add(FlatIndex::mix(into.calls[c].caller, into.calls[c].callee), [](std::uint32_t) { return false; },
-                      [&] { return c; });
   for (CallId c = 0; c < other.calls.size(); ++c) {
     FuncId caller = map[other.calls[c].caller], callee = map[other.calls[c].callee];
-    CallId to = calls.find_or_add(
+    CallId to = calls_.find_or_add(
         FlatIndex::mix(caller, callee),
         [&](std::uint32_t d) { return into.calls[d].caller == caller && into.calls[d].callee == callee; },
         [&] { return into.add_call({caller, callee, kUnknownCount, kUnknownCount}); });
@@ -169,16 +181,10 @@ Expected<bool> add_profile(Profile& into, const Profile& other, std::string_view
       into.inclusive(to, event_map[e]) = saturating_add(into.inclusive(to, event_map[e]), other.inclusive(c, e));
   }
 
-  FlatIndex lines;
-  for (std::uint32_t r = 0; r < into.line_costs.size(); ++r) {
-    const LineCost& lc = into.line_costs[r];
-    lines.find_or_add(FlatIndex::mix(lc.function, lc.file, lc.line), [](std::uint32_t) { return false; },
-                      [&] { return r; });
-  }
   for (std::size_t r = 0; r < other.line_costs.size(); ++r) {
     const LineCost& lc = other.line_costs[r];
     LineCost key{map[lc.function], into.strings.intern(other.str(lc.file)), lc.line};
-    std::uint32_t to = lines.find_or_add(
+    std::uint32_t to = lines_.find_or_add(
         FlatIndex::mix(key.function, key.file, key.line),
         [&](std::uint32_t x) {
           const LineCost& y = into.line_costs[x];
@@ -200,15 +206,11 @@ Expected<bool> add_profile(Profile& into, const Profile& other, std::string_view
       into.stack_nodes.push_back({0, 0});
       into.stack_node_cost.push_back(0);
     }
-    FlatIndex children;
-    for (std::uint32_t n = 1; n < into.stack_nodes.size(); ++n)
-      children.find_or_add(FlatIndex::mix(into.stack_nodes[n].parent, into.stack_nodes[n].function),
-                           [](std::uint32_t) { return false; }, [&] { return n; });
     std::vector<std::uint32_t> node_map(other.stack_nodes.size(), 0);
     for (std::uint32_t n = 1; n < other.stack_nodes.size(); ++n) {
       std::uint32_t parent = node_map[other.stack_nodes[n].parent];
       FuncId f = map[other.stack_nodes[n].function];
-      node_map[n] = children.find_or_add(
+      node_map[n] = children_.find_or_add(
           FlatIndex::mix(parent, f),
           [&](std::uint32_t m) { return into.stack_nodes[m].parent == parent && into.stack_nodes[m].function == f; },
           [&] {
@@ -220,6 +222,10 @@ Expected<bool> add_profile(Profile& into, const Profile& other, std::string_view
     }
   }
   return true;
+}
+
+Expected<bool> add_profile(Profile& into, const Profile& other, std::string_view other_path) {
+  return ProfileMerger(into).add(other, other_path);
 }
 
 Expected<Profile> read_in_parallel(const std::vector<InputFile>& inputs,
@@ -240,8 +246,9 @@ Expected<Profile> read_in_parallel(const std::vector<InputFile>& inputs,
   for (auto& r : results)
     if (!*r) return r->error();
   Profile merged = std::move(**results[0]);
+  ProfileMerger merger(merged);
   for (std::size_t i = 1; i < results.size(); ++i) {
-    if (auto ok = add_profile(merged, **results[i], inputs[i].path()); !ok) return ok.error();
+    if (auto ok = merger.add(**results[i], inputs[i].path()); !ok) return ok.error();
     results[i].reset();
   }
   return merged;

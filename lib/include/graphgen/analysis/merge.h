@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "graphgen/error.h"
+#include "graphgen/flat_index.h"
 #include "graphgen/io.h"
 #include "graphgen/profile.h"
 
@@ -21,6 +22,21 @@ enum class FunctionKey {
 /// per-line costs and stack totals summed. Takes `p` by value so callers can
 /// move it in; strings and per-line rows are moved, not copied.
 Profile merge_functions(Profile p, FunctionKey key);
+
+/// Folds profiles into `into`, keeping its indexes between additions so that
+/// folding many files costs one pass over each (`into` must change only
+/// through this merger while it lives). add() does what add_profile() says.
+class ProfileMerger {
+ public:
+  explicit ProfileMerger(Profile& into);
+  Expected<bool> add(const Profile& other, std::string_view other_path);
+
+ private:
+  static std::uint64_t function_hash(std::string_view label, std::string_view name, std::string_view object,
+                                     std::string_view file);
+  Profile& into_;
+  FlatIndex functions_, calls_, lines_, children_;
+};
 
 /// Adds `other` into `into` (e.g. another file of the same format): events
 /// matched by name, functions by their label, name, object and file, and
