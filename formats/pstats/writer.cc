@@ -134,11 +134,7 @@ void add_entry(Table& t, Entry e) {
 Table from_profile(const Profile& p, std::size_t event) {
   Table t;
   const Event& ev = p.events[event];
-  auto value = [&](Cost c) {
-    return ev.seconds_per_unit == 1e-9 ? static_cast<double>(c) / 1e9
-           : ev.seconds_per_unit > 0   ? static_cast<double>(c) * ev.seconds_per_unit
-                                       : static_cast<double>(c);
-  };
+  auto value = [&](Cost c) { return event_value(ev, c); };
   const std::size_t n = p.functions.size();
   std::vector<std::uint32_t> key_of(n);
   for (FuncId f = 0; f < n; ++f) {

@@ -28,6 +28,12 @@ Cost seconds_to_ns(double seconds) {
   return std::llround(ns);
 }
 
+double event_value(const Event& event, Cost cost) {
+  if (event.seconds_per_unit == 1e-9) return static_cast<double>(cost) / 1e9;
+  if (event.seconds_per_unit > 0) return static_cast<double>(cost) * event.seconds_per_unit;
+  return static_cast<double>(cost);
+}
+
 Adjacency Adjacency::build(const Profile& p) {
   Adjacency a;
   std::size_t n = p.functions.size();

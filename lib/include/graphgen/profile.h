@@ -131,6 +131,10 @@ inline Cost saturating_add(Cost a, Cost b) {
 /// Rounds seconds to integer nanoseconds, saturating; see README "Rounding".
 Cost seconds_to_ns(double seconds);
 
+/// A cost as a number to show: seconds for time events (ns divided exactly,
+/// so 1177 ns is the 1.177e-06 the profiler wrote), else the count itself.
+double event_value(const Event& event, Cost cost);
+
 /// CSR adjacency over Profile::calls: out-calls and in-calls per function,
 /// each range in call-index order.
 struct Adjacency {

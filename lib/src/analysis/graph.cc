@@ -7,12 +7,9 @@ namespace graphgen {
 
 double ratio(double numerator, double denominator, std::uint64_t* clamped) {
   constexpr double kTolerance = 1.0 / (1 << 23);
-  if (denominator == 0) {
-    if (numerator == 0) return 1.0;  // 0/0 is undefined; 1 is the useful answer
-    // Python raises ZeroDivisionError for any x/0.0, which gprof2dot also
-    // maps to 1.0.
-    return 1.0;
-  }
+  // Python raises ZeroDivisionError for any x/0.0, which gprof2dot maps to
+  // 1.0 (0/0 is undefined; 1 is the useful answer).
+  if (denominator == 0) return 1.0;
   double r = numerator / denominator;
   if (r < 0.0) {
     if (r < -kTolerance && clamped) ++*clamped;
@@ -26,14 +23,6 @@ double ratio(double numerator, double denominator, std::uint64_t* clamped) {
 }
 
 namespace {
-
-double to_time(const Event& ev, Cost c) {
-  // Dividing the exact integer keeps e.g. 1177 ns -> 1.177e-06 exactly the
-  // double the profiler wrote.
-  if (ev.seconds_per_unit == 1e-9) return static_cast<double>(c) / 1e9;
-  if (ev.seconds_per_unit > 0) return static_cast<double>(c) * ev.seconds_per_unit;
-  return static_cast<double>(c);
-}
 
 }  // namespace
 
@@ -63,17 +52,17 @@ CallGraph graph_from_reported_totals(const Profile& p, std::size_t event, Diagno
       any_total = true;
     }
   }
-  double self_sum = to_time(ev, sum_self);
-  double profile_total = any_total ? std::max(self_sum, to_time(ev, max_total)) : self_sum;
+  double self_sum = event_value(ev, sum_self);
+  double profile_total = any_total ? std::max(self_sum, event_value(ev, max_total)) : self_sum;
 
   std::uint64_t clamped = 0;
   for (FuncId f = 0; f < n; ++f) {
     GraphNode& node = g.nodes[f];
-    double self_time = to_time(ev, p.self(f, event));
+    double self_time = event_value(ev, p.self(f, event));
     node.self_time = self_time;
     node.self_ratio = ratio(self_time, self_sum, &clamped);
     if (p.has_total_cost()) {
-      double total_time = to_time(ev, p.total(f, event));
+      double total_time = event_value(ev, p.total(f, event));
       node.total_time = total_time;
       node.total_ratio = ratio(total_time, profile_total, &clamped);
     }
@@ -88,7 +77,7 @@ CallGraph graph_from_reported_totals(const Profile& p, std::size_t event, Diagno
     e.callee = call.callee;
     // gprof2dot labels pstats edges with the primitive count cc.
     e.calls = call.primitive_count != kUnknownCount ? call.primitive_count : call.count;
-    e.total_ratio = ratio(to_time(ev, p.inclusive(c, event)), profile_total, &clamped);
+    e.total_ratio = ratio(event_value(ev, p.inclusive(c, event)), profile_total, &clamped);
     g.edges.push_back(e);
   }
   sort_edges(g);

@@ -68,10 +68,7 @@ Cycles find_cycles(const Profile& p, const Adjacency& adj) {
   return result;
 }
 
-std::vector<double> call_ratios(const Profile& p, const Adjacency& adj, const Cycles& cycles,
-                                std::size_t event, Diagnostics& diag) {
-  (void)adj;
-  (void)diag;
+std::vector<double> call_ratios(const Profile& p, const Cycles& cycles, std::size_t event) {
   std::vector<double> function_in(p.functions.size(), 0.0);
   std::vector<double> cycle_in(cycles.members.size(), 0.0);
   for (CallId c = 0; c < p.calls.size(); ++c) {
@@ -124,13 +121,15 @@ CallGraph base_graph(const Profile& p, std::size_t event, double& self_sum) {
 
 }  // namespace
 
-CallGraph graph_from_call_ratios(const Profile& p, std::size_t event, Diagnostics& diag) {
+// Call ratios of non-negative costs stay within [0, 1]: nothing to warn about,
+// but the builders share one signature.
+CallGraph graph_from_call_ratios(const Profile& p, std::size_t event, Diagnostics& /*diag*/) {
   double self_sum = 0;
   CallGraph g = base_graph(p, event, self_sum);
   const std::size_t n = p.functions.size();
   Adjacency adj = Adjacency::build(p);
   Cycles cycles = find_cycles(p, adj);
-  std::vector<double> ratios = call_ratios(p, adj, cycles, event, diag);
+  std::vector<double> ratios = call_ratios(p, cycles, event);
 
   std::vector<double> self(n);
   for (FuncId f = 0; f < n; ++f) self[f] = *g.nodes[f].self_ratio;
@@ -288,12 +287,12 @@ CallGraph graph_from_call_ratios(const Profile& p, std::size_t event, Diagnostic
   return g;
 }
 
-CallGraph graph_from_call_stacks(const Profile& p, std::size_t event, Diagnostics& diag) {
+CallGraph graph_from_call_stacks(const Profile& p, std::size_t event, Diagnostics& /*diag*/) {
   double self_sum = 0;
   CallGraph g = base_graph(p, event, self_sum);
   Adjacency adj = Adjacency::build(p);
   Cycles cycles = find_cycles(p, adj);
-  std::vector<double> ratios = call_ratios(p, adj, cycles, event, diag);
+  std::vector<double> ratios = call_ratios(p, cycles, event);
   for (FuncId f = 0; f < p.functions.size(); ++f) {
     double stacks = p.stack_total.empty() ? 0.0 : static_cast<double>(p.stack_inclusive(f, event));
     g.nodes[f].total_ratio = ratio(stacks, self_sum);

@@ -9,6 +9,15 @@
 
 namespace graphgen {
 
+namespace {
+
+std::int64_t add_count(std::int64_t a, std::int64_t b) {
+  if (b == kUnknownCount) return a;
+  return saturating_add(a == kUnknownCount ? 0 : a, b);
+}
+
+}  // namespace
+
 Profile merge_functions(Profile p, FunctionKey key) {
   Profile out;
   const std::size_t ne = p.events.size();
@@ -34,10 +43,8 @@ Profile merge_functions(Profile p, FunctionKey key) {
         });
     map[f] = to;
     Function& merged = out.functions[to];
-    if (fn.calls != kUnknownCount) merged.calls = saturating_add(merged.calls == kUnknownCount ? 0 : merged.calls, fn.calls);
-    if (fn.primitive_calls != kUnknownCount)
-      merged.primitive_calls =
-          saturating_add(merged.primitive_calls == kUnknownCount ? 0 : merged.primitive_calls, fn.primitive_calls);
+    merged.calls = add_count(merged.calls, fn.calls);
+    merged.primitive_calls = add_count(merged.primitive_calls, fn.primitive_calls);
     for (std::size_t e = 0; e < ne; ++e) {
       out.self(to, e) = saturating_add(out.self(to, e), p.self(f, e));
       if (p.has_total_cost()) out.total(to, e) = saturating_add(out.total(to, e), p.total(f, e));
@@ -53,11 +60,8 @@ Profile merge_functions(Profile p, FunctionKey key) {
         FlatIndex::mix(caller, callee),
         [&](std::uint32_t d) { return out.calls[d].caller == caller && out.calls[d].callee == callee; },
         [&] { return out.add_call({caller, callee, kUnknownCount}); });
-    if (p.calls[c].count != kUnknownCount)
-      out.calls[to].count = saturating_add(out.calls[to].count == kUnknownCount ? 0 : out.calls[to].count, p.calls[c].count);
-    if (p.calls[c].primitive_count != kUnknownCount)
-      out.calls[to].primitive_count = saturating_add(
-          out.calls[to].primitive_count == kUnknownCount ? 0 : out.calls[to].primitive_count, p.calls[c].primitive_count);
+    out.calls[to].count = add_count(out.calls[to].count, p.calls[c].count);
+    out.calls[to].primitive_count = add_count(out.calls[to].primitive_count, p.calls[c].primitive_count);
     for (std::size_t e = 0; e < ne; ++e) out.inclusive(to, e) = saturating_add(out.inclusive(to, e), p.inclusive(c, e));
   }
 
@@ -69,15 +73,6 @@ Profile merge_functions(Profile p, FunctionKey key) {
   out.stack_node_cost = std::move(p.stack_node_cost);
   return out;
 }
-
-namespace {
-
-std::int64_t add_count(std::int64_t a, std::int64_t b) {
-  if (b == kUnknownCount) return a;
-  return saturating_add(a == kUnknownCount ? 0 : a, b);
-}
-
-}  // namespace
 
 std::uint64_t ProfileMerger::function_hash(std::string_view label, std::string_view name, std::string_view object,
                                            std::string_view file) {

@@ -31,8 +31,7 @@ Cycles find_cycles(const Profile& p, const Adjacency& adj);
 /// gprof2dot's call ratios: each non-self call's cost over the callee's
 /// incoming cost (over the cycle's incoming cost for calls entering a
 /// cycle). Indexed by CallId; negative for self calls (no ratio).
-std::vector<double> call_ratios(const Profile& p, const Adjacency& adj, const Cycles& cycles,
-                                std::size_t event, Diagnostics& diag);
+std::vector<double> call_ratios(const Profile& p, const Cycles& cycles, std::size_t event);
 
 /// gprof2dot's default for sampling and call-graph formats (--total
 /// callratios): self ratio = self / sum of self; totals integrated along the
