@@ -347,15 +347,6 @@ Expected<bool> add(Table& into, const Table& other, std::string_view other_path)
   return true;
 }
 
-Expected<Table> merge(std::vector<Table> tables, const std::vector<std::string>& paths) {
-  Table result = std::move(tables.front());
-  for (std::size_t i = tables.size(); i-- > 1;) {
-    auto ok = add(result, tables[i], paths[i]);
-    if (!ok) return ok.error();
-  }
-  return result;
-}
-
 Expected<Table> merge_files(const std::vector<InputFile>& inputs, Diagnostics& diag) {
   const std::size_t n = inputs.size();
   // pstats.Stats(a, b, c, ...) loads a, then adds the others last to first.

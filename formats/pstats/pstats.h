@@ -81,10 +81,6 @@ Expected<Table> read_table(std::string_view bytes, std::string_view path, Diagno
 /// summed, callers merged key by key). Fails on an int/tuple caller clash.
 Expected<bool> add(Table& into, const Table& other, std::string_view other_path);
 
-/// Merges tables in pstats.Stats(*files) order: the first, then the others
-/// from last to first.
-Expected<Table> merge(std::vector<Table> tables, const std::vector<std::string>& paths);
-
 /// Reads and merges files as pstats.Stats(*files) does, decoding on two
 /// threads and adding each file straight into one table (no table per file),
 /// in that order, so the result does not depend on the threads' timing.

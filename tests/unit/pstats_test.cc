@@ -155,15 +155,16 @@ TEST(PstatsReader, LabelsCodeObjectKeysByNameFileAndLine) {
   EXPECT_TRUE(found);
 }
 
+Expected<Table> merge_paths(const std::vector<fs::path>& files) {
+  std::vector<InputFile> inputs;
+  for (const fs::path& f : files) inputs.push_back(std::move(InputFile::open(f.string())).value());
+  Diagnostics d;
+  return merge_files(inputs, d);
+}
+
 Table merged(const std::vector<fs::path>& files) {
-  std::vector<Table> tables;
-  std::vector<std::string> paths;
-  for (const fs::path& f : files) {
-    tables.push_back(read(f));
-    paths.push_back(f.string());
-  }
-  auto m = merge(std::move(tables), paths);
-  EXPECT_TRUE(m.has_value());
+  auto m = merge_paths(files);
+  EXPECT_TRUE(m.has_value()) << (m ? "" : m.error().message);
   return m ? std::move(m).value() : Table();
 }
 
@@ -181,12 +182,9 @@ TEST(PstatsMerge, KeepsIntCallersOfThePurePythonProfilerAsInts) {
 
 TEST(PstatsMerge, RefusesToMixIntAndTupleCallers) {
   fs::path td = test::testdata_dir();
-  std::vector<Table> tables;
-  tables.push_back(read(td / "demo.pstats"));
-  tables.push_back(read(td / "demo-profile.pstats"));
   // Both profile the same program: merge_sort's caller entries are tuples in
   // one and call counts in the other, which pstats cannot add either.
-  auto m = merge(std::move(tables), {"a.pstats", "b.pstats"});
+  auto m = merge_paths({td / "demo.pstats", td / "demo-profile.pstats"});
   ASSERT_FALSE(m.has_value());
   EXPECT_NE(m.error().message.find("cannot merge caller"), std::string::npos) << m.error().message;
 }
