@@ -1,45 +1,24 @@
 #include "registry.h"
 
-#include <algorithm>
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "callgrind/reader.h"
+#include "callgrind/writer.h"
 #include "collapse/reader.h"
+#include "dot/dot_writer.h"
 #include "lprof/reader.h"
 #include "perf/reader.h"
-#include "pstats/pstats.h"
+#include "pstats/reader.h"
 #include "pstats/writer.h"
+#ifdef GRAPHGEN_HAVE_RENDER
+#include "render/render.h"
+#endif
 
 namespace graphgen::formats {
 
 namespace {
-
-Confidence sniff_pstats(std::string_view head) {
-  // A marshalled dict (possibly FLAG_REF'd) whose first key is a tuple.
-  if (head.empty()) return Confidence::kNo;
-  auto b0 = static_cast<unsigned char>(head[0]);
-  if (b0 != 0x7B && b0 != 0xFB) return Confidence::kNo;
-  if (head.size() < 2) return Confidence::kWeak;
-  auto b1 = static_cast<unsigned char>(head[1]);
-  if (b1 == 0x28 || b1 == 0x29 || b1 == 0xA8 || b1 == 0xA9) return Confidence::kStrong;
-  return Confidence::kWeak;
-}
-
-Expected<pstats::Table> merged_pstats(const std::vector<InputFile>& inputs, Diagnostics& diag) {
-  return pstats::merge_files(inputs, diag);
-}
-
-Expected<Profile> read_pstats(const std::vector<InputFile>& inputs, const ReadOptions&, Diagnostics& diag) {
-  auto merged = merged_pstats(inputs, diag);
-  if (!merged) return merged.error();
-  return pstats::to_profile(*merged);
-}
-
-Expected<std::string> pstats_to_pstats(const std::vector<InputFile>& inputs, Diagnostics& diag) {
-  auto merged = merged_pstats(inputs, diag);
-  if (!merged) return merged.error();
-  return pstats::write_table(*merged);
-}
 
 bool has_extension(std::string_view path, std::string_view ext) {
   if (path.size() < ext.size()) return false;
@@ -48,62 +27,130 @@ bool has_extension(std::string_view path, std::string_view ext) {
                     [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
 }
 
+std::string join(const std::vector<std::string_view>& items) {
+  std::string out;
+  for (std::string_view s : items) out += out.empty() ? std::string(s) : ", " + std::string(s);
+  return out;
+}
+
+// --- readers ----------------------------------------------------------------
+
+Confidence sniff_pstats(std::string_view head) {
+  return pstats::sniff_strong(head) ? Confidence::kStrong
+         : pstats::sniff_weak(head) ? Confidence::kWeak
+                                    : Confidence::kNo;
+}
+
+Expected<Profile> read_pstats(const InputFile& in, const ReadOptions&, Diagnostics& diag) {
+  return pstats::read(in.bytes(), in.path(), diag);
+}
+
 Confidence sniff_callgrind(std::string_view head) {
   return callgrind::sniff(head) ? Confidence::kStrong : Confidence::kNo;
 }
 
-Expected<Profile> read_callgrind(const std::vector<InputFile>& inputs, const ReadOptions& options,
-                                 Diagnostics& diag) {
-  return callgrind::read(inputs, options.merge_by_name, diag);
+Confidence sniff_perf(std::string_view head) { return perf::sniff(head) ? Confidence::kStrong : Confidence::kNo; }
+
+Expected<Profile> read_perf(const InputFile& in, const ReadOptions& options, Diagnostics& diag) {
+  return perf::read(in, options, diag);
 }
 
-Confidence sniff_perf(std::string_view head) {
-  return perf::sniff(head) ? Confidence::kStrong : Confidence::kNo;
-}
-
-Expected<Profile> read_perf(const std::vector<InputFile>& inputs, const ReadOptions& options, Diagnostics& diag) {
-  perf::Options o;
-  o.event = options.event;
-  o.weight_by_period = options.weight_by_period;
-  return perf::read(inputs, o, diag);
-}
-
-Confidence sniff_collapse(std::string_view head) {
-  return collapse::sniff(head) ? Confidence::kWeak : Confidence::kNo;
-}
-
-Expected<Profile> read_collapse(const std::vector<InputFile>& inputs, const ReadOptions&, Diagnostics& diag) {
-  return collapse::read(inputs, diag);
-}
+Confidence sniff_collapse(std::string_view head) { return collapse::sniff(head) ? Confidence::kWeak : Confidence::kNo; }
 
 Confidence sniff_lprof(std::string_view head) { return lprof::sniff(head) ? Confidence::kStrong : Confidence::kNo; }
 
-Expected<Profile> read_lprof(const std::vector<InputFile>& inputs, const ReadOptions&, Diagnostics&) {
-  auto stats = lprof::read_all(inputs);
-  if (!stats) return stats.error();
-  return lprof::to_profile(*stats);
+Expected<Profile> read_lprof(const InputFile& in, const ReadOptions&, Diagnostics& diag) {
+  return lprof::read(in, diag);
 }
 
-Expected<std::string> lprof_text(const std::vector<InputFile>& inputs, double output_unit, bool skip_zero) {
-  auto stats = lprof::read_all(inputs);
-  if (!stats) return stats.error();
-  return lprof::write_text(*stats, {output_unit, skip_zero});
+// --- writers ----------------------------------------------------------------
+
+Expected<std::string> write_dot(const WriteInput& in, Diagnostics& diag) {
+  return dot::write(in.profile, *in.graph, in.options.theme, in.options.dot, diag);
+}
+
+Expected<std::string> write_image(const WriteInput& in, std::string_view format, Diagnostics& diag) {
+#ifdef GRAPHGEN_HAVE_RENDER
+  std::string text = dot::write(in.profile, *in.graph, in.options.theme, in.options.dot, diag);
+  return render::render(text, format, in.options.title);
+#else
+  (void)in;
+  (void)diag;
+  return bad_usage(
+      fmt::format("this graphgen was built without Graphviz, so it cannot write {}; write .dot, or "
+                  "install libgraphviz-dev and rebuild",
+                  format));
+#endif
+}
+
+template <const char* kFormat>
+Expected<std::string> write_rendered(const WriteInput& in, Diagnostics& diag) {
+  return write_image(in, kFormat, diag);
+}
+
+constexpr char kPng[] = "png";
+constexpr char kSvg[] = "svg";
+constexpr char kPdf[] = "pdf";
+constexpr char kJpg[] = "jpg";
+constexpr char kGif[] = "gif";
+constexpr char kPs[] = "ps";
+
+Expected<std::string> write_callgrind(const WriteInput& in, Diagnostics&) {
+  callgrind::WriteOptions o;
+  o.creator = in.options.creator;
+  o.cmd = in.options.cmd;
+  return callgrind::write(in.profile, o);
+}
+
+Expected<std::string> write_pstats(const WriteInput& in, Diagnostics&) { return pstats::write(in.profile, in.event); }
+
+Expected<std::string> write_text(const WriteInput& in, Diagnostics& diag) {
+  lprof::TextOptions o;
+  o.output_unit = in.options.text_unit;
+  o.skip_zero = in.options.skip_zero;
+  o.source_root = in.options.source_root;
+  return lprof::write_text(in.profile, o, diag);
 }
 
 }  // namespace
 
 const std::vector<InputFormat>& input_formats() {
   static const std::vector<InputFormat> kFormats = {
-      {"pstats", "Python cProfile/profile statistics (marshal), several files merge as pstats.Stats does",
-       {".pstats", ".prof", ".profile", ".cprof"}, sniff_pstats, read_pstats, pstats_to_pstats},
-      {"callgrind", "Valgrind callgrind (and cachegrind-style) profiles; several files are summed",
-       {".callgrind", ".out"}, sniff_callgrind, read_callgrind},
-      {"perf", "perf script output (with or without -g); several files are summed",
-       {".perf", ".script"}, sniff_perf, read_perf},
-      {"collapse", "collapsed/folded stacks ('a;b;c 12'), as from stackcollapse-perf.pl or py-spy",
-       {".collapse", ".folded", ".collapsed"}, sniff_collapse, read_collapse},
-      {"lprof", "line_profiler results (kernprof -l), read without Python; several files are summed",
-       {".lprof"}, sniff_lprof, read_lprof, nullptr, lprof_text},
+      {"pstats",
+       "Python cProfile/profile statistics (marshal); several files merge as pstats.Stats does",
+       {".pstats", ".prof", ".profile", ".cprof"},
+       sniff_pstats,
+       read_pstats,
+       kCallGraph,
+       MergeOrder::kPstats},
+      {"callgrind",
+       "Valgrind callgrind (and cachegrind-style) profiles; several files are summed",
+       {".callgrind", ".out"},
+       sniff_callgrind,
+       callgrind::read,
+       kCallGraph,
+       MergeOrder::kInputOrder,
+       EventOption::kColumn,
+       true},
+      {"perf",
+       "perf script output (with or without -g); several files are summed",
+       {".perf", ".script"},
+       sniff_perf,
+       read_perf,
+       kCallGraph,
+       MergeOrder::kInputOrder,
+       EventOption::kSampleFilter},
+      {"collapse",
+       "collapsed/folded stacks ('a;b;c 12'), as from stackcollapse-perf.pl or py-spy",
+       {".collapse", ".folded", ".collapsed"},
+       sniff_collapse,
+       collapse::read},
+      {"lprof",
+       "line_profiler results (kernprof -l), read without Python; several files are summed",
+       {".lprof"},
+       sniff_lprof,
+       read_lprof,
+       kCallGraph | kLineHits},
   };
   return kFormats;
 }
@@ -143,27 +190,55 @@ Expected<const InputFormat*> detect_input_format(const InputFile& input) {
     }
   }
   if (best) return best;
-  std::string names;
-  for (std::string_view n : input_format_names()) names += names.empty() ? std::string(n) : ", " + std::string(n);
-  if (input.bytes().empty())
-    return bad_input(fmt::format("{}: expected a profile, found an empty file", input.path()));
-  return bad_input(fmt::format("{}:+0x0: cannot tell the profile format from the first bytes {}; "
-                               "give it with -f (supported: {})",
-                               input.path(), quote_input(input.bytes().substr(0, 16)), names));
+  if (input.bytes().empty()) return bad_input(fmt::format("{}: expected a profile, found an empty file", input.path()));
+  return bad_input(
+      fmt::format("{}:+0x0: cannot tell the profile format from the first bytes {}; "
+                  "give it with -f (supported: {})",
+                  input.path(), quote_input(input.bytes().substr(0, 16)), join(input_format_names())));
 }
 
 const std::vector<OutputFormat>& output_formats() {
   static const std::vector<OutputFormat> kFormats = {
-      {"dot", "Graphviz source, as gprof2dot writes it", {".dot", ".gv"}, OutputFormat::Kind::kDot},
-      {"png", "PNG image, laid out and rendered in-process by Graphviz", {".png"}, OutputFormat::Kind::kImage},
-      {"svg", "SVG image with tooltips, rendered in-process by Graphviz", {".svg"}, OutputFormat::Kind::kImage},
-      {"pdf", "PDF document, rendered in-process by Graphviz", {".pdf"}, OutputFormat::Kind::kImage},
-      {"callgrind", "callgrind profile for KCacheGrind and callgrind_annotate", {".callgrind"},
-       OutputFormat::Kind::kCallgrind},
-      {"pstats", "Python pstats (marshal version 2: Python 2.5+ and 3 load it)", {".pstats", ".prof"},
-       OutputFormat::Kind::kPstats},
-      {"text", "line_profiler's report (Line #, Hits, Time, Per Hit, % Time, source)", {".txt"},
-       OutputFormat::Kind::kText},
+      {"dot", "Graphviz source, as gprof2dot writes it", {".dot", ".gv"}, Needs::kGraph, false, write_dot},
+      {"png",
+       "PNG image, laid out and rendered in-process by Graphviz",
+       {".png"},
+       Needs::kGraph,
+       true,
+       write_rendered<kPng>},
+      {"svg",
+       "SVG image with tooltips, rendered in-process by Graphviz",
+       {".svg"},
+       Needs::kGraph,
+       true,
+       write_rendered<kSvg>},
+      {"pdf", "PDF document, rendered in-process by Graphviz", {".pdf"}, Needs::kGraph, true, write_rendered<kPdf>},
+      {"jpg",
+       "JPEG image, when Graphviz has its jpg plugin",
+       {".jpg", ".jpeg"},
+       Needs::kGraph,
+       true,
+       write_rendered<kJpg>},
+      {"gif", "GIF image, when Graphviz has its gif plugin", {".gif"}, Needs::kGraph, true, write_rendered<kGif>},
+      {"ps", "PostScript, rendered in-process by Graphviz", {".ps"}, Needs::kGraph, true, write_rendered<kPs>},
+      {"callgrind",
+       "callgrind profile for KCacheGrind and callgrind_annotate",
+       {".callgrind"},
+       Needs::kProfile,
+       false,
+       write_callgrind},
+      {"pstats",
+       "Python pstats (marshal version 2: Python 2.5+ and 3 load it)",
+       {".pstats", ".prof"},
+       Needs::kProfile,
+       false,
+       write_pstats},
+      {"text",
+       "line_profiler's report (Line #, Hits, Time, Per Hit, % Time, source)",
+       {".txt"},
+       Needs::kLineHits,
+       false,
+       write_text},
   };
   return kFormats;
 }
@@ -175,9 +250,13 @@ const OutputFormat* find_output_format(std::string_view name) {
 }
 
 const OutputFormat* output_format_for_path(std::string_view path) {
+  std::size_t slash = path.rfind('/');
+  std::string_view base = slash == std::string_view::npos ? path : path.substr(slash + 1);
+  // valgrind's own naming: callgrind.out.<pid>[.<part>][-<thread>]
+  if (base.starts_with("callgrind.out")) return find_output_format("callgrind");
   for (const OutputFormat& f : output_formats())
     for (std::string_view e : f.extensions)
-      if (has_extension(path, e)) return &f;
+      if (has_extension(base, e)) return &f;
   return nullptr;
 }
 
@@ -185,6 +264,21 @@ std::vector<std::string_view> output_format_names() {
   std::vector<std::string_view> names;
   for (const OutputFormat& f : output_formats()) names.push_back(f.name);
   return names;
+}
+
+std::vector<std::string_view> output_extensions() {
+  std::vector<std::string_view> out;
+  for (const OutputFormat& f : output_formats()) out.insert(out.end(), f.extensions.begin(), f.extensions.end());
+  return out;
+}
+
+Expected<bool> check_pair(const InputFormat& in, const OutputFormat& out) {
+  if (out.needs != Needs::kLineHits || (in.provides & kLineHits)) return true;
+  std::vector<std::string_view> possible;
+  for (const OutputFormat& o : output_formats())
+    if (o.needs != Needs::kLineHits || (in.provides & kLineHits)) possible.push_back(o.name);
+  return bad_usage(fmt::format("{} output is line_profiler's report; {} input has no per-line report (write {})",
+                               out.name, in.name, join(possible)));
 }
 
 }  // namespace graphgen::formats

@@ -1,43 +1,69 @@
 // The one explicit table of formats: names, extensions, sniffers, readers
 // and writers. No self-registration: adding a format means adding a row.
+//
+// Adding an input format:
+//   1. formats/<name>/reader.{h,cc}: the grammar at the top of the header, a
+//      sniff(head) and a read(const InputFile&, const ReadOptions&,
+//      Diagnostics&) -> Expected<Profile> for one file (the pipeline reads
+//      several files and merges them, once, with ProfileMerger).
+//   2. One row in input_formats() (registry.cc): name, description,
+//      extensions, the sniffer's confidence, the read function, and what the
+//      format provides and how it merges.
+//   3. One line in formats/CMakeLists.txt: the new .cc file.
+// Adding an output format: its writer in formats/<name>/, one row in
+// output_formats() with the write function and what it needs (a pruned
+// call graph, the whole profile, or per-line hits), one CMake line. The CLI
+// and the Python module pick both up from the table (--help, -f, -T, -o).
 #pragma once
 
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "dot/dot_writer.h"
+#include "graphgen/analysis/graph.h"
+#include "graphgen/analysis/theme.h"
 #include "graphgen/error.h"
 #include "graphgen/io.h"
 #include "graphgen/profile.h"
+#include "read_options.h"
 
 namespace graphgen::formats {
 
-/// What readers of sampling formats need to know.
-struct ReadOptions {
-  /// perf: keep only samples of this event (empty: all, as gprof2dot).
-  std::string event;
-  /// perf: weigh each sample by its period instead of counting it once.
-  bool weight_by_period = false;
-  /// callgrind: identify functions by name alone, as gprof2dot does (merges
-  /// same-named functions of different objects).
-  bool merge_by_name = false;
-};
-
 /// How sure a sniffer is that the bytes are its format.
 enum class Confidence { kNo = 0, kWeak = 1, kStrong = 2 };
+
+/// What a profile of a format holds beyond its call graph.
+enum Provides : unsigned {
+  kCallGraph = 1,  // functions, calls, costs (every format)
+  kLineHits = 2,   // per-line time and hit counts (line_profiler)
+};
+
+/// The order in which several files of a format merge.
+enum class MergeOrder {
+  kInputOrder,  // as given
+  kPstats,      // as pstats.Stats(a, b, c, ...): a, then the others last to first
+};
+
+/// What --event means for a format.
+enum class EventOption {
+  kColumn,        // picks the cost column to graph (callgrind)
+  kSampleFilter,  // keeps only samples of that event (perf)
+};
 
 struct InputFormat {
   std::string_view name;
   std::string_view description;
   std::vector<std::string_view> extensions;  // with the dot, e.g. ".pstats"
   Confidence (*sniff)(std::string_view head);
-  /// Reads one or more files of this format into one merged profile.
-  Expected<Profile> (*read)(const std::vector<InputFile>& inputs, const ReadOptions& options, Diagnostics& diag);
-  /// Formats that can be written back exactly (pstats) convert directly,
-  /// without the model's rounding; null for the others.
-  Expected<std::string> (*to_pstats)(const std::vector<InputFile>& inputs, Diagnostics& diag) = nullptr;
-  /// Formats with a text report of their own (line_profiler); null for the others.
-  Expected<std::string> (*to_text)(const std::vector<InputFile>& inputs, double output_unit, bool skip_zero) = nullptr;
+  /// Reads one file into one profile.
+  Expected<Profile> (*read)(const InputFile& input, const ReadOptions& options, Diagnostics& diag);
+  unsigned provides = kCallGraph;
+  MergeOrder merge_order = MergeOrder::kInputOrder;
+  EventOption event_option = EventOption::kColumn;
+  /// Graphs show one node per (name, object), or per name with
+  /// --merge-by-name, where the reader keeps functions per file (callgrind).
+  bool graph_merges_functions = false;
 };
 
 const std::vector<InputFormat>& input_formats();
@@ -48,20 +74,55 @@ std::vector<std::string_view> input_format_names();
 /// only breaks ties). Error when nothing recognises the file.
 Expected<const InputFormat*> detect_input_format(const InputFile& input);
 
+/// Everything writers are told (each reads what concerns it).
+struct WriteOptions {
+  dot::Options dot;
+  Theme theme;
+  std::string title;    // what the picture is of (the inputs)
+  std::string creator;  // e.g. "graphgen 0.2.0"
+  std::string cmd;      // what was profiled, or the inputs
+  double text_unit = 1e-6;
+  bool skip_zero = false;
+  std::string source_root;
+};
+
+/// What an output format writes from.
+enum class Needs {
+  kGraph,     // the pruned call graph (dot, images)
+  kProfile,   // the whole profile (callgrind, pstats)
+  kLineHits,  // per-line time and hits (line_profiler's report)
+};
+
+/// What a writer gets: the whole profile, the graph when it needs one, the
+/// event to write and the options.
+struct WriteInput {
+  const Profile& profile;
+  const CallGraph* graph = nullptr;
+  std::size_t event = 0;
+  const WriteOptions& options;
+};
+
 struct OutputFormat {
-  enum class Kind { kDot, kImage, kCallgrind, kPstats, kText };
   std::string_view name;
   std::string_view description;
   std::vector<std::string_view> extensions;
-  Kind kind;
-  bool rendered() const { return kind == Kind::kImage; }
-  bool graph() const { return kind == Kind::kDot || kind == Kind::kImage; }
+  Needs needs;
+  /// Laid out and drawn by Graphviz (needs a build with it, and a plugin).
+  bool rendered = false;
+  Expected<std::string> (*write)(const WriteInput& input, Diagnostics& diag);
 };
 
 const std::vector<OutputFormat>& output_formats();
 const OutputFormat* find_output_format(std::string_view name);
-/// The output format an output path implies, or null.
+/// The output format an output path's name implies (its extension, or
+/// valgrind's `callgrind.out.*` naming), or null.
 const OutputFormat* output_format_for_path(std::string_view path);
 std::vector<std::string_view> output_format_names();
+/// Every extension -o recognises, for --help.
+std::vector<std::string_view> output_extensions();
+
+/// Whether an input format can feed an output format; the one-line reason
+/// when it cannot.
+Expected<bool> check_pair(const InputFormat& in, const OutputFormat& out);
 
 }  // namespace graphgen::formats

@@ -4,28 +4,29 @@
 
 namespace graphgen::detail {
 
-StackBuilder::StackBuilder(Profile& p, std::string_view event_name, std::string_view unit) : p_(p) {
-  p_.events.push_back({p_.strings.intern(event_name), p_.strings.intern(unit), 0});
+StackBuilder::StackBuilder(Profile& p, std::string_view event_name, std::string_view unit, bool keep_tree)
+    : p_(p), keep_tree_(keep_tree) {
+  p_.events.push_back({p_.strings.intern(event_name), p_.strings.intern(unit), 0, false, kNoString});
   p_.keeps_stack_totals = true;
-  p_.stack_nodes.push_back({0, 0});  // the root
-  p_.stack_node_cost.push_back(0);
+  if (keep_tree_) {
+    p_.stack_nodes.push_back({0, 0});  // the root
+    p_.stack_node_cost.push_back(0);
+  }
 }
 
-FuncId StackBuilder::function(std::string_view label, std::string_view module, std::string_view module_shown,
-                              bool show_module) {
-  std::uint64_t h = FlatIndex::hash_bytes(module, FlatIndex::hash_bytes(label));
+FuncId StackBuilder::function(std::string_view name, std::string_view object, bool has_object) {
+  std::uint64_t h = FlatIndex::hash_bytes(object, FlatIndex::hash_bytes(name));
   return functions_.find_or_add(
       h,
       [&](std::uint32_t f) {
         const Function& fn = p_.functions[f];
-        return p_.str(fn.label) == label && p_.str(fn.object) == module;
+        return p_.str(fn.name) == name && p_.str(fn.object) == object;
       },
       [&] {
         Function f;
-        f.label = f.name = p_.strings.intern(label);
-        f.object = p_.strings.intern(module);
-        f.module = p_.strings.intern(module_shown);
-        f.show_module = show_module;
+        f.name = p_.strings.intern(name);
+        f.object = p_.strings.intern(object);
+        f.has_object = has_object;
         seen_in_sample_.push_back(0);
         return p_.add_function(f);
       });
@@ -42,7 +43,9 @@ void StackBuilder::add_sample(const std::vector<FuncId>& leaf_first, Cost weight
     CallId c = calls_.find_or_add(
         FlatIndex::mix(caller, callee),
         [&](std::uint32_t id) { return p_.calls[id].caller == caller && p_.calls[id].callee == callee; },
-        [&] { return p_.add_call({caller, callee, kUnknownCount}); });
+        [&] {
+          return p_.add_call({caller, callee, kUnknownCount});
+        });
     p_.inclusive(c, 0) = saturating_add(p_.inclusive(c, 0), weight);
   }
   // Each distinct function of the stack once (recursion counts once).
@@ -51,6 +54,7 @@ void StackBuilder::add_sample(const std::vector<FuncId>& leaf_first, Cost weight
     seen_in_sample_[f] = samples_;
     p_.stack_inclusive(f, 0) = saturating_add(p_.stack_inclusive(f, 0), weight);
   }
+  if (!keep_tree_) return;
   // Callsite tree, root first.
   std::uint32_t node = 0;
   for (std::size_t i = leaf_first.size(); i-- > 0;) {

@@ -14,14 +14,13 @@ namespace graphgen::detail {
 
 class StackBuilder {
  public:
-  /// `event_name`/`unit` name the single cost column (e.g. "samples").
-  StackBuilder(Profile& p, std::string_view event_name, std::string_view unit);
+  /// `event_name`/`unit` name the single cost column (e.g. "samples");
+  /// `keep_tree` keeps the callsite tree (flame graphs, stack filters).
+  StackBuilder(Profile& p, std::string_view event_name, std::string_view unit, bool keep_tree = true);
 
-  /// The function for (symbol, module): interned once per distinct pair.
-  /// `label` is the node name, `module` the full module (DSO path or file),
-  /// `module_shown` what the label prints above the name when `show_module`.
-  FuncId function(std::string_view label, std::string_view module, std::string_view module_shown,
-                  bool show_module);
+  /// The function for (name, object): interned once per distinct pair.
+  /// `has_object` says the input named an object (possibly empty).
+  FuncId function(std::string_view name, std::string_view object, bool has_object);
 
   /// Adds one sample: `leaf_first` frames, innermost first, weighing `weight`.
   /// Self cost goes to the leaf, each adjacent pair adds to its call, every
@@ -33,7 +32,8 @@ class StackBuilder {
 
  private:
   Profile& p_;
-  FlatIndex functions_;  // (label, object) -> FuncId
+  bool keep_tree_;
+  FlatIndex functions_;  // (name, object) -> FuncId
   FlatIndex calls_;      // (caller, callee) -> CallId
   FlatIndex children_;   // (parent node, function) -> stack node
   std::vector<std::size_t> seen_in_sample_;

@@ -2,8 +2,9 @@
 # graphgen developer entry point.
 #
 #   tools/dev.sh build   install missing Debian packages, configure build/ (Release), build
-#   tools/dev.sh test    build, then run the whole suite with ctest
+#   tools/dev.sh test    build, check the formatting, then run the whole suite with ctest
 #   tools/dev.sh demo    build, render testdata/demo.pstats to build/demo.png, print its path
+#   tools/dev.sh format  reformat the sources with clang-format (the test command checks them)
 #
 # Installing is idempotent and quiet when nothing is missing. Set
 # GRAPHGEN_BUILD_DIR to build elsewhere, GRAPHGEN_JOBS for the parallelism.
@@ -18,14 +19,14 @@ jobs=${GRAPHGEN_JOBS:-$(nproc 2>/dev/null || echo 2)}
 #   libgraphviz-dev                    in-process PNG/SVG/PDF (cgraph + gvc)
 #   libspdlog-dev libfmt-dev           logging, formatting
 #   libcli11-dev                       the command line
-#   libgtest-dev libgmock-dev          unit and conformance tests
-#   libbenchmark-dev                   bench/
+#   libgtest-dev                       unit and conformance tests
+#   clang-format                       the suite checks the sources follow .clang-format
 #   nlohmann-json3-dev                 tests read Python's decoded .expected.json
 #   valgrind                           tests check written callgrind files with callgrind_annotate
 #   xz-utils                           bench/ decompresses ../shared/bench
 #   python3                            the conformance comparators in ../shared
 packages=(cmake g++ ninja-build pkg-config libgraphviz-dev libspdlog-dev libfmt-dev libcli11-dev
-          libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev valgrind xz-utils)
+          libgtest-dev clang-format nlohmann-json3-dev valgrind xz-utils)
 
 say() { printf 'dev.sh: %s\n' "$*" >&2; }
 
@@ -60,13 +61,33 @@ configure_and_build() {
   cmake --build "$build" --parallel "$jobs"
 }
 
+# The C++ sources of the project (not build/).
+sources() {
+  find "$root/lib" "$root/formats" "$root/tools" "$root/tests" "$root/bench" \( -name '*.cc' -o -name '*.h' \) -print0 2>/dev/null
+}
+
+check_format() {
+  local bad
+  bad=$(sources | xargs -0 clang-format --dry-run 2>&1 | grep -c 'warning:' || true)
+  if [ "$bad" != 0 ]; then
+    sources | xargs -0 clang-format --dry-run 2>&1 | grep 'warning:' | head -5 >&2
+    say "$bad lines do not follow .clang-format; run 'tools/dev.sh format'"
+    exit 1
+  fi
+}
+
 case "${1:-build}" in
   build)
     configure_and_build
     ;;
   test)
     configure_and_build
+    check_format
     ctest --test-dir "$build" --output-on-failure --parallel "$jobs"
+    ;;
+  format)
+    install_missing
+    sources | xargs -0 clang-format -i
     ;;
   demo)
     configure_and_build
@@ -75,10 +96,10 @@ case "${1:-build}" in
     echo "$out"
     ;;
   -h|--help|help)
-    sed -n '2,11p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+    sed -n '2,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
     ;;
   *)
-    say "unknown command '$1' (expected build, test or demo)"
+    say "unknown command '$1' (expected build, test, demo or format)"
     exit 2
     ;;
 esac

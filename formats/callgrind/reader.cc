@@ -4,7 +4,6 @@
 
 #include <array>
 
-#include "graphgen/analysis/merge.h"
 #include "graphgen/flat_index.h"
 #include "graphgen/text.h"
 
@@ -28,50 +27,61 @@ namespace {
 
 enum Kind { kObject = 0, kFile = 1, kFunction = 2 };
 
-
 constexpr FuncId kNoFunction = UINT32_MAX;
+constexpr int kMaxPositions = 4;
 
 class Reader {
  public:
-  Reader(Profile& p, bool merge_by_name, Diagnostics& diag) : p_(p), diag_(diag), merge_by_name_(merge_by_name) {}
+  Reader(Profile& p, const formats::ReadOptions& options, Diagnostics& diag)
+      : p_(p), diag_(diag), merge_by_name_(options.merge_by_name), keep_positions_(options.keep_positions) {}
 
   Expected<bool> read_file(const InputFile& input) {
     path_ = input.path();
-    reset_file_state();
     LineScanner scanner(input.bytes(), &input);
     std::string_view line;
+    const bool ends_with_newline = !input.bytes().empty() && input.bytes().back() == '\n';
     while (scanner.next(line)) {
       line_no_ = scanner.line_number();
-      if (auto ok = dispatch(line); !ok) return ok;
+      auto ok = dispatch(line);
+      if (ok) continue;
+      if (scanner.at_end() && !ends_with_newline) {
+        // Valgrind killed while writing: the last line is cut short.
+        diag_.warn(
+            fmt::format("{}:{}: the last line is cut short (no newline at the end of the file) and was "
+                        "ignored: {}",
+                        path_, line_no_, quote_input(line)));
+        in_call_ = in_jump_ = false;
+        break;
+      }
+      return ok;
     }
-    if (in_call_)
-      return fail(line_no_ + 1, 1, "expected the cost line of the call after 'calls=', found the end of the file");
+    if (in_call_) {
+      if (!ends_with_newline) {
+        diag_.warn(
+            fmt::format("{}:{}: the file ends inside a call (no cost line after 'calls='); that call was "
+                        "ignored",
+                        path_, line_no_));
+      } else {
+        return fail(line_no_ + 1, 1, "expected the cost line of the call after 'calls=', found the end of the file");
+      }
+    }
     return true;
   }
 
   void finish() {
     if (ignored_headers_ > 0)
-      diag_.warn(fmt::format("{}: ignored {} header line(s) of unknown keys, first '{}'", path_, ignored_headers_,
-                             first_ignored_));
+      diag_.warn(fmt::format("{}: ignored {} header line(s) of unknown keys, first {}", path_, ignored_headers_,
+                             quote_input(first_ignored_)));
+    if (undefined_ids_ > 0)
+      diag_.warn(
+          fmt::format("{}: {} name id(s) used without a definition, first {} at line {}; read as empty "
+                      "names, as gprof2dot does",
+                      path_, undefined_ids_, quote_input(first_undefined_), first_undefined_line_));
   }
 
  private:
   Error fail(std::size_t line, std::size_t col, std::string message) const {
     return bad_input(at_line(path_, line, col, message));
-  }
-
-  void reset_file_state() {
-    for (auto& t : names_) t.clear();
-    ob_ = fl_ = fi_ = fn_ = cob_ = cfi_ = cfn_ = kNoString;
-    fn_set_ = cfn_set_ = cob_set_ = false;
-    file_switch_pending_ = false;
-    current_ = kNoFunction;
-    in_call_ = in_jump_ = false;
-    positions_ = 1;
-    line_position_ = 0;
-    last_.assign(1, 0);
-    columns_.clear();
-    saw_events_ = false;
   }
 
   Expected<bool> dispatch(std::string_view line) {
@@ -81,13 +91,13 @@ class Reader {
     if (c == '#') return true;
     std::size_t eq = line.find('=');
     std::size_t colon = line.find(':');
-    if (eq != std::string_view::npos && (colon == std::string_view::npos || eq < colon))
-      return spec_line(line, eq);
+    if (eq != std::string_view::npos && (colon == std::string_view::npos || eq < colon)) return spec_line(line, eq);
     if (colon != std::string_view::npos) return header_line(line, colon);
     if (trim(line).empty()) return true;
-    return fail(line_no_, 1, fmt::format("expected a cost line, a name spec such as 'fn=...', 'calls=' or "
-                                         "'key: value', found {}",
-                                         quote_input(line)));
+    return fail(line_no_, 1,
+                fmt::format("expected a cost line, a name spec such as 'fn=...', 'calls=' or "
+                            "'key: value', found {}",
+                            quote_input(line)));
   }
 
   // --- header -------------------------------------------------------------
@@ -97,15 +107,22 @@ class Reader {
     std::string_view value = trim(line.substr(colon + 1));
     if (key == "events") return events_line(value, colon + 2);
     if (key == "positions") return positions_line(value, colon + 2);
+    if (key == "event") return event_line(value);
     if (key == "version") {
       if (!value.empty() && value[0] >= '2' && value[0] <= '9')
         return fail(line_no_, colon + 3, fmt::format("expected format version 1, found {}", quote_input(value)));
       return true;
     }
-    static constexpr std::array<std::string_view, 9> kKnown = {"creator", "pid",     "thread", "part", "cmd",
-                                                               "desc",    "summary", "totals", "event"};
-    for (std::string_view k : kKnown)
-      if (key == k) return true;
+    if (key == "summary" || key == "totals") return true;  // recomputed by writers
+    static constexpr std::array<std::string_view, 6> kKept = {"creator", "pid", "cmd", "part", "thread", "desc"};
+    for (std::string_view k : kKept) {
+      if (key != k) continue;
+      // The first part's header describes the run; later parts repeat it.
+      // The value as written (callgrind_annotate prints desc: lines verbatim).
+      if (keep_positions_ && !saw_body_)
+        p_.metadata.emplace_back(p_.strings.intern(key), p_.strings.intern(line.substr(colon + 1)));
+      return true;
+    }
     if (ignored_headers_++ == 0) first_ignored_ = std::string(line.substr(0, 60));
     return true;
   }
@@ -125,23 +142,42 @@ class Reader {
     return true;
   }
 
+  std::string event_names() const {
+    std::string s;
+    for (const Event& e : p_.events) s += (s.empty() ? "" : " ") + std::string(p_.str(e.name));
+    return s;
+  }
+
+  // `event: Name[ = formula][ : Long name]`: the long name for viewers.
+  Expected<bool> event_line(std::string_view value) {
+    std::size_t colon = value.find(':');
+    std::string_view name = trim(value.substr(0, std::min(value.find('='), colon)));
+    if (name.empty() || colon == std::string_view::npos) return true;
+    long_names_.emplace_back(p_.strings.intern(name), p_.strings.intern(trim(value.substr(colon + 1))));
+    return true;
+  }
+
   Expected<bool> events_line(std::string_view value, std::size_t col) {
     columns_.clear();
+    std::string listed(value);
     auto ok = for_each_word(value, [&](std::string_view name, std::size_t i) -> Expected<bool> {
-        StringId id = p_.strings.intern(name);
-        std::size_t index = p_.events.size();
-        for (std::size_t e = 0; e < p_.events.size(); ++e)
-          if (p_.events[e].name == id) index = e;
-        if (index == p_.events.size()) {
-          if (!p_.functions.empty() || !p_.calls.empty())
-            return fail(line_no_, col + i,
-                        fmt::format("expected the events of the first part, found the new event {} (parts with "
-                                    "different events cannot be summed)",
-                                    quote_input(name)));
-          p_.events.push_back({id, kNoString, 0});
-        }
-        columns_.push_back(static_cast<std::uint32_t>(index));
-        return true;
+      StringId id = p_.strings.intern(name);
+      std::size_t index = p_.events.size();
+      for (std::size_t e = 0; e < p_.events.size(); ++e)
+        if (p_.events[e].name == id) index = e;
+      if (index == p_.events.size()) {
+        if (!p_.functions.empty() || !p_.calls.empty())
+          return fail(line_no_, col + i,
+                      fmt::format("expected the events of the first part ({}), found {} with the new event {} "
+                                  "(parts with different events cannot be summed)",
+                                  event_names(), quote_input(listed), quote_input(name)));
+        StringId long_name = kNoString;
+        for (const auto& [n, l] : long_names_)
+          if (n == id) long_name = l;
+        p_.events.push_back({id, kNoString, 0, false, long_name});
+      }
+      columns_.push_back(static_cast<std::uint32_t>(index));
+      return true;
     });
     if (!ok) return ok;
     if (columns_.empty()) return fail(line_no_, col, "expected at least one event name after 'events:', found none");
@@ -152,18 +188,23 @@ class Reader {
 
   Expected<bool> positions_line(std::string_view value, std::size_t col) {
     positions_ = 0;
-    line_position_ = -1;
+    line_position_ = address_position_ = -1;
     auto ok = for_each_word(value, [&](std::string_view name, std::size_t i) -> Expected<bool> {
-        if (name == "line") line_position_ = positions_;
-        if (name != "line" && name != "instr" && name != "bb")
-          return fail(line_no_, col + i, fmt::format("expected position names instr, bb or line, found {}",
-                                                     quote_input(name)));
-        ++positions_;
-        return true;
+      if (name != "line" && name != "instr" && name != "bb")
+        return fail(line_no_, col + i,
+                    fmt::format("expected position names instr, bb or line, found {}", quote_input(name)));
+      if (positions_ == kMaxPositions)
+        return fail(line_no_, col + i, fmt::format("expected at most {} position names, found more", kMaxPositions));
+      if (name == "line") line_position_ = positions_;
+      if (name == "instr") address_position_ = positions_;
+      ++positions_;
+      return true;
     });
     if (!ok) return ok;
     if (positions_ == 0) return fail(line_no_, col, "expected position names after 'positions:', found none");
-    last_.assign(static_cast<std::size_t>(positions_), 0);
+    last_.fill(0);
+    p_.positions = static_cast<std::uint8_t>((line_position_ >= 0 ? kPositionLine : 0) |
+                                             (address_position_ >= 0 ? kPositionAddress : 0));
     return true;
   }
 
@@ -173,10 +214,7 @@ class Reader {
     std::string_view spec = line.substr(0, eq);
     std::string_view value = line.substr(eq + 1);
     if (spec == "calls" || spec == "rcalls") return calls_line(value, eq + 2);
-    if (spec == "jump" || spec == "jcnd") {
-      in_jump_ = true;
-      return true;
-    }
+    if (spec == "jump" || spec == "jcnd") return jump_line(spec == "jcnd", value, eq + 2);
     Kind kind;
     if (spec == "ob" || spec == "cob")
       kind = kObject;
@@ -185,10 +223,12 @@ class Reader {
     else if (spec == "fn" || spec == "cfn" || spec == "jfn")
       kind = kFunction;
     else
-      return fail(line_no_, 1, fmt::format("expected a name spec (ob fl fi fe fn cob cfi cfl cfn jfi jfn), found {}",
-                                           quote_input(spec)));
+      return fail(
+          line_no_, 1,
+          fmt::format("expected a name spec (ob fl fi fe fn cob cfi cfl cfn jfi jfn), found {}", quote_input(spec)));
     StringId name = kNoString;
-    if (auto ok = resolve_name(kind, value, eq + 2, name); !ok) return ok;
+    if (auto ok = resolve_name(kind, line, eq + 2, name); !ok) return ok;
+    saw_body_ = true;
     if (spec == "ob") {
       ob_ = name;
       current_ = kNoFunction;
@@ -212,28 +252,43 @@ class Reader {
       cob_set_ = true;
     } else if (spec == "cfi" || spec == "cfl") {
       cfi_ = name;
+      cfi_set_ = true;
     } else if (spec == "cfn") {
       cfn_ = name;
       cfn_set_ = true;
+    } else if (spec == "jfi") {
+      jfi_ = name;
+      jfi_set_ = true;
+    } else if (spec == "jfn") {
+      jfn_ = name;
+      jfn_set_ = true;
     }
     return true;
   }
 
-  Expected<bool> resolve_name(Kind kind, std::string_view value, std::size_t col, StringId& out) {
+  Expected<bool> resolve_name(Kind kind, std::string_view line, std::size_t col, StringId& out) {
+    std::string_view value = line.substr(col - 1);
     std::vector<StringId>& table = names_[kind];
     if (value.size() >= 2 && value[0] == '(' && value[1] >= '0' && value[1] <= '9') {
       std::size_t close = value.find(')');
       std::uint64_t id = 0;
       if (close == std::string_view::npos || !parse_u64(value.substr(1, close - 1), id) || id > (1u << 24))
-        return fail(line_no_, col, fmt::format("expected a name id '(N)' below 16777216, found {}", quote_input(value)));
+        return fail(line_no_, col,
+                    fmt::format("expected a name id '(N)' below 16777216, found {}", quote_input(value)));
       std::string_view name = trim(value.substr(close + 1));
       if (!name.empty()) {
         if (table.size() <= id) table.resize(id + 1, kUndefined);
         table[id] = out = p_.strings.intern(name);
         return true;
       }
-      if (id >= table.size() || table[id] == kUndefined)
-        return fail(line_no_, col, fmt::format("expected a defined name id, found ({}) used before its definition", id));
+      if (id >= table.size() || table[id] == kUndefined) {
+        if (undefined_ids_++ == 0) {
+          first_undefined_ = std::string(line);
+          first_undefined_line_ = line_no_;
+        }
+        out = kNoString;
+        return true;
+      }
       out = table[id];
       return true;
     }
@@ -241,20 +296,82 @@ class Reader {
     return true;
   }
 
-  Expected<bool> calls_line(std::string_view value, std::size_t col) {
-    if (in_call_)
-      return fail(line_no_, 1, "expected the cost line of the previous call, found another 'calls='");
-    value = trim(value);
+  // Parses `count` (or `followed/executed`) at the start of `value`.
+  static bool leading_count(std::string_view& value, std::uint64_t& count) {
     std::size_t sp = 0;
     while (sp < value.size() && !is_blank(value[sp])) ++sp;
+    if (!parse_u64(value.substr(0, sp), count)) return false;
+    value.remove_prefix(sp);
+    return true;
+  }
+
+  Expected<bool> calls_line(std::string_view value, std::size_t col) {
+    if (in_call_) return fail(line_no_, 1, "expected the cost line of the previous call, found another 'calls='");
+    value = trim(value);
+    std::string_view rest = value;
     std::uint64_t count = 0;
-    if (!parse_u64(value.substr(0, sp), count))
-      return fail(line_no_, col, fmt::format("expected 'calls=<count> <target position>', found {}",
-                                             quote_input(value)));
+    if (!leading_count(rest, count))
+      return fail(line_no_, col,
+                  fmt::format("expected 'calls=<count> <target position>', found {}", quote_input(value)));
     if (!cfn_set_) return fail(line_no_, 1, "expected 'cfn=' before 'calls=', found none");
     in_call_ = true;
     call_count_ = static_cast<std::int64_t>(std::min<std::uint64_t>(count, INT64_MAX));
+    return read_target(rest, target_);
+  }
+
+  Expected<bool> jump_line(bool conditional, std::string_view value, std::size_t col) {
+    value = trim(value);
+    std::string_view rest = value;
+    std::uint64_t followed = 0, executed = 0;
+    bool ok = false;
+    if (conditional) {
+      std::size_t slash = rest.find('/');
+      std::size_t sp = 0;
+      while (sp < rest.size() && !is_blank(rest[sp])) ++sp;
+      if (slash != std::string_view::npos && slash < sp && parse_u64(rest.substr(0, slash), followed) &&
+          parse_u64(rest.substr(slash + 1, sp - slash - 1), executed)) {
+        rest.remove_prefix(sp);
+        ok = true;
+      }
+    } else {
+      ok = leading_count(rest, followed);
+    }
+    if (!ok)
+      return fail(line_no_, col,
+                  fmt::format("expected '{}' and a target position, found {}",
+                              conditional ? "jcnd=<followed>/<executed>" : "jump=<count>", quote_input(value)));
+    in_jump_ = true;
+    jump_.count = static_cast<std::int64_t>(std::min<std::uint64_t>(followed, INT64_MAX));
+    jump_.executed =
+        conditional ? static_cast<std::int64_t>(std::min<std::uint64_t>(executed, INT64_MAX)) : kUnknownCount;
+    return read_target(rest, target_);
+  }
+
+  struct Position {
+    std::uint32_t line = 0;
+    std::uint64_t address = 0;
+  };
+
+  // A target position: relative to the last cost line, which it does not
+  // change. Missing subpositions are 0 (KCacheGrind reads it so).
+  Expected<bool> read_target(std::string_view text, Position& out) {
+    out = {};
+    const char* p = text.data();
+    const char* end = p + text.size();
+    for (int k = 0; k < positions_; ++k) {
+      while (p < end && is_blank(*p)) ++p;
+      if (p >= end) break;
+      std::int64_t v;
+      const char* token = p;
+      if (!read_subposition(p, end, last_[k], v)) return bad_position(text, token);
+      store(k, v, out);
+    }
     return true;
+  }
+
+  void store(int k, std::int64_t v, Position& out) const {
+    if (k == line_position_) out.line = v < 0 ? 0 : static_cast<std::uint32_t>(std::min<std::int64_t>(v, UINT32_MAX));
+    if (k == address_position_) out.address = static_cast<std::uint64_t>(v);
   }
 
   // --- functions, calls and costs -----------------------------------------
@@ -273,12 +390,9 @@ class Reader {
         },
         [&] {
           Function f;
-          f.label = f.name = name;
+          f.name = name;
           f.object = object;
-          if (object != kNoString) {
-            f.module = p_.strings.intern(basename_of(p_.str(object)));
-            f.show_module = true;
-          }
+          f.has_object = object != kNoString;
           f.file = file;
           f.calls = 0;  // callgrind knows every call: a function never called shows 0x
           return p_.add_function(f);
@@ -299,8 +413,9 @@ class Reader {
     std::size_t col = static_cast<std::size_t>(at - line.data());
     std::size_t e = col;
     while (e < line.size() && !is_blank(line[e])) ++e;
-    return fail(line_no_, col + 1, fmt::format("expected a position (N, 0xN, +N, -N or *), found {}",
-                                               quote_input(line.substr(col, e - col))));
+    return fail(
+        line_no_, col + 1,
+        fmt::format("expected a position (N, 0xN, +N, -N or *), found {}", quote_input(line.substr(col, e - col))));
   }
   [[gnu::noinline]] Error bad_cost(std::string_view line, const char* at, bool too_many) const {
     std::size_t col = static_cast<std::size_t>(at - line.data());
@@ -308,12 +423,14 @@ class Reader {
     while (e < line.size() && !is_blank(line[e])) ++e;
     std::string_view tok = line.substr(col, e - col);
     if (too_many)
-      return fail(line_no_, col + 1, fmt::format("expected at most {} cost(s), one per event, found more: {}",
-                                                 columns_.size(), quote_input(tok)));
+      return fail(
+          line_no_, col + 1,
+          fmt::format("expected at most {} cost(s), one per event, found more: {}", columns_.size(), quote_input(tok)));
     return fail(line_no_, col + 1, fmt::format("expected an unsigned integer cost, found {}", quote_input(tok)));
   }
 
   // Parses one subposition at `p` (after blanks); false on a malformed one.
+  // Relative values wrap like the unsigned addresses they stand for.
   static bool read_subposition(const char*& p, const char* end, std::int64_t last, std::int64_t& out) {
     if (p >= end) return false;
     char c = *p;
@@ -325,13 +442,17 @@ class Reader {
       std::uint64_t v = 0;
       while (p < end && *p >= '0' && *p <= '9' && p - q < 18) v = v * 10 + static_cast<std::uint64_t>(*p++ - '0');
       if (p == q) return false;
-      out = c == '+' ? last + static_cast<std::int64_t>(v) : last - static_cast<std::int64_t>(v);
+      auto base = static_cast<std::uint64_t>(last);
+      out = static_cast<std::int64_t>(c == '+' ? base + v : base - v);
     } else if (c == '0' && p + 1 < end && (p[1] == 'x' || p[1] == 'X')) {
       p += 2;
       const char* q = p;
       std::uint64_t v = 0;
       for (; p < end && p - q < 16; ++p) {
-        int d = *p >= '0' && *p <= '9' ? *p - '0' : *p >= 'a' && *p <= 'f' ? *p - 'a' + 10 : *p >= 'A' && *p <= 'F' ? *p - 'A' + 10 : -1;
+        int d = *p >= '0' && *p <= '9'   ? *p - '0'
+                : *p >= 'a' && *p <= 'f' ? *p - 'a' + 10
+                : *p >= 'A' && *p <= 'F' ? *p - 'A' + 10
+                                         : -1;
         if (d < 0) break;
         v = v << 4 | static_cast<std::uint64_t>(d);
       }
@@ -350,16 +471,17 @@ class Reader {
   Expected<bool> cost_line(std::string_view line) {
     if (!saw_events_ && p_.events.empty())
       return fail(line_no_, 1, "expected an 'events:' line before the first cost line, found none");
+    saw_body_ = true;
     const char* p = line.data();
     const char* end = p + line.size();
-    std::uint32_t line_value = 0;
+    Position at;
     for (int k = 0; k < positions_; ++k) {
       while (p < end && is_blank(*p)) ++p;
       const char* token = p;
       std::int64_t v;
       if (!read_subposition(p, end, last_[k], v)) return bad_position(line, token);
       last_[k] = v;
-      if (k == line_position_) line_value = v < 0 ? 0 : static_cast<std::uint32_t>(std::min<std::int64_t>(v, UINT32_MAX));
+      store(k, v, at);
     }
     // Events absent from this part's columns stay 0 in costs_; only the
     // columns this line leaves out need clearing (no memset per line).
@@ -381,62 +503,93 @@ class Reader {
     }
     for (std::size_t c = column; c < columns_.size(); ++c) costs_[columns_[c]] = 0;
     file_switch_pending_ = false;
-    if (in_jump_) {  // the source position of a jump: no cost
-      in_jump_ = false;
-      return true;
-    }
     FuncId caller = kNoFunction;
     if (auto ok = current_function(1, caller); !ok) return ok;
+    if (in_jump_) return finish_jump(caller, at);
     const std::size_t ne = p_.events.size();
     if (in_call_) {
       in_call_ = false;
       StringId callee_object = cob_set_ ? cob_ : ob_;
-      FuncId callee = function_for(cfn_, callee_object, cfi_ != kNoString ? cfi_ : fl_);
+      FuncId callee = function_for(cfn_, callee_object, cfi_set_ ? cfi_ : fi_);
       // The spec scopes cob=/cfi= to one call; gprof2dot keeps cob= until
       // the next self cost line, which decides the module of a merged
       // function in its name-only mode.
       if (!merge_by_name_) cob_set_ = false;
-      cfi_ = kNoString;
+      callee_file_implicit_ = !cfi_set_;
+      cfi_set_ = false;
       CallId c = calls_.find_or_add(
           FlatIndex::mix(caller, callee),
           [&](std::uint32_t id) { return p_.calls[id].caller == caller && p_.calls[id].callee == callee; },
-          [&] { return p_.add_call({caller, callee, 0}); });
+          [&] {
+            return p_.add_call({caller, callee, 0});
+          });
       p_.calls[c].count = saturating_add(p_.calls[c].count, call_count_);
       p_.functions[callee].calls = saturating_add(p_.functions[callee].calls, call_count_);
       for (std::size_t e = 0; e < ne; ++e) p_.inclusive(c, e) = saturating_add(p_.inclusive(c, e), costs_[e]);
+      if (keep_positions_) add_call_site(c, at);
       return true;
     }
     cob_set_ = false;
-    if (p_.functions[caller].line == 0) p_.functions[caller].line = line_value;  // its first source line
+    if (p_.functions[caller].line == 0) p_.functions[caller].line = at.line;  // its first source line
     for (std::size_t e = 0; e < ne; ++e) p_.self(caller, e) = saturating_add(p_.self(caller, e), costs_[e]);
-    if (line_position_ >= 0) {
-      // A function's cost lines revisit a few source lines: a small
-      // direct-mapped cache, valid for the current function only, answers
-      // most lookups before the global index (whose probes miss the CPU
-      // caches on large profiles).
-      if (caller != cache_function_) {
-        cache_function_ = caller;
-        ++cache_generation_;
-      }
-      LineCacheEntry& slot = line_cache_[(line_value * 0x9E3779B1u ^ fi_ * 0x85EBCA6Bu) >> 23 & (kLineCache - 1)];
-      if (slot.generation != cache_generation_ || slot.file != fi_ || slot.line != line_value) {
-        std::uint32_t found = lines_.find_or_add(
-            FlatIndex::mix(caller, fi_, line_value),
-            [&](std::uint32_t r) {
-              const LineCost& lc = p_.line_costs[r];
-              return lc.function == caller && lc.file == fi_ && lc.line == line_value;
-            },
-            [&] {
-              p_.line_costs.push_back({caller, fi_, line_value});
-              p_.line_cost_values.resize(p_.line_cost_values.size() + ne, 0);
-              return static_cast<std::uint32_t>(p_.line_costs.size() - 1);
-            });
-        slot = {cache_generation_, fi_, line_value, found};
-      }
-      last_line_row_ = slot.row;
-      Cost* row = &p_.line_cost_values[static_cast<std::size_t>(last_line_row_) * ne];
-      for (std::size_t e = 0; e < ne; ++e) row[e] = saturating_add(row[e], costs_[e]);
+    if (keep_positions_) add_line_cost(caller, at);
+    return true;
+  }
+
+  void add_line_cost(FuncId f, const Position& at) {
+    const std::size_t ne = p_.events.size();
+    std::uint32_t row = lines_.find_or_add(
+        FlatIndex::mix(f, fi_, FlatIndex::mix(at.line, at.address)),
+        [&](std::uint32_t r) {
+          const LineCost& lc = p_.line_costs[r];
+          return lc.function == f && lc.file == fi_ && lc.line == at.line && lc.address == at.address;
+        },
+        [&] {
+          p_.line_costs.push_back({f, fi_, at.line, at.address});
+          p_.line_cost_values.resize(p_.line_cost_values.size() + ne, 0);
+          return static_cast<std::uint32_t>(p_.line_costs.size() - 1);
+        });
+    Cost* values = &p_.line_cost_values[static_cast<std::size_t>(row) * ne];
+    for (std::size_t e = 0; e < ne; ++e) values[e] = saturating_add(values[e], costs_[e]);
+  }
+
+  void add_call_site(CallId c, const Position& at) {
+    const std::size_t ne = p_.events.size();
+    CallSite key{c, fi_, at.line, at.address, target_.line, target_.address, 0, callee_file_implicit_};
+    std::uint32_t row = sites_.find_or_add(
+        FlatIndex::mix(c, FlatIndex::mix(key.file, key.line, key.address),
+                       FlatIndex::mix(key.target_line, key.target_address)),
+        [&](std::uint32_t r) {
+          const CallSite& s = p_.call_sites[r];
+          return s.call == c && s.file == key.file && s.line == key.line && s.address == key.address &&
+                 s.target_line == key.target_line && s.target_address == key.target_address;
+        },
+        [&] {
+          p_.call_sites.push_back(key);
+          p_.call_site_cost.resize(p_.call_site_cost.size() + ne, 0);
+          return static_cast<std::uint32_t>(p_.call_sites.size() - 1);
+        });
+    p_.call_sites[row].count = saturating_add(p_.call_sites[row].count, call_count_);
+    Cost* values = &p_.call_site_cost[static_cast<std::size_t>(row) * ne];
+    for (std::size_t e = 0; e < ne; ++e) values[e] = saturating_add(values[e], costs_[e]);
+  }
+
+  // The position line after jump=/jcnd= is the jump's source.
+  Expected<bool> finish_jump(FuncId f, const Position& at) {
+    in_jump_ = false;
+    if (keep_positions_) {
+      Jump j = jump_;
+      j.function = f;
+      j.file = fi_;
+      j.line = at.line;
+      j.address = at.address;
+      j.target = jfn_set_ ? function_for(jfn_, ob_, jfi_set_ ? jfi_ : fl_) : f;
+      j.target_file = jfi_set_ ? jfi_ : fi_;
+      j.target_line = target_.line;
+      j.target_address = target_.address;
+      p_.jumps.push_back(j);
     }
+    jfi_set_ = jfn_set_ = false;
     return true;
   }
 
@@ -445,65 +598,50 @@ class Reader {
   Profile& p_;
   Diagnostics& diag_;
   bool merge_by_name_;
+  bool keep_positions_;
   std::string path_;
   std::size_t line_no_ = 0;
   std::array<std::vector<StringId>, 3> names_;
-  StringId ob_, fl_, fi_, fn_, cob_, cfi_, cfn_;
-  bool fn_set_ = false, cfn_set_ = false, cob_set_ = false;
+  std::vector<std::pair<StringId, StringId>> long_names_;
+  StringId ob_ = kNoString, fl_ = kNoString, fi_ = kNoString, fn_ = kNoString, cob_ = kNoString, cfi_ = kNoString,
+           cfn_ = kNoString, jfi_ = kNoString, jfn_ = kNoString;
+  bool fn_set_ = false, cfn_set_ = false, cob_set_ = false, cfi_set_ = false, jfi_set_ = false, jfn_set_ = false;
   FuncId current_ = kNoFunction;
   bool in_call_ = false, in_jump_ = false;
+  bool saw_body_ = false;
   bool file_switch_pending_ = false;  // fi=/fe= seen since the last cost line
   std::int64_t call_count_ = 0;
+  bool callee_file_implicit_ = false;
+  Position target_;
+  Jump jump_;
   int positions_ = 1;
   int line_position_ = 0;
-  std::vector<std::int64_t> last_;
+  int address_position_ = -1;
+  std::array<std::int64_t, kMaxPositions> last_{};
   std::vector<std::uint32_t> columns_;  // cost column -> event index
   std::vector<Cost> costs_;
   bool saw_events_ = false;
   FlatIndex functions_;  // (name, object, file) -> FuncId
   FlatIndex calls_;      // (caller, callee) -> CallId
-  FlatIndex lines_;
-  struct LineCacheEntry {
-    std::uint32_t generation = 0;
-    StringId file = 0;
-    std::uint32_t line = 0;
-    std::uint32_t row = 0;
-  };
-  static constexpr std::size_t kLineCache = 512;
-  std::array<LineCacheEntry, kLineCache> line_cache_{};
-  std::uint32_t cache_generation_ = 0;
-  FuncId cache_function_ = kNoFunction;
-  std::uint32_t last_line_row_ = 0;
+  FlatIndex lines_, sites_;
   std::size_t ignored_headers_ = 0;
   std::string first_ignored_;
+  std::size_t undefined_ids_ = 0;
+  std::string first_undefined_;
+  std::size_t first_undefined_line_ = 0;
 };
 
 }  // namespace
 
-namespace {
-
-struct Context {
-  bool merge_by_name;
-};
-
-Expected<Profile> read_one(const InputFile& in, const void* context, Diagnostics& diag) {
-  const auto& c = *static_cast<const Context*>(context);
+Expected<Profile> read(const InputFile& input, const formats::ReadOptions& options, Diagnostics& diag) {
   Profile p;
-  Reader reader(p, c.merge_by_name, diag);
-  if (auto ok = reader.read_file(in); !ok) return ok.error();
+  Reader reader(p, options, diag);
+  if (auto ok = reader.read_file(input); !ok) return ok.error();
   reader.finish();
   if (p.events.empty())
-    return bad_input(fmt::format("{}: expected an 'events:' line, found none (not a callgrind profile?)", in.path()));
+    return bad_input(
+        fmt::format("{}: expected an 'events:' line, found none (not a callgrind profile?)", input.path()));
   return p;
-}
-
-}  // namespace
-
-Expected<Profile> read(const std::vector<InputFile>& inputs, bool merge_by_name, Diagnostics& diag) {
-  Context c{merge_by_name};
-  // Each file has its own name compression and positions: files are read on
-  // two threads and added in order, as one pass over them would.
-  return read_in_parallel(inputs, read_one, &c, diag);
 }
 
 }  // namespace graphgen::callgrind

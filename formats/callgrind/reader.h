@@ -10,7 +10,7 @@
 //   jump     := ('jump=' count | 'jcnd=' followed '/' executed) target, then a position line
 //   cost     := subpos{positions} cost{<= events}
 //   subpos   := decimal | '0x' hex | '+' n | '-' n | '*'   (relative to the previous cost line)
-// Several parts (and several files) accumulate into one profile. A function
+// Several parts of one file accumulate into one profile. A function
 // is (name, object, file) exactly as the file names it, as KCacheGrind and
 // callgrind_annotate key them; graph views merge these per (name, object)
 // (merge_functions), where gprof2dot's name-only identity would also merge
@@ -18,11 +18,11 @@
 #pragma once
 
 #include <string_view>
-#include <vector>
 
 #include "graphgen/error.h"
 #include "graphgen/io.h"
 #include "graphgen/profile.h"
+#include "read_options.h"
 
 namespace graphgen::callgrind {
 
@@ -30,10 +30,14 @@ namespace graphgen::callgrind {
 /// the magic line, or `events:`/`creator:` in the first 2047 bytes).
 bool sniff(std::string_view head);
 
-/// Reads and sums callgrind files: every event, self cost per function and
-/// per source line, calls with counts and inclusive costs. `merge_by_name`
-/// scopes cob= as gprof2dot does (until the next self cost line), which
-/// decides the module of gprof2dot's name-merged nodes.
-Expected<Profile> read(const std::vector<InputFile>& inputs, bool merge_by_name, Diagnostics& diag);
+/// Reads one callgrind file (all its parts): every event, self cost per
+/// function, calls with counts and inclusive costs, and with keep_positions
+/// the self cost per position, every call site and jump, and the header
+/// lines (creator, pid, cmd, part, thread, desc). `merge_by_name` scopes cob=
+/// as gprof2dot does (until the next self cost line), which decides the
+/// module of gprof2dot's name-merged nodes. A name id used without a
+/// definition reads as an empty name, as gprof2dot reads it (one warning); a
+/// last line cut short without a newline is ignored with a warning.
+Expected<Profile> read(const InputFile& input, const formats::ReadOptions& options, Diagnostics& diag);
 
 }  // namespace graphgen::callgrind

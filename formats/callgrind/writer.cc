@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "graphgen/labels.h"
+
 namespace graphgen::callgrind {
 
 std::string_view event_long_name(std::string_view name) {
@@ -43,10 +45,12 @@ std::string_view event_long_name(std::string_view name) {
 
 namespace {
 
-// Event names must be identifiers; model names are already (Ir, ns,
-// samples), but a "time" event in ns is called ns.
+// Event names must be identifiers; time events in seconds are written in
+// whole nanoseconds (as pyprof2calltree does) and named ns.
+bool in_ns(const Event& e) { return e.floating || e.seconds_per_unit > 0; }
+
 std::string event_name(const Profile& p, const Event& e) {
-  std::string name(p.str(e.unit) == "ns" && p.str(e.name) == "time" ? "ns" : p.str(e.name));
+  std::string name(in_ns(e) ? std::string_view("ns") : p.str(e.name));
   for (char& c : name)
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) c = '_';
   if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) name.insert(0, "_");
@@ -63,15 +67,19 @@ std::string clean(std::string_view s) {
 // name=(id) text on first use, (id) after, per kind.
 class Names {
  public:
-  std::string ref(StringId s, std::string_view text) {
-    auto [it, inserted] = ids_.try_emplace(s, static_cast<std::uint32_t>(ids_.size() + 1));
+  std::string ref(std::uint64_t key, std::string_view text) {
+    auto [it, inserted] = ids_.try_emplace(key, static_cast<std::uint32_t>(ids_.size() + 1));
     if (inserted) return fmt::format("({}) {}", it->second, clean(text.empty() ? "???" : text));
     return fmt::format("({})", it->second);
   }
 
  private:
-  std::map<StringId, std::uint32_t> ids_;
+  std::map<std::uint64_t, std::uint32_t> ids_;
 };
+
+std::uint32_t clamp_line(std::int64_t line) {
+  return line < 0 ? 0 : static_cast<std::uint32_t>(std::min<std::int64_t>(line, UINT32_MAX));
+}
 
 class Writer {
  public:
@@ -81,15 +89,25 @@ class Writer {
     plan_names();
     std::vector<Cost> totals(ne_, 0);
     for (FuncId f = 0; f < p_.functions.size(); ++f)
-      for (std::size_t e = 0; e < ne_; ++e) totals[e] = saturating_add(totals[e], clamp(p_.self(f, e)));
+      for (std::size_t e = 0; e < ne_; ++e) totals[e] = saturating_add(totals[e], cost(e, p_.self(f, e)));
     out_ += "# callgrind format\nversion: 1\n";
-    out_ += fmt::format("creator: {}\n", clean(o_.creator));
-    out_ += fmt::format("cmd: {}\n", clean(o_.cmd));
-    out_ += "part: 1\npositions: line\n";
+    bool creator = false, cmd = false;
+    for (const auto& [k, v] : p_.metadata) {
+      creator = creator || p_.str(k) == "creator";
+      cmd = cmd || p_.str(k) == "cmd";
+      out_ += fmt::format("{}:{}\n", clean(p_.str(k)), clean(p_.str(v)));
+    }
+    if (!creator) out_ += fmt::format("creator: {}\n", clean(o_.creator));
+    if (!cmd) out_ += fmt::format("cmd: {}\n", clean(o_.cmd));
+    if (p_.metadata.empty()) out_ += "part: 1\n";
+    with_address_ = (p_.positions & kPositionAddress) != 0;
+    with_line_ = (p_.positions & kPositionLine) != 0 || !with_address_;
+    out_ += with_address_ ? (with_line_ ? "positions: instr line\n" : "positions: instr\n") : "positions: line\n";
     std::vector<std::string> names;
     for (const Event& e : p_.events) {
       names.push_back(event_name(p_, e));
-      out_ += fmt::format("event: {} : {}\n", names.back(), event_long_name(names.back()));
+      std::string_view long_name = e.long_name != kNoString ? p_.str(e.long_name) : event_long_name(names.back());
+      out_ += fmt::format("event: {} : {}\n", names.back(), clean(long_name));
     }
     out_ += "events:";
     for (const std::string& n : names) out_ += " " + n;
@@ -97,7 +115,7 @@ class Writer {
     append_costs(totals);
     out_ += "\n\n";
     index_rows();
-    for (FuncId f = 0; f < p_.functions.size(); ++f) write_function(f);
+    for (FuncId f : block_order()) write_function(f);
     out_ += "totals:";
     append_costs(totals);
     out_ += "\n";
@@ -105,13 +123,32 @@ class Writer {
   }
 
  private:
-  static Cost clamp(Cost c) { return c < 0 ? 0 : c; }
+  // A cost as written: whole non-negative numbers (ns for time events).
+  Cost cost(std::size_t e, Cost c) const {
+    const Event& ev = p_.events[e];
+    if (in_ns(ev) && (ev.floating || ev.seconds_per_unit != 1e-9)) {
+      double ns = event_value(ev, c) * 1e9;
+      return ns >= 9.2e18 ? INT64_MAX : !(ns > 0) ? 0 : static_cast<Cost>(std::llround(ns));
+    }
+    return c < 0 ? 0 : c;
+  }
+
+  Cost minus(std::size_t e, Cost a, Cost b) const {
+    if (p_.events[e].floating) return float_cost(cost_float(a) - cost_float(b));
+    return saturating_add(a, b == INT64_MIN ? INT64_MAX : -b);
+  }
 
   void append_costs(const std::vector<Cost>& costs) {
     for (Cost c : costs) out_ += fmt::format(" {}", c);
   }
   void append_costs(const Cost* costs) {
-    for (std::size_t e = 0; e < ne_; ++e) out_ += fmt::format(" {}", clamp(costs[e]));
+    for (std::size_t e = 0; e < ne_; ++e) out_ += fmt::format(" {}", cost(e, costs[e]));
+  }
+
+  void append_position(std::uint64_t address, std::uint32_t line) {
+    if (with_address_) out_ += fmt::format("0x{:x}", address);
+    if (with_address_ && with_line_) out_ += ' ';
+    if (with_line_) out_ += fmt::format("{}", line);
   }
 
   // pstats-style files: one file may hold several functions of one name
@@ -124,28 +161,61 @@ class Writer {
     display_.resize(p_.functions.size());
     for (FuncId f = 0; f < p_.functions.size(); ++f) {
       const Function& fn = p_.functions[f];
-      std::string_view name = p_.str(fn.name).empty() ? p_.str(fn.label) : p_.str(fn.name);
+      std::string name = p_.str(fn.name).empty() ? function_label(p_, f) : std::string(p_.str(fn.name));
       const auto& same = by_file_name[{fn.object, fn.file, fn.name}];
       bool distinct_lines = false;
       for (FuncId g : same)
         if (p_.functions[g].line != fn.line) distinct_lines = true;
-      display_[f] = distinct_lines ? fmt::format("{}:{}", name, fn.line) : std::string(name);
+      display_[f] = distinct_lines ? fmt::format("{}:{}", name, fn.line) : name;
     }
   }
 
+  // CSR lists per function: its rows, its calls, its jumps; per call its sites.
+  static void group(std::size_t groups, std::size_t items, const auto& group_of, std::vector<std::uint32_t>& begin,
+                    std::vector<std::uint32_t>& order) {
+    begin.assign(groups + 1, 0);
+    for (std::size_t i = 0; i < items; ++i) ++begin[group_of(i) + 1];
+    for (std::size_t g = 0; g < groups; ++g) begin[g + 1] += begin[g];
+    order.resize(items);
+    std::vector<std::uint32_t> fill(begin.begin(), begin.end() - 1);
+    for (std::size_t i = 0; i < items; ++i) order[fill[group_of(i)]++] = static_cast<std::uint32_t>(i);
+  }
+
   void index_rows() {
-    rows_of_.assign(p_.functions.size() + 1, 0);
-    for (const LineCost& lc : p_.line_costs) ++rows_of_[lc.function + 1];
-    for (std::size_t i = 0; i < p_.functions.size(); ++i) rows_of_[i + 1] += rows_of_[i];
-    row_order_.resize(p_.line_costs.size());
-    std::vector<std::uint32_t> fill(rows_of_.begin(), rows_of_.end() - 1);
-    for (std::uint32_t r = 0; r < p_.line_costs.size(); ++r) row_order_[fill[p_.line_costs[r].function]++] = r;
-    calls_of_.assign(p_.functions.size() + 1, 0);
-    for (const Call& c : p_.calls) ++calls_of_[c.caller + 1];
-    for (std::size_t i = 0; i < p_.functions.size(); ++i) calls_of_[i + 1] += calls_of_[i];
-    call_order_.resize(p_.calls.size());
-    std::vector<std::uint32_t> cfill(calls_of_.begin(), calls_of_.end() - 1);
-    for (CallId c = 0; c < p_.calls.size(); ++c) call_order_[cfill[p_.calls[c].caller]++] = c;
+    const std::size_t n = p_.functions.size();
+    group(
+        n, p_.line_costs.size(), [&](std::size_t r) { return p_.line_costs[r].function; }, rows_of_, row_order_);
+    group(
+        n, p_.calls.size(), [&](std::size_t c) { return p_.calls[c].caller; }, calls_of_, call_order_);
+    group(
+        n, p_.jumps.size(), [&](std::size_t j) { return p_.jumps[j].function; }, jumps_of_, jump_order_);
+    group(
+        p_.calls.size(), p_.call_sites.size(), [&](std::size_t s) { return p_.call_sites[s].call; }, sites_of_,
+        site_order_);
+  }
+
+  // Functions in the order of their own blocks in the input (their first
+  // cost line, then their first call), the others after in id order:
+  // callgrind_annotate breaks ties by the order it met functions in.
+  std::vector<FuncId> block_order() const {
+    const std::size_t n = p_.functions.size();
+    std::vector<std::uint64_t> first(n, UINT64_MAX);
+    for (std::size_t r = p_.line_costs.size(); r-- > 0;) first[p_.line_costs[r].function] = r;
+    for (std::size_t s = p_.call_sites.size(); s-- > 0;) {
+      FuncId f = p_.calls[p_.call_sites[s].call].caller;
+      if (first[f] == UINT64_MAX || first[f] >= (std::uint64_t{1} << 32)) first[f] = (std::uint64_t{1} << 32) + s;
+    }
+    std::vector<FuncId> order(n);
+    for (FuncId f = 0; f < n; ++f) order[f] = f;
+    std::stable_sort(order.begin(), order.end(), [&](FuncId a, FuncId b) { return first[a] < first[b]; });
+    return order;
+  }
+
+  // fi=/fe= so that what follows is in `file`.
+  void switch_file(const Function& fn, StringId file) {
+    if (file == file_) return;
+    out_ += (file == fn.file ? "fe=" : "fi=") + files_.ref(file, p_.str(file)) + "\n";
+    file_ = file;
   }
 
   void write_function(FuncId f) {
@@ -155,49 +225,92 @@ class Writer {
       current_object_ = fn.object;
     }
     out_ += "fl=" + files_.ref(fn.file, p_.str(fn.file)) + "\n";
-    out_ += "fn=" + functions_.ref(static_cast<StringId>(f), display_[f]) + "\n";
-    // Self costs: per source line where the input had them, the rest on the
-    // function's first line.
+    out_ += "fn=" + functions_.ref(f, display_[f]) + "\n";
+    file_ = fn.file;
+    // Self costs: at their positions where the input had them, the rest on
+    // the function's first line.
     std::vector<Cost> rest(ne_);
     for (std::size_t e = 0; e < ne_; ++e) rest[e] = p_.self(f, e);
-    StringId file = fn.file;
     for (std::uint32_t i = rows_of_[f]; i < rows_of_[f + 1]; ++i) {
       std::uint32_t r = row_order_[i];
       const LineCost& lc = p_.line_costs[r];
       const Cost* costs = &p_.line_cost_values[static_cast<std::size_t>(r) * ne_];
-      if (lc.file != file) {
-        out_ += (lc.file == fn.file ? "fe=" : "fi=") + files_.ref(lc.file, p_.str(lc.file)) + "\n";
-        file = lc.file;
-      }
-      out_ += fmt::format("{}", lc.line);
+      switch_file(fn, lc.file);
+      append_position(lc.address, lc.line);
       append_costs(costs);
       out_ += "\n";
-      for (std::size_t e = 0; e < ne_; ++e) rest[e] -= costs[e];
+      for (std::size_t e = 0; e < ne_; ++e) rest[e] = minus(e, rest[e], costs[e]);
     }
-    if (file != fn.file) out_ += "fe=" + files_.ref(fn.file, p_.str(fn.file)) + "\n";
-    bool any = rows_of_[f] == rows_of_[f + 1] || std::any_of(rest.begin(), rest.end(), [](Cost c) { return c != 0; });
+    bool any = rows_of_[f] == rows_of_[f + 1] || std::any_of(rest.begin(), rest.end(), [&](Cost c) { return c != 0; });
     if (any) {
-      out_ += fmt::format("{}", fn.line);
+      switch_file(fn, fn.file);
+      append_position(0, clamp_line(fn.line));
       append_costs(rest.data());
       out_ += "\n";
     }
     for (std::uint32_t i = calls_of_[f]; i < calls_of_[f + 1]; ++i) write_call(fn, call_order_[i]);
+    for (std::uint32_t i = jumps_of_[f]; i < jumps_of_[f + 1]; ++i) write_jump(fn, f, p_.jumps[jump_order_[i]]);
+    out_ += "\n";
+  }
+
+  void call_lines(const Function& caller, CallId c, std::int64_t count, std::uint64_t target_address,
+                  std::uint32_t target_line, std::uint64_t address, std::uint32_t line, const Cost* costs,
+                  bool implicit_file = false) {
+    const Call& call = p_.calls[c];
+    const Function& callee = p_.functions[call.callee];
+    if (callee.object != caller.object) out_ += "cob=" + objects_.ref(callee.object, p_.str(callee.object)) + "\n";
+    // Readers disagree on the callee's file when cfi= is absent inside an
+    // fi= region (callgrind_annotate: the inlined file; others: fl=), so it
+    // is left out only where both mean the same file, or where the input
+    // left it out too (then every reader reads it as it read the input).
+    bool implicit = callee.file == file_ && (file_ == caller.file || implicit_file);
+    if (!implicit) out_ += "cfi=" + files_.ref(callee.file, p_.str(callee.file)) + "\n";
+    out_ += "cfn=" + functions_.ref(call.callee, display_[call.callee]) + "\n";
+    out_ += fmt::format("calls={} ", std::max<std::int64_t>(count, 0));
+    append_position(target_address, target_line);
+    out_ += "\n";
+    append_position(address, line);
+    append_costs(costs);
     out_ += "\n";
   }
 
   void write_call(const Function& caller, CallId c) {
     const Call& call = p_.calls[c];
     const Function& callee = p_.functions[call.callee];
-    if (callee.object != caller.object) out_ += "cob=" + objects_.ref(callee.object, p_.str(callee.object)) + "\n";
-    if (callee.file != caller.file) out_ += "cfi=" + files_.ref(callee.file, p_.str(callee.file)) + "\n";
-    out_ += "cfn=" + functions_.ref(static_cast<StringId>(call.callee), display_[call.callee]) + "\n";
     std::int64_t count = call.count;
+    std::vector<Cost> rest(&p_.call_cost[static_cast<std::size_t>(c) * ne_],
+                           &p_.call_cost[static_cast<std::size_t>(c + 1) * ne_]);
+    for (std::size_t e = 0; e < ne_ && p_.call_costs_from_counts; ++e) rest[e] = p_.cost_of(e, p_.call_value(c, e));
+    for (std::uint32_t i = sites_of_[c]; i < sites_of_[c + 1]; ++i) {
+      const CallSite& s = p_.call_sites[site_order_[i]];
+      const Cost* costs = &p_.call_site_cost[static_cast<std::size_t>(site_order_[i]) * ne_];
+      switch_file(caller, s.file);
+      call_lines(caller, c, s.count, s.target_address, s.target_line, s.address, s.line, costs, s.callee_file_implicit);
+      if (count != kUnknownCount) count -= s.count;
+      for (std::size_t e = 0; e < ne_; ++e) rest[e] = minus(e, rest[e], costs[e]);
+    }
+    bool left = false;
+    for (std::size_t e = 0; e < ne_; ++e) left = left || cost(e, rest[e]) > 0;
+    if (sites_of_[c] != sites_of_[c + 1] && count <= 0 && !left) return;
     if (count == kUnknownCount) {  // sampled: the samples through the call stand in
       count = 0;
-      for (std::size_t e = 0; e < ne_; ++e) count = std::max(count, p_.inclusive(c, e));
+      for (std::size_t e = 0; e < ne_; ++e) count = std::max(count, cost(e, rest[e]));
     }
-    out_ += fmt::format("calls={} {}\n{}", std::max<std::int64_t>(count, 0), callee.line, caller.line);
-    append_costs(&p_.call_cost[static_cast<std::size_t>(c) * ne_]);
+    switch_file(caller, caller.file);
+    call_lines(caller, c, count, 0, clamp_line(callee.line), 0, clamp_line(caller.line), rest.data());
+  }
+
+  void write_jump(const Function& fn, FuncId f, const Jump& j) {
+    switch_file(fn, j.file);
+    if (j.target_file != j.file) out_ += "jfi=" + files_.ref(j.target_file, p_.str(j.target_file)) + "\n";
+    if (j.target != f) out_ += "jfn=" + functions_.ref(j.target, display_[j.target]) + "\n";
+    if (j.executed == kUnknownCount)
+      out_ += fmt::format("jump={} ", j.count);
+    else
+      out_ += fmt::format("jcnd={}/{} ", j.count, j.executed);
+    append_position(j.target_address, j.target_line);
+    out_ += "\n";
+    append_position(j.address, j.line);
     out_ += "\n";
   }
 
@@ -205,10 +318,13 @@ class Writer {
   const WriteOptions& o_;
   std::size_t ne_;
   std::string out_;
+  bool with_address_ = false, with_line_ = true;
   Names objects_, files_, functions_;
   StringId current_object_ = kNoString;
+  StringId file_ = kNoString;
   std::vector<std::string> display_;
-  std::vector<std::uint32_t> rows_of_, row_order_, calls_of_, call_order_;
+  std::vector<std::uint32_t> rows_of_, row_order_, calls_of_, call_order_, jumps_of_, jump_order_, sites_of_,
+      site_order_;
 };
 
 }  // namespace

@@ -4,8 +4,11 @@
 // fn=, cfi= before cfn=, compressed names, absolute positions, totals:.
 //
 // What each input becomes:
-// - callgrind: every event, every per-line self cost (fi= for inlined
-//   files), calls with counts and inclusive costs, objects as ob=/cob=.
+// - callgrind: lossless for callgrind_annotate and KCacheGrind: every event
+//   (with its long name), the header lines (creator, pid, cmd, part, thread,
+//   desc), every self cost at its position (instruction address and line, fi=
+//   for inlined files), every call site (`calls=` per caller position, with
+//   its target), every jump (`jump=`/`jcnd=`), objects as ob=/cob=.
 // - pstats (pyprof2calltree's reading, with its users' fixes): events `ns`;
 //   fl= the file, fn= the name, or `name:line` when one file holds several
 //   functions of that name; self cost on the function's first line;

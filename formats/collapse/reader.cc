@@ -4,7 +4,6 @@
 
 #include <algorithm>
 
-#include "graphgen/analysis/merge.h"
 #include "graphgen/text.h"
 #include "stacks.h"
 
@@ -60,11 +59,10 @@ bool sniff(std::string_view head) {
   return lines > 0 && with_semicolon * 2 >= lines;
 }
 
-namespace {
-
-Expected<Profile> read_one(const InputFile& in, const void*, Diagnostics&) {
+Expected<Profile> read(const InputFile& in, const formats::ReadOptions& options, Diagnostics&) {
   Profile p;
-  detail::StackBuilder builder(p, "samples", "");
+  p.label_style = LabelStyle::kNameUnderObject;
+  detail::StackBuilder builder(p, "samples", "", options.keep_stacks);
   std::vector<FuncId> stack;
   {
     LineScanner scanner(in.bytes(), &in);
@@ -77,19 +75,21 @@ Expected<Profile> read_one(const InputFile& in, const void*, Diagnostics&) {
         return bad_input(at_line(in.path(), scanner.line_number(), 1,
                                  fmt::format("expected 'frame;frame;... count', found {}", quote_input(line))));
       if (!parse_u64(count, n))
-        return bad_input(at_line(in.path(), scanner.line_number(), static_cast<std::size_t>(count.data() - line.data()) + 1,
+        return bad_input(at_line(in.path(), scanner.line_number(),
+                                 static_cast<std::size_t>(count.data() - line.data()) + 1,
                                  fmt::format("expected an integer sample count, found {}", quote_input(count))));
       stack.clear();
       std::size_t start = 0;
       while (start <= frames.size()) {
         std::size_t semi = frames.find(';', start);
-        std::string_view frame = frames.substr(start, semi == std::string_view::npos ? std::string_view::npos : semi - start);
+        std::string_view frame =
+            frames.substr(start, semi == std::string_view::npos ? std::string_view::npos : semi - start);
         std::string_view name, file;
         if (split_located(frame, name, file)) {
           // The node is file:name; its label shows the file above the name.
-          stack.push_back(builder.function(name, file, file, true));
+          stack.push_back(builder.function(name, file, true));
         } else {
-          stack.push_back(builder.function(frame, {}, {}, false));
+          stack.push_back(builder.function(frame, {}, false));
         }
         if (semi == std::string_view::npos) break;
         start = semi + 1;
@@ -99,12 +99,6 @@ Expected<Profile> read_one(const InputFile& in, const void*, Diagnostics&) {
     }
   }
   return p;
-}
-
-}  // namespace
-
-Expected<Profile> read(const std::vector<InputFile>& inputs, Diagnostics& diag) {
-  return read_in_parallel(inputs, read_one, nullptr, diag);
 }
 
 }  // namespace graphgen::collapse

@@ -13,13 +13,14 @@
 #include "graphgen/error.h"
 #include "graphgen/io.h"
 #include "graphgen/profile.h"
+#include "read_options.h"
 
 namespace graphgen::collapse {
 
 /// True when the head's lines all look like `frames count` and some hold ';'.
 bool sniff(std::string_view head);
 
-/// Reads and sums collapsed-stack files.
-Expected<Profile> read(const std::vector<InputFile>& inputs, Diagnostics& diag);
+/// Reads one collapsed-stack file.
+Expected<Profile> read(const InputFile& input, const formats::ReadOptions& options, Diagnostics& diag);
 
 }  // namespace graphgen::collapse

@@ -1,13 +1,16 @@
 #include "dot_writer.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <fmt/format.h>
 #include <iterator>
+
+#include "graphgen/labels.h"
 
 namespace graphgen::dot {
 
@@ -64,8 +67,8 @@ bool ascii_alnum(std::string_view s) {
 }
 
 bool is_keyword(std::string_view s) {
-  static constexpr std::array<std::string_view, 6> kKeywords = {"node", "edge", "graph", "digraph",
-                                                                "subgraph", "strict"};
+  static constexpr std::array<std::string_view, 6> kKeywords = {"node",    "edge",     "graph",
+                                                                "digraph", "subgraph", "strict"};
   for (std::string_view k : kKeywords) {
     if (k.size() != s.size()) continue;
     bool same = true;
@@ -86,11 +89,20 @@ void append_id(std::string& out, std::string_view s) {
   out += '"';
   for (char c : s) {
     switch (c) {
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '"': out += "\\\""; break;
-      default: out += c;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '"':
+        out += "\\\"";
+        break;
+      default:
+        out += c;
     }
   }
   out += '"';
@@ -351,18 +363,17 @@ Expected<Spec> parse_format(std::string_view f) {
     if (j >= f.size())
       return bad_usage(fmt::format("--time-format '{}': the conversion at column {} has no type letter", f, i + 1));
     if (std::string_view("diouxXeEfFgGsr").find(f[j]) == std::string_view::npos)
-      return bad_usage(fmt::format("--time-format '{}': expected a number conversion (%f, %e, %g, %d, ...), found '%{}'",
-                                   f, f.substr(i + 1, j - i)));
+      return bad_usage(
+          fmt::format("--time-format '{}': expected a number conversion (%f, %e, %g, %d, ...), found '%{}'", f,
+                      f.substr(i + 1, j - i)));
     if (found)
       return bad_usage(fmt::format("--time-format '{}': expected one conversion for the time, found several", f));
-    if (j - i > 12)
-      return bad_usage(fmt::format("--time-format '{}': width or precision too large", f));
+    if (j - i > 12) return bad_usage(fmt::format("--time-format '{}': width or precision too large", f));
     found = true;
     spec = {i, j + 1, f[j]};
     i = j;
   }
-  if (!found)
-    return bad_usage(fmt::format("--time-format '{}': expected a conversion such as %.3f for the time", f));
+  if (!found) return bad_usage(fmt::format("--time-format '{}': expected a conversion such as %.3f for the time", f));
   return spec;
 }
 
@@ -421,13 +432,14 @@ void attr(std::string& out, bool& first, std::string_view name, std::string_view
   append_id(out, value);
 }
 
-std::string node_label(const Profile& p, FuncId f, const GraphNode& node, const Options& options,
-                       Diagnostics& diag) {
+std::string node_label(const Profile& p, FuncId f, const GraphNode& node, const Options& options, Diagnostics& diag) {
   std::vector<std::string> lines;
   const Function& fn = p.functions[f];
   if (fn.process != kNoString) lines.emplace_back(p.str(fn.process));
-  if (fn.show_module) lines.emplace_back(p.str(fn.module));
-  std::string name = options.strip ? strip_function_name(p.str(fn.label)) : std::string(p.str(fn.label));
+  std::string module;
+  if (module_line(p, f, module)) lines.push_back(std::move(module));
+  std::string full_name = function_label(p, f);
+  std::string name = options.strip ? strip_function_name(full_name) : std::move(full_name);
   // dot cannot parse quoted strings beyond 16K, so very long (boost) names
   // are cut, as gprof2dot does.
   std::size_t cps = count_cp(name);
@@ -465,8 +477,7 @@ std::string node_label(const Profile& p, FuncId f, const GraphNode& node, const 
 
 }  // namespace
 
-std::string write(const Profile& p, const CallGraph& g, const Theme& theme, const Options& options,
-                  Diagnostics& diag) {
+std::string write(const Profile& p, const CallGraph& g, const Theme& theme, const Options& options, Diagnostics& diag) {
   std::string out;
   out.reserve(256 + g.nodes.size() * 200);
   out += "digraph {\n";

@@ -1,8 +1,9 @@
 #include "pickle.h"
 
+#include <fmt/format.h>
+
 #include <charconv>
 #include <cstring>
-#include <fmt/format.h>
 #include <unordered_map>
 
 #include "pstats/marshal.h"  // valid_utf8_surrogatepass
@@ -11,24 +12,35 @@ namespace graphgen::pickle {
 
 std::string_view type_name(Type t) {
   switch (t) {
-    case Type::kNone: return "None";
-    case Type::kBool: return "bool";
-    case Type::kInt: return "int";
-    case Type::kFloat: return "float";
-    case Type::kStr: return "str";
-    case Type::kBytes: return "bytes";
-    case Type::kTuple: return "tuple";
-    case Type::kList: return "list";
-    case Type::kDict: return "dict";
-    case Type::kClass: return "class";
-    case Type::kObject: return "object";
+    case Type::kNone:
+      return "None";
+    case Type::kBool:
+      return "bool";
+    case Type::kInt:
+      return "int";
+    case Type::kFloat:
+      return "float";
+    case Type::kStr:
+      return "str";
+    case Type::kBytes:
+      return "bytes";
+    case Type::kTuple:
+      return "tuple";
+    case Type::kList:
+      return "list";
+    case Type::kDict:
+      return "dict";
+    case Type::kClass:
+      return "class";
+    case Type::kObject:
+      return "object";
   }
   return "?";
 }
 
 bool allowed_class(std::string_view module, std::string_view name) {
-  return name == "LineStats" &&
-         (module == "_line_profiler" || module == "line_profiler._line_profiler" || module == "line_profiler.line_profiler");
+  return name == "LineStats" && (module == "_line_profiler" || module == "line_profiler._line_profiler" ||
+                                 module == "line_profiler.line_profiler");
 }
 
 namespace {
@@ -41,34 +53,62 @@ struct Failure {
 // Opcodes outside the subset, by byte, for the error message.
 std::string_view opcode_name(unsigned char op) {
   switch (op) {
-    case 'R': return "REDUCE";
-    case 'i': return "INST";
-    case 'o': return "OBJ";
-    case 0x92: return "NEWOBJ_EX";
-    case 0x82: return "EXT1";
-    case 0x83: return "EXT2";
-    case 0x84: return "EXT4";
-    case 'P': return "PERSID";
-    case 'Q': return "BINPERSID";
-    case 'S': return "STRING";
-    case 'V': return "UNICODE";
-    case 'p': return "PUT";
-    case 'g': return "GET";
-    case 'l': return "LIST";
-    case 'd': return "DICT";
-    case '0': return "POP";
-    case '1': return "POP_MARK";
-    case '2': return "DUP";
-    case 'B': return "BINBYTES";
-    case 'C': return "SHORT_BINBYTES";
-    case 0x8E: return "BINBYTES8";
-    case 0x96: return "BYTEARRAY8";
-    case 0x97: return "NEXT_BUFFER";
-    case 0x98: return "READONLY_BUFFER";
-    case 0x8F: return "EMPTY_SET";
-    case 0x90: return "ADDITEMS";
-    case 0x91: return "FROZENSET";
-    default: return {};
+    case 'R':
+      return "REDUCE";
+    case 'i':
+      return "INST";
+    case 'o':
+      return "OBJ";
+    case 0x92:
+      return "NEWOBJ_EX";
+    case 0x82:
+      return "EXT1";
+    case 0x83:
+      return "EXT2";
+    case 0x84:
+      return "EXT4";
+    case 'P':
+      return "PERSID";
+    case 'Q':
+      return "BINPERSID";
+    case 'S':
+      return "STRING";
+    case 'V':
+      return "UNICODE";
+    case 'p':
+      return "PUT";
+    case 'g':
+      return "GET";
+    case 'l':
+      return "LIST";
+    case 'd':
+      return "DICT";
+    case '0':
+      return "POP";
+    case '1':
+      return "POP_MARK";
+    case '2':
+      return "DUP";
+    case 'B':
+      return "BINBYTES";
+    case 'C':
+      return "SHORT_BINBYTES";
+    case 0x8E:
+      return "BINBYTES8";
+    case 0x96:
+      return "BYTEARRAY8";
+    case 0x97:
+      return "NEXT_BUFFER";
+    case 0x98:
+      return "READONLY_BUFFER";
+    case 0x8F:
+      return "EMPTY_SET";
+    case 0x90:
+      return "ADDITEMS";
+    case 0x91:
+      return "FROZENSET";
+    default:
+      return {};
   }
 }
 
@@ -132,8 +172,7 @@ class Decoder {
     return index;
   }
   std::uint32_t pop(std::size_t at, std::string_view op) {
-    if (stack_.size() <= (marks_.empty() ? 0 : marks_.back()))
-      fail(at, fmt::format("{} on an empty stack", op));
+    if (stack_.size() <= (marks_.empty() ? 0 : marks_.back())) fail(at, fmt::format("{} on an empty stack", op));
     std::uint32_t v = stack_.back();
     stack_.pop_back();
     return v;
@@ -172,7 +211,8 @@ class Decoder {
     if (b.empty()) return integer(0, at);
     if (b.size() > 8) fail(at, fmt::format("integer of {} bytes does not fit in 64 bits", b.size()));
     std::uint64_t v = 0;
-    for (std::size_t k = 0; k < b.size(); ++k) v |= static_cast<std::uint64_t>(static_cast<unsigned char>(b[k])) << (8 * k);
+    for (std::size_t k = 0; k < b.size(); ++k)
+      v |= static_cast<std::uint64_t>(static_cast<unsigned char>(b[k])) << (8 * k);
     if (b.size() < 8 && (static_cast<unsigned char>(b.back()) & 0x80)) v |= ~std::uint64_t{0} << (8 * b.size());
     integer(static_cast<std::int64_t>(v), at);
   }
@@ -195,8 +235,8 @@ class Decoder {
   }
   void global(std::string_view module, std::string_view name, std::size_t at) {
     if (!allowed_class(module, name))
-      fail(at, fmt::format("refusing to load {}.{}: only line_profiler's LineStats may appear in a .lprof file",
-                           module, name));
+      fail(at, fmt::format("refusing to load {}.{}: only line_profiler's LineStats may appear in a .lprof file", module,
+                           name));
     Node n;
     n.type = Type::kClass;
     n.text = fmt::format("{}.{}", module, name);
@@ -210,8 +250,12 @@ class Decoder {
         if (v > 5) fail(at, fmt::format("unsupported pickle protocol {}", v));
         return;
       }
-      case 0x95: le(8, "a frame length"); return;  // a buffering hint only
-      case '(': marks_.push_back(stack_.size()); return;
+      case 0x95:
+        le(8, "a frame length");
+        return;  // a buffering hint only
+      case '(':
+        marks_.push_back(stack_.size());
+        return;
       case ')': {
         Node n;
         n.type = Type::kTuple;
@@ -272,23 +316,45 @@ class Decoder {
         for (std::size_t j = 0; j < items.size(); j += 2) set_item(d, items[j], items[j + 1], at);
         return;
       }
-      case 0x94: memoize(memo_.size(), at); return;  // memo[len(memo)] = top
-      case 'q': memoize(u8("a memo index"), at); return;
-      case 'r': memoize(le(4, "a memo index"), at); return;
-      case 'h': get(u8("a memo index"), at); return;
-      case 'j': get(le(4, "a memo index"), at); return;
-      case 'K': integer(u8("an int"), at); return;
-      case 'M': integer(static_cast<std::int64_t>(le(2, "an int")), at); return;
-      case 'J': integer(static_cast<std::int32_t>(le(4, "an int")), at); return;
-      case 0x8A: little_long(bytes(u8("a long length"), "a long"), at); return;
+      case 0x94:
+        memoize(memo_.size(), at);
+        return;  // memo[len(memo)] = top
+      case 'q':
+        memoize(u8("a memo index"), at);
+        return;
+      case 'r':
+        memoize(le(4, "a memo index"), at);
+        return;
+      case 'h':
+        get(u8("a memo index"), at);
+        return;
+      case 'j':
+        get(le(4, "a memo index"), at);
+        return;
+      case 'K':
+        integer(u8("an int"), at);
+        return;
+      case 'M':
+        integer(static_cast<std::int64_t>(le(2, "an int")), at);
+        return;
+      case 'J':
+        integer(static_cast<std::int32_t>(le(4, "an int")), at);
+        return;
+      case 0x8A:
+        little_long(bytes(u8("a long length"), "a long"), at);
+        return;
       case 0x8B: {
         auto n = static_cast<std::int32_t>(le(4, "a long length"));
         if (n < 0 || n > 8) fail(at, fmt::format("integer of {} bytes does not fit in 64 bits", n));
         little_long(bytes(static_cast<std::uint64_t>(n), "a long"), at);
         return;
       }
-      case 'I': text_int(line("INT"), at, false); return;
-      case 'L': text_int(line("LONG"), at, true); return;
+      case 'I':
+        text_int(line("INT"), at, false);
+        return;
+      case 'L':
+        text_int(line("LONG"), at, true);
+        return;
       case 'G': {
         std::uint64_t bits = 0;
         need(8, "a float");
@@ -305,11 +371,14 @@ class Decoder {
         Node n;
         n.type = Type::kFloat;
         auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), n.f);
-        if (ec != std::errc() || p != s.data() + s.size()) fail(at, fmt::format("expected a float, found {}", quote_input(s)));
+        if (ec != std::errc() || p != s.data() + s.size())
+          fail(at, fmt::format("expected a float, found {}", quote_input(s)));
         push(std::move(n), at);
         return;
       }
-      case 'N': push(Node{}, at); return;
+      case 'N':
+        push(Node{}, at);
+        return;
       case 0x88:
       case 0x89: {
         Node n;
@@ -318,10 +387,18 @@ class Decoder {
         push(std::move(n), at);
         return;
       }
-      case 0x8C: text(Type::kStr, bytes(u8("a string length"), "a string"), at); return;
-      case 'X': text(Type::kStr, bytes(le(4, "a string length"), "a string"), at); return;
-      case 0x8D: text(Type::kStr, bytes(le(8, "a string length"), "a string"), at); return;
-      case 'U': text(Type::kBytes, bytes(u8("a string length"), "a string"), at); return;
+      case 0x8C:
+        text(Type::kStr, bytes(u8("a string length"), "a string"), at);
+        return;
+      case 'X':
+        text(Type::kStr, bytes(le(4, "a string length"), "a string"), at);
+        return;
+      case 0x8D:
+        text(Type::kStr, bytes(le(8, "a string length"), "a string"), at);
+        return;
+      case 'U':
+        text(Type::kBytes, bytes(u8("a string length"), "a string"), at);
+        return;
       case 'T': {
         auto n = static_cast<std::int32_t>(le(4, "a string length"));
         if (n < 0) fail(at, fmt::format("negative string length {}", n));
@@ -360,7 +437,8 @@ class Decoder {
         Node& obj = top(at, Type::kObject, "BUILD");
         if (obj.state != UINT32_MAX) fail(at, "BUILD applied twice to one object");
         if (doc_.nodes[state].type != Type::kDict)
-          fail(at, fmt::format("BUILD with a {} state, expected the LineStats dict", type_name(doc_.nodes[state].type)));
+          fail(at,
+               fmt::format("BUILD with a {} state, expected the LineStats dict", type_name(doc_.nodes[state].type)));
         obj.state = state;
         return;
       }

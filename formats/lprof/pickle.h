@@ -22,13 +22,13 @@ std::string_view type_name(Type t);
 
 struct Node {
   Type type = Type::kNone;
-  std::uint32_t offset = 0;            // of the opcode that made it
-  std::int64_t i = 0;                  // kInt, kBool
-  double f = 0;                        // kFloat
-  std::string text;                    // kStr, kBytes (raw), kClass ("module.name")
-  std::vector<std::uint32_t> items;    // kTuple, kList; kDict: key, value, key, value, ...
-  std::uint32_t state = UINT32_MAX;    // kObject: the BUILD state, if any
-  std::uint32_t cls = UINT32_MAX;      // kObject: its class node
+  std::uint32_t offset = 0;          // of the opcode that made it
+  std::int64_t i = 0;                // kInt, kBool
+  double f = 0;                      // kFloat
+  std::string text;                  // kStr, kBytes (raw), kClass ("module.name")
+  std::vector<std::uint32_t> items;  // kTuple, kList; kDict: key, value, key, value, ...
+  std::uint32_t state = UINT32_MAX;  // kObject: the BUILD state, if any
+  std::uint32_t cls = UINT32_MAX;    // kObject: its class node
 };
 
 struct Document {

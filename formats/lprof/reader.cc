@@ -1,23 +1,43 @@
 #include "reader.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <climits>
 #include <cmath>
-#include <cstdio>
-#include <fstream>
+#include <cstdlib>
 #include <map>
-#include <sstream>
 
+#include "graphgen/flat_index.h"
+#include "graphgen/labels.h"
 #include "pickle.h"
 #include "pstats/marshal.h"
-#include "pstats/pstats.h"
 
 namespace graphgen::lprof {
 
 bool sniff(std::string_view head) {
   return head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x80 && head[1] >= 2 && head[1] <= 5;
 }
+
+namespace {
+
+struct FunctionStats {
+  std::string file;
+  std::int64_t line = 0;
+  std::string name;
+  std::vector<std::array<std::int64_t, 3>> lines;  // (line number, hits, time in ticks), by line
+};
+
+struct LineStats {
+  double unit = 1e-9;  // seconds per tick
+  std::vector<FunctionStats> functions;
+};
+
+}  // namespace
 
 namespace {
 
@@ -43,6 +63,7 @@ class Validator {
     if (!unit || (unit->type != pickle::Type::kFloat && unit->type != pickle::Type::kInt))
       return error(state, "expected LineStats 'unit' (a float), found none");
     LineStats stats;
+    FlatIndex keys;
     stats.unit = unit->type == pickle::Type::kFloat ? unit->f : static_cast<double>(unit->i);
     if (!(stats.unit > 0) || !std::isfinite(stats.unit))
       return error(*unit, fmt::format("expected a positive timer unit, found {}", stats.unit));
@@ -51,13 +72,23 @@ class Validator {
       if (auto e = key(doc_.node(timings->items[k]), f); !e) return e.error();
       if (auto e = entries(doc_.node(timings->items[k + 1]), f); !e) return e.error();
       // A repeated key (a dict): the later value wins, in the first's place.
-      auto same = std::find_if(stats.functions.begin(), stats.functions.end(), [&](const FunctionStats& g) {
-        return g.file == f.file && g.line == f.line && g.name == f.name;
-      });
-      if (same != stats.functions.end())
-        *same = std::move(f);
-      else
+      std::uint64_t h = FlatIndex::mix(FlatIndex::hash_bytes(f.file), FlatIndex::hash_bytes(f.name),
+                                       static_cast<std::uint64_t>(f.line));
+      bool fresh = false;
+      std::uint32_t at = keys.find_or_add(
+          h,
+          [&](std::uint32_t i) {
+            const FunctionStats& g = stats.functions[i];
+            return g.file == f.file && g.line == f.line && g.name == f.name;
+          },
+          [&] {
+            fresh = true;
+            return static_cast<std::uint32_t>(stats.functions.size());
+          });
+      if (fresh)
         stats.functions.push_back(std::move(f));
+      else
+        stats.functions[at] = std::move(f);
     }
     return stats;
   }
@@ -85,7 +116,8 @@ class Validator {
 
   Expected<bool> key(const pickle::Node& n, FunctionStats& f) const {
     if (n.type != pickle::Type::kTuple || n.items.size() != 3)
-      return error(n, fmt::format("expected a function key (filename, line, name), found a {}", pickle::type_name(n.type)));
+      return error(
+          n, fmt::format("expected a function key (filename, line, name), found a {}", pickle::type_name(n.type)));
     const pickle::Node& line = doc_.node(n.items[1]);
     if (!text(doc_.node(n.items[0]), f.file) || line.type != pickle::Type::kInt || !text(doc_.node(n.items[2]), f.name))
       return error(n, "expected a function key (filename: str, line: int, name: str), found other types");
@@ -105,7 +137,8 @@ class Validator {
       for (int k = 0; k < 3; ++k) {
         const pickle::Node& x = doc_.node(t.items[static_cast<std::size_t>(k)]);
         if (x.type != pickle::Type::kInt)
-          return error(x, fmt::format("expected an int in a (line, hits, time) tuple, found a {}", pickle::type_name(x.type)));
+          return error(
+              x, fmt::format("expected an int in a (line, hits, time) tuple, found a {}", pickle::type_name(x.type)));
         v[k] = x.i;
       }
       if (v[1] < 0) return error(t, fmt::format("expected a hit count of 0 or more, found {}", v[1]));
@@ -121,93 +154,45 @@ class Validator {
   std::string_view path_;
 };
 
-}  // namespace
-
-Expected<LineStats> read_stats(std::string_view bytes, std::string_view path) {
-  auto doc = pickle::decode(bytes, path);
-  if (!doc) return doc.error();
-  return Validator(*doc, path).run();
-}
-
-Expected<LineStats> read_all(const std::vector<InputFile>& inputs) {
-  LineStats merged;
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    auto one = read_stats(inputs[i].bytes(), inputs[i].path());
-    if (!one) return one.error();
-    if (i == 0) {
-      merged = std::move(one).value();
-      continue;
-    }
-    // The coarsest unit wins; finer times are rescaled and rounded.
-    double unit = std::max(merged.unit, one->unit);
-    auto rescale = [&](LineStats& s) {
-      if (s.unit == unit) return;
-      double factor = s.unit / unit;
-      for (FunctionStats& f : s.functions)
-        for (auto& row : f.lines) row[2] = std::llround(static_cast<double>(row[2]) * factor);
-      s.unit = unit;
-    };
-    rescale(merged);
-    rescale(*one);
-    for (FunctionStats& f : one->functions) {
-      auto same = std::find_if(merged.functions.begin(), merged.functions.end(), [&](const FunctionStats& g) {
-        return g.file == f.file && g.line == f.line && g.name == f.name;
-      });
-      if (same == merged.functions.end()) {
-        merged.functions.push_back(std::move(f));
-        continue;
-      }
-      std::map<std::int64_t, std::array<std::int64_t, 3>> rows;
-      for (const auto& r : same->lines) rows[r[0]] = r;
-      for (const auto& r : f.lines) {
-        auto [it, inserted] = rows.try_emplace(r[0], std::array<std::int64_t, 3>{r[0], 0, 0});
-        it->second[1] = saturating_add(it->second[1], r[1]);
-        it->second[2] = saturating_add(it->second[2], r[2]);
-      }
-      same->lines.clear();
-      for (auto& [line, row] : rows) same->lines.push_back(row);
-    }
-  }
-  return merged;
-}
-
 Profile to_profile(const LineStats& stats) {
   Profile p;
-  p.events.push_back({p.strings.intern("ns"), p.strings.intern("ns"), 1e-9});
-  p.events.push_back({p.strings.intern("hits"), kNoString, 0});
-  // Ticks to ns: exact for the usual units (1e-9, 1e-7, 1e-6), rounded else.
-  double factor = stats.unit * 1e9;
-  double rounded = std::round(factor);
-  auto to_ns = [&](std::int64_t ticks) {
-    if (std::fabs(factor - rounded) < 1e-9 * factor && rounded >= 1) return ticks * static_cast<std::int64_t>(rounded);
-    return static_cast<Cost>(std::llround(static_cast<double>(ticks) * factor));
-  };
+  p.label_style = LabelStyle::kPython;
+  p.events.push_back({p.strings.intern("time"), p.strings.intern("tick"), stats.unit, false, kNoString});
+  p.events.push_back({p.strings.intern("hits"), kNoString, 0, false, kNoString});
   for (const FunctionStats& f : stats.functions) {
     Function fn;
-    fn.label = p.strings.intern(fmt::format("{}:{}:{}", pstats::module_of(f.file), f.line, f.name));
     fn.name = p.strings.intern(f.name);
     fn.file = p.strings.intern(f.file);
-    fn.line = f.line < 0 ? 0 : static_cast<std::uint32_t>(std::min<std::int64_t>(f.line, UINT32_MAX));
+    fn.line = f.line;
     FuncId id = p.add_function(fn);
     for (const auto& row : f.lines) {
-      Cost ns = to_ns(row[2]);
-      p.self(id, 0) = saturating_add(p.self(id, 0), ns);
+      p.self(id, 0) = saturating_add(p.self(id, 0), row[2]);
       p.self(id, 1) = saturating_add(p.self(id, 1), row[1]);
-      p.line_costs.push_back({id, fn.file, static_cast<std::uint32_t>(std::clamp<std::int64_t>(row[0], 0, UINT32_MAX))});
-      p.line_cost_values.push_back(ns);
+      p.line_costs.push_back(
+          {id, fn.file, static_cast<std::uint32_t>(std::clamp<std::int64_t>(row[0], 0, UINT32_MAX)), 0});
+      p.line_cost_values.push_back(row[2]);
       p.line_cost_values.push_back(row[1]);
     }
   }
   return p;
 }
 
-namespace {
+}  // namespace
 
-std::string printf_format(const char* fmt_string, double v) {
-  char buf[64];
-  int n = std::snprintf(buf, sizeof buf, fmt_string, v);
-  return std::string(buf, static_cast<std::size_t>(std::max(n, 0)));
+Expected<Profile> read(const InputFile& input, Diagnostics&) {
+  auto doc = pickle::decode(input.bytes(), input.path());
+  if (!doc) return doc.error();
+  auto stats = Validator(*doc, input.path()).run();
+  if (!stats) return stats.error();
+  return to_profile(*stats);
 }
+
+bool has_line_report(const Profile& p) {
+  return p.events.size() == 2 && p.events[0].seconds_per_unit > 0 && !p.events[0].floating &&
+         p.str(p.events[1].name) == "hits";
+}
+
+namespace {
 
 // Python's '%6s %9s %12s %8s %8s  %-s'.
 std::string row(std::string_view a, std::string_view b, std::string_view c, std::string_view d, std::string_view e,
@@ -233,7 +218,7 @@ std::size_t block_length(const std::vector<std::string>& lines) {
   std::size_t base_indent = 0;
   bool seen_def = false, in_body = false;
   std::size_t body_col = SIZE_MAX;  // indentation of the body's first statement
-  std::size_t last = 0;  // lines[0..last) is the block so far
+  std::size_t last = 0;             // lines[0..last) is the block so far
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const std::string& s = lines[i];
     bool continuation = in_triple || depth > 0;  // this line continues a logical line
@@ -301,62 +286,130 @@ std::size_t block_length(const std::vector<std::string>& lines) {
   return std::max<std::size_t>(last, 1);
 }
 
-std::vector<std::string> read_lines(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::vector<std::string> lines;
-  if (!in) return lines;
-  std::string line;
-  while (std::getline(in, line)) lines.push_back(line + "\n");
-  return lines;
+// The lines of a source file the report may show: a regular file (never a
+// device, FIFO or directory), at most kMaxSource bytes, under `root` when
+// one is given. Empty when it cannot or may not be read.
+constexpr std::size_t kMaxSource = std::size_t{16} << 20;
+
+bool source_allowed(const std::string& path, const std::string& root) {
+  if (root.empty()) return true;
+  char real[PATH_MAX], base[PATH_MAX];
+  if (!::realpath(path.c_str(), real) || !::realpath(root.c_str(), base)) return false;
+  std::string_view r(real), b(base);
+  return r.starts_with(b) && (r.size() == b.size() || r[b.size()] == '/' || b == "/");
 }
+
+bool read_source(const std::string& path, const std::string& root, std::vector<std::string>& lines) {
+  lines.clear();
+  if (!source_allowed(path, root)) return false;
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return false;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || static_cast<std::size_t>(st.st_size) > kMaxSource) {
+    ::close(fd);
+    return false;
+  }
+  std::string text(static_cast<std::size_t>(st.st_size), '\0');
+  std::size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = ::read(fd, text.data() + done, text.size() - done);
+    if (n <= 0) break;
+    done += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+  text.resize(done);
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t nl = text.find('\n', pos);
+    std::size_t end = nl == std::string::npos ? text.size() : nl + 1;
+    lines.push_back(text.substr(pos, end - pos));
+    if (nl == std::string::npos) lines.back() += '\n';
+    pos = end;
+  }
+  return true;
+}
+
+// Python's '%5.1f' and '%g', through fmt: no buffer, whatever the value.
+std::string fixed1(double v) { return fmt::format("{:5.1f}", v); }
+std::string general(double v) { return fmt::format("{:g}", v); }
+
+struct ReportFunction {
+  FuncId id;
+  std::string_view file, name;
+  std::int64_t line;
+  std::vector<std::array<std::int64_t, 3>> rows;  // (line, hits, ticks), by line
+};
+
+// More lines than this without the source to show: only timed lines are printed.
+constexpr std::int64_t kMaxBlankSpan = 100000;
 
 }  // namespace
 
-std::string write_text(const LineStats& stats, const TextOptions& options) {
-  std::string out = fmt::format("Timer unit: {} s\n\n", printf_format("%g", options.output_unit));
-  std::vector<const FunctionStats*> order;
-  for (const FunctionStats& f : stats.functions) order.push_back(&f);
-  std::sort(order.begin(), order.end(), [](const FunctionStats* a, const FunctionStats* b) {
-    return std::tie(a->file, a->line, a->name) < std::tie(b->file, b->line, b->name);
+std::string write_text(const Profile& p, const TextOptions& options, Diagnostics& diag) {
+  std::string out = fmt::format("Timer unit: {} s\n\n", general(options.output_unit));
+  std::vector<ReportFunction> functions(p.functions.size());
+  for (FuncId f = 0; f < p.functions.size(); ++f) {
+    const Function& fn = p.functions[f];
+    functions[f] = {f, p.str(fn.file), p.str(fn.name), fn.line, {}};
+  }
+  for (std::size_t r = 0; r < p.line_costs.size(); ++r)
+    functions[p.line_costs[r].function].rows.push_back(
+        {p.line_costs[r].line, p.line_cost_values[r * 2 + 1], p.line_cost_values[r * 2]});
+  std::sort(functions.begin(), functions.end(), [](const ReportFunction& a, const ReportFunction& b) {
+    return std::tie(a.file, a.line, a.name) < std::tie(b.file, b.line, b.name);
   });
-  const double scalar = stats.unit / options.output_unit;
-  for (const FunctionStats* f : order) {
+  const double unit = p.events[0].seconds_per_unit;
+  const double scalar = unit / options.output_unit;
+  std::vector<std::string> source;
+  for (ReportFunction& f : functions) {
+    std::sort(f.rows.begin(), f.rows.end());
     double total = 0.0;
-    for (const auto& r : f->lines) total += static_cast<double>(r[2]);
+    for (const auto& r : f.rows) total += static_cast<double>(r[2]);
     if (options.skip_zero && total == 0) continue;
-    out += fmt::format("Total time: {} s\n", printf_format("%g", total * stats.unit));
-    std::vector<std::string> source = read_lines(f->file);
+    out += fmt::format("Total time: {} s\n", general(total * unit));
+    std::string file(f.file);
     std::vector<std::string> sub;
-    if (!source.empty() || std::ifstream(f->file).good()) {
-      out += fmt::format("File: {}\nFunction: {} at line {}\n", f->file, f->name, f->line);
-      if (f->line >= 1 && static_cast<std::size_t>(f->line) <= source.size()) {
-        std::vector<std::string> from(source.begin() + (f->line - 1), source.end());
+    std::vector<std::int64_t> numbers;  // the line number of each row shown
+    if (read_source(file, options.source_root, source)) {
+      out += fmt::format("File: {}\nFunction: {} at line {}\n", f.file, f.name, f.line);
+      if (f.line >= 1 && static_cast<std::size_t>(f.line) <= source.size()) {
+        std::vector<std::string> from(source.begin() + (f.line - 1), source.end());
         from.resize(block_length(from));
         sub = std::move(from);
       }
+      for (std::size_t k = 0; k < sub.size(); ++k) numbers.push_back(f.line + static_cast<std::int64_t>(k));
     } else {
-      out += fmt::format("\nCould not find file {}\n", f->file);
+      out += fmt::format("\nCould not find file {}\n", f.file);
       out += "Are you sure you are running this program from the same directory\n";
       out += "that you ran the profiler from?\n";
       out += "Continuing without the function's contents.\n";
-      std::int64_t n = 1;
-      if (!f->lines.empty()) {
-        std::int64_t lo = std::min(f->lines.front()[0], f->line);
-        n = f->lines.back()[0] - lo + 1;
+      std::int64_t lo = f.line, n = 1;
+      if (!f.rows.empty()) {
+        lo = std::min(f.rows.front()[0], f.line);
+        n = f.rows.back()[0] - lo + 1;
       }
-      sub.assign(static_cast<std::size_t>(std::max<std::int64_t>(n, 1)), "");
+      if (n > kMaxBlankSpan) {
+        // The profile's own numbers would have the report print millions of
+        // empty lines: print the timed ones only.
+        diag.warn(fmt::format("{}: {} spans {} lines without its source; only its timed lines are printed",
+                              quote_input(f.file), quote_input(f.name), n));
+        for (const auto& r : f.rows) numbers.push_back(r[0]);
+      } else {
+        for (std::int64_t k = 0; k < std::max<std::int64_t>(n, 1); ++k) numbers.push_back(f.line + k);
+      }
+      sub.assign(numbers.size(), "");
     }
     std::map<std::int64_t, std::array<std::string, 4>> cells;
-    for (const auto& r : f->lines) {
+    for (const auto& r : f.rows) {
       double time = static_cast<double>(r[2]);
-      std::string percent = total == 0 ? "" : printf_format("%5.1f", 100 * time / total);
-      std::string per_hit = r[1] == 0 ? "" : printf_format("%5.1f", time * scalar / static_cast<double>(r[1]));
-      cells[r[0]] = {std::to_string(r[1]), printf_format("%5.1f", time * scalar), per_hit, percent};
+      std::string percent = total == 0 ? "" : fixed1(100 * time / total);
+      std::string per_hit = r[1] == 0 ? "" : fixed1(time * scalar / static_cast<double>(r[1]));
+      cells[r[0]] = {std::to_string(r[1]), fixed1(time * scalar), per_hit, percent};
     }
     std::string header = row("Line #", "Hits", "Time", "Per Hit", "% Time", "Line Contents");
     out += "\n" + header + "\n" + std::string(header.size(), '=') + "\n";
     for (std::size_t k = 0; k < sub.size(); ++k) {
-      std::int64_t lineno = f->line + static_cast<std::int64_t>(k);
+      std::int64_t lineno = numbers[k];
       std::string text = sub[k];
       while (!text.empty() && text.back() == '\n') text.pop_back();
       while (!text.empty() && text.back() == '\r') text.pop_back();

@@ -1,10 +1,10 @@
 // line_profiler's .lprof files (docs/formats.md §3): a pickled LineStats
 // whose state is {'timings': {(file, first line, name): [(line, hits, time),
 // ...]}, 'unit': seconds per time tick}. Functions that never ran have an
-// empty list and are kept; duplicate line entries are summed.
+// empty list and are kept; duplicate line entries are summed; a key repeated
+// in the dict keeps its first place and its last value.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -16,42 +16,32 @@
 
 namespace graphgen::lprof {
 
-struct FunctionStats {
-  std::string file;
-  std::int64_t line = 0;
-  std::string name;
-  std::vector<std::array<std::int64_t, 3>> lines;  // (line number, hits, time in ticks), by line
-};
-
-/// What `python -m line_profiler` loads: timings in the pickle's order.
-struct LineStats {
-  double unit = 1e-9;  // seconds per tick
-  std::vector<FunctionStats> functions;
-};
-
 /// True for a pickle header (0x80 then protocol 2..5).
 bool sniff(std::string_view head);
 
-/// Decodes and validates one .lprof file.
-Expected<LineStats> read_stats(std::string_view bytes, std::string_view path);
-
-/// Reads and merges files: equal keys are summed, at the coarsest unit
-/// (times rescaled and rounded, as line_profiler 5 adds LineStats).
-Expected<LineStats> read_all(const std::vector<InputFile>& inputs);
-
-/// The model: one function per key (label `module:line:name`, as pstats),
-/// events `ns` (time) and `hits`, a per-line cost row per profiled line.
-Profile to_profile(const LineStats& stats);
+/// Reads one .lprof file into the model: one function per key (Python
+/// labels), events `time` (in the file's timer ticks: seconds_per_unit is
+/// its unit, so files of different units merge in the coarser one, as
+/// LineStats addition does) and `hits`, a per-line cost row per profiled
+/// line (duplicate line entries summed). Functions that never ran are kept.
+Expected<Profile> read(const InputFile& input, Diagnostics& diag);
 
 struct TextOptions {
   double output_unit = 1e-6;  // line_profiler's -u
   bool skip_zero = false;     // line_profiler's -z
+  /// Source files are read only when they are regular files under this
+  /// folder (empty: the paths as the profile names them, regular files only).
+  std::string source_root;
 };
+
+/// True when `p` has what the report needs: a time event in ticks and `hits`.
+bool has_line_report(const Profile& p);
 
 /// The report `python -m line_profiler` prints (line_profiler 4): timer unit,
 /// then per function its total time, file, first line and a table of
 /// Line #, Hits, Time, Per Hit, % Time and the source line (read from the
-/// file when it exists, as the report does).
-std::string write_text(const LineStats& stats, const TextOptions& options);
+/// file when it is a regular file, as the report does). Needs
+/// has_line_report(p).
+std::string write_text(const Profile& p, const TextOptions& options, Diagnostics& diag);
 
 }  // namespace graphgen::lprof

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "graphgen/analysis/merge.h"
+#include "graphgen/flat_index.h"
 #include "graphgen/text.h"
 #include "stacks.h"
 
@@ -36,60 +37,97 @@ bool is_pid(std::string_view t) {
   return all_digits(t.substr(0, slash)) && all_digits(t.substr(slash + 1));
 }
 
-bool is_cpu(std::string_view t) { return t.size() >= 3 && t.front() == '[' && t.back() == ']' && all_digits(t.substr(1, t.size() - 2)); }
+bool is_cpu(std::string_view t) {
+  return t.size() >= 3 && t.front() == '[' && t.back() == ']' && all_digits(t.substr(1, t.size() - 2));
+}
 
 struct Header {
+  std::string_view comm;
+  std::int64_t pid = -1, tid = -1;  // `pid/tid`; a lone number is both (perf prints the tid there)
   std::string_view event;
   bool has_period = false;
   std::uint64_t period = 0;
   std::string_view rest;  // a frame, when recorded without -g
 };
 
-// Parses a sample header from the timestamp outwards (docs/formats.md
-// §5.2): comm may contain spaces, so it is whatever precedes pid/tid.
+struct Token {
+  std::size_t begin, end;
+};
+
+std::string_view token(std::string_view line, const Token& t) { return line.substr(t.begin, t.end - t.begin); }
+
+// Parses a sample header. comm may contain spaces, so the header is anchored
+// at the timestamp (`secs.usecs:` after a pid or cpu column), or, in output
+// without one (older perf, -F field selections), at the event: the first
+// `name:` after a pid or cpu column (docs/formats.md §5.2).
 bool parse_header(std::string_view line, Header& h) {
-  struct Tok {
-    std::size_t begin, end;
-  };
-  Tok toks[70];
+  constexpr std::size_t kMaxTokens = 64;
+  Token toks[kMaxTokens + 4];
   std::size_t n = 0;
   std::size_t i = 0;
-  std::size_t time_tok = SIZE_MAX;
-  while (i < line.size() && n < 64) {
+  std::size_t anchor = SIZE_MAX;  // the time token, or the event token
+  bool timed = false;
+  auto next_token = [&] {
     while (i < line.size() && is_blank(line[i])) ++i;
-    if (i >= line.size()) break;
+    if (i >= line.size()) return false;
     std::size_t b = i;
     while (i < line.size() && !is_blank(line[i])) ++i;
     toks[n++] = {b, i};
-    if (time_tok == SIZE_MAX && n >= 2) {
-      std::string_view t = line.substr(b, i - b);
-      std::string_view prev = line.substr(toks[n - 2].begin, toks[n - 2].end - toks[n - 2].begin);
-      if (is_time(t) && (is_pid(prev) || is_cpu(prev))) {
-        time_tok = n - 1;
-        // Period and event follow; stop tokenising after the event.
-        for (int k = 0; k < 2 && i < line.size(); ++k) {
-          while (i < line.size() && is_blank(line[i])) ++i;
-          if (i >= line.size()) break;
-          std::size_t b2 = i;
-          while (i < line.size() && !is_blank(line[i])) ++i;
-          toks[n++] = {b2, i};
-          if (line[i - 1] == ':') break;
-        }
-        break;
-      }
+    return true;
+  };
+  while (n < kMaxTokens && next_token()) {
+    if (n < 2) continue;
+    std::string_view t = token(line, toks[n - 1]);
+    std::string_view prev = token(line, toks[n - 2]);
+    if (!is_pid(prev) && !is_cpu(prev)) continue;
+    if (is_time(t)) {
+      anchor = n - 1;
+      timed = true;
+      break;
+    }
+    if (t.size() > 1 && t.back() == ':') {
+      anchor = n - 1;
+      break;
     }
   }
-  if (time_tok == SIZE_MAX || time_tok + 1 >= n) return false;
-  std::size_t k = time_tok + 1;
-  std::string_view tok = line.substr(toks[k].begin, toks[k].end - toks[k].begin);
-  if (all_digits(tok)) {
-    h.has_period = parse_u64(tok, h.period);
-    if (++k >= n) return false;
-    tok = line.substr(toks[k].begin, toks[k].end - toks[k].begin);
+  if (anchor == SIZE_MAX) return false;
+  // Columns before the anchor: [cpu], before it [pid | pid/tid], the rest is comm.
+  std::size_t k = anchor;
+  if (k > 0 && is_cpu(token(line, toks[k - 1]))) --k;
+  if (k > 0 && is_pid(token(line, toks[k - 1]))) {
+    std::string_view pid = token(line, toks[k - 1]);
+    std::size_t slash = pid.find('/');
+    std::uint64_t a = 0, b = 0;
+    if (slash == std::string_view::npos) {
+      parse_u64(pid, a);
+      h.pid = h.tid = static_cast<std::int64_t>(std::min<std::uint64_t>(a, INT64_MAX));
+    } else {
+      parse_u64(pid.substr(0, slash), a);
+      parse_u64(pid.substr(slash + 1), b);
+      h.pid = static_cast<std::int64_t>(std::min<std::uint64_t>(a, INT64_MAX));
+      h.tid = static_cast<std::int64_t>(std::min<std::uint64_t>(b, INT64_MAX));
+    }
+    --k;
   }
-  if (tok.empty() || tok.back() != ':') return false;
-  h.event = tok.substr(0, tok.size() - 1);
-  h.rest = trim(line.substr(toks[k].end));
+  if (k == 0) return false;  // no comm
+  h.comm = trim(line.substr(0, toks[k - 1].end));
+  std::size_t e = anchor;
+  if (timed) {
+    // Period and event follow the time.
+    for (int more = 0; more < 2 && next_token(); ++more)
+      if (line[toks[n - 1].end - 1] == ':') break;
+    if (anchor + 1 >= n) return false;
+    e = anchor + 1;
+    std::string_view tok = token(line, toks[e]);
+    if (all_digits(tok)) {
+      h.has_period = parse_u64(tok, h.period);
+      if (++e >= n) return false;
+    }
+  }
+  std::string_view ev = token(line, toks[e]);
+  if (ev.size() < 2 || ev.back() != ':') return false;
+  h.event = ev.substr(0, ev.size() - 1);
+  h.rest = trim(line.substr(toks[e].end));
   return true;
 }
 
@@ -135,11 +173,46 @@ struct Part {
   std::size_t begin, end;
 };
 
+// Distinct names (events, commands) seen in a file: one hash probe per
+// sample, whatever their number.
+class NameSet {
+ public:
+  void add(std::string_view name) {
+    if (name == last_) return;
+    index_.find_or_add(
+        FlatIndex::hash_bytes(name), [&](std::uint32_t i) { return names_[i] == name; },
+        [&] {
+          names_.emplace_back(name);
+          return static_cast<std::uint32_t>(names_.size() - 1);
+        });
+    last_ = name;
+  }
+  void add_all(const NameSet& other) {
+    for (const std::string& n : other.names_) add(n);
+  }
+  std::size_t size() const { return names_.size(); }
+  /// Sorted, comma-separated, at most `limit` of them.
+  std::string list(std::size_t limit = 20) const {
+    std::vector<std::string> sorted = names_;
+    std::sort(sorted.begin(), sorted.end());
+    std::string out;
+    for (std::size_t i = 0; i < sorted.size() && i < limit; ++i) out += (out.empty() ? "" : ", ") + sorted[i];
+    if (sorted.size() > limit) out += fmt::format(" and {} more", sorted.size() - limit);
+    return out;
+  }
+
+ private:
+  FlatIndex index_;
+  std::vector<std::string> names_;
+  std::string last_;
+};
+
 // Parses parts into its own profile; parts of one file read on both cores
-// are merged afterwards in order (StackBuilder::absorb).
+// are merged afterwards in order (absorb).
 class Reader {
  public:
-  explicit Reader(const Options& o) : builder_(profile, o.weight_by_period ? "period" : "samples", ""), options_(o) {}
+  explicit Reader(const formats::ReadOptions& o)
+      : builder_(profile, o.weight_by_period ? "period" : "samples", "", o.keep_stacks), options_(o) {}
 
   Profile profile;
 
@@ -181,7 +254,7 @@ class Reader {
       flush();
       if (!header)
         return fail(scanner.line_number(), 1,
-                    fmt::format("expected a sample header 'comm pid time: [period] event:', found {}",
+                    fmt::format("expected a sample header 'comm pid [time:] [period] event:', found {}",
                                 quote_input(trim(line))));
       start_sample(h);
       if (!h.rest.empty()) {  // recorded without -g: the one frame is on the header
@@ -197,29 +270,28 @@ class Reader {
   // the other's order, so parts folded in order equal one pass.
   Expected<bool> absorb(const Reader& other) {
     if (auto ok = add_profile(profile, other.profile, other.path_); !ok) return ok;
-    for (const std::string& e : other.events_)
-      if (std::find(events_.begin(), events_.end(), e) == events_.end()) events_.push_back(e);
+    events_.add_all(other.events_);
+    processes_.add_all(other.processes_);
     kept_ += other.kept_;
+    filtered_ += other.filtered_;
     missing_period_ += other.missing_period_;
     return true;
   }
 
-  Expected<bool> finish(const std::string& first_path, Diagnostics& diag_) {
-    std::sort(events_.begin(), events_.end());
-    if (!options_.event.empty() && kept_ == 0) {
-      std::string seen;
-      for (const std::string& e : events_) seen += (seen.empty() ? "" : ", ") + e;
-      return bad_input(fmt::format("{}: no samples of event '{}'; the file has {}", first_path, options_.event,
-                                   seen.empty() ? "no samples" : seen));
-    }
-    if (options_.event.empty() && events_.size() > 1) {
-      std::string seen;
-      for (const std::string& e : events_) seen += (seen.empty() ? "" : ", ") + e;
-      diag_.warn(fmt::format("samples of {} events are counted together ({}); pick one with --event", events_.size(),
-                             seen));
-    }
+  Expected<bool> finish(Diagnostics& diag) {
+    if (!options_.event.empty() && kept_ == 0 && filtered_ == 0)
+      return bad_usage(fmt::format("--event {}: {} has no samples of event {}; the file has {}",
+                                   quote_input(options_.event), path_, quote_input(options_.event),
+                                   events_.size() == 0 ? "no samples" : events_.list()));
+    if (kept_ == 0 && filtered_ > 0)
+      return bad_input(fmt::format("{}: no samples of the processes asked for (--pid/--comm); the file has {}", path_,
+                                   processes_.size() == 0 ? "no samples" : processes_.list()));
+    if (options_.event.empty() && events_.size() > 1)
+      diag.warn(fmt::format("{}: samples of {} events are counted together ({}); pick one with --event", path_,
+                            events_.size(), events_.list()));
     if (missing_period_ > 0)
-      diag_.warn(fmt::format("{} sample(s) have no period in their header and count 1 each", missing_period_));
+      diag.warn(
+          fmt::format("{}: {} sample(s) have no period in their header and count 1 each", path_, missing_period_));
     return true;
   }
 
@@ -232,11 +304,27 @@ class Reader {
     return bad_input(at_line(path_, line, col, message));
   }
 
+  bool wanted_process(const Header& h) const {
+    bool pid_ok = options_.pids.empty() ||
+                  std::find(options_.pids.begin(), options_.pids.end(), h.pid) != options_.pids.end() ||
+                  std::find(options_.pids.begin(), options_.pids.end(), h.tid) != options_.pids.end();
+    bool comm_ok = options_.comms.empty() ||
+                   std::find(options_.comms.begin(), options_.comms.end(), h.comm) != options_.comms.end();
+    return pid_ok && comm_ok;
+  }
+
   void start_sample(const Header& h) {
     in_sample_ = true;
     frames_.clear();
-    if (std::find(events_.begin(), events_.end(), h.event) == events_.end()) events_.emplace_back(h.event);
+    events_.add(h.event);
     keep_ = options_.event.empty() || h.event == options_.event;
+    if (keep_ && (!options_.pids.empty() || !options_.comms.empty())) {
+      processes_.add(fmt::format("{} (pid {})", h.comm, h.pid));
+      if (!wanted_process(h)) {
+        keep_ = false;
+        ++filtered_;
+      }
+    }
     weight_ = 1;
     if (options_.weight_by_period) {
       if (h.has_period)
@@ -248,7 +336,7 @@ class Reader {
 
   void add_frame(const Frame& f) {
     if (!keep_) return;
-    frames_.push_back(builder_.function(f.symbol, f.dso, basename_of(f.dso), f.has_dso));
+    frames_.push_back(builder_.function(f.symbol, f.dso, f.has_dso));
   }
 
   void flush() {
@@ -261,15 +349,15 @@ class Reader {
   }
 
   detail::StackBuilder builder_;
-  const Options& options_;
+  const formats::ReadOptions& options_;
   Part part_{};
   std::string path_;
   bool in_sample_ = false;
   bool keep_ = true;
   Cost weight_ = 1;
   std::vector<FuncId> frames_;
-  std::vector<std::string> events_;
-  std::size_t kept_ = 0;
+  NameSet events_, processes_;
+  std::size_t kept_ = 0, filtered_ = 0;
   std::size_t missing_period_ = 0;
 };
 
@@ -299,27 +387,20 @@ bool sniff(std::string_view head) {
 
 namespace {
 
-// Splits large files in two at a sample boundary (an empty line) so both
-// cores can parse them; small files stay whole.
-std::vector<Part> plan_parts(const std::vector<InputFile>& inputs, std::size_t split_above) {
-  std::vector<Part> parts;
-  for (const InputFile& in : inputs) {
-    std::string_view b = in.bytes();
-    std::size_t cut = b.size() > split_above ? b.find("\n\n", b.size() / 2) : std::string_view::npos;
-    if (cut == std::string_view::npos) {
-      parts.push_back({&in, 0, b.size()});
-    } else {
-      parts.push_back({&in, 0, cut + 2});
-      parts.push_back({&in, cut + 2, b.size()});
-    }
-  }
-  return parts;
+// Splits a large file in two at a sample boundary (an empty line) so both
+// cores can parse it; small files stay whole.
+std::vector<Part> plan_parts(const InputFile& in, std::size_t split_above) {
+  std::string_view b = in.bytes();
+  std::size_t cut = b.size() > split_above ? b.find("\n\n", b.size() / 2) : std::string_view::npos;
+  if (cut == std::string_view::npos) return {{&in, 0, b.size()}};
+  return {{&in, 0, cut + 2}, {&in, cut + 2, b.size()}};
 }
 
 }  // namespace
 
-Expected<Profile> read(const std::vector<InputFile>& inputs, const Options& options, Diagnostics& diag) {
-  std::vector<Part> parts = plan_parts(inputs, options.split_above);
+Expected<Profile> read(const InputFile& input, const formats::ReadOptions& options, Diagnostics& diag,
+                       std::size_t split_above) {
+  std::vector<Part> parts = plan_parts(input, split_above);
   std::vector<std::unique_ptr<Reader>> readers;
   std::vector<std::optional<Error>> errors(parts.size());
   for (std::size_t i = 0; i < parts.size(); ++i) readers.push_back(std::make_unique<Reader>(options));
@@ -340,7 +421,8 @@ Expected<Profile> read(const std::vector<InputFile>& inputs, const Options& opti
     if (auto ok = readers[0]->absorb(*readers[i]); !ok) return ok.error();
     readers[i].reset();
   }
-  if (auto ok = readers[0]->finish(inputs.front().path(), diag); !ok) return ok.error();
+  if (auto ok = readers[0]->finish(diag); !ok) return ok.error();
+  readers[0]->profile.label_style = LabelStyle::kName;
   return std::move(readers[0]->profile);
 }
 

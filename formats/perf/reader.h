@@ -2,9 +2,11 @@
 //
 // Grammar:
 //   sample  := header '\n' frame* ('\n' | next header)
-//   header  := comm [pid | pid/tid] ['[' cpu ']'] time ':' [period] event ':' [rest]
-//              (parsed from the right: comm may hold spaces or be one character;
-//               without -g, `rest` is one frame: ip sym (dso))
+//   header  := comm [pid | pid/tid] ['[' cpu ']'] [time ':'] [period] event ':' [rest]
+//              (anchored at the time, else at the event after pid/cpu: comm
+//               may hold spaces or be one character; without -g, `rest` is
+//               one frame: ip sym (dso); older perf and -F selections print
+//               no time)
 //   frame   := '\t' hex-address ' ' symbol['+0x'offset] ' (' dso ')'
 //   srcline := two spaces, then text (perf script -F +srcline), ignored
 //   comment := '#' ...
@@ -19,21 +21,21 @@
 #include "graphgen/error.h"
 #include "graphgen/io.h"
 #include "graphgen/profile.h"
+#include "read_options.h"
 
 namespace graphgen::perf {
 
-struct Options {
-  std::string event;             // keep only samples of this event; empty: all
-  bool weight_by_period = false;  // else every sample counts 1
-  /// Files larger than this are split at a sample boundary and read on two
-  /// cores; the result is the same as reading them whole.
-  std::size_t split_above = std::size_t{32} << 20;
-};
+/// Files larger than this are split at a sample boundary and read on two
+/// cores; the result is the same as reading them whole.
+inline constexpr std::size_t kSplitAbove = std::size_t{32} << 20;
 
 /// True when the head looks like perf script output.
 bool sniff(std::string_view head);
 
-/// Reads and sums perf script files.
-Expected<Profile> read(const std::vector<InputFile>& inputs, const Options& options, Diagnostics& diag);
+/// Reads one perf script file: samples of `options.event` (all when empty),
+/// of the processes `options.pids` / commands `options.comms` (all when
+/// empty), each weighing 1 or its period. `split_above` is for tests.
+Expected<Profile> read(const InputFile& input, const formats::ReadOptions& options, Diagnostics& diag,
+                       std::size_t split_above = kSplitAbove);
 
 }  // namespace graphgen::perf

@@ -1,30 +1,47 @@
 #include "marshal.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cstring>
-#include <fmt/format.h>
 
 namespace graphgen::marshal {
 
 std::string_view type_name(Type t) {
   switch (t) {
-    case Type::kNone: return "None";
-    case Type::kBool: return "bool";
-    case Type::kStopIteration: return "StopIteration";
-    case Type::kEllipsis: return "Ellipsis";
-    case Type::kInt: return "int";
-    case Type::kFloat: return "float";
-    case Type::kComplex: return "complex";
-    case Type::kStr: return "str";
-    case Type::kBytes: return "bytes";
-    case Type::kTuple: return "tuple";
-    case Type::kList: return "list";
-    case Type::kDict: return "dict";
-    case Type::kSet: return "set";
-    case Type::kFrozenSet: return "frozenset";
-    case Type::kSlice: return "slice";
-    case Type::kCode: return "code object";
+    case Type::kNone:
+      return "None";
+    case Type::kBool:
+      return "bool";
+    case Type::kStopIteration:
+      return "StopIteration";
+    case Type::kEllipsis:
+      return "Ellipsis";
+    case Type::kInt:
+      return "int";
+    case Type::kFloat:
+      return "float";
+    case Type::kComplex:
+      return "complex";
+    case Type::kStr:
+      return "str";
+    case Type::kBytes:
+      return "bytes";
+    case Type::kTuple:
+      return "tuple";
+    case Type::kList:
+      return "list";
+    case Type::kDict:
+      return "dict";
+    case Type::kSet:
+      return "set";
+    case Type::kFrozenSet:
+      return "frozenset";
+    case Type::kSlice:
+      return "slice";
+    case Type::kCode:
+      return "code object";
   }
   return "?";
 }
@@ -92,8 +109,7 @@ struct Failure {
 };
 
 enum class CodeLayout { k311, k38, k36, k27 };
-constexpr CodeLayout kLayouts[] = {CodeLayout::k311, CodeLayout::k38, CodeLayout::k36,
-                                   CodeLayout::k27};
+constexpr CodeLayout kLayouts[] = {CodeLayout::k311, CodeLayout::k38, CodeLayout::k36, CodeLayout::k27};
 
 }  // namespace
 
@@ -114,14 +130,12 @@ class Decoder {
   }
 
  private:
-  [[noreturn]] void fail(std::size_t offset, std::string message) {
-    throw Failure{offset, std::move(message)};
-  }
+  [[noreturn]] void fail(std::size_t offset, std::string message) { throw Failure{offset, std::move(message)}; }
 
   void need(std::size_t n, std::string_view what) {
     if (in_.size() - pos_ < n)
-      fail(pos_, fmt::format("truncated marshal data: need {} byte{} for {}, {} left", n, n == 1 ? "" : "s",
-                             what, in_.size() - pos_));
+      fail(pos_, fmt::format("truncated marshal data: need {} byte{} for {}, {} left", n, n == 1 ? "" : "s", what,
+                             in_.size() - pos_));
   }
   std::uint8_t u8(std::string_view what) {
     need(1, what);
@@ -155,8 +169,8 @@ class Decoder {
     if (n > 0x7FFFFFFF) fail(at, fmt::format("{} size {} is too large", what, n));
     std::size_t left = in_.size() - pos_;
     if (static_cast<std::size_t>(n) * min_bytes > left)
-      fail(at, fmt::format("truncated marshal data: {} of {} items needs at least {} bytes, {} left",
-                           what, n, static_cast<std::size_t>(n) * min_bytes, left));
+      fail(at, fmt::format("truncated marshal data: {} of {} items needs at least {} bytes, {} left", what, n,
+                           static_cast<std::size_t>(n) * min_bytes, left));
     return static_cast<std::uint32_t>(n);
   }
 
@@ -165,9 +179,10 @@ class Decoder {
     doc_.nodes_.push_back(n);
     return index;
   }
-  std::uint32_t add_text_node(Type type, std::size_t offset, std::string_view text, bool latin1) {
+  std::uint32_t add_text_node(Type type, char code, std::size_t offset, std::string_view text, bool latin1) {
     Node n;
     n.type = type;
+    n.code = code;
     n.offset = static_cast<std::uint32_t>(offset);
     n.begin = static_cast<std::uint32_t>(doc_.arena_.size());
     if (latin1)
@@ -204,8 +219,8 @@ class Decoder {
     std::int64_t count = n < 0 ? -static_cast<std::int64_t>(n) : n;
     if (count > 0x7FFFFFFF) fail(at, "long digit count is too large");
     if (static_cast<std::size_t>(count) * 2 > in_.size() - pos_)
-      fail(pos_, fmt::format("truncated marshal data: long of {} digits needs {} bytes, {} left", count,
-                             count * 2, in_.size() - pos_));
+      fail(pos_, fmt::format("truncated marshal data: long of {} digits needs {} bytes, {} left", count, count * 2,
+                             in_.size() - pos_));
     // At most 5 digits (75 bits) are read; anything past 64 bits is an error.
     std::uint64_t value = 0;
     bool overflow = false;
@@ -248,21 +263,32 @@ class Decoder {
     if (slot != SIZE_MAX) refs_[slot] = node;
   }
 
-  // Tuples are hashable when their items are. Nesting is capped by the
-  // decoder's depth limit, so this recursion is bounded.
-  bool hashable(std::uint32_t index) const {
+  // Tuples are hashable when their items are. References make the objects
+  // a DAG, so each node's answer is kept (linear in the nodes); nesting is
+  // capped by the decoder's depth limit, so the recursion is bounded.
+  bool hashable(std::uint32_t index) {
+    if (index >= hashable_.size()) hashable_.resize(doc_.nodes_.size(), 0);
+    std::int8_t& memo = hashable_[index];
+    if (memo != 0) return memo > 0;
     const Node& n = doc_.nodes_[index];
-    if (n.type == Type::kList || n.type == Type::kDict || n.type == Type::kSet) return false;
-    if (n.type != Type::kTuple) return true;
-    for (std::uint32_t c : doc_.children(n))
-      if (!hashable(c)) return false;
-    return true;
+    bool ok = true;
+    if (n.type == Type::kList || n.type == Type::kDict || n.type == Type::kSet) {
+      ok = false;
+    } else if (n.type == Type::kTuple) {
+      for (std::uint32_t c : doc_.children(n))
+        if (!hashable(c)) {
+          ok = false;
+          break;
+        }
+    }
+    hashable_[index] = ok ? 1 : -1;
+    return ok;
   }
 
   // Sized containers reserve their block of child slots first and fill it
   // as the children are read (nested containers reserve after it), so
   // nothing is copied.
-  std::uint32_t container(Type type, std::size_t start, std::uint32_t n, int depth, int max_depth,
+  std::uint32_t container(Type type, char code, std::size_t start, std::uint32_t n, int depth, int max_depth,
                           bool flagged) {
     std::size_t slot = reserve_ref(flagged);
     auto begin = static_cast<std::uint32_t>(doc_.children_.size());
@@ -273,6 +299,7 @@ class Decoder {
     }
     Node node;
     node.type = type;
+    node.code = code;
     node.offset = static_cast<std::uint32_t>(start);
     node.begin = begin;
     node.size = n;
@@ -284,11 +311,11 @@ class Decoder {
   std::uint32_t finish_container(Type type, std::size_t start, std::size_t mark, std::size_t slot) {
     Node node;
     node.type = type;
+    node.code = '{';
     node.offset = static_cast<std::uint32_t>(start);
     node.begin = static_cast<std::uint32_t>(doc_.children_.size());
     node.size = static_cast<std::uint32_t>(scratch_.size() - mark);
-    doc_.children_.insert(doc_.children_.end(), scratch_.begin() + static_cast<std::ptrdiff_t>(mark),
-                          scratch_.end());
+    doc_.children_.insert(doc_.children_.end(), scratch_.begin() + static_cast<std::ptrdiff_t>(mark), scratch_.end());
     scratch_.resize(mark);
     std::uint32_t index = add_node(node);
     fill_ref(slot, index);
@@ -303,6 +330,7 @@ class Decoder {
     char t = static_cast<char>(code & 0x7F);
     Node node;
     node.offset = static_cast<std::uint32_t>(start);
+    node.code = t;
     switch (t) {
       case '0':
         if (flagged) fail(start, "FLAG_REF set on NULL (0xb0)");
@@ -333,8 +361,7 @@ class Decoder {
       case 'R': {
         std::int32_t k = i32("a string reference index");
         if (k < 0 || static_cast<std::size_t>(k) >= interned_.size())
-          fail(start, fmt::format("bad string reference R#{}: only {} interned strings so far", k,
-                                  interned_.size()));
+          fail(start, fmt::format("bad string reference R#{}: only {} interned strings so far", k, interned_.size()));
         return interned_[k];
       }
       case 'i':
@@ -352,10 +379,15 @@ class Decoder {
       case 'y':
         node.type = Type::kComplex;
         node.f = t == 'y' ? f64("a complex") : text_float(start);
-        if (t == 'y')
-          f64("a complex");
-        else
-          text_float(start);
+        {
+          // The imaginary part's bits ride in begin/size, unused by scalars,
+          // so a code object holding a complex constant can be written back.
+          double imag = t == 'y' ? f64("a complex") : text_float(start);
+          std::uint64_t bits;
+          std::memcpy(&bits, &imag, 8);
+          node.begin = static_cast<std::uint32_t>(bits);
+          node.size = static_cast<std::uint32_t>(bits >> 32);
+        }
         return add_scalar(node, flagged);
       case 's':
       case 't':
@@ -371,14 +403,14 @@ class Decoder {
         std::string_view bytes = raw(static_cast<std::size_t>(n), "a string");
         std::uint32_t index;
         if (t == 's') {
-          index = add_text_node(Type::kBytes, start, bytes, false);
+          index = add_text_node(Type::kBytes, t, start, bytes, false);
         } else if (t == 'u' || t == 't') {
           if (!valid_utf8_surrogatepass(bytes))
             fail(start, fmt::format("invalid UTF-8 in marshal string {}", quote_input(bytes)));
-          index = add_text_node(Type::kStr, start, bytes, false);
+          index = add_text_node(Type::kStr, t, start, bytes, false);
         } else {
           // CPython builds these from Latin-1 without checking for ASCII.
-          index = add_text_node(Type::kStr, start, bytes, true);
+          index = add_text_node(Type::kStr, t, start, bytes, true);
         }
         if (t == 't') interned_.push_back(index);
         fill_ref(slot, index);
@@ -391,11 +423,14 @@ class Decoder {
       case '>': {
         std::int64_t n = t == ')' ? u8("a tuple size") : i32("a container size");
         std::uint32_t count = size_field(start, n, 1, t == '[' ? "list" : (t == '<' || t == '>') ? "set" : "tuple");
-        Type type = (t == '(' || t == ')') ? Type::kTuple : t == '[' ? Type::kList : t == '<' ? Type::kSet : Type::kFrozenSet;
-        return container(type, start, count, depth, max_depth, flagged);
+        Type type = (t == '(' || t == ')') ? Type::kTuple
+                    : t == '['             ? Type::kList
+                    : t == '<'             ? Type::kSet
+                                           : Type::kFrozenSet;
+        return container(type, t == ')' ? '(' : t, start, count, depth, max_depth, flagged);
       }
       case ':': {
-        return container(Type::kSlice, start, 3, depth, max_depth, flagged);
+        return container(Type::kSlice, ':', start, 3, depth, max_depth, flagged);
       }
       case '{': {
         std::size_t slot = reserve_ref(flagged);
@@ -404,8 +439,7 @@ class Decoder {
           std::size_t key_at = pos_;
           std::uint32_t key = read_object(depth + 1, max_depth, true);
           if (key == kNullObject) break;
-          if (!hashable(key))
-            fail(key_at, fmt::format("unhashable dict key ({})", type_name(doc_.nodes_[key].type)));
+          if (!hashable(key)) fail(key_at, fmt::format("unhashable dict key ({})", type_name(doc_.nodes_[key].type)));
           std::uint32_t value = read_object(depth + 1, max_depth, false);
           scratch_.push_back(key);
           scratch_.push_back(value);
@@ -418,7 +452,8 @@ class Decoder {
         fail(start, "marshal UNKNOWN object ('?', 0x3f): the writer failed to dump a value");
       default:
         fail(start, fmt::format("unknown marshal type code 0x{:02x}{}", code,
-                                (code >= 0x20 && code < 0x7f) ? fmt::format(" ('{}')", static_cast<char>(code)) : std::string()));
+                                (code >= 0x20 && code < 0x7f) ? fmt::format(" ('{}')", static_cast<char>(code))
+                                                              : std::string()));
     }
   }
 
@@ -428,8 +463,8 @@ class Decoder {
     std::size_t pos, nodes, children, arena, refs, interned, scratch;
   };
   State save() const {
-    return {pos_, doc_.nodes_.size(), doc_.children_.size(), doc_.arena_.size(), refs_.size(),
-            interned_.size(), scratch_.size()};
+    return {pos_,         doc_.nodes_.size(), doc_.children_.size(), doc_.arena_.size(),
+            refs_.size(), interned_.size(),   scratch_.size()};
   }
   void restore(const State& s) {
     pos_ = s.pos;
@@ -439,39 +474,37 @@ class Decoder {
     refs_.resize(s.refs);
     interned_.resize(s.interned);
     scratch_.resize(s.scratch);
-  }
-
-  std::uint32_t expect(int depth, Type a, Type b = Type::kNone, Type c = Type::kNone) {
-    std::size_t at = pos_;
-    std::uint32_t index = read_object(depth + 1, kMaxCodeDepth, false);
-    Type t = doc_.nodes_[index].type;
-    if (t != a && (b == Type::kNone || t != b) && (c == Type::kNone || t != c))
-      fail(at, fmt::format("expected a {} in a code object, found a {}", type_name(a), type_name(t)));
-    return index;
+    if (hashable_.size() > s.nodes) hashable_.resize(s.nodes);
   }
 
   std::uint32_t code_object(std::size_t start, int depth, bool flagged) {
     // The slot is reserved first, as CPython does, so the numbering of the
     // nested objects matches the writer's.
     std::size_t slot = reserve_ref(flagged);
+    if (attempt_layout_ >= 0) {
+      // Nested in a code object being read: the same interpreter wrote it,
+      // so only the outer attempt's layout is tried (no retries that would
+      // multiply with the depth).
+      return finish_code(start, slot, kLayouts[attempt_layout_], depth);
+    }
     State state = save();
     Failure first{start, ""};
     // The layout that worked last time is tried first: a file holds code
-    // objects of one interpreter.
-    CodeLayout order[4];
+    // objects of one interpreter. Each attempt is linear in the object.
+    int order[4];
     int k = 0;
-    if (known_layout_ >= 0) order[k++] = kLayouts[known_layout_];
+    if (known_layout_ >= 0) order[k++] = known_layout_;
     for (int i = 0; i < 4; ++i)
-      if (i != known_layout_) order[k++] = kLayouts[i];
-    for (CodeLayout layout : order) {
+      if (i != known_layout_) order[k++] = i;
+    for (int i : order) {
+      attempt_layout_ = i;
       try {
-        std::string text = read_code(layout, depth);
-        for (int i = 0; i < 4; ++i)
-          if (kLayouts[i] == layout) known_layout_ = i;
-        std::uint32_t index = add_text_node(Type::kCode, start, text, false);
-        fill_ref(slot, index);
+        std::uint32_t index = finish_code(start, slot, kLayouts[i], depth);
+        attempt_layout_ = -1;
+        known_layout_ = i;
         return index;
       } catch (const Failure& f) {
+        attempt_layout_ = -1;
         if (first.message.empty() || f.offset > first.offset) first = f;
         restore(state);
       }
@@ -481,28 +514,166 @@ class Decoder {
                             first.offset, first.message));
   }
 
-  std::string read_code(CodeLayout layout, int depth) {
-    int ints = layout == CodeLayout::k27 ? 4 : layout == CodeLayout::k38 ? 6 : 5;
-    for (int i = 0; i < ints; ++i) i32("a code object field");
-    expect(depth, Type::kBytes);                     // co_code
-    expect(depth, Type::kTuple);                     // co_consts
-    expect(depth, Type::kTuple);                     // co_names
-    expect(depth, Type::kTuple);                     // varnames / localsplusnames
-    if (layout == CodeLayout::k311) {
-      expect(depth, Type::kBytes);                   // localspluskinds
-    } else {
-      expect(depth, Type::kTuple);                   // freevars
-      expect(depth, Type::kTuple);                   // cellvars
+  // A code object's parts in order: raw int fields or decoded objects.
+  struct Piece {
+    std::uint32_t begin = 0, end = 0;  // raw input bytes, when node is kNoNode
+    std::uint32_t node = kNoNode;
+  };
+  static constexpr std::uint32_t kNoNode = UINT32_MAX;
+
+  std::uint32_t finish_code(std::size_t start, std::size_t slot, CodeLayout layout, int depth) {
+    std::vector<Piece> pieces;
+    std::string label = read_code(layout, depth, pieces);
+    // The code object again, self-contained: references expanded, FLAG_REF
+    // dropped. A budget keeps shared sub-objects from exploding the copy;
+    // past it the code object is known by its label only.
+    std::string blob = "c";
+    std::size_t budget = std::max<std::size_t>(std::size_t{64} << 10, 8 * (pos_ - start));
+    bool ok = true;
+    for (const Piece& piece : pieces) {
+      if (piece.node == kNoNode)
+        blob.append(in_.substr(piece.begin, piece.end - piece.begin));
+      else
+        ok = ok && encode(piece.node, blob, budget, 0);
+      if (!ok) break;
     }
-    std::uint32_t file = expect(depth, Type::kStr, Type::kBytes);
-    std::uint32_t name = expect(depth, Type::kStr, Type::kBytes);
-    if (layout == CodeLayout::k311) expect(depth, Type::kStr, Type::kBytes);  // qualname
+    if (!ok) blob.clear();
+    std::uint32_t index = add_text_node(Type::kCode, 'c', start, label, false);
+    doc_.nodes_[index].i = static_cast<std::int64_t>(blob.size());
+    doc_.arena_ += blob;
+    fill_ref(slot, index);
+    return index;
+  }
+
+  void raw_i32(std::vector<Piece>& pieces, std::string_view what) {
+    std::size_t at = pos_;
+    i32(what);
+    pieces.push_back({static_cast<std::uint32_t>(at), static_cast<std::uint32_t>(pos_), kNoNode});
+  }
+
+  std::uint32_t expect(int depth, std::vector<Piece>& pieces, Type a, Type b = Type::kNone) {
+    std::size_t at = pos_;
+    std::uint32_t index = read_object(depth + 1, kMaxCodeDepth, false);
+    Type t = doc_.nodes_[index].type;
+    if (t != a && (b == Type::kNone || t != b))
+      fail(at, fmt::format("expected a {} in a code object, found a {}", type_name(a), type_name(t)));
+    pieces.push_back({0, 0, index});
+    return index;
+  }
+
+  std::string read_code(CodeLayout layout, int depth, std::vector<Piece>& pieces) {
+    int ints = layout == CodeLayout::k27 ? 4 : layout == CodeLayout::k38 ? 6 : 5;
+    for (int i = 0; i < ints; ++i) raw_i32(pieces, "a code object field");
+    expect(depth, pieces, Type::kBytes);  // co_code
+    expect(depth, pieces, Type::kTuple);  // co_consts
+    expect(depth, pieces, Type::kTuple);  // co_names
+    expect(depth, pieces, Type::kTuple);  // varnames / localsplusnames
+    if (layout == CodeLayout::k311) {
+      expect(depth, pieces, Type::kBytes);  // localspluskinds
+    } else {
+      expect(depth, pieces, Type::kTuple);  // freevars
+      expect(depth, pieces, Type::kTuple);  // cellvars
+    }
+    std::uint32_t file = expect(depth, pieces, Type::kStr, Type::kBytes);
+    std::uint32_t name = expect(depth, pieces, Type::kStr, Type::kBytes);
+    if (layout == CodeLayout::k311) expect(depth, pieces, Type::kStr, Type::kBytes);  // qualname
     std::size_t line_at = pos_;
     std::int32_t line = i32("co_firstlineno");
+    pieces.push_back({static_cast<std::uint32_t>(line_at), static_cast<std::uint32_t>(pos_), kNoNode});
     if (line < 0) fail(line_at, fmt::format("negative co_firstlineno {}", line));
-    expect(depth, Type::kBytes);                     // lnotab / linetable
-    if (layout == CodeLayout::k311) expect(depth, Type::kBytes);  // exceptiontable
+    expect(depth, pieces, Type::kBytes);                                  // lnotab / linetable
+    if (layout == CodeLayout::k311) expect(depth, pieces, Type::kBytes);  // exceptiontable
     return fmt::format("<code object {}, file \"{}\", line {}>", text_as_utf8(name), text_as_utf8(file), line);
+  }
+
+  // Marshal bytes of a decoded node, without references; false past `budget`.
+  bool encode(std::uint32_t index, std::string& out, std::size_t budget, int depth) {
+    if (out.size() > budget || depth > kMaxCodeDepth) return false;
+    const Node& n = doc_.nodes_[index];
+    auto put32 = [&](std::uint32_t v) {
+      for (int k = 0; k < 4; ++k) out += static_cast<char>((v >> (8 * k)) & 0xFF);
+    };
+    auto put64 = [&](std::uint64_t v) {
+      for (int k = 0; k < 8; ++k) out += static_cast<char>((v >> (8 * k)) & 0xFF);
+    };
+    switch (n.type) {
+      case Type::kNone:
+        out += 'N';
+        return true;
+      case Type::kBool:
+        out += n.i ? 'T' : 'F';
+        return true;
+      case Type::kStopIteration:
+        out += 'S';
+        return true;
+      case Type::kEllipsis:
+        out += '.';
+        return true;
+      case Type::kInt:
+        if (n.code == 'I') {
+          out += 'I';
+          put64(static_cast<std::uint64_t>(n.i));
+        } else if (n.i >= INT32_MIN && n.i <= INT32_MAX) {
+          out += 'i';
+          put32(static_cast<std::uint32_t>(static_cast<std::int32_t>(n.i)));
+        } else {
+          std::uint64_t mag = n.i < 0 ? 0 - static_cast<std::uint64_t>(n.i) : static_cast<std::uint64_t>(n.i);
+          std::string digits;
+          std::int32_t count = 0;
+          for (; mag > 0; mag >>= 15, ++count) {
+            digits += static_cast<char>(mag & 0xFF);
+            digits += static_cast<char>((mag >> 8) & 0x7F);
+          }
+          out += 'l';
+          put32(static_cast<std::uint32_t>(n.i < 0 ? -count : count));
+          out += digits;
+        }
+        return true;
+      case Type::kFloat: {
+        std::uint64_t bits;
+        std::memcpy(&bits, &n.f, 8);
+        out += 'g';
+        put64(bits);
+        return true;
+      }
+      case Type::kComplex: {
+        std::uint64_t bits;
+        std::memcpy(&bits, &n.f, 8);
+        out += 'y';
+        put64(bits);
+        put64(static_cast<std::uint64_t>(n.begin) | static_cast<std::uint64_t>(n.size) << 32);
+        return true;
+      }
+      case Type::kStr:
+      case Type::kBytes: {
+        out += n.type == Type::kBytes ? 's' : n.code == 't' ? 't' : 'u';
+        put32(n.size);
+        out.append(doc_.text(n));
+        return true;
+      }
+      case Type::kCode:
+        if (n.i == 0) return false;  // itself past its budget
+        out.append(doc_.code_bytes(n));
+        return true;
+      case Type::kDict:
+        out += '{';
+        for (std::uint32_t c : doc_.children(n))
+          if (!encode(c, out, budget, depth + 1)) return false;
+        out += '0';
+        return true;
+      default: {
+        char code = n.type == Type::kTuple       ? '('
+                    : n.type == Type::kList      ? '['
+                    : n.type == Type::kSet       ? '<'
+                    : n.type == Type::kFrozenSet ? '>'
+                                                 : ':';
+        out += code;
+        if (code != ':') put32(n.size);
+        for (std::uint32_t c : doc_.children(n))
+          if (!encode(c, out, budget, depth + 1)) return false;
+        return true;
+      }
+    }
   }
 
   std::string text_as_utf8(std::uint32_t index) {
@@ -520,7 +691,9 @@ class Decoder {
   std::vector<std::uint32_t> refs_;
   std::vector<std::uint32_t> interned_;
   std::vector<std::uint32_t> scratch_;
+  std::vector<std::int8_t> hashable_;  // per node: 0 unknown, 1 hashable, -1 not
   int known_layout_ = -1;
+  int attempt_layout_ = -1;  // the layout being tried for the outermost code object
 };
 
 Expected<Document> decode(std::string_view bytes, std::string_view path) { return decode(bytes, path, Document()); }

@@ -11,6 +11,10 @@
 //   'r' i32 index into flagged objects   'R' i32 index into Python 2 interned strings
 // Every length is checked against the bytes left before anything is
 // allocated; nesting is capped; no object may refer to one still being read.
+// Work is linear in the input: a file's code objects share one layout (the
+// first one tried that reads decides it, nested code objects never retry),
+// and hashability of dict keys is memoised per node (references make the
+// object graph a DAG whose paths can be exponentially many).
 #pragma once
 
 #include <cstdint>
@@ -39,7 +43,7 @@ enum class Type : std::uint8_t {
   kSet,
   kFrozenSet,
   kSlice,
-  kCode,  // a code object, reduced to `<code object NAME, file "FILE", line N>` (text)
+  kCode,  // a code object: text `<code object NAME, file "FILE", line N>`, then its marshal bytes
 };
 
 /// Human name of a type, for error messages ("tuple", "int", ...).
@@ -47,11 +51,12 @@ std::string_view type_name(Type t);
 
 struct Node {
   Type type = Type::kNone;
+  char code = 0;             // the marshal type code it was read from, without FLAG_REF
   std::uint32_t offset = 0;  // of the type byte in the input
   std::uint32_t begin = 0;   // text: arena offset; containers: children offset
   std::uint32_t size = 0;    // text: bytes; containers: children count
   union {
-    std::int64_t i;  // kInt, kBool
+    std::int64_t i;  // kInt, kBool; kCode: length of its marshal bytes (after the text)
     double f;        // kFloat, kComplex (real part)
   };
   Node() : i(0) {}
@@ -67,11 +72,14 @@ class Document {
   /// Index of a node obtained from node() or root().
   std::uint32_t index_of(const Node& n) const { return static_cast<std::uint32_t>(&n - nodes_.data()); }
   /// Child node indices of a container.
-  std::span<const std::uint32_t> children(const Node& n) const {
-    return {children_.data() + n.begin, n.size};
-  }
+  std::span<const std::uint32_t> children(const Node& n) const { return {children_.data() + n.begin, n.size}; }
   /// Text of a kStr / kBytes / kCode node.
   std::string_view text(const Node& n) const { return {arena_.data() + n.begin, n.size}; }
+  /// A kCode node's code object as self-contained marshal bytes (no
+  /// references), loadable by the Python that wrote the file.
+  std::string_view code_bytes(const Node& n) const {
+    return {arena_.data() + n.begin + n.size, static_cast<std::size_t>(n.i)};
+  }
   /// Bytes after the object (ignored by Python too).
   std::size_t trailing_bytes() const { return trailing_; }
 

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cstring>
 
+#include "graphgen/flat_index.h"
+#include "marshal.h"
+
 namespace graphgen::pstats {
 
 namespace {
@@ -47,148 +50,243 @@ class Encoder {
     out.append(b, 8);
   }
 
-  void number(const Number& n) {
-    if (n.is_int)
-      integer(n.i);
-    else
-      real(n.f);
-  }
-
   void text(std::string_view s) {
     out += 'u';
-    i32(static_cast<std::int32_t>(s.size()));
-    out += s;
+    if (marshal::valid_utf8_surrogatepass(s)) {
+      i32(static_cast<std::int32_t>(s.size()));
+      out += s;
+      return;
+    }
+    std::string escaped = surrogate_escape(s);
+    i32(static_cast<std::int32_t>(escaped.size()));
+    out += escaped;
   }
 
-  void key(const Table& t, std::uint32_t k) {
-    const Key& key = t.keys[k];
-    out += '(';
-    i32(3);
-    text(t.str(key.file));
-    integer(key.line);
-    text(t.str(key.name));
+  // Valid UTF-8 sequences stay; every other byte b becomes U+DC00+b.
+  static std::string surrogate_escape(std::string_view s) {
+    std::string r;
+    std::size_t i = 0;
+    while (i < s.size()) {
+      std::size_t len = 1;
+      auto c = static_cast<unsigned char>(s[i]);
+      if (c >= 0x80) {
+        len = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+        if (len == 0 || i + len > s.size() || !marshal::valid_utf8_surrogatepass(s.substr(i, len))) {
+          unsigned cp = 0xDC00 + c;
+          r += static_cast<char>(0xE0 | (cp >> 12));
+          r += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+          r += static_cast<char>(0x80 | (cp & 0x3F));
+          ++i;
+          continue;
+        }
+      }
+      r.append(s.substr(i, len));
+      i += len;
+    }
+    return r;
   }
+};
+
+// One pstats key and what is written under it.
+struct Entry {
+  StringId file = kNoString, name = kNoString, code = kNoString;
+  std::int64_t line = 0;
+  std::int64_t cc = 0, nc = 0;
+  double tt = 0, ct = 0;
+  std::vector<std::uint32_t> callers;  // into Writer::callers_, in order
+};
+
+struct CallerEntry {
+  std::uint32_t key = 0;  // into entries/keys
+  bool is_int = false;
+  std::int64_t nc = 0, cc = 0;
+  double tt = 0, ct = 0;
+};
+
+class Writer {
+ public:
+  Writer(const Profile& p, std::size_t event) : p_(p), event_(event) {}
+
+  std::string run() {
+    const std::size_t n = p_.functions.size();
+    const Event& ev = p_.events[event_];
+    auto value = [&](Cost c) { return event_value(ev, c); };
+    key_of_.resize(n);
+    for (FuncId f = 0; f < n; ++f) key_of_[f] = key(f);
+
+    // Inclusive cost per function, and incoming inclusive for sharing tt.
+    std::vector<double> inclusive(n, 0.0), incoming(n, 0.0);
+    for (FuncId f = 0; f < n; ++f)
+      inclusive[f] = p_.has_total_cost()     ? value(p_.total(f, event_))
+                     : p_.keeps_stack_totals ? value(p_.stack_inclusive(f, event_))
+                                             : value(p_.self(f, event_));
+    for (CallId c = 0; c < p_.calls.size(); ++c) {
+      const Call& call = p_.calls[c];
+      double v = shown_value(ev, p_.call_value(c, event_));
+      if (!p_.has_total_cost() && !p_.keeps_stack_totals && call.caller != call.callee) inclusive[call.caller] += v;
+      incoming[call.callee] += v;
+    }
+    Adjacency adj = Adjacency::build(p_);
+
+    auto write_entry = [&](FuncId f) {
+      const Function& fn = p_.functions[f];
+      Entry e;
+      e.nc = fn.calls == kUnknownCount ? 0 : fn.calls;
+      e.cc = fn.primitive_calls == kUnknownCount ? e.nc : fn.primitive_calls;
+      e.tt = value(p_.self(f, event_));
+      e.ct = inclusive[f];
+      for (std::uint32_t i = adj.in_begin[f]; i < adj.in_begin[f + 1]; ++i) {
+        CallId c = adj.in_calls[i];
+        const Call& call = p_.calls[c];
+        CallerEntry ce;
+        ce.key = key_of_[call.caller];
+        ce.nc = call.count == kUnknownCount ? 0 : call.count;
+        ce.is_int = p_.call_costs_from_counts && call.primitive_count == kUnknownCount;
+        ce.cc = call.primitive_count == kUnknownCount ? ce.nc : call.primitive_count;
+        double call_inclusive = shown_value(ev, p_.call_value(c, event_));
+        if (p_.keeps_call_self) {
+          ce.tt = value(p_.along(c, event_));
+        } else {
+          double share = incoming[f] > 0 ? call_inclusive / incoming[f] : 0.0;
+          ce.tt = e.tt * share;
+        }
+        ce.ct = call_inclusive;
+        e.callers.push_back(static_cast<std::uint32_t>(callers_.size()));
+        callers_.push_back(ce);
+      }
+      add(key_of_[f], std::move(e));
+    };
+    if (p_.listed.empty()) {
+      for (FuncId f = 0; f < n; ++f) write_entry(f);
+    } else {
+      for (FuncId f : p_.listed) write_entry(f);
+    }
+    return encode();
+  }
+
+ private:
+  // pstats' key of a function; functions with equal keys share an entry.
+  std::uint32_t key(FuncId f) {
+    const Function& fn = p_.functions[f];
+    Entry k;
+    k.file = fn.file != kNoString ? fn.file : fn.object != kNoString ? fn.object : tilde();
+    k.name = fn.name;
+    k.line = fn.line;
+    k.code = fn.code;
+    return keys_.find_or_add(
+        FlatIndex::mix(FlatIndex::mix(k.file, k.name, k.code), static_cast<std::uint64_t>(k.line)),
+        [&](std::uint32_t i) {
+          const Entry& e = entries_[i];
+          return e.file == k.file && e.name == k.name && e.code == k.code && e.line == k.line;
+        },
+        [&] {
+          entries_.push_back(k);
+          written_.push_back(false);
+          return static_cast<std::uint32_t>(entries_.size() - 1);
+        });
+  }
+
+  StringId tilde() {
+    if (tilde_ == kNoString) {
+      // "~" may not be in the table; keep it beside the entries.
+      tilde_ = UINT32_MAX;
+    }
+    return tilde_;
+  }
+
+  std::string_view text(StringId s) const { return s == UINT32_MAX ? std::string_view("~") : p_.str(s); }
+
+  // Sums an entry into its key's (first place wins, as the keys' order).
+  void add(std::uint32_t k, Entry e) {
+    Entry& d = entries_[k];
+    if (!written_[k]) {
+      written_[k] = true;
+      order_.push_back(k);
+      d.cc = e.cc;
+      d.nc = e.nc;
+      d.tt = e.tt;
+      d.ct = e.ct;
+      d.callers = std::move(e.callers);
+      return;
+    }
+    d.cc += e.cc;
+    d.nc += e.nc;
+    d.tt += e.tt;
+    d.ct += e.ct;
+    for (std::uint32_t c : e.callers) {
+      auto same = std::find_if(d.callers.begin(), d.callers.end(),
+                               [&](std::uint32_t x) { return callers_[x].key == callers_[c].key; });
+      if (same == d.callers.end()) {
+        d.callers.push_back(c);
+        continue;
+      }
+      CallerEntry& t = callers_[*same];
+      t.nc += callers_[c].nc;
+      t.cc += callers_[c].cc;
+      t.tt += callers_[c].tt;
+      t.ct += callers_[c].ct;
+    }
+  }
+
+  void write_key(Encoder& e, std::uint32_t k) {
+    const Entry& key = entries_[k];
+    e.out += '(';
+    e.i32(3);
+    e.text(text(key.file));
+    e.integer(key.line);
+    if (key.code != kNoString)
+      e.out += p_.str(key.code);
+    else
+      e.text(p_.str(key.name));
+  }
+
+  std::string encode() {
+    Encoder e;
+    e.out.reserve(order_.size() * 160);
+    e.out += '{';
+    for (std::uint32_t k : order_) {
+      const Entry& entry = entries_[k];
+      write_key(e, k);
+      e.out += '(';
+      e.i32(5);
+      e.integer(entry.cc);
+      e.integer(entry.nc);
+      e.real(entry.tt);
+      e.real(entry.ct);
+      e.out += '{';
+      for (std::uint32_t c : entry.callers) {
+        const CallerEntry& ce = callers_[c];
+        write_key(e, ce.key);
+        if (ce.is_int) {
+          e.integer(ce.nc);
+          continue;
+        }
+        e.out += '(';
+        e.i32(4);
+        e.integer(ce.nc);
+        e.integer(ce.cc);
+        e.real(ce.tt);
+        e.real(ce.ct);
+      }
+      e.out += '0';
+    }
+    e.out += '0';
+    return std::move(e.out);
+  }
+
+  const Profile& p_;
+  std::size_t event_;
+  std::vector<std::uint32_t> key_of_;
+  FlatIndex keys_;
+  std::vector<Entry> entries_;
+  std::vector<bool> written_;
+  std::vector<std::uint32_t> order_;
+  std::vector<CallerEntry> callers_;
+  StringId tilde_ = kNoString;
 };
 
 }  // namespace
 
-std::string write_table(const Table& table) {
-  Encoder e;
-  e.out.reserve(table.entries.size() * 160);
-  e.out += '{';
-  for (const Entry& entry : table.entries) {
-    e.key(table, entry.key);
-    e.out += '(';
-    e.i32(5);
-    e.number(entry.cc);
-    e.number(entry.nc);
-    e.number(entry.tt);
-    e.number(entry.ct);
-    e.out += '{';
-    for (const Caller& c : entry.callers) {
-      e.key(table, c.key);
-      if (c.is_int) {
-        e.number(table.numbers[c.begin]);
-      } else {
-        e.out += '(';
-        e.i32(static_cast<std::int32_t>(c.count));
-        for (std::uint32_t i = 0; i < c.count; ++i) e.number(table.numbers[c.begin + i]);
-      }
-    }
-    e.out += '0';
-  }
-  e.out += '0';
-  return std::move(e.out);
-}
-
-namespace {
-
-// Adds an entry, summing it into an existing one of the same key (two
-// functions of different objects can share file, line and name).
-void add_entry(Table& t, Entry e) {
-  std::int32_t& slot = t.entry_of_key[e.key];
-  if (slot < 0) {
-    slot = static_cast<std::int32_t>(t.entries.size());
-    t.entries.push_back(std::move(e));
-    return;
-  }
-  Entry& d = t.entries[static_cast<std::size_t>(slot)];
-  d.cc = d.cc + e.cc;
-  d.nc = d.nc + e.nc;
-  d.tt = d.tt + e.tt;
-  d.ct = d.ct + e.ct;
-  for (const Caller& c : e.callers) {
-    auto it = std::find_if(d.callers.begin(), d.callers.end(), [&](const Caller& x) { return x.key == c.key; });
-    if (it == d.callers.end()) {
-      d.callers.push_back(c);
-      continue;
-    }
-    std::uint32_t begin = static_cast<std::uint32_t>(t.numbers.size());
-    for (std::uint32_t i = 0; i < 4; ++i) t.numbers.push_back(t.numbers[it->begin + i] + t.numbers[c.begin + i]);
-    it->begin = begin;
-  }
-}
-
-}  // namespace
-
-Table from_profile(const Profile& p, std::size_t event) {
-  Table t;
-  const Event& ev = p.events[event];
-  auto value = [&](Cost c) { return event_value(ev, c); };
-  const std::size_t n = p.functions.size();
-  std::vector<std::uint32_t> key_of(n);
-  for (FuncId f = 0; f < n; ++f) {
-    const Function& fn = p.functions[f];
-    Key k;
-    std::string_view file = fn.file != kNoString ? p.str(fn.file) : fn.object != kNoString ? p.str(fn.object) : "~";
-    k.file = t.strings.intern(file);
-    k.line = fn.line;
-    k.name = t.strings.intern(p.str(fn.name).empty() ? p.str(fn.label) : p.str(fn.name));
-    key_of[f] = t.intern_key(k);
-  }
-  // Inclusive cost per function, and incoming inclusive for sharing tt.
-  std::vector<Cost> inclusive(n, 0), incoming(n, 0);
-  for (FuncId f = 0; f < n; ++f)
-    inclusive[f] = p.has_total_cost() ? p.total(f, event)
-                   : p.keeps_stack_totals ? p.stack_inclusive(f, event)
-                                          : p.self(f, event);
-  for (CallId c = 0; c < p.calls.size(); ++c) {
-    const Call& call = p.calls[c];
-    if (!p.has_total_cost() && !p.keeps_stack_totals && call.caller != call.callee)
-      inclusive[call.caller] = saturating_add(inclusive[call.caller], p.inclusive(c, event));
-    incoming[call.callee] = saturating_add(incoming[call.callee], p.inclusive(c, event));
-  }
-  std::vector<std::vector<CallId>> callers(n);
-  for (CallId c = 0; c < p.calls.size(); ++c) callers[p.calls[c].callee].push_back(c);
-
-  for (FuncId f = 0; f < n; ++f) {
-    const Function& fn = p.functions[f];
-    Entry e;
-    e.key = key_of[f];
-    std::int64_t calls = fn.calls == kUnknownCount ? 0 : fn.calls;
-    std::int64_t primitive = fn.primitive_calls == kUnknownCount ? calls : fn.primitive_calls;
-    e.cc = Number::of_int(primitive);
-    e.nc = Number::of_int(calls);
-    e.tt = Number::of_float(value(p.self(f, event)));
-    e.ct = Number::of_float(value(inclusive[f]));
-    for (CallId c : callers[f]) {
-      const Call& call = p.calls[c];
-      Caller entry;
-      entry.key = key_of[call.caller];
-      entry.begin = static_cast<std::uint32_t>(t.numbers.size());
-      entry.count = 4;
-      std::int64_t count = call.count == kUnknownCount ? 0 : call.count;
-      std::int64_t prim = call.primitive_count == kUnknownCount ? count : call.primitive_count;
-      double share = incoming[f] > 0 ? static_cast<double>(p.inclusive(c, event)) / static_cast<double>(incoming[f]) : 0.0;
-      t.numbers.push_back(Number::of_int(count));
-      t.numbers.push_back(Number::of_int(prim));
-      t.numbers.push_back(Number::of_float(value(p.self(f, event)) * share));
-      t.numbers.push_back(Number::of_float(value(p.inclusive(c, event))));
-      e.callers.push_back(entry);
-    }
-    add_entry(t, std::move(e));
-  }
-  return t;
-}
+std::string write(const Profile& p, std::size_t event) { return Writer(p, event).run(); }
 
 }  // namespace graphgen::pstats

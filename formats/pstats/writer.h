@@ -3,12 +3,15 @@
 // strings, 'i'/'l' ints, 'g' floats, no references), which Python 2.5+ and
 // every Python 3 load.
 //
-// From pstats inputs the merged table is written as it is (ints stay ints,
-// floats keep every bit), so the file equals pstats.Stats(*inputs).dump_stats()
-// numerically. A code object in a key (python -m profile script.py) becomes
-// its label string: marshal cannot rebuild the code object.
+// From pstats inputs every number is the one pstats.Stats(*inputs) holds
+// (times are written as floats: the pure-Python profiler's int 0 placeholder
+// times come back as 0.0), entries in its dict order, and a code object in a
+// key (python -m profile script.py) is written back as the code object.
+// Names that are not valid UTF-8 are written with their undecodable bytes as
+// lone surrogates U+DC80..U+DCFF, as Python's surrogateescape does, so Python
+// loads them and os.fsencode() gives the original bytes back.
 //
-// Other formats map as follows (from_profile):
+// Other formats map as follows:
 //   key      (file, first line, name); no file: the object (DSO), else "~"
 //   cc, nc   calls into the function (callgrind), else 0 (sampled data)
 //   tt       self cost: seconds for time events, else the event's count
@@ -16,19 +19,17 @@
 //            else self + the calls it makes (callgrind, recursion ignored)
 //   callers  per call: (count, count, the callee's tt shared by inclusive
 //            cost, the call's inclusive cost)
+// Functions that land on one key (same file, line and name in two objects)
+// are summed into one entry.
 #pragma once
 
 #include <string>
 
 #include "graphgen/profile.h"
-#include "pstats.h"
 
 namespace graphgen::pstats {
 
-/// The marshal bytes of a table.
-std::string write_table(const Table& table);
-
-/// A table for a profile of any format, event `event`.
-Table from_profile(const Profile& p, std::size_t event);
+/// The marshal bytes of `p`'s event `event` as a pstats dict.
+std::string write(const Profile& p, std::size_t event);
 
 }  // namespace graphgen::pstats

@@ -29,18 +29,33 @@ int collect_error(char* message) {
 
 bool available() { return true; }
 
-Expected<std::string> render(std::string_view dot_source, std::string_view format) {
+namespace {
+
+// The graph's name, which SVG shows as the document's <title>: a quoted dot ID.
+std::string graph_name(std::string_view title) {
+  std::string id = "\"";
+  for (char c : title) {
+    if (c == '"' || c == '\\') id += '\\';
+    if (c == '\n' || c == '\r') c = ' ';
+    id += c;
+  }
+  return id + "\"";
+}
+
+}  // namespace
+
+Expected<std::string> render(std::string_view dot_source, std::string_view format, std::string_view title) {
   g_errors.clear();
   agseterrf(collect_error);
   agseterr(AGERR);
   std::unique_ptr<GVC_t, int (*)(GVC_t*)> gvc(gvContext(), gvFreeContext);
   if (!gvc) return io_error("graphviz: cannot create a rendering context");
   std::string source(dot_source);
+  if (!title.empty() && source.starts_with("digraph {")) source.replace(0, 9, "digraph " + graph_name(title) + " {");
   Agraph_t* graph = agmemread(source.c_str());
   if (!graph) return io_error(fmt::format("graphviz: cannot parse the graph: {}", g_errors));
   std::unique_ptr<Agraph_t, int (*)(Agraph_t*)> graph_owner(graph, agclose);
-  if (gvLayout(gvc.get(), graph, "dot") != 0)
-    return io_error(fmt::format("graphviz: layout failed: {}", g_errors));
+  if (gvLayout(gvc.get(), graph, "dot") != 0) return io_error(fmt::format("graphviz: layout failed: {}", g_errors));
   char* data = nullptr;
   unsigned int length = 0;
   std::string fmt_name(format);
@@ -50,8 +65,8 @@ Expected<std::string> render(std::string_view dot_source, std::string_view forma
   if (data) gvFreeRenderData(data);
   gvFreeLayout(gvc.get(), graph);
   if (rc != 0)
-    return io_error(fmt::format("graphviz: cannot render {} (is the Graphviz {} plugin installed?){}{}", format,
-                                format, g_errors.empty() ? "" : ": ", g_errors));
+    return io_error(fmt::format("graphviz: cannot render {} (is the Graphviz {} plugin installed?){}{}", format, format,
+                                g_errors.empty() ? "" : ": ", g_errors));
   return out;
 }
 

@@ -14,7 +14,8 @@ namespace graphgen::render {
 bool available();
 
 /// Lays out `dot_source` with the dot engine and renders it as `format`
-/// ("png", "svg", "pdf"). The bytes are returned; nothing is written.
-Expected<std::string> render(std::string_view dot_source, std::string_view format);
+/// ("png", "svg", "pdf", ...). `title` names the graph (SVG's <title>).
+/// The bytes are returned; nothing is written.
+Expected<std::string> render(std::string_view dot_source, std::string_view format, std::string_view title = {});
 
 }  // namespace graphgen::render

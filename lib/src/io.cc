@@ -1,15 +1,17 @@
 #include "graphgen/io.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
-#include <fmt/format.h>
 
 namespace graphgen {
 
@@ -26,8 +28,11 @@ std::string quote_input(std::string_view text) {
     }
     auto c = static_cast<unsigned char>(text[i]);
     // Strict UTF-8: no overlongs (C0, C1, E0 80.., F0 80..), nothing past U+10FFFF.
-    std::size_t len = c < 0x80 ? 1 : (c >= 0xC2 && c <= 0xDF) ? 2 : (c >= 0xE0 && c <= 0xEF) ? 3
-                                   : (c >= 0xF0 && c <= 0xF4) ? 4 : 0;
+    std::size_t len = c < 0x80                   ? 1
+                      : (c >= 0xC2 && c <= 0xDF) ? 2
+                      : (c >= 0xE0 && c <= 0xEF) ? 3
+                      : (c >= 0xF0 && c <= 0xF4) ? 4
+                                                 : 0;
     bool valid = len > 1 && i + len <= text.size();
     if (valid) {
       auto c1 = static_cast<unsigned char>(text[i + 1]);
@@ -35,8 +40,7 @@ std::string quote_input(std::string_view text) {
       unsigned hi = c == 0xF4 ? 0x8F : 0xBF;
       valid = c1 >= lo && c1 <= hi;
     }
-    for (std::size_t k = 2; valid && k < len; ++k)
-      valid = (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80;
+    for (std::size_t k = 2; valid && k < len; ++k) valid = (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80;
     if (c >= 0x80 && !valid) {
       out += fmt::format("\\x{:02x}", c);
       ++i;
@@ -106,6 +110,35 @@ Expected<InputFile> InputFile::open(const std::string& path) {
     ::close(fd);
     return io_error(fmt::format("{}: is a directory, expected a profile file", path));
   }
+  // Small files are read into memory: mapping and unmapping each of a
+  // thousand rank files costs more (page faults, and TLB shootdowns on every
+  // core once reader threads run) than copying it.
+  constexpr off_t kMapAbove = off_t{1} << 20;
+  if (S_ISREG(st.st_mode) && st.st_size > 0 && st.st_size <= kMapAbove) {
+    f.buffer_.resize(static_cast<std::size_t>(st.st_size));
+    std::size_t done = 0;
+    while (done < f.buffer_.size()) {
+      ssize_t n = ::read(fd, f.buffer_.data() + done, f.buffer_.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      done += static_cast<std::size_t>(n);
+    }
+    if (done == f.buffer_.size()) {
+      // The file may have grown since fstat: read the rest too.
+      bool ok = read_all(fd, f.buffer_);
+      std::string why = errno_text();
+      ::close(fd);
+      if (!ok) return io_error(fmt::format("{}: cannot read: {}", path, why));
+      f.data_ = f.buffer_.data();
+      f.size_ = f.buffer_.size();
+      return f;
+    }
+    f.buffer_.resize(done);  // shrank: what was there
+    ::close(fd);
+    f.data_ = f.buffer_.data();
+    f.size_ = f.buffer_.size();
+    return f;
+  }
   if (S_ISREG(st.st_mode) && st.st_size > 0) {
     void* p = ::mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
     if (p != MAP_FAILED) {
@@ -158,49 +191,199 @@ void InputFile::release() {
   mapped_ = false;
 }
 
-std::string temporary_path_for(const std::string& path) {
-  auto slash = path.rfind('/');
-  std::string dir = slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
-  std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
-  return fmt::format("{}.{}.tmp{}", dir, base, static_cast<long>(::getpid()));
+namespace {
+
+// The temporary file being written, for the signal handler. One at a time.
+char g_temporary[4096];
+volatile std::sig_atomic_t g_have_temporary = 0;
+
+extern "C" void remove_temporary_and_reraise(int sig) {
+  if (g_have_temporary) ::unlink(g_temporary);
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
 }
 
-Expected<bool> commit_temporary(const std::string& temporary, const std::string& path) {
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    std::string why = errno_text();
-    std::remove(temporary.c_str());
-    return io_error(fmt::format("{}: cannot write: {}", path, why));
+void install_cleanup() {
+  static bool installed = false;
+  if (installed) return;
+  installed = true;
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction sa {};
+    sa.sa_handler = remove_temporary_and_reraise;
+    sigemptyset(&sa.sa_mask);
+    ::sigaction(sig, &sa, nullptr);
   }
-  return true;
 }
 
-Expected<bool> write_file_atomically(const std::string& path, std::string_view data) {
-  if (path == "-") {
-    if (std::fwrite(data.data(), 1, data.size(), stdout) != data.size() || std::fflush(stdout) != 0)
-      return io_error(fmt::format("<stdout>: cannot write: {}", errno_text()));
-    return true;
+// Blocks the cleanup signals while the temporary's name changes hands.
+class SignalGuard {
+ public:
+  SignalGuard() {
+    sigset_t set;
+    sigemptyset(&set);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&set, sig);
+    ::pthread_sigmask(SIG_BLOCK, &set, &old_);
   }
-  std::string tmp = temporary_path_for(path);
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-  if (fd < 0) return io_error(fmt::format("{}: cannot write: {}", path, errno_text()));
+  ~SignalGuard() { ::pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
+
+ private:
+  sigset_t old_;
+};
+
+void set_temporary(const std::string& path) {
+  SignalGuard guard;
+  std::size_t n = std::min(path.size(), sizeof g_temporary - 1);
+  std::memcpy(g_temporary, path.data(), n);
+  g_temporary[n] = '\0';
+  g_have_temporary = path.size() < sizeof g_temporary;
+}
+
+void clear_temporary() {
+  SignalGuard guard;
+  g_have_temporary = 0;
+}
+
+bool write_all(int fd, std::string_view data) {
   std::size_t done = 0;
   while (done < data.size()) {
     ssize_t n = ::write(fd, data.data() + done, data.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
-      std::string why = errno_text();
-      ::close(fd);
-      std::remove(tmp.c_str());
-      return io_error(fmt::format("{}: cannot write: {}", path, why));
+      return false;
     }
     done += static_cast<std::size_t>(n);
   }
-  if (::close(fd) != 0) {
+  return true;
+}
+
+// /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N: the descriptor, or -1.
+int standard_descriptor(const std::string& path) {
+  if (path == "/dev/stdout") return 1;
+  if (path == "/dev/stderr") return 2;
+  if (path == "/dev/stdin") return 0;
+  for (std::string_view prefix : {"/dev/fd/", "/proc/self/fd/"}) {
+    if (!std::string_view(path).starts_with(prefix)) continue;
+    std::string_view rest = std::string_view(path).substr(prefix.size());
+    if (rest.empty() || rest.size() > 9) return -1;
+    int fd = 0;
+    for (char c : rest) {
+      if (c < '0' || c > '9') return -1;
+      fd = fd * 10 + (c - '0');
+    }
+    return fd;
+  }
+  return -1;
+}
+
+// The final target of a chain of symbolic links (the path itself when it
+// is none); relative targets resolve against the link's folder.
+Expected<std::string> follow_links(const std::string& path) {
+  std::string current = path;
+  for (int hops = 0; hops < 40; ++hops) {
+    struct stat st {};
+    if (::lstat(current.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return current;
+    char buf[4096];
+    ssize_t n = ::readlink(current.c_str(), buf, sizeof buf - 1);
+    if (n < 0) return io_error(fmt::format("{}: cannot read the link: {}", path, errno_text()));
+    std::string target(buf, static_cast<std::size_t>(n));
+    if (target.empty() || target[0] != '/') {
+      auto slash = current.rfind('/');
+      if (slash != std::string::npos) target = current.substr(0, slash + 1) + target;
+    }
+    current = target;
+  }
+  return io_error(fmt::format("{}: cannot write: too many levels of symbolic links", path));
+}
+
+}  // namespace
+
+Expected<bool> write_output(const std::string& path, std::string_view data) {
+  if (path == "-" || standard_descriptor(path) >= 0) {
+    int fd = path == "-" ? 1 : standard_descriptor(path);
+    if (fd == 1) std::fflush(stdout);
+    if (!write_all(fd, data))
+      return io_error(fmt::format("{}: cannot write: {}", path == "-" ? "<stdout>" : path, errno_text()));
+    return true;
+  }
+  auto target = follow_links(path);
+  if (!target) return target.error();
+  struct stat st {};
+  bool exists = ::stat(target->c_str(), &st) == 0;
+  if (exists && S_ISDIR(st.st_mode)) return io_error(fmt::format("{}: is a directory, expected a file name", path));
+  if (exists && !S_ISREG(st.st_mode)) {
+    // A device or FIFO: write through it, never replace it.
+    int fd = ::open(target->c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) return io_error(fmt::format("{}: cannot write: {}", path, errno_text()));
+    bool ok = write_all(fd, data);
     std::string why = errno_text();
-    std::remove(tmp.c_str());
+    if (::close(fd) != 0 && ok) {
+      ok = false;
+      why = errno_text();
+    }
+    if (!ok) return io_error(fmt::format("{}: cannot write: {}", path, why));
+    return true;
+  }
+  install_cleanup();
+  auto slash = target->rfind('/');
+  std::string dir = slash == std::string::npos ? std::string() : target->substr(0, slash + 1);
+  std::string base = slash == std::string::npos ? *target : target->substr(slash + 1);
+  std::string tmp = dir + "." + base + ".XXXXXX";
+  int fd;
+  {
+    SignalGuard guard;
+    fd = ::mkostemp(tmp.data(), O_CLOEXEC);
+    if (fd >= 0) set_temporary(tmp);
+  }
+  if (fd < 0) return io_error(fmt::format("{}: cannot write: {}", path, errno_text()));
+  auto fail = [&](std::string why) -> Expected<bool> {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    clear_temporary();
+    return io_error(fmt::format("{}: cannot write: {}", path, why));
+  };
+  // mkstemp makes 0600; a new file gets 0666 less the umask, a replaced one
+  // keeps its mode.
+  mode_t mode;
+  if (exists) {
+    mode = st.st_mode & 07777;
+  } else {
+    mode_t mask = ::umask(0);
+    ::umask(mask);
+    mode = 0666 & ~mask;
+  }
+  if (::fchmod(fd, mode) != 0) return fail(errno_text());
+  if (!write_all(fd, data)) return fail(errno_text());
+  if (::close(fd) != 0) {
+    fd = -1;
+    std::string why = errno_text();
+    ::unlink(tmp.c_str());
+    clear_temporary();
     return io_error(fmt::format("{}: cannot write: {}", path, why));
   }
-  return commit_temporary(tmp, path);
+  if (std::rename(tmp.c_str(), target->c_str()) != 0) {
+    std::string why = errno_text();
+    ::unlink(tmp.c_str());
+    clear_temporary();
+    return io_error(fmt::format("{}: cannot write: {}", path, why));
+  }
+  clear_temporary();
+  return true;
+}
+
+Expected<bool> check_output_is_not_an_input(const std::string& output, const std::vector<std::string>& inputs) {
+  if (output == "-" || standard_descriptor(output) >= 0) return true;
+  struct stat out {};
+  if (::stat(output.c_str(), &out) != 0 || !S_ISREG(out.st_mode)) return true;
+  for (const std::string& in : inputs) {
+    struct stat st {};
+    if (in == "-" || ::stat(in.c_str(), &st) != 0) continue;
+    if (st.st_dev == out.st_dev && st.st_ino == out.st_ino)
+      return bad_usage(
+          fmt::format("the output {} is also an input; write it to another name (merging into one "
+                      "of the inputs would count it twice)",
+                      quote_input(output)));
+  }
+  return true;
 }
 
 }  // namespace graphgen

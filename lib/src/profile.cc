@@ -17,21 +17,82 @@ CallId Profile::add_call(const Call& c) {
   auto id = static_cast<CallId>(calls.size());
   calls.push_back(c);
   call_cost.resize(call_cost.size() + events.size(), 0);
+  if (keeps_call_self) call_self.resize(call_cost.size(), 0);
   return id;
 }
 
-Cost seconds_to_ns(double seconds) {
-  double ns = seconds * 1e9;
-  if (std::isnan(ns)) return 0;
-  if (ns >= 9.2e18) return INT64_MAX;
-  if (ns <= -9.2e18) return INT64_MIN;
-  return std::llround(ns);
+namespace {
+
+// Inserts a zero column at the end of every row of a row-major table.
+void widen(std::vector<Cost>& table, std::size_t rows, std::size_t old_width, Cost zero) {
+  if (table.empty()) return;
+  std::vector<Cost> out;
+  out.reserve(rows * (old_width + 1));
+  for (std::size_t r = 0; r < rows; ++r) {
+    out.insert(out.end(), table.begin() + static_cast<std::ptrdiff_t>(r * old_width),
+               table.begin() + static_cast<std::ptrdiff_t>((r + 1) * old_width));
+    out.push_back(zero);
+  }
+  table = std::move(out);
+}
+
+}  // namespace
+
+std::size_t Profile::add_event(const Event& e) {
+  const std::size_t old = events.size();
+  const Cost zero = e.floating ? float_cost(0.0) : 0;
+  widen(self_cost, functions.size(), old, zero);
+  widen(total_cost, functions.size(), old, zero);
+  widen(stack_total, functions.size(), old, zero);
+  widen(call_cost, calls.size(), old, zero);
+  widen(call_self, calls.size(), old, zero);
+  widen(line_cost_values, line_costs.size(), old, zero);
+  widen(call_site_cost, call_sites.size(), old, zero);
+  widen(stack_node_cost, stack_nodes.size(), old, zero);
+  events.push_back(e);
+  return old;
+}
+
+double Profile::value(std::size_t e, Cost c) const {
+  return events[e].floating ? cost_float(c) : static_cast<double>(c);
+}
+
+Cost Profile::cost_of(std::size_t e, double v) const {
+  if (events[e].floating) return float_cost(v);
+  if (std::isnan(v)) return 0;
+  if (v >= 9.2e18) return INT64_MAX;
+  if (v <= -9.2e18) return INT64_MIN;
+  return std::llround(v);
+}
+
+Cost Profile::add(std::size_t e, Cost a, Cost b) const {
+  if (events[e].floating) return float_cost(cost_float(a) + cost_float(b));
+  return saturating_add(a, b);
+}
+
+double Profile::call_value(CallId c, std::size_t e) const {
+  if (!call_costs_from_counts) return value(e, inclusive(c, e));
+  const Call& call = calls[c];
+  const Function& callee = functions[call.callee];
+  double total = has_total_cost() ? value(e, this->total(call.callee, e)) : 0.0;
+  // gprof2dot: ratio(n, nc) * ct, where ratio(x, 0) is 1 and results clamp to [0, 1].
+  double n = static_cast<double>(call.count == kUnknownCount ? 0 : call.count);
+  double nc = static_cast<double>(callee.calls == kUnknownCount ? 0 : callee.calls);
+  double share = nc == 0 ? 1.0 : n / nc;
+  if (share < 0) share = 0;
+  if (share > 1) share = 1;
+  return share * total;
+}
+
+double shown_value(const Event& event, double value) {
+  if (event.floating || event.seconds_per_unit == 1) return value;
+  if (event.seconds_per_unit == 1e-9) return value / 1e9;
+  if (event.seconds_per_unit > 0) return value * event.seconds_per_unit;
+  return value;
 }
 
 double event_value(const Event& event, Cost cost) {
-  if (event.seconds_per_unit == 1e-9) return static_cast<double>(cost) / 1e9;
-  if (event.seconds_per_unit > 0) return static_cast<double>(cost) * event.seconds_per_unit;
-  return static_cast<double>(cost);
+  return shown_value(event, event.floating ? cost_float(cost) : static_cast<double>(cost));
 }
 
 Adjacency Adjacency::build(const Profile& p) {

@@ -11,21 +11,22 @@ constexpr std::size_t kChunkBytes = 64 * 1024;
 
 StringTable::StringTable() {
   views_.emplace_back();
-  index_.find_or_add(FlatIndex::hash_bytes({}), [](std::uint32_t) { return false; }, [] { return kNoString; });
+  index_.find_or_add(
+      FlatIndex::hash_bytes({}), [](std::uint32_t) { return false; }, [] { return kNoString; });
 }
 
 std::string_view StringTable::store(std::string_view s) {
   if (s.size() > kChunkBytes / 4) {
     // Large strings get a chunk of their own so they do not waste the tail
     // of the current chunk.
-    auto big = std::make_unique<char[]>(s.size());
+    std::unique_ptr<char[]> big(new char[s.size()]);  // no zeroing: filled next
     std::memcpy(big.get(), s.data(), s.size());
     std::string_view v(big.get(), s.size());
     chunks_.insert(chunks_.end() - (chunks_.empty() ? 0 : 1), std::move(big));
     return v;
   }
   if (chunks_.empty() || chunk_used_ + s.size() > chunk_size_) {
-    chunks_.push_back(std::make_unique<char[]>(kChunkBytes));
+    chunks_.push_back(std::unique_ptr<char[]>(new char[kChunkBytes]));  // no zeroing
     chunk_used_ = 0;
     chunk_size_ = kChunkBytes;
   }

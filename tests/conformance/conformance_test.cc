@@ -110,8 +110,8 @@ TEST_P(Conformance, DotEqualsGprof2dotByMeaning) {
   args.push_back(out.string());
   auto r = test::graphgen(args, corpus);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  auto cmp = test::run({"python3", (test::conformance_dir() / "dotcmp.py").string(), (corpus / c.expected).string(),
-                        out.string()});
+  auto cmp = test::run(
+      {"python3", (test::conformance_dir() / "dotcmp.py").string(), (corpus / c.expected).string(), out.string()});
   EXPECT_EQ(cmp.exit_code, 0) << cmp.out << cmp.err;
   fs::remove_all(out.parent_path());
 }
@@ -150,13 +150,12 @@ TEST(ConformanceOutputs, MergedRanksEqualPstatsStats) {
   EXPECT_EQ(cmp.exit_code, 0) << cmp.out;
 }
 
-INSTANTIATE_TEST_SUITE_P(Corpus, Conformance, testing::ValuesIn(cases()),
-                         [](const testing::TestParamInfo<Case>& info) {
-                           std::string n = info.param.name;
-                           for (char& ch : n)
-                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(Corpus, Conformance, testing::ValuesIn(cases()), [](const testing::TestParamInfo<Case>& info) {
+  std::string n = info.param.name;
+  for (char& ch : n)
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  return n;
+});
 
 }  // namespace
 }  // namespace graphgen

@@ -75,8 +75,8 @@ TEST(Glob, FollowsFnmatch) {
   EXPECT_TRUE(glob_match("[ab]x", "bx"));
   EXPECT_FALSE(glob_match("[!ab]x", "bx"));
   EXPECT_TRUE(glob_match("[a-c]*", "car"));
-  EXPECT_TRUE(glob_match("x[", "x["));  // an unclosed bracket is literal
-  EXPECT_TRUE(glob_match("*/*", "a/b"));  // '*' crosses '/'
+  EXPECT_TRUE(glob_match("x[", "x["));             // an unclosed bracket is literal
+  EXPECT_TRUE(glob_match("*/*", "a/b"));           // '*' crosses '/'
   EXPECT_TRUE(glob_match("caf?", "caf\xc3\xa9"));  // one code point
   EXPECT_FALSE(glob_match("Tree", "tree"));
 }
@@ -88,8 +88,7 @@ Profile small_profile() {
   p.reports_totals = true;
   auto add = [&](const char* label, const char* file, Cost self, Cost total, std::int64_t calls) {
     Function f;
-    f.label = p.strings.intern(label);
-    f.name = f.label;
+    f.name = p.strings.intern(label);
     f.file = p.strings.intern(file);
     f.calls = calls;
     FuncId id = p.add_function(f);
@@ -217,7 +216,7 @@ TEST(Select, DeepChainsNeedNoRecursion) {
   const FuncId n = 100000;
   for (FuncId i = 0; i < n; ++i) {
     Function f;
-    f.label = p.strings.intern("f" + std::to_string(i));
+    f.name = p.strings.intern("f" + std::to_string(i));
     FuncId id = p.add_function(f);
     p.self(id, 0) = 1;
     p.total(id, 0) = n - i;

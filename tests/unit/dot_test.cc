@@ -35,7 +35,8 @@ TEST(Wrap, FillsAt32ColumnsLikeTextwrap) {
   std::string longword(40, 'x');
   EXPECT_EQ(wrap_function_name("ab " + longword + " cd"), "ab\n" + longword + "\ncd");
   // Hyphens between letters are break points.
-  EXPECT_EQ(wrap_function_name("aaaaaaaaaaaaaaaaaaaa-bbbbbbbbbbbbbbbbbbbb"), "aaaaaaaaaaaaaaaaaaaa-\nbbbbbbbbbbbbbbbbbbbb");
+  EXPECT_EQ(wrap_function_name("aaaaaaaaaaaaaaaaaaaa-bbbbbbbbbbbbbbbbbbbb"),
+            "aaaaaaaaaaaaaaaaaaaa-\nbbbbbbbbbbbbbbbbbbbb");
 }
 
 TEST(PythonRepr, MatchesPythonFloatRepr) {
@@ -69,8 +70,8 @@ TEST(TimeFormat, RejectsWhatIsNotOneNumberConversion) {
 }
 
 struct Golden {
-  const char* name;    // testdata/golden/<name>.dot
-  const char* input;   // under testdata/
+  const char* name;   // testdata/golden/<name>.dot
+  const char* input;  // under testdata/
   std::vector<std::string> args;
 };
 
@@ -95,15 +96,14 @@ TEST_P(DotGolden, OutputEqualsGoldenByteForByte) {
 
 INSTANTIATE_TEST_SUITE_P(
     Bundled, DotGolden,
-    testing::Values(Golden{"demo", "demo.pstats", {}},
-                    Golden{"demo.n0-e0", "demo.pstats", {"-n", "0", "-e", "0"}},
-                    Golden{"demo.print-labels", "demo.pstats",
-                           {"-c", "print", "--node-label", "self-time", "--node-label", "total-time",
-                            "--time-format", "%.4f"}},
-                    Golden{"demo.root-depth1", "demo.pstats", {"-z", "wordfreq:*:main", "--depth", "1"}},
-                    Golden{"demo-profile", "demo-profile.pstats", {}},
-                    Golden{"demo-py27.wrap", "demo-py27.pstats", {"-w"}},
-                    Golden{"ranks.merged", "ranks/rank0.pstats", {"ranks/rank1.pstats", "ranks/rank2.pstats"}}),
+    testing::Values(
+        Golden{"demo", "demo.pstats", {}}, Golden{"demo.n0-e0", "demo.pstats", {"-n", "0", "-e", "0"}},
+        Golden{"demo.print-labels",
+               "demo.pstats",
+               {"-c", "print", "--node-label", "self-time", "--node-label", "total-time", "--time-format", "%.4f"}},
+        Golden{"demo.root-depth1", "demo.pstats", {"-z", "wordfreq:*:main", "--depth", "1"}},
+        Golden{"demo-profile", "demo-profile.pstats", {}}, Golden{"demo-py27.wrap", "demo-py27.pstats", {"-w"}},
+        Golden{"ranks.merged", "ranks/rank0.pstats", {"ranks/rank1.pstats", "ranks/rank2.pstats"}}),
     [](const testing::TestParamInfo<Golden>& info) {
       std::string n = info.param.name;
       for (char& c : n)

@@ -19,11 +19,26 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-LineStats read(const fs::path& p) {
+Profile read(const fs::path& p) {
   auto in = InputFile::open(p.string());
-  auto s = read_stats(in->bytes(), p.filename().string());
+  Diagnostics d;
+  auto s = lprof::read(*in, d);
   EXPECT_TRUE(s.has_value()) << (s ? "" : s.error().message);
-  return s ? std::move(s).value() : LineStats();
+  return s ? std::move(s).value() : Profile();
+}
+
+// [[(file, line, name), [[line, hits, ticks], ...]], ...] of a profile.
+json timings(const Profile& p) {
+  std::vector<json> rows(p.functions.size(), json::array());
+  for (std::size_t r = 0; r < p.line_costs.size(); ++r)
+    rows[p.line_costs[r].function].push_back(
+        {p.line_costs[r].line, p.line_cost_values[2 * r + 1], p.line_cost_values[2 * r]});
+  json out = json::array();
+  for (FuncId f = 0; f < p.functions.size(); ++f) {
+    const Function& fn = p.functions[f];
+    out.push_back({json::array({std::string(p.str(fn.file)), fn.line, std::string(p.str(fn.name))}), rows[f]});
+  }
+  return out;
 }
 
 TEST(LprofReader, DecodesEveryCorpusFileExactlyAsPythonDid) {
@@ -37,15 +52,10 @@ TEST(LprofReader, DecodesEveryCorpusFileExactlyAsPythonDid) {
   ASSERT_GE(cases.size(), 8u);  // 2.7 cPickle, protocols 2, 4, 5, line_profiler 4 and 5 class paths
   for (const auto& [file, expected_file] : cases) {
     SCOPED_TRACE(file.string());
-    LineStats s = read(file);
+    Profile p = read(file);
     json expected = json::parse(test::read_file(expected_file));
-    EXPECT_EQ(s.unit, expected["unit"].get<double>());
-    json mine = json::array();
-    for (const FunctionStats& f : s.functions) {
-      json rows = json::array();
-      for (const auto& r : f.lines) rows.push_back({r[0], r[1], r[2]});
-      mine.push_back({json::array({f.file, f.line, f.name}), rows});
-    }
+    EXPECT_EQ(p.events[0].seconds_per_unit, expected["unit"].get<double>());
+    json mine = timings(p);
     json theirs = expected["timings"];
     auto by_key = [](const json& a, const json& b) { return a[0].dump() < b[0].dump(); };
     std::sort(mine.begin(), mine.end(), by_key);
@@ -55,16 +65,16 @@ TEST(LprofReader, DecodesEveryCorpusFileExactlyAsPythonDid) {
 }
 
 TEST(LprofReader, KeepsFunctionsThatNeverRan) {
-  LineStats s = read(test::testdata_dir() / "lprof" / "shapes.lprof");
-  auto never = std::find_if(s.functions.begin(), s.functions.end(),
-                            [](const FunctionStats& f) { return f.name == "never_called"; });
-  ASSERT_NE(never, s.functions.end());
-  EXPECT_TRUE(never->lines.empty());
-  Profile p = to_profile(s);
+  Profile p = read(test::testdata_dir() / "lprof" / "shapes.lprof");
   ASSERT_EQ(p.events.size(), 2u);
-  EXPECT_EQ(p.str(p.events[0].name), "ns");
+  EXPECT_EQ(p.str(p.events[0].name), "time");
   EXPECT_EQ(p.str(p.events[1].name), "hits");
-  EXPECT_EQ(p.functions.size(), s.functions.size());
+  FuncId never = UINT32_MAX;
+  for (FuncId f = 0; f < p.functions.size(); ++f)
+    if (p.str(p.functions[f].name) == "never_called") never = f;
+  ASSERT_NE(never, UINT32_MAX);
+  for (const LineCost& lc : p.line_costs) EXPECT_NE(lc.function, never);
+  EXPECT_EQ(p.self(never, 1), 0);
 }
 
 TEST(LprofText, IsByteForByteLineProfilersReport) {
@@ -111,7 +121,7 @@ TEST(LprofText, TextNeedsALineProfilerInput) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err,
             "graphgen: error: text output is line_profiler's report; pstats input has no per-line report (write "
-            "dot, an image, callgrind or pstats)\n");
+            "dot, png, svg, pdf, jpg, gif, ps, callgrind, pstats)\n");
 }
 
 std::string write_temp(const std::string& bytes) {
@@ -128,13 +138,24 @@ TEST(LprofReader, RefusesUnsafeOrForeignPickles) {
   };
   std::string header = "\x80\x04\x8c\x0e_line_profiler\x8c\x09LineStats\x93"s;
   for (const Bad& b : std::vector<Bad>{
-           {header + ")R."s, "+0x1f: refusing pickle opcode REDUCE (0x52): not used by line_profiler and unsafe or unsupported here"},
-           {"\x80\x04\x8c\x08" "builtins\x8c\x04" "eval\x93."s, "+0x12: refusing to load builtins.eval: only line_profiler's LineStats may appear in a .lprof file"},
-           {"\x80\x02\x63os\nsystem\n."s, "+0x2: refusing to load os.system: only line_profiler's LineStats may appear in a .lprof file"},
-           {header + ")\x81}\x8c\x04unitG>\x11.\x0b\xe8&\xd6\x95s"s, "+0x31: truncated pickle: need 1 byte for an opcode, 0 left"},
-           {header + ")\x81}\x8c\x04unitG>\x11.\x0b\xe8&\xd6\x95sb."s, "+0x20: expected LineStats 'timings' (a dict), found none"},
+           {header + ")R."s,
+            "+0x1f: refusing pickle opcode REDUCE (0x52): not used by line_profiler and unsafe or unsupported here"},
+           {"\x80\x04\x8c\x08"
+            "builtins\x8c\x04"
+            "eval\x93."s,
+            "+0x12: refusing to load builtins.eval: only line_profiler's LineStats may appear in a .lprof file"},
+           {"\x80\x02\x63os\nsystem\n."s,
+            "+0x2: refusing to load os.system: only line_profiler's LineStats may appear in a .lprof file"},
+           {header + ")\x81}\x8c\x04unitG>\x11.\x0b\xe8&\xd6\x95s"s,
+            "+0x31: truncated pickle: need 1 byte for an opcode, 0 left"},
+           {header + ")\x81}\x8c\x04unitG>\x11.\x0b\xe8&\xd6\x95sb."s,
+            "+0x20: expected LineStats 'timings' (a dict), found none"},
            {"\x80\x04K\x01."s, "+0x2: expected a LineStats object, found a int"},
-           {"\x80\x04\x8c\x01" "a\x8c\x01" "b\x8c\x01" "c\x93."s, "+0xb: refusing to load b.c: only line_profiler's LineStats may appear in a .lprof file"},
+           {"\x80\x04\x8c\x01"
+            "a\x8c\x01"
+            "b\x8c\x01"
+            "c\x93."s,
+            "+0xb: refusing to load b.c: only line_profiler's LineStats may appear in a .lprof file"},
        }) {
     std::string path = write_temp(b.bytes);
     auto r = test::graphgen({"-T", "text", path});

@@ -1,13 +1,13 @@
 // The marshal decoder against hand-written byte strings: every type code a
 // pstats file can hold, both reference schemes, and every rejection rule of
 // docs/formats.md §1.9 with its exact message.
+#include "pstats/marshal.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
 #include <string>
-
-#include "pstats/marshal.h"
 
 namespace graphgen::marshal {
 namespace {
@@ -74,25 +74,44 @@ TEST(Marshal, RejectsUnnormalizedLong) {
 TEST(Marshal, DecodesBinaryAndTextFloats) {
   EXPECT_EQ(ok("g" + f64(0.5)).root().f, 0.5);
   EXPECT_EQ(ok("g\x8d\xed\xb5\xa0\xf7\xc6\xb0\x3e"s).root().f, 1e-6);
-  EXPECT_EQ(ok("f\x16" "9.9999999999999995e-07").root().f, 1e-6);
+  EXPECT_EQ(ok("f\x16"
+               "9.9999999999999995e-07")
+                .root()
+                .f,
+            1e-6);
   EXPECT_TRUE(std::isinf(ok("f\x04-inf").root().f));
   EXPECT_TRUE(std::isnan(ok("f\x03nan").root().f));
   EXPECT_TRUE(std::signbit(ok("f\x02-0").root().f));
 }
 
-TEST(Marshal, RejectsBadTextFloat) { EXPECT_EQ(err("f\x03" "1x5"), "t:+0x0: expected a text float, found '1x5'"); }
+TEST(Marshal, RejectsBadTextFloat) {
+  EXPECT_EQ(err("f\x03"
+                "1x5"),
+            "t:+0x0: expected a text float, found '1x5'");
+}
 
 TEST(Marshal, DecodesComplexBothWays) {
   EXPECT_EQ(ok("y" + f64(1.5) + f64(2.0)).root().type, Type::kComplex);
-  EXPECT_EQ(ok("x\x03" "1.5\x01" "2").root().f, 1.5);
+  EXPECT_EQ(ok("x\x03"
+               "1.5\x01"
+               "2")
+                .root()
+                .f,
+            1.5);
 }
 
 TEST(Marshal, DecodesEveryStringKind) {
   Document u = ok("u\x08\x00\x00\x00mod\xc3\xa9.py"s);
   EXPECT_EQ(u.text(u.root()), "mod\xc3\xa9.py");
-  Document s = ok("s\x03\x00\x00\x00" "abc"s);
+  Document s =
+      ok("s\x03\x00\x00\x00"
+         "abc"s);
   EXPECT_EQ(s.root().type, Type::kBytes);
-  EXPECT_EQ(ok("t\x04\x00\x00\x00" "fact"s).root().type, Type::kStr);
+  EXPECT_EQ(ok("t\x04\x00\x00\x00"
+               "fact"s)
+                .root()
+                .type,
+            Type::kStr);
   Document a = ok("a\x02\x00\x00\x00hi"s);
   EXPECT_EQ(a.text(a.root()), "hi");
   Document big = ok("A\x02\x00\x00\x00hi"s);
@@ -104,7 +123,9 @@ TEST(Marshal, DecodesEveryStringKind) {
 TEST(Marshal, ShortAsciiIsReadAsLatin1) {
   // CPython does not check 'z' strings are ASCII: the bytes are Latin-1.
   Document d = ok("z\x03\x61\xe9\x62"s);
-  EXPECT_EQ(d.text(d.root()), "a\xc3\xa9" "b");
+  EXPECT_EQ(d.text(d.root()),
+            "a\xc3\xa9"
+            "b");
 }
 
 TEST(Marshal, KeepsLoneSurrogatesFromSurrogatepass) {
@@ -124,12 +145,18 @@ TEST(Marshal, DecodesContainers) {
   EXPECT_EQ(t.node(t.children(t.root())[1]).type, Type::kNone);
   EXPECT_EQ(ok(")\x00"s).root().type, Type::kTuple);
   EXPECT_EQ(ok("[\x01\x00\x00\x00T"s).root().type, Type::kList);
-  EXPECT_EQ(ok("<\x01\x00\x00\x00" "F"s).root().type, Type::kSet);
+  EXPECT_EQ(ok("<\x01\x00\x00\x00"
+               "F"s)
+                .root()
+                .type,
+            Type::kSet);
   EXPECT_EQ(ok(">\x00\x00\x00\x00"s).root().type, Type::kFrozenSet);
   EXPECT_EQ(ok(":NNN"s).root().type, Type::kSlice);
   EXPECT_EQ(ok("S"s).root().type, Type::kStopIteration);
   EXPECT_EQ(ok("."s).root().type, Type::kEllipsis);
-  Document d = ok("{z\x01ki\x02\x00\x00\x00" "0"s);
+  Document d =
+      ok("{z\x01ki\x02\x00\x00\x00"
+         "0"s);
   EXPECT_EQ(d.root().type, Type::kDict);
   EXPECT_EQ(d.children(d.root()).size(), 2u);
 }
@@ -146,14 +173,18 @@ TEST(Marshal, FlaggedSingletonsTakeNoReferenceSlot) {
 TEST(Marshal, ReferencesShareEarlierObjects) {
   // A flagged tuple's slot is taken before its items: ref #0 is the tuple,
   // #1 the string.
-  Document d = ok("\xa9\x02\xfa\x01" "a)\x01r\x01\x00\x00\x00"s);
+  Document d =
+      ok("\xa9\x02\xfa\x01"
+         "a)\x01r\x01\x00\x00\x00"s);
   auto items = d.children(d.root());
   auto inner = d.children(d.node(items[1]));
   EXPECT_EQ(d.text(d.node(inner[0])), "a");
 }
 
 TEST(Marshal, Python2InternedStringsAndStringRefs) {
-  Document d = ok("(\x02\x00\x00\x00t\x04\x00\x00\x00" "factR\x00\x00\x00\x00"s);
+  Document d =
+      ok("(\x02\x00\x00\x00t\x04\x00\x00\x00"
+         "factR\x00\x00\x00\x00"s);
   auto items = d.children(d.root());
   EXPECT_EQ(d.text(d.node(items[1])), "fact");
 }
@@ -164,7 +195,8 @@ TEST(Marshal, DecodesFormatsDocVersion2Example) {
       "f(\x05\x00\x00\x00i\x01\x00\x00\x00i\x02\x00\x00\x00g\x00\x00\x00\x00\x00\x00\xe0\x3f"
       "g\x00\x00\x00\x00\x00\x00\xf4\x3f{(\x03\x00\x00\x00u\x01\x00\x00\x00~i\x00\x00\x00\x00"
       "u\x1e\x00\x00\x00<built-in method builtins.len>(\x04\x00\x00\x00i\x02\x00\x00\x00"
-      "i\x01\x00\x00\x00g\x00\x00\x00\x00\x00\x00\xe0\x3fg\x00\x00\x00\x00\x00\x00\xe0\x3f" "00"s;
+      "i\x01\x00\x00\x00g\x00\x00\x00\x00\x00\x00\xe0\x3fg\x00\x00\x00\x00\x00\x00\xe0\x3f"
+      "00"s;
   Document d = ok(v2);
   auto top = d.children(d.root());
   ASSERT_EQ(top.size(), 2u);
@@ -177,11 +209,13 @@ TEST(Marshal, DecodesFormatsDocVersion2Example) {
 TEST(Marshal, DecodesFormatsDocVersion4ExampleWithReferences) {
   // In v4 the callers tuple (2, 1, 0.5, 0.5) is written as references only.
   std::string v4 =
-      "\xfb)\x03\xf5\x0a\x00\x00\x00/tmp/\xc3\xa9.py\xe9\x03\x00\x00\x00\xda\x01" "f)\x05"
+      "\xfb)\x03\xf5\x0a\x00\x00\x00/tmp/\xc3\xa9.py\xe9\x03\x00\x00\x00\xda\x01"
+      "f)\x05"
       "\xe9\x01\x00\x00\x00\xe9\x02\x00\x00\x00\xe7\x00\x00\x00\x00\x00\x00\xe0\x3f"
       "\xe7\x00\x00\x00\x00\x00\x00\xf4\x3f{\xa9\x03\xfa\x01~\xe9\x00\x00\x00\x00"
       "\xfa\x1e<built-in method builtins.len>\xa9\x04r\x05\x00\x00\x00r\x04\x00\x00\x00"
-      "r\x06\x00\x00\x00r\x06\x00\x00\x00" "00"s;
+      "r\x06\x00\x00\x00r\x06\x00\x00\x00"
+      "00"s;
   Document d = ok(v4);
   auto top = d.children(d.root());
   auto callers = d.children(d.node(d.children(d.node(top[1]))[4]));
@@ -200,7 +234,9 @@ TEST(Marshal, IgnoresTrailingBytesButCountsThem) {
 TEST(Marshal, RejectsTruncation) {
   EXPECT_EQ(err(""s), "t:+0x0: truncated marshal data: need 1 byte for a type code, 0 left");
   EXPECT_EQ(err("i\x01\x00"s), "t:+0x1: truncated marshal data: need 4 bytes for an int, 2 left");
-  EXPECT_EQ(err("u\x05\x00\x00\x00" "ab"s), "t:+0x5: truncated marshal data: need 5 bytes for a string, 2 left");
+  EXPECT_EQ(err("u\x05\x00\x00\x00"
+                "ab"s),
+            "t:+0x5: truncated marshal data: need 5 bytes for a string, 2 left");
   EXPECT_EQ(err("{z\x01ki\x01\x00\x00\x00"s), "t:+0x9: truncated marshal data: need 1 byte for a type code, 0 left");
 }
 
@@ -218,7 +254,9 @@ TEST(Marshal, RejectsUnknownTypeCodes) {
 }
 
 TEST(Marshal, RejectsNullOutsideDictKeys) {
-  EXPECT_EQ(err("(\x01\x00\x00\x00" "0"s), "t:+0x5: NULL object (0x30) where a value was expected");
+  EXPECT_EQ(err("(\x01\x00\x00\x00"
+                "0"s),
+            "t:+0x5: NULL object (0x30) where a value was expected");
   EXPECT_EQ(err("{N0"s), "t:+0x2: NULL object (0x30) where a value was expected");
   EXPECT_EQ(err("{\xb0"s), "t:+0x1: FLAG_REF set on NULL (0xb0)");
 }
@@ -247,19 +285,18 @@ TEST(Marshal, CapsNesting) {
 // ints, code, consts, names, localsplusnames, localspluskinds, filename,
 // name, qualname, firstlineno, linetable, exceptiontable.
 std::string code311(const std::string& name, const std::string& file, std::int32_t line) {
-  return "\xe3"s + i32(0) + i32(0) + i32(0) + i32(1) + i32(3) + "s\x02\x00\x00\x00\x97\x00"s +
-         ")\x01N"s + ")\x00"s + ")\x00"s + "s\x00\x00\x00\x00"s + "z" + std::string(1, static_cast<char>(file.size())) +
-         file + "z" + std::string(1, static_cast<char>(name.size())) + name + "z" +
-         std::string(1, static_cast<char>(name.size())) + name + i32(line) + "s\x00\x00\x00\x00"s +
-         "s\x00\x00\x00\x00"s;
+  return "\xe3"s + i32(0) + i32(0) + i32(0) + i32(1) + i32(3) + "s\x02\x00\x00\x00\x97\x00"s + ")\x01N"s + ")\x00"s +
+         ")\x00"s + "s\x00\x00\x00\x00"s + "z" + std::string(1, static_cast<char>(file.size())) + file + "z" +
+         std::string(1, static_cast<char>(name.size())) + name + "z" + std::string(1, static_cast<char>(name.size())) +
+         name + i32(line) + "s\x00\x00\x00\x00"s + "s\x00\x00\x00\x00"s;
 }
 
 // The same function as Python 2.7 writes it.
 std::string code27(const std::string& name, const std::string& file, std::int32_t line) {
-  return "c"s + i32(0) + i32(0) + i32(1) + i32(67) + "s\x04\x00\x00\x00\x64\x00\x00\x53"s +
-         "(\x01\x00\x00\x00N"s + "(\x00\x00\x00\x00"s + "(\x00\x00\x00\x00"s + "(\x00\x00\x00\x00"s +
-         "(\x00\x00\x00\x00"s + "s" + i32(static_cast<std::int32_t>(file.size())) + file + "t" +
-         i32(static_cast<std::int32_t>(name.size())) + name + i32(line) + "s\x00\x00\x00\x00"s;
+  return "c"s + i32(0) + i32(0) + i32(1) + i32(67) + "s\x04\x00\x00\x00\x64\x00\x00\x53"s + "(\x01\x00\x00\x00N"s +
+         "(\x00\x00\x00\x00"s + "(\x00\x00\x00\x00"s + "(\x00\x00\x00\x00"s + "(\x00\x00\x00\x00"s + "s" +
+         i32(static_cast<std::int32_t>(file.size())) + file + "t" + i32(static_cast<std::int32_t>(name.size())) + name +
+         i32(line) + "s\x00\x00\x00\x00"s;
 }
 
 TEST(Marshal, ReducesPython311CodeObjectsToTheirLabel) {

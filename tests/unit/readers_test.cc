@@ -14,6 +14,7 @@
 #include "collapse/reader.h"
 #include "graphgen/analysis/integrate.h"
 #include "graphgen/analysis/merge.h"
+#include "graphgen/labels.h"
 #include "perf/reader.h"
 #include "util/test_util.h"
 
@@ -22,28 +23,19 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::vector<InputFile> open_one(const fs::path& p) {
-  std::vector<InputFile> v;
+InputFile open_file(const fs::path& p) {
   auto in = InputFile::open(p.string());
   EXPECT_TRUE(in.has_value()) << p;
-  if (in) v.push_back(std::move(in).value());
-  return v;
+  return std::move(in).value();
 }
 
-// A temporary file holding `text`, opened.
-std::vector<InputFile> from_text(const std::string& name, const std::string& text) {
-  fs::path dir = test::temp_dir();
-  fs::path p = dir / name;
-  std::ofstream(p, std::ios::binary) << text;
-  auto v = open_one(p);
-  return v;
-}
+// A temporary file holding `text`.
+fs::path from_text(const std::string& name, const std::string& text) { return test::write_temp(name, text); }
 
-Profile read_callgrind(const fs::path& p, bool merge_by_name = false) {
-  Diagnostics d;
-  auto prof = callgrind::read(open_one(p), merge_by_name, d);
-  EXPECT_TRUE(prof.has_value()) << (prof ? "" : prof.error().message);
-  return prof ? std::move(prof).value() : Profile();
+Profile read_callgrind(const fs::path& p) { return test::read_ok({p}, "callgrind"); }
+
+Expected<Profile> callgrind_text(const std::string& name, const std::string& text) {
+  return test::read_profiles({from_text(name, text)}, "callgrind");
 }
 
 TEST(CallgrindReader, ReadsEveryEdgeFile) {
@@ -133,7 +125,8 @@ Totals from_profile(const Profile& p) {
 TEST(CallgrindReader, PerFunctionTotalsEqualCallgrindcmp) {
   fs::path corpus = test::corpus_dir();
   if (corpus.empty() || test::conformance_dir().empty()) GTEST_SKIP() << test::no_corpus_message();
-  for (const char* name : {"cg-default", "cg-instr", "cg-nocomp", "cg-cache", "cg-parts", "cg-sepc", "example-callgrind"}) {
+  for (const char* name :
+       {"cg-default", "cg-instr", "cg-nocomp", "cg-cache", "cg-parts", "cg-sepc", "example-callgrind"}) {
     SCOPED_TRACE(name);
     fs::path file = corpus / "edge" / "callgrind" / (std::string(name) + ".callgrind");
     auto dump = test::run({"python3", (test::conformance_dir() / "callgrindcmp.py").string(), "--dump", file.string()});
@@ -155,8 +148,7 @@ TEST(CallgrindReader, DecodesRelativeAndHexSubpositionsIntoLineCosts) {
                          "# callgrind format\nversion: 1\npositions: instr line\nevents: Ir Dr\n"
                          "ob=(1) /bin/prog\nfl=(1) a.c\nfn=(1) f\n0x10 7 3 1\n+2 * 4\n-1 +3 5 2\n"
                          "cfn=(2) g\ncalls=2 0x40 20\n* * 9 9\n* * 1\nfn=(2)\n0x40 20 9 9\n");
-  Diagnostics d;
-  auto p = callgrind::read(files, false, d);
+  auto p = test::read_profiles({files}, "callgrind");
   ASSERT_TRUE(p.has_value()) << p.error().message;
   ASSERT_EQ(p->functions.size(), 2u);
   EXPECT_EQ(p->self(0, 0), 3 + 4 + 5 + 1);
@@ -165,7 +157,9 @@ TEST(CallgrindReader, DecodesRelativeAndHexSubpositionsIntoLineCosts) {
   EXPECT_EQ(p->calls[0].count, 2);
   EXPECT_EQ(p->inclusive(0, 0), 9);
   EXPECT_EQ(p->functions[1].calls, 2);
-  EXPECT_EQ(p->str(p->functions[0].module), "prog");
+  std::string module;
+  EXPECT_TRUE(module_line(*p, 0, module));
+  EXPECT_EQ(module, "prog");
   // Lines: 7 (3+4), 10 (5, relative +3), and the cost line after the call
   // ("* *" keeps line 10) adds 1 to line 10.
   std::map<std::uint32_t, Cost> by_line;
@@ -180,8 +174,7 @@ TEST(CallgrindReader, KeepsFunctionsAsTheFileNamesThemAndViewsMergeThem) {
       "events: Ir\nob=/lib/ld.so\nfl=a.c\nfn=malloc\n1 10\nfn=check_match\n1 4\nfl=b.c\nfn=check_match\n1 5\n"
       "ob=/lib/libc.so\nfl=m.c\nfn=malloc\n1 20\nfn=main\n1 1\ncob=/lib/ld.so\ncfi=a.c\ncfn=malloc\ncalls=1 1\n1 10\n";
   auto read = [&] {
-    Diagnostics d;
-    auto p = callgrind::read(from_text("a.callgrind", text), false, d);
+    auto p = callgrind_text("a.callgrind", text);
     EXPECT_TRUE(p.has_value()) << p.error().message;
     return std::move(p).value();
   };
@@ -202,11 +195,8 @@ TEST(CallgrindReader, KeepsFunctionsAsTheFileNamesThemAndViewsMergeThem) {
 TEST(CallgrindReader, SeveralFilesReadInParallelSumLikeOneFileOfSeveralParts) {
   fs::path parity = test::testdata_dir() / "callgrind" / "parity.callgrind";
   std::string text = test::read_file(parity);
-  Diagnostics d;
-  std::vector<InputFile> two = open_one(parity);
-  for (auto& f : open_one(parity)) two.push_back(std::move(f));
-  auto parallel = callgrind::read(two, false, d);
-  auto one = callgrind::read(from_text("both.callgrind", text + text), false, d);  // two parts, one file
+  auto parallel = test::read_profiles({parity, parity}, "callgrind");
+  auto one = callgrind_text("both.callgrind", text + text);  // two parts, one file
   ASSERT_TRUE(parallel.has_value() && one.has_value());
   ASSERT_EQ(parallel->functions.size(), one->functions.size());
   for (FuncId f = 0; f < one->functions.size(); ++f) {
@@ -223,14 +213,13 @@ TEST(CallgrindReader, SeveralFilesReadInParallelSumLikeOneFileOfSeveralParts) {
 }
 
 TEST(CallgrindReader, RefusesToSumFilesWithDifferentEvents) {
-  Diagnostics d;
-  std::vector<InputFile> files = from_text("ir.callgrind", "events: Ir\nfn=f\n1 1\n");
-  for (auto& f : from_text("dr.callgrind", "events: Dr\nfn=f\n1 1\n")) files.push_back(std::move(f));
-  auto p = callgrind::read(files, false, d);
+  fs::path ir = from_text("ir.callgrind", "events: Ir\nfn=f\n1 1\n");
+  fs::path dr = from_text("dr.callgrind", "events: Ir Dr\nfn=f\n1 1\n");
+  auto p = test::read_profiles({ir, dr}, "callgrind");
   ASSERT_FALSE(p.has_value());
-  EXPECT_NE(p.error().message.find("dr.callgrind: expected the events of the first input, found a different set"),
-            std::string::npos)
-      << p.error().message;
+  // Both lists are named.
+  EXPECT_EQ(p.error().message, dr.string() + ": expected the events of " + ir.string() +
+                                   " (Ir), found 'Ir Dr' (profiles with different events cannot be summed)");
 }
 
 TEST(CallgrindReader, RejectsMalformedLinesWithPositions) {
@@ -241,35 +230,36 @@ TEST(CallgrindReader, RejectsMalformedLinesWithPositions) {
   for (const Bad& b : std::vector<Bad>{
            {"events: Ir\nfn=f\n1 x\n", "3:3: expected an unsigned integer cost, found 'x'"},
            {"events: Ir\nfn=f\n1 2 3\n", "3:5: expected at most 1 cost(s), one per event, found more: '3'"},
-           {"events: Ir\nfn=f\n?? 2\n", "3:1: expected a cost line, a name spec such as 'fn=...', 'calls=' or 'key: value', found '?? 2'"},
+           {"events: Ir\nfn=f\n?? 2\n",
+            "3:1: expected a cost line, a name spec such as 'fn=...', 'calls=' or 'key: value', found '?? 2'"},
            {"events: Ir\n1 2\n", "2:1: expected 'fn=' before the first cost line, found none"},
            {"fn=f\n1 2\n", "2:1: expected an 'events:' line before the first cost line, found none"},
-           {"events: Ir\nfn=(3)\n1 2\n", "2:4: expected a defined name id, found (3) used before its definition"},
            {"events: Ir\nfn=f\ncfn=g\ncalls=x 1\n", "4:7: expected 'calls=<count> <target position>', found 'x 1'"},
-           {"events: Ir\nfn=f\ncfn=g\ncalls=1 1\n", "5:1: expected the cost line of the call after 'calls=', found the end of the file"},
+           {"events: Ir\nfn=f\ncfn=g\ncalls=1 1\n",
+            "5:1: expected the cost line of the call after 'calls=', found the end of the file"},
            {"events: Ir\npositions: line\nfn=f\n+x 1\n", "4:1: expected a position (N, 0xN, +N, -N or *), found '+x'"},
            {"version: 2\n", "1:10: expected format version 1, found '2'"},
        }) {
-    Diagnostics d;
-    auto p = callgrind::read(from_text("bad.callgrind", b.text), false, d);
+    auto p = callgrind_text("bad.callgrind", b.text);
     ASSERT_FALSE(p.has_value()) << b.text;
     std::string msg = p.error().message;
     EXPECT_EQ(msg.substr(msg.find("bad.callgrind:") + 14), b.message);
   }
 }
 
-Profile read_perf(const fs::path& p, const perf::Options& o = {}) {
+Profile read_perf(const fs::path& p, const formats::ReadOptions& o = {}, std::size_t split_above = perf::kSplitAbove) {
   Diagnostics d;
-  auto prof = perf::read(open_one(p), o, d);
+  InputFile in = open_file(p);
+  auto prof = perf::read(in, o, d, split_above);
   EXPECT_TRUE(prof.has_value()) << (prof ? "" : prof.error().message);
   return prof ? std::move(prof).value() : Profile();
 }
 
-// Functions (label, module) with self and stack totals, and calls by label.
+// Functions (name, object) with self and stack totals.
 std::map<std::string, std::pair<Cost, Cost>> shape(const Profile& p) {
   std::map<std::string, std::pair<Cost, Cost>> m;
   for (FuncId f = 0; f < p.functions.size(); ++f)
-    m[std::string(p.str(p.functions[f].label)) + "|" + std::string(p.str(p.functions[f].object))] = {
+    m[std::string(p.str(p.functions[f].name)) + "|" + std::string(p.str(p.functions[f].object))] = {
         p.self(f, 0), p.stack_inclusive(f, 0)};
   return m;
 }
@@ -290,15 +280,11 @@ TEST(PerfReader, EveryScriptVariantOfOneRecordingGivesOneProfile) {
 
 TEST(PerfReader, SplitReadOnTwoCoresEqualsTheWholeRead) {
   fs::path file = test::testdata_dir() / "perf" / "q-g.perf";
-  perf::Options whole;
-  whole.split_above = SIZE_MAX;
-  perf::Options split;
-  split.split_above = 1024;
-  Profile a = read_perf(file, whole);
-  Profile b = read_perf(file, split);
+  Profile a = read_perf(file, {}, SIZE_MAX);
+  Profile b = read_perf(file, {}, 1024);
   ASSERT_EQ(a.functions.size(), b.functions.size());
   for (FuncId f = 0; f < a.functions.size(); ++f) {  // same order, not just the same set
-    EXPECT_EQ(a.str(a.functions[f].label), b.str(b.functions[f].label));
+    EXPECT_EQ(a.str(a.functions[f].name), b.str(b.functions[f].name));
     EXPECT_EQ(a.self(f, 0), b.self(f, 0));
     EXPECT_EQ(a.stack_inclusive(f, 0), b.stack_inclusive(f, 0));
   }
@@ -318,11 +304,9 @@ TEST(PerfReader, SplitReadOnTwoCoresEqualsTheWholeRead) {
 TEST(PerfReader, ErrorsInALaterPartCountLinesFromTheFileStart) {
   std::string text = test::read_file(test::testdata_dir() / "perf" / "q-g.perf");
   std::size_t lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
-  auto files = from_text("late.perf", text + "garbage line\n");
-  perf::Options split;
-  split.split_above = 1024;
+  InputFile in = open_file(from_text("late.perf", text + "garbage line\n"));
   Diagnostics d;
-  auto p = perf::read(files, split, d);
+  auto p = perf::read(in, {}, d, 1024);
   ASSERT_FALSE(p.has_value());
   EXPECT_NE(p.error().message.find("late.perf:" + std::to_string(lines + 1) + ":1: expected a sample header"),
             std::string::npos)
@@ -334,8 +318,8 @@ TEST(PerfReader, ReadsHeadersFromTheRight) {
   Profile p = read_perf(dir / "q-g.perf");
   // "my worker" (a comm with a space) ran spin; "q" (one character) ran is_even/is_odd.
   std::set<std::string> labels;
-  for (const Function& f : p.functions) labels.insert(std::string(p.str(f.label)));
-  EXPECT_TRUE(labels.count("worker"));  // sampled in the thread "my worker"
+  for (const Function& f : p.functions) labels.insert(std::string(p.str(f.name)));
+  EXPECT_TRUE(labels.count("worker"));   // sampled in the thread "my worker"
   EXPECT_TRUE(labels.count("is_even"));  // sampled in "q"
   EXPECT_TRUE(labels.count("start_thread"));
 }
@@ -351,12 +335,12 @@ TEST(PerfReader, WithoutCallchainsEachSampleIsOneFrame) {
 
 TEST(PerfReader, WeighsByPeriodAndFiltersEvents) {
   fs::path file = test::testdata_dir() / "perf" / "q-events.perf";
-  perf::Options all;
+  formats::ReadOptions all;
   Profile mixed = read_perf(file, all);
-  perf::Options cpu;
+  formats::ReadOptions cpu;
   cpu.event = "cpu-clock/period=5000000/";
   Profile only_cpu = read_perf(file, cpu);
-  perf::Options faults;
+  formats::ReadOptions faults;
   faults.event = "page-faults/period=50/";
   Profile only_faults = read_perf(file, faults);
   auto total = [](const Profile& p) {
@@ -368,11 +352,13 @@ TEST(PerfReader, WeighsByPeriodAndFiltersEvents) {
   EXPECT_GT(total(only_faults), 0);
   cpu.weight_by_period = true;
   EXPECT_EQ(total(read_perf(file, cpu)), total(only_cpu) * 5000000);
-  perf::Options none;
+  formats::ReadOptions none;
   none.event = "cycles";
   Diagnostics d;
-  auto missing = perf::read(open_one(file), none, d);
+  InputFile in = open_file(file);
+  auto missing = perf::read(in, none, d);
   ASSERT_FALSE(missing.has_value());
+  EXPECT_EQ(missing.error().kind, Error::Kind::kBadUsage);
   EXPECT_NE(missing.error().message.find("no samples of event 'cycles'; the file has cpu-clock/period=5000000/, "
                                          "page-faults/period=50/"),  // sorted
             std::string::npos)
@@ -392,45 +378,46 @@ TEST(PerfReader, ReadsEveryEdgeFile) {
 }
 
 TEST(PerfReader, RejectsWhatIsNotPerfScript) {
-  Diagnostics d;
-  auto p = perf::read(from_text("x.perf", "q 1 2.5: 1 cpu-clock: \n\t 12 f (/bin/x)\nnot a header\n"), {}, d);
+  auto p =
+      test::read_profiles({from_text("x.perf", "q 1 2.5: 1 cpu-clock: \n\t 12 f (/bin/x)\nnot a header\n")}, "perf");
   ASSERT_FALSE(p.has_value());
-  EXPECT_NE(p.error().message.find("x.perf:3:1: expected a sample header 'comm pid time: [period] event:', found "
+  EXPECT_NE(p.error().message.find("x.perf:3:1: expected a sample header 'comm pid [time:] [period] event:', found "
                                    "'not a header'"),
             std::string::npos)
       << p.error().message;
 }
 
 TEST(CollapseReader, ReadsLocatedFramesAsFileAndName) {
-  Diagnostics d;
-  auto p = collapse::read(from_text("s.collapse", "main (app.py:3);work (lib/w.py:10) 5\nmain (app.py:3) 2\n"
-                                                  "main (app.py:9);a;b 1\n"),
-                          d);
+  auto p = test::read_profiles({from_text("s.collapse",
+                                          "main (app.py:3);work (lib/w.py:10) 5\nmain (app.py:3) 2\n"
+                                          "main (app.py:9);a;b 1\n")},
+                               "collapse");
   ASSERT_TRUE(p.has_value()) << p.error().message;
   ASSERT_EQ(p->functions.size(), 4u);  // main is one function whatever its line
-  EXPECT_EQ(p->str(p->functions[0].label), "main");
-  EXPECT_EQ(p->str(p->functions[0].module), "app.py");
+  EXPECT_EQ(function_label(*p, 0), "main");
+  std::string module;
+  EXPECT_TRUE(module_line(*p, 0, module));
+  EXPECT_EQ(module, "app.py");
   EXPECT_EQ(p->self(0, 0), 2);
   EXPECT_EQ(p->stack_inclusive(0, 0), 8);
-  EXPECT_EQ(p->str(p->functions[1].module), "lib/w.py");
-  EXPECT_FALSE(p->functions[2].show_module);
+  EXPECT_TRUE(module_line(*p, 1, module));
+  EXPECT_EQ(module, "lib/w.py");
+  EXPECT_FALSE(module_line(*p, 2, module));
 }
 
 TEST(CollapseReader, SeveralFilesSum) {
-  Diagnostics d;
-  std::vector<InputFile> files = from_text("a.collapse", "main;f 2\nmain;g 1\n");
-  for (auto& f : from_text("b.collapse", "main;g 4\nmain;h 8\n")) files.push_back(std::move(f));
-  auto p = collapse::read(files, d);
+  auto p = test::read_profiles(
+      {from_text("a.collapse", "main;f 2\nmain;g 1\n"), from_text("b.collapse", "main;g 4\nmain;h 8\n")}, "collapse");
   ASSERT_TRUE(p.has_value()) << p.error().message;
   ASSERT_EQ(p->functions.size(), 4u);  // main f g h, in order of first appearance
-  EXPECT_EQ(p->str(p->functions[3].label), "h");
+  EXPECT_EQ(function_label(*p, 3), "h");
   EXPECT_EQ(p->self(2, 0), 5);
   EXPECT_EQ(p->stack_inclusive(0, 0), 15);
 }
 
 TEST(CollapseReader, RejectsNonIntegerCounts) {
   Diagnostics d;
-  auto p = collapse::read(from_text("c.collapse", "a;b 1\na;c 2.5\n"), d);
+  auto p = test::read_profiles({from_text("c.collapse", "a;b 1\na;c 2.5\n")}, "collapse");
   ASSERT_FALSE(p.has_value());
   EXPECT_NE(p.error().message.find("c.collapse:2:5: expected an integer sample count, found '2.5'"), std::string::npos)
       << p.error().message;
@@ -439,7 +426,7 @@ TEST(CollapseReader, RejectsNonIntegerCounts) {
 TEST(Integration, CycleWithoutOutsideCallerStaysAtZero) {
   // gprof2dot's documented example: a;b;a;b 10 and a;c 5 give a = b = 0 %.
   Diagnostics d;
-  auto p = collapse::read(from_text("cyc.collapse", "a;b;a;b 10\na;c 5\n"), d);
+  auto p = test::read_profiles({from_text("cyc.collapse", "a;b;a;b 10\na;c 5\n")}, "collapse");
   ASSERT_TRUE(p.has_value());
   CallGraph g = graph_from_call_ratios(*p, 0, d);
   EXPECT_DOUBLE_EQ(*g.nodes[0].total_ratio, 0.0);
@@ -451,7 +438,7 @@ TEST(Integration, HundredThousandFrameStacksNeedNoRecursion) {
   for (int i = 0; i < 100000; ++i) line += (i ? ";f" : "f") + std::to_string(i);
   line += " 7\n";
   Diagnostics d;
-  auto p = collapse::read(from_text("deep.collapse", line + "f0;f1;x 3\n"), d);
+  auto p = test::read_profiles({from_text("deep.collapse", line + "f0;f1;x 3\n")}, "collapse");
   ASSERT_TRUE(p.has_value());
   CallGraph g = graph_from_call_ratios(*p, 0, d);
   EXPECT_DOUBLE_EQ(*g.nodes[0].total_ratio, 1.0);
@@ -475,7 +462,7 @@ TEST(Integration, HugeRecursiveCycleIsSharedOutPerEntry) {
     text += " 1\n";
   }
   Diagnostics d;
-  auto p = collapse::read(from_text("cycle.collapse", text), d);
+  auto p = test::read_profiles({from_text("cycle.collapse", text)}, "collapse");
   ASSERT_TRUE(p.has_value());
   Adjacency adj = Adjacency::build(*p);
   Cycles cycles = find_cycles(*p, adj);

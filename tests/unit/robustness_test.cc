@@ -10,7 +10,7 @@
 #include "collapse/reader.h"
 #include "lprof/reader.h"
 #include "perf/reader.h"
-#include "pstats/pstats.h"
+#include "pstats/reader.h"
 #include "util/test_util.h"
 
 namespace graphgen {
@@ -56,9 +56,7 @@ void check(const fs::path& source, unsigned seed, Read read) {
     { std::ofstream(path, std::ios::binary) << m; }
     auto in = InputFile::open(path.string());
     ASSERT_TRUE(in.has_value());
-    std::vector<InputFile> v;
-    v.push_back(std::move(in).value());
-    std::optional<Error> e = read(v);
+    std::optional<Error> e = read(*in);
     if (e) {
       ++errors;
       EXPECT_TRUE(e->message.starts_with(path.string())) << e->message;
@@ -71,28 +69,25 @@ void check(const fs::path& source, unsigned seed, Read read) {
 
 TEST(Robustness, PstatsReaderSurvivesCorruption) {
   for (const char* f : {"demo.pstats", "demo-py27.pstats", "demo-profile.pstats"})
-    check(test::testdata_dir() / f, 1, [](const std::vector<InputFile>& v) -> std::optional<Error> {
+    check(test::testdata_dir() / f, 1, [](const InputFile& in) -> std::optional<Error> {
       Diagnostics d;
-      auto t = pstats::read_table(v[0].bytes(), v[0].path(), d);
-      if (t) pstats::to_profile(*t);
+      auto t = pstats::read(in.bytes(), in.path(), d);
       return t ? std::nullopt : std::optional<Error>(t.error());
     });
 }
 
 TEST(Robustness, CallgrindReaderSurvivesCorruption) {
-  check(test::testdata_dir() / "callgrind" / "parity.callgrind", 2, [](const std::vector<InputFile>& v) -> std::optional<Error> {
+  check(test::testdata_dir() / "callgrind" / "parity.callgrind", 2, [](const InputFile& in) -> std::optional<Error> {
     Diagnostics d;
-    auto p = callgrind::read(v, false, d);
+    auto p = callgrind::read(in, {}, d);
     return p ? std::nullopt : std::optional<Error>(p.error());
   });
 }
 
 TEST(Robustness, PerfReaderSurvivesCorruption) {
-  check(test::testdata_dir() / "perf" / "q-g.perf", 3, [](const std::vector<InputFile>& v) -> std::optional<Error> {
+  check(test::testdata_dir() / "perf" / "q-g.perf", 3, [](const InputFile& in) -> std::optional<Error> {
     Diagnostics d;
-    perf::Options o;
-    o.split_above = 4096;  // exercise the split read too
-    auto p = perf::read(v, o, d);
+    auto p = perf::read(in, {}, d, 4096);  // exercise the split read too
     return p ? std::nullopt : std::optional<Error>(p.error());
   });
 }
@@ -100,17 +95,18 @@ TEST(Robustness, PerfReaderSurvivesCorruption) {
 TEST(Robustness, CollapseReaderSurvivesCorruption) {
   fs::path dir = test::temp_dir();
   std::ofstream(dir / "s.collapse") << "main (app.py:3);work (lib/w.py:10) 5\nmain;a;b 2\nmain;a 7\n";
-  check(dir / "s.collapse", 4, [](const std::vector<InputFile>& v) -> std::optional<Error> {
+  check(dir / "s.collapse", 4, [](const InputFile& in) -> std::optional<Error> {
     Diagnostics d;
-    auto p = collapse::read(v, d);
+    auto p = collapse::read(in, {}, d);
     return p ? std::nullopt : std::optional<Error>(p.error());
   });
 }
 
 TEST(Robustness, LprofReaderSurvivesCorruption) {
-  check(test::testdata_dir() / "lprof" / "shapes.lprof", 5, [](const std::vector<InputFile>& v) -> std::optional<Error> {
-    auto s = lprof::read_all(v);
-    if (s) lprof::write_text(*s, {});
+  check(test::testdata_dir() / "lprof" / "shapes.lprof", 5, [](const InputFile& in) -> std::optional<Error> {
+    Diagnostics d;
+    auto s = lprof::read(in, d);
+    if (s) lprof::write_text(*s, {}, d);
     return s ? std::nullopt : std::optional<Error>(s.error());
   });
 }

@@ -1,12 +1,15 @@
 #include "util/test_util.h"
 
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+
+#include "pipeline.h"
 
 namespace graphgen::test {
 
@@ -25,9 +28,7 @@ fs::path conformance_dir() {
   return fs::is_directory(p) ? p : fs::path();
 }
 
-const char* no_corpus_message() {
-  return "../shared/corpus not found beside the project: corpus cases skipped";
-}
+const char* no_corpus_message() { return "../shared/corpus not found beside the project: corpus cases skipped"; }
 
 std::string read_file(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -38,8 +39,8 @@ std::string read_file(const fs::path& p) {
 
 fs::path temp_dir() {
   static int counter = 0;
-  fs::path base = fs::temp_directory_path() /
-                  ("graphgen-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+  fs::path base =
+      fs::temp_directory_path() / ("graphgen-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
   fs::remove_all(base);
   fs::create_directories(base);
   return base;
@@ -78,6 +79,29 @@ RunResult graphgen(const std::vector<std::string>& args, const fs::path& cwd, co
   std::vector<std::string> argv{GRAPHGEN_BINARY};
   argv.insert(argv.end(), args.begin(), args.end());
   return run(argv, cwd, env);
+}
+
+fs::path write_temp(const std::string& name, const std::string& text) {
+  fs::path p = temp_dir() / name;
+  std::ofstream(p, std::ios::binary) << text;
+  return p;
+}
+
+Expected<Profile> read_profiles(const std::vector<fs::path>& paths, const std::string& format,
+                                const formats::ReadOptions& options, Diagnostics* diag) {
+  formats::Request r;
+  for (const fs::path& p : paths) r.inputs.push_back(p.string());
+  r.input_format = format;
+  r.read = options;
+  Diagnostics local;
+  const formats::InputFormat* f = nullptr;
+  return formats::read_and_merge(r, f, diag ? *diag : local);
+}
+
+Profile read_ok(const std::vector<fs::path>& paths, const std::string& format, const formats::ReadOptions& options) {
+  auto p = read_profiles(paths, format, options);
+  EXPECT_TRUE(p.has_value()) << (p ? "" : p.error().message);
+  return p ? std::move(p).value() : Profile();
 }
 
 }  // namespace graphgen::test

@@ -5,6 +5,10 @@
 #include <string>
 #include <vector>
 
+#include "graphgen/error.h"
+#include "graphgen/profile.h"
+#include "read_options.h"
+
 namespace graphgen::test {
 
 namespace fs = std::filesystem;
@@ -29,13 +33,23 @@ struct RunResult {
 
 /// Runs a program with arguments (no shell interpretation of them) in `cwd`,
 /// with optional extra environment assignments ("PATH=/x").
-RunResult run(const std::vector<std::string>& argv, const fs::path& cwd = {},
-              const std::vector<std::string>& env = {});
+RunResult run(const std::vector<std::string>& argv, const fs::path& cwd = {}, const std::vector<std::string>& env = {});
 /// Runs the built graphgen.
 RunResult graphgen(const std::vector<std::string>& args, const fs::path& cwd = {},
                    const std::vector<std::string>& env = {});
 
 /// A fresh empty folder under the system temp dir, removed at exit.
 fs::path temp_dir();
+
+/// A file `name` holding `text` in a fresh temporary folder.
+fs::path write_temp(const std::string& name, const std::string& text);
+
+/// Reads and merges files as the CLI does (the pipeline's read step), with
+/// the format named or detected.
+Expected<Profile> read_profiles(const std::vector<fs::path>& paths, const std::string& format = "",
+                                const formats::ReadOptions& options = {}, Diagnostics* diag = nullptr);
+/// The same, failing the test on an error.
+Profile read_ok(const std::vector<fs::path>& paths, const std::string& format = "",
+                const formats::ReadOptions& options = {});
 
 }  // namespace graphgen::test

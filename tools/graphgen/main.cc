@@ -1,30 +1,21 @@
 // graphgen: read profiles, build one call graph, write what the user wants.
-// Option names and defaults follow gprof2dot so its users need not relearn;
-// no format logic lives here.
-#include <CLI/CLI.hpp>
+// Option names and defaults follow gprof2dot so its users need not relearn.
+// This file only maps the command line to a pipeline request and prints what
+// comes back: formats and passes live in the library (formats/pipeline.h).
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
-#include <chrono>
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <iostream>
 #include <string>
 #include <vector>
 
-#include "callgrind/writer.h"
 #include "dot/dot_writer.h"
-#include "pstats/writer.h"
-#include "graphgen/analysis/graph.h"
-#include "graphgen/analysis/integrate.h"
-#include "graphgen/analysis/merge.h"
-#include "graphgen/analysis/prune.h"
-#include "graphgen/analysis/select.h"
 #include "graphgen/analysis/theme.h"
 #include "graphgen/io.h"
+#include "pipeline.h"
 #include "registry.h"
-#ifdef GRAPHGEN_HAVE_RENDER
-#include "render/render.h"
-#endif
 
 namespace {
 
@@ -43,9 +34,7 @@ std::string join(const std::vector<std::string_view>& items, std::string_view se
   return out;
 }
 
-std::vector<std::string> to_strings(const std::vector<std::string_view>& items) {
-  return {items.begin(), items.end()};
-}
+std::vector<std::string> to_strings(const std::vector<std::string_view>& items) { return {items.begin(), items.end()}; }
 
 struct Args {
   std::vector<std::string> inputs;
@@ -71,27 +60,15 @@ struct Args {
   std::string event;
   std::string total = "callratios";
   std::string weight = "samples";
+  std::vector<std::int64_t> pids;
+  std::vector<std::string> comms;
   bool merge_by_name = false;
   double unit = 1e-6;
   bool skip_zero = false;
+  std::string source_root;
+  bool keep_going = false;
   bool timings = false;
   bool quiet = false;
-};
-
-// Wall-clock phases for --timings.
-class Phases {
- public:
-  explicit Phases(bool on) : on_(on), last_(std::chrono::steady_clock::now()) {}
-  void mark(const char* name) {
-    if (!on_) return;
-    auto now = std::chrono::steady_clock::now();
-    std::fprintf(stderr, "graphgen: timing: %-8s %8.3f s\n", name, std::chrono::duration<double>(now - last_).count());
-    last_ = now;
-  }
-
- private:
-  bool on_;
-  std::chrono::steady_clock::time_point last_;
 };
 
 int fail(const Error& e) {
@@ -108,198 +85,97 @@ void report(const Diagnostics& diag, bool quiet) {
   for (const std::string& w : diag.warnings()) spdlog::warn("{}", w);
 }
 
-// --event picks the cost column (callgrind); for perf it filtered samples.
-Expected<std::size_t> pick_event(const Profile& p, const Args& a, std::string_view format) {
-  if (a.event.empty() || format == "perf") return std::size_t{0};
-  std::vector<std::string_view> names;
-  for (std::size_t e = 0; e < p.events.size(); ++e) {
-    names.push_back(p.str(p.events[e].name));
-    if (names.back() == a.event) return e;
-  }
-  return bad_usage(fmt::format("--event {}: the profile has no such event; it has {}", a.event, join(names)));
+std::string joined_inputs(const std::vector<std::string>& inputs) {
+  std::string s;
+  for (const std::string& in : inputs) s += (s.empty() ? "" : " ") + in;
+  return s;
 }
 
-int run(const Args& a) {
-  // Output format: -T, else the -o extension, else dot.
-  const formats::OutputFormat* out_format = nullptr;
-  if (!a.to.empty()) {
-    out_format = formats::find_output_format(a.to);
-  } else if (a.output != "-") {
-    out_format = formats::output_format_for_path(a.output);
-    if (!out_format)
-      return fail(bad_usage(fmt::format("cannot tell the output format from '{}'; name it with -T ({})",
-                                        a.output, join(formats::output_format_names()))));
-  } else {
-    out_format = formats::find_output_format("dot");
-  }
-#ifndef GRAPHGEN_HAVE_RENDER
-  if (out_format->rendered())
-    return fail(bad_usage(fmt::format("this graphgen was built without Graphviz, so it cannot write {}; "
-                                      "write .dot, or install libgraphviz-dev and rebuild",
-                                      out_format->name)));
-#endif
-  if (a.skew < 0) return fail(bad_usage(fmt::format("--skew must not be negative, found {}", a.skew)));
-  if (auto ok = dot::check_time_format(a.time_format); !ok) return fail(ok.error());
-  dot::Options dot_options;
-  dot_options.strip = a.strip;
-  dot_options.wrap = a.wrap;
-  dot_options.show_samples = a.show_samples;
-  dot_options.time_format = a.time_format;
+// The request the command line asks for, or the usage error.
+Expected<formats::Request> make_request(const Args& a, Diagnostics& diag) {
+  formats::Request r;
+  r.inputs = a.inputs;
+  r.input_format = a.format;
+  auto output = formats::resolve_output_format(a.to, a.output, diag);
+  if (!output) return output.error();
+  r.output = *output;
+  if (a.skew < 0) return bad_usage(fmt::format("--skew must not be negative, found {}", a.skew));
+  if (auto ok = dot::check_time_format(a.time_format); !ok) return ok.error();
+
+  r.read.event = a.event;
+  r.read.weight_by_period = a.weight == "period";
+  r.read.merge_by_name = a.merge_by_name;
+  r.read.pids = a.pids;
+  r.read.comms = a.comms;
+  // Readers keep the detail only writers of the whole profile show.
+  r.read.keep_positions = r.output->needs != formats::Needs::kGraph && a.list_functions.empty();
+  r.read.keep_stacks = false;
+  r.event = a.event;
+
+  r.graph.total = a.total == "callstacks" ? formats::TotalMethod::kCallStacks : formats::TotalMethod::kCallRatios;
+  r.graph.node_threshold_percent = a.node_thres;
+  r.graph.edge_threshold_percent = a.edge_thres;
+  r.graph.paths = a.paths;
+  r.graph.color_nodes_by_selftime = a.color_by_self;
+  r.graph.root = a.root;
+  r.graph.leaf = a.leaf;
+  r.graph.depth = a.depth;
+  r.graph.node_count = a.node_count;
+  r.list_functions = a.list_functions;
+  r.keep_going = a.keep_going;
+
+  formats::WriteOptions& w = r.write;
+  w.dot.strip = a.strip;
+  w.dot.wrap = a.wrap;
+  w.dot.show_samples = a.show_samples;
+  w.dot.time_format = a.time_format;
   if (!a.node_labels.empty()) {
-    dot_options.node_labels.clear();
+    w.dot.node_labels.clear();
     for (const std::string& name : a.node_labels) {
       dot::Measure m;
       dot::parse_measure(name, m);  // CLI11 already checked membership
-      dot_options.node_labels.push_back(m);
+      w.dot.node_labels.push_back(m);
     }
   }
-  Theme theme = *find_theme(a.colormap);
-  if (a.skew != 0) theme.skew = a.skew;  // gprof2dot ignores a zero skew
+  w.theme = *find_theme(a.colormap);
+  if (a.skew != 0) w.theme.skew = a.skew;  // gprof2dot ignores a zero skew
+  w.title = joined_inputs(a.inputs);
+  w.creator = std::string("graphgen ") + GRAPHGEN_VERSION;
+  w.cmd = joined_inputs(a.inputs);
+  w.text_unit = a.unit;
+  w.skip_zero = a.skip_zero;
+  w.source_root = a.source_root;
+  return r;
+}
 
-  Phases phases(a.timings);
-  // Inputs: all of one format; the bytes decide unless -f is given.
-  std::vector<InputFile> inputs;
-  const formats::InputFormat* in_format = a.format.empty() ? nullptr : formats::find_input_format(a.format);
-  std::string first_path;
-  for (const std::string& path : a.inputs) {
-    auto file = InputFile::open(path);
-    if (!file) return fail(file.error());
-    if (a.format.empty()) {
-      auto detected = formats::detect_input_format(*file);
-      if (!detected) return fail(detected.error());
-      if (in_format && in_format != *detected)
-        return fail(bad_usage(fmt::format("inputs mix formats: {} is {} but {} is {}; give one format at a time",
-                                          first_path, in_format->name, path, (*detected)->name)));
-      in_format = *detected;
-      if (first_path.empty()) first_path = path;
-    }
-    inputs.push_back(std::move(file).value());
-  }
-
+int run(const Args& a) {
   Diagnostics diag;
-  if (out_format->kind == formats::OutputFormat::Kind::kText) {
-    if (!in_format->to_text)
-      return fail(bad_usage(fmt::format("text output is line_profiler's report; {} input has no per-line report "
-                                        "(write dot, an image, callgrind or pstats)",
-                                        in_format->name)));
-    auto text = in_format->to_text(inputs, a.unit, a.skip_zero);
-    if (!text) return fail(text.error());
-    auto written = write_file_atomically(a.output, *text);
-    if (!written) return fail(written.error());
-    return kExitOk;
-  }
-  if (out_format->kind == formats::OutputFormat::Kind::kPstats && in_format->to_pstats) {
-    // pstats to pstats: the merged table itself, every number as Python has it.
-    auto bytes = in_format->to_pstats(inputs, diag);
-    report(diag, a.quiet);
-    if (!bytes) return fail(bytes.error());
-    phases.mark("read");
-    auto written = write_file_atomically(a.output, *bytes);
-    if (!written) return fail(written.error());
-    phases.mark("write");
-    return kExitOk;
-  }
-  formats::ReadOptions read_options;
-  read_options.weight_by_period = a.weight == "period";
-  read_options.merge_by_name = a.merge_by_name;
-  if (in_format->name == std::string_view("perf")) read_options.event = a.event;
-  auto profile = in_format->read(inputs, read_options, diag);
-  if (!profile) {
-    report(diag, a.quiet);
-    return fail(profile.error());
-  }
-  inputs.clear();
-  phases.mark("read");
-
-  if (!out_format->graph()) {
-    // Profile outputs carry the whole profile: no pruning or selection.
-    std::string bytes;
-    if (out_format->kind == formats::OutputFormat::Kind::kCallgrind) {
-      callgrind::WriteOptions wo;
-      wo.creator = std::string("graphgen ") + GRAPHGEN_VERSION;
-      for (const std::string& in : a.inputs) wo.cmd += (wo.cmd.empty() ? "" : " ") + in;
-      bytes = callgrind::write(*profile, wo);
-    } else {
-      std::size_t event = 0;
-      if (auto e = pick_event(*profile, a, in_format->name); !e) return fail(e.error()); else event = *e;
-      bytes = pstats::write_table(pstats::from_profile(*profile, event));
-    }
-    report(diag, a.quiet);
-    auto written = write_file_atomically(a.output, bytes);
-    if (!written) return fail(written.error());
-    phases.mark("write");
-    return kExitOk;
-  }
-
-  // callgrind keeps functions per file as the format names them; the graph
-  // shows one node per function of a binary (or per name, as gprof2dot).
-  if (in_format->name == std::string_view("callgrind"))
-    profile = merge_functions(std::move(*profile), a.merge_by_name ? FunctionKey::kName : FunctionKey::kNameAndObject);
-
-  std::size_t event = 0;
-  if (auto e = pick_event(*profile, a, in_format->name); !e) return fail(e.error()); else event = *e;
-  CallGraph graph;
-  if (profile->has_total_cost()) {
-    graph = graph_from_reported_totals(*profile, event, diag);
-  } else if (a.total == "callstacks" && profile->keeps_stack_totals) {
-    graph = graph_from_call_stacks(*profile, event, diag);
-  } else {
-    if (a.total == "callstacks")
-      diag.warn(fmt::format("--total callstacks needs sample stacks, which {} profiles do not have; "
-                            "using callratios",
-                            in_format->name));
-    graph = graph_from_call_ratios(*profile, event, diag);
-  }
-  PruneOptions prune_options;
-  prune_options.node_threshold_percent = a.node_thres;
-  prune_options.edge_threshold_percent = a.edge_thres;
-  prune_options.paths = a.paths;
-  prune_options.color_nodes_by_selftime = a.color_by_self;
-  prune(*profile, graph, prune_options);
-
-  if (!a.root.empty()) {
-    auto roots = match_functions(*profile, graph, a.root);
-    if (roots.empty()) {
-      report(diag, a.quiet);
-      return fail(bad_input(fmt::format("root node {} not found (might already be pruned : try -e0 -n0 flags)", a.root)));
-    }
-    keep_descendants(graph, roots, a.depth);
-  }
-  if (!a.list_functions.empty()) {
-    report(diag, a.quiet);
-    std::string list = list_functions(*profile, graph, a.list_functions);
-    std::fwrite(list.data(), 1, list.size(), stdout);
-    return kExitOk;
-  }
-  if (!a.leaf.empty()) {
-    auto leaves = match_functions(*profile, graph, a.leaf);
-    if (leaves.empty()) {
-      report(diag, a.quiet);
-      return fail(bad_input(fmt::format("leaf node {} not found (maybe already pruned : try -e0 -n0 flags)", a.leaf)));
-    }
-    keep_ancestors(graph, leaves, a.depth);
-  }
-
-  if (a.node_count > 0) keep_heaviest(graph, a.node_count);
-  constexpr std::size_t kLargeGraph = 500;
-  if (out_format->rendered() && kept_nodes(graph) > kLargeGraph)
-    diag.warn(fmt::format("the graph has {} nodes after pruning; laying it out can take minutes: raise -n or "
-                          "keep the heaviest with --node-count N",
-                          kept_nodes(graph)));
-  phases.mark("analyse");
-  std::string text = dot::write(*profile, graph, theme, dot_options, diag);
+  auto request = make_request(a, diag);
   report(diag, a.quiet);
-  if (out_format->rendered()) {
-#ifdef GRAPHGEN_HAVE_RENDER
-    auto image = render::render(text, out_format->name);
-    if (!image) return fail(image.error());
-    text = std::move(image).value();
-#endif
-  }
-  auto written = write_file_atomically(a.output, text);
+  diag.clear();
+  if (!request) return fail(request.error());
+  if (a.list_functions.empty())
+    if (auto ok = check_output_is_not_an_input(a.output, a.inputs); !ok) return fail(ok.error());
+  auto output = formats::convert(*request, diag);
+  report(diag, a.quiet);
+  if (!output) return fail(output.error());
+  // --list-functions prints to standard output whatever -o says.
+  auto written = write_output(a.list_functions.empty() ? a.output : "-", output->bytes);
   if (!written) return fail(written.error());
-  phases.mark("write");
+  if (a.timings)
+    for (const auto& [phase, seconds] : output->phases)
+      std::fprintf(stderr, "graphgen: timing: %-8s %8.3f s\n", phase.c_str(), seconds);
   return kExitOk;
+}
+
+// A repeatable option takes exactly one value each time, as argparse's
+// `append` does, so `-p DIR prof.pstats` keeps prof.pstats an input.
+template <class T>
+CLI::Option* repeatable(CLI::App& app, const std::string& names, std::vector<T>& into, const std::string& help) {
+  return app.add_option(names, into, help)
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
 
 }  // namespace
@@ -313,14 +189,23 @@ int main(int argc, char** argv) {
   CLI::App app{
       "Reads profiles (Python pstats, valgrind callgrind, perf script, collapsed stacks, line_profiler;\n"
       "several files of one format merge), builds one call graph and writes it as Graphviz dot (the\n"
-      "default, equal by meaning to gprof2dot's), as a PNG/SVG/PDF image rendered in-process, or\n"
-      "converts the whole profile to callgrind (KCacheGrind), pstats, or line_profiler's text report.\n"
+      "default, equal by meaning to gprof2dot's), as an image rendered in-process, or converts the\n"
+      "whole profile to callgrind (KCacheGrind), pstats, or line_profiler's text report.\n"
       "Options follow gprof2dot's names and defaults; thresholds and selections apply to graph\n"
       "outputs only.",
       "graphgen"};
   app.set_version_flag("--version", std::string("graphgen ") + GRAPHGEN_VERSION);
   app.get_formatter()->column_width(34);
+  std::string outputs;
+  for (const formats::OutputFormat& f : formats::output_formats()) {
+    std::string exts;
+    for (std::string_view e : f.extensions) exts += (exts.empty() ? "" : " ") + std::string(e);
+    outputs += fmt::format("  {:<10} {:<12} {}\n", f.name, exts, f.description);
+  }
   app.footer(
+      "Output formats (-T NAME, or the -o extension; callgrind.out.* is callgrind; any other name,\n"
+      "and standard output, get dot):\n" +
+      outputs +
       "Examples:\n"
       "  graphgen out.pstats -o out.png              render a cProfile dump\n"
       "  graphgen -f pstats out.pstats | dot -Tsvg   gprof2dot-compatible dot on stdout\n"
@@ -331,21 +216,20 @@ int main(int argc, char** argv) {
       "Exit status: 0 ok, 1 bad or unreadable input, 2 bad usage.");
 
   app.add_option("input", a.inputs,
-                 "profile file(s), or - for standard input; several files of one format are merged")
+                 "profile file(s), or - for standard input; several files of one format are merged; gzip, "
+                 "bzip2, xz and zstd files are read as they are")
       ->required()
       ->type_name("FILE");
   app.add_option("-o,--output", a.output,
-                 "write here instead of standard output; the extension picks the output format "
-                 "(.dot .gv .png .svg .pdf) unless -T is given")
+                 "write here instead of standard output; the name picks the output format unless -T is given "
+                 "(see Output formats below); devices, FIFOs and /dev/stdout are written through, links followed")
       ->type_name("FILE");
   app.add_option("-f,--format", a.format,
-                 "input format: " + join(formats::input_format_names()) +
-                     " [default: detected from the file's bytes]")
+                 "input format: " + join(formats::input_format_names()) + " [default: detected from the file's bytes]")
       ->check(CLI::IsMember(to_strings(formats::input_format_names())))
       ->type_name("FORMAT");
   app.add_option("-T,--to", a.to,
-                 "output format: " + join(formats::output_format_names()) +
-                     " [default: from the -o extension, else dot]")
+                 "output format: " + join(formats::output_format_names()) + " [default: from the -o name, else dot]")
       ->check(CLI::IsMember(to_strings(formats::output_format_names())))
       ->type_name("FORMAT");
   app.add_option("-n,--node-thres", a.node_thres, "drop functions whose total is below this % of the profile")
@@ -360,21 +244,17 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::IsMember(to_strings(theme_names())))
       ->type_name("THEME");
-  app.add_option("--skew", a.skew,
-                 "skew the colour curve: < 1 spreads out low percentages, > 1 compresses them")
+  app.add_option("--skew", a.skew, "skew the colour curve: < 1 spreads out low percentages, > 1 compresses them")
       ->capture_default_str()
       ->type_name("FLOAT");
-  app.add_flag("-s,--strip", a.strip,
-               "strip parameters, template arguments and const from C++ names in labels");
+  app.add_flag("-s,--strip", a.strip, "strip parameters, template arguments and const from C++ names in labels");
   app.add_flag("-w,--wrap", a.wrap, "wrap function names longer than 32 characters");
   app.add_flag("--color-nodes-by-selftime,--colour-nodes-by-selftime", a.color_by_self,
                "colour nodes by self time instead of total time (pruning still uses total)");
   app.add_flag("--show-samples", a.show_samples, "show sample counts in node labels (sampling formats)");
-  app.add_option("--node-label", a.node_labels,
-                 "measure shown in nodes, repeatable, in order: " + join(dot::measure_names()) +
-                     " [default: total-time-percentage, self-time-percentage]")
-      ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+  repeatable(app, "--node-label", a.node_labels,
+             "measure shown in nodes, repeatable, in order: " + join(dot::measure_names()) +
+                 " [default: total-time-percentage, self-time-percentage]")
       ->check(CLI::IsMember(to_strings(dot::measure_names())))
       ->type_name("MEASURE");
   app.add_option("--time-format", a.time_format, "printf-style format of times in labels")
@@ -388,44 +268,54 @@ int main(int argc, char** argv) {
   app.add_option("--depth", a.depth, "with -z/-l: how many calls away to keep; -1 for no limit")
       ->capture_default_str()
       ->type_name("N");
-  app.add_option("-p,--path", a.paths,
-                 "keep only functions whose file starts with PATH (repeatable; absolute paths), "
-                 "or whose module contains it")
-      ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+  repeatable(app, "-p,--path", a.paths,
+             "keep only functions whose file starts with PATH (repeatable; absolute paths), or whose module "
+             "contains it")
       ->type_name("PATH");
   app.add_option("--node-count", a.node_count,
                  "after pruning, keep only the N nodes of highest total share (0: all); for big graphs")
       ->capture_default_str()
       ->type_name("N");
   app.add_option("--list-functions", a.list_functions,
-                 "print the functions left after pruning and -z to standard output and stop: '+' or '*' "
-                 "lists all with their ids, any other value is a glob on labels")
+                 "print the functions left after pruning and -z to standard output and stop: '+' or '*' lists "
+                 "all with their ids, any other value is a glob on labels")
       ->type_name("SELECTOR");
   app.add_option("--event", a.event,
-                 "callgrind: the event (cost column) to graph [default: the first]; perf: keep only "
-                 "samples of this event [default: all]")
+                 "callgrind: the event (cost column) to graph [default: the first]; perf: keep only samples of "
+                 "this event [default: all]; an event the profile lacks is an error")
       ->type_name("NAME");
   app.add_option("--total", a.total,
-                 "how totals of sampled stacks are computed: callratios (gprof2dot's call-ratio "
-                 "integration) or callstacks (share of samples whose stack holds the function)")
+                 "how totals of sampled stacks are computed: callratios (gprof2dot's call-ratio integration) or "
+                 "callstacks (share of samples whose stack holds the function)")
       ->capture_default_str()
       ->check(CLI::IsMember({"callratios", "callstacks"}))
       ->type_name("METHOD");
   app.add_option("--weight", a.weight,
-                 "perf: count each sample once (samples, as gprof2dot) or weigh it by its period "
-                 "(period, as FlameGraph)")
+                 "perf: count each sample once (samples, as gprof2dot) or weigh it by its period (period, as "
+                 "FlameGraph)")
       ->capture_default_str()
       ->check(CLI::IsMember({"samples", "period"}))
       ->type_name("WEIGHT");
+  repeatable(app, "--pid", a.pids,
+             "perf: keep only samples of this process or thread id (repeatable); the id perf prints, pid of "
+             "'pid/tid' headers")
+      ->type_name("ID");
+  repeatable(app, "--comm", a.comms, "perf: keep only samples of this command name (repeatable), e.g. under mpirun")
+      ->type_name("NAME");
   app.add_flag("--merge-by-name", a.merge_by_name,
-               "callgrind: identify functions by name alone, as gprof2dot does, merging same-named "
-               "functions of different objects (e.g. malloc in ld.so and libc)");
+               "callgrind: identify functions by name alone, as gprof2dot does, merging same-named functions of "
+               "different objects (e.g. malloc in ld.so and libc)");
   app.add_option("--unit", a.unit, "text output: seconds per unit of the Time columns (line_profiler's -u)")
       ->capture_default_str()
       ->check(CLI::PositiveNumber)
       ->type_name("SECONDS");
   app.add_flag("--skip-zero", a.skip_zero, "text output: leave out functions that never ran (line_profiler's -z)");
+  app.add_option("--source-root", a.source_root,
+                 "text output: read the source files a profile names only under this folder (always only "
+                 "regular files) [default: where the profile says]")
+      ->type_name("DIR");
+  app.add_flag("--keep-going", a.keep_going,
+               "when merging, skip inputs that cannot be read (empty or broken files), listed in one warning");
   app.add_flag("--timings", a.timings, "print the time each phase took (read, analyse, write) on stderr");
   app.add_flag("-q,--quiet", a.quiet, "do not print warnings");
 

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "graphgen/error.h"
 
@@ -40,13 +41,19 @@ class InputFile {
   std::string buffer_;
 };
 
-/// Writes `data` to `path` through a temporary file in the same folder and a
-/// rename, so a failure never leaves a half-written file. "-" is stdout.
-Expected<bool> write_file_atomically(const std::string& path, std::string_view data);
+/// Writes `data` where the user named:
+/// - "-", /dev/stdout, /dev/stderr, /dev/fd/N: that descriptor;
+/// - a character device or FIFO (/dev/null, a named pipe): written through;
+/// - a symbolic link: its final target, replaced as below (the link stays);
+/// - a regular file or a new name: a temporary file in the same folder
+///   (mkstemp: unpredictable, O_EXCL, never following a planted link), then a
+///   rename, so a failure (or SIGINT/SIGTERM, which remove the temporary
+///   file) never leaves a half-written file; a replaced file keeps its mode.
+Expected<bool> write_output(const std::string& path, std::string_view data);
 
-/// A temporary path next to `path` for writers that produce the file
-/// themselves (e.g. Graphviz); pair with commit_temporary().
-std::string temporary_path_for(const std::string& path);
-Expected<bool> commit_temporary(const std::string& temporary, const std::string& path);
+/// Refuses an output that is one of the inputs (the same file, by device
+/// and inode, through any name or link): writing it would read the profile
+/// and replace it with itself merged again.
+Expected<bool> check_output_is_not_an_input(const std::string& output, const std::vector<std::string>& inputs);
 
 }  // namespace graphgen

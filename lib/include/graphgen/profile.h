@@ -2,11 +2,24 @@
 //
 // Shaped after pprof's profile.proto and LLVM ProfileData: strings interned
 // once, objects referring to each other by 32-bit index (never by pointer),
-// costs as integers in each event's unit, output order by index.
+// costs in each event's unit, output order by index. Functions hold identity
+// only (name, object, file, line); what a picture shows of them is computed
+// from that identity by labels.h.
+//
+// Rounding rules, all of them (README "Rounding"):
+// - Integer events (callgrind counts, perf samples, line_profiler ticks) are
+//   exact; sums saturate at the int64 limits instead of wrapping.
+// - Floating events (pstats seconds) keep the profiler's doubles bit for bit
+//   (Event::floating) and add in the order pstats.Stats adds them, so every
+//   number equals what Python computes from the same files.
+// - Events of one name but different units (line_profiler files of different
+//   timer units) merge in the coarser unit, each value rounded to nearest.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "graphgen/strings.h"
@@ -15,40 +28,60 @@ namespace graphgen {
 
 using FuncId = std::uint32_t;
 using CallId = std::uint32_t;
+/// A cost in its event's unit: an integer, or for floating events the bits
+/// of a double (read and write them through Profile's value accessors).
 using Cost = std::int64_t;
 
 /// A count the format does not provide (perf has no call counts).
 inline constexpr std::int64_t kUnknownCount = -1;
 
-/// One cost column, e.g. ("time", "ns"), ("Ir", ""), ("samples", "").
+/// One cost column, e.g. ("Ir", ""), ("samples", ""), ("time", "s").
 struct Event {
   StringId name = kNoString;
   StringId unit = kNoString;
-  /// Seconds per unit for time events (1e-9 for ns), 0 for counts.
+  /// Seconds per unit for time events (1 for pstats seconds, the timer unit
+  /// for line_profiler ticks), 0 for counts.
   double seconds_per_unit = 0;
+  /// Costs are doubles (pstats seconds), stored as their bits in Cost.
+  bool floating = false;
+  /// A longer name for viewers (callgrind `event: Ir : Instruction Fetch`).
+  StringId long_name = kNoString;
+};
+
+/// How a function's label is built from its identity (labels.h).
+enum class LabelStyle : std::uint8_t {
+  /// The name; above it the basename of the object when the input named one
+  /// (callgrind ob=, perf's DSO, even an empty one).
+  kName,
+  /// The name; above it the object as the input wrote it (py-spy's files in
+  /// collapsed stacks).
+  kNameUnderObject,
+  /// `module:line:name`, module being the file's basename without its
+  /// extension (pstats, line_profiler), as gprof2dot labels Python functions.
+  kPython,
 };
 
 struct Function {
-  /// What gprof2dot shows and what -z/-l match, e.g. `memtrail:382:tree`.
-  StringId label = kNoString;
-  /// The bare function name, e.g. `tree`.
+  /// The function's name as the profiler wrote it, e.g. `tree`; for keys of
+  /// the pure-Python profiler `<code object NAME, file "FILE", line N>`.
   StringId name = kNoString;
-  /// What the label shows above the name: the basename of the binary or
-  /// DSO (perf, callgrind ob=), or the source file (collapsed stacks).
-  StringId module = kNoString;
-  /// Full path of the binary or shared object, if any.
+  /// The binary or shared object (callgrind ob=, perf DSO), if any.
   StringId object = kNoString;
-  /// Whether labels show `module` (even when empty: perf's `()` frames).
-  bool show_module = false;
   /// Source file, if known.
   StringId file = kNoString;
   /// Process name (json, xperf), if any.
   StringId process = kNoString;
-  std::uint32_t line = 0;
+  /// pstats keys of the pure-Python profiler: the key's code object,
+  /// marshalled on its own (no references), written back by the pstats writer.
+  StringId code = kNoString;
+  /// First line (pstats key line, callgrind's first cost line), or 0.
+  std::int64_t line = 0;
   /// Total calls into the function (pstats nc), or kUnknownCount.
   std::int64_t calls = kUnknownCount;
   /// Calls not already active on the stack (pstats cc), or kUnknownCount.
   std::int64_t primitive_calls = kUnknownCount;
+  /// The input named an object, possibly empty (perf's `sym ()`).
+  bool has_object = false;
 };
 
 /// One caller -> callee edge; at most one per ordered pair.
@@ -62,12 +95,47 @@ struct Call {
   std::int64_t primitive_count = kUnknownCount;
 };
 
-/// Optional layer: cost per source line of a function (callgrind positions,
-/// line_profiler timings).
+/// Optional layer: self cost per position of a function (callgrind cost
+/// lines, line_profiler lines). `file` may differ from the function's own
+/// (inlined code); `address` is 0 when the input has no instruction positions.
 struct LineCost {
   FuncId function = 0;
   StringId file = kNoString;
   std::uint32_t line = 0;
+  std::uint64_t address = 0;
+};
+
+/// Optional layer: where in the caller a call is made (callgrind writes one
+/// `calls=` per site). A call's count and inclusive cost are the sums over
+/// its sites.
+struct CallSite {
+  CallId call = 0;
+  StringId file = kNoString;  // the caller's file at the site (inlined code)
+  std::uint32_t line = 0;
+  std::uint64_t address = 0;
+  std::uint32_t target_line = 0;  // the callee position callgrind records
+  std::uint64_t target_address = 0;
+  std::int64_t count = 0;
+  /// The input named no cfi= for this call: the callee's file is the
+  /// current one, which callgrind_annotate takes from fi=/fe= and other
+  /// readers from fl=; a writer that leaves cfi= out again means the same to
+  /// all of them.
+  bool callee_file_implicit = false;
+};
+
+/// Optional layer: jumps inside or between functions (callgrind
+/// --collect-jumps): `jump=` (executed == kUnknownCount) and `jcnd=`.
+struct Jump {
+  FuncId function = 0;
+  StringId file = kNoString;
+  std::uint32_t line = 0;
+  std::uint64_t address = 0;
+  FuncId target = 0;
+  StringId target_file = kNoString;
+  std::uint32_t target_line = 0;
+  std::uint64_t target_address = 0;
+  std::int64_t count = 0;                 // jump=: times taken; jcnd=: times followed
+  std::int64_t executed = kUnknownCount;  // jcnd=: times the condition ran
 };
 
 /// Optional layer: sample stacks as a callsite tree (perf, collapsed stacks).
@@ -77,10 +145,14 @@ struct StackNode {
   FuncId function = 0;
 };
 
+/// Which subpositions the per-position layers hold (callgrind `positions:`).
+enum Positions : std::uint8_t { kPositionLine = 1, kPositionAddress = 2 };
+
 /// A whole profile. Plain data: analysis passes are free functions.
 struct Profile {
   StringTable strings;
   std::vector<Event> events;
+  LabelStyle label_style = LabelStyle::kName;
   std::vector<Function> functions;
   /// functions.size() x events.size(), row-major: cost of the function alone.
   std::vector<Cost> self_cost;
@@ -94,12 +166,34 @@ struct Profile {
   /// callstacks); functions.size() x events.size() when keeps_stack_totals.
   bool keeps_stack_totals = false;
   std::vector<Cost> stack_total;
+  /// The functions the profile lists as entries of their own, in the file's
+  /// order (pstats: the stats dict's keys; a function seen only as a caller
+  /// is not listed). Empty when every function is an entry, in id order.
+  std::vector<FuncId> listed;
+
   std::vector<Call> calls;
   /// calls.size() x events.size(): inclusive cost of the callee along the edge.
   std::vector<Cost> call_cost;
+  /// calls.size() x events.size() when keeps_call_self: the callee's self
+  /// cost along the edge (pstats caller tuples' tt).
+  bool keeps_call_self = false;
+  std::vector<Cost> call_self;
+  /// The pure-Python profiler records only a count per caller: a call's
+  /// inclusive cost is count / callee calls x callee total, computed when
+  /// needed (call_cost stays 0), as gprof2dot does.
+  bool call_costs_from_counts = false;
 
+  /// Per-position layers (callgrind, line_profiler).
+  std::uint8_t positions = kPositionLine;
   std::vector<LineCost> line_costs;
   std::vector<Cost> line_cost_values;  // line_costs.size() x events.size()
+  std::vector<CallSite> call_sites;
+  std::vector<Cost> call_site_cost;  // call_sites.size() x events.size()
+  std::vector<Jump> jumps;
+  /// Header lines of the input worth keeping (callgrind creator, pid, cmd,
+  /// part, thread, desc), in order.
+  std::vector<std::pair<StringId, StringId>> metadata;
+
   std::vector<StackNode> stack_nodes;
   std::vector<Cost> stack_node_cost;  // stack_nodes.size() x events.size()
 
@@ -108,6 +202,8 @@ struct Profile {
 
   FuncId add_function(const Function& f);
   CallId add_call(const Call& c);
+  /// Appends an event after functions or calls exist (their new costs are 0).
+  std::size_t add_event(const Event& e);
 
   Cost& self(FuncId f, std::size_t e) { return self_cost[f * events.size() + e]; }
   Cost self(FuncId f, std::size_t e) const { return self_cost[f * events.size() + e]; }
@@ -117,6 +213,20 @@ struct Profile {
   Cost stack_inclusive(FuncId f, std::size_t e) const { return stack_total[f * events.size() + e]; }
   Cost& inclusive(CallId c, std::size_t e) { return call_cost[c * events.size() + e]; }
   Cost inclusive(CallId c, std::size_t e) const { return call_cost[c * events.size() + e]; }
+  Cost& along(CallId c, std::size_t e) { return call_self[c * events.size() + e]; }
+  Cost along(CallId c, std::size_t e) const { return call_self[c * events.size() + e]; }
+
+  /// A cost of event `e` as a number in the event's unit (the double itself
+  /// for floating events).
+  double value(std::size_t e, Cost c) const;
+  /// The cost that stands for `v` in event `e`'s unit (rounded for integer events).
+  Cost cost_of(std::size_t e, double v) const;
+  /// a + b in event `e`: saturating for integers, IEEE addition for floats.
+  Cost add(std::size_t e, Cost a, Cost b) const;
+
+  /// The inclusive cost of call `c` in event `e` as a number: call_cost, or
+  /// for call_costs_from_counts the count's share of the callee's total.
+  double call_value(CallId c, std::size_t e) const;
 
   std::string_view str(StringId id) const { return strings.view(id); }
 };
@@ -128,11 +238,13 @@ inline Cost saturating_add(Cost a, Cost b) {
   return r;
 }
 
-/// Rounds seconds to integer nanoseconds, saturating; see README "Rounding".
-Cost seconds_to_ns(double seconds);
+inline Cost float_cost(double v) { return std::bit_cast<Cost>(v); }
+inline double cost_float(Cost c) { return std::bit_cast<double>(c); }
 
-/// A cost as a number to show: seconds for time events (ns divided exactly,
-/// so 1177 ns is the 1.177e-06 the profiler wrote), else the count itself.
+/// A number in an event's unit as a number to show: seconds for time
+/// events, else the count itself (exact for whole nanoseconds).
+double shown_value(const Event& event, double value);
+/// A cost as a number to show, as shown_value(); exact for floating events.
 double event_value(const Event& event, Cost cost);
 
 /// CSR adjacency over Profile::calls: out-calls and in-calls per function,

@@ -4,8 +4,8 @@
 // large mmapped input does not stay resident.
 #pragma once
 
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <string_view>

@@ -1,7 +1,8 @@
 #include "graphgen/analysis/graph.h"
 
-#include <algorithm>
 #include <fmt/format.h>
+
+#include <algorithm>
 
 namespace graphgen {
 
@@ -22,9 +23,7 @@ double ratio(double numerator, double denominator, std::uint64_t* clamped) {
   return r;
 }
 
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 void sort_edges(CallGraph& g) {
   std::sort(g.edges.begin(), g.edges.end(), [](const GraphEdge& x, const GraphEdge& y) {
@@ -41,19 +40,19 @@ CallGraph graph_from_reported_totals(const Profile& p, std::size_t event, Diagno
   std::size_t n = p.functions.size();
   g.nodes.resize(n);
 
-  Cost sum_self = 0;
-  Cost max_total = 0;
-  bool any_total = false;
-  for (FuncId f = 0; f < n; ++f) {
-    sum_self = saturating_add(sum_self, p.self(f, event));
-    if (p.has_total_cost()) {
-      Cost t = p.total(f, event);
-      if (!any_total || t > max_total) max_total = t;
-      any_total = true;
-    }
+  // gprof2dot sums self times in the stats dict's order (floats: the order
+  // decides the last bit), and the whole is max(that sum, largest total).
+  Cost sum_self = p.cost_of(event, 0.0);
+  auto add_self = [&](FuncId f) { sum_self = p.add(event, sum_self, p.self(f, event)); };
+  if (p.listed.empty()) {
+    for (FuncId f = 0; f < n; ++f) add_self(f);
+  } else {
+    for (FuncId f : p.listed) add_self(f);
   }
   double self_sum = event_value(ev, sum_self);
-  double profile_total = any_total ? std::max(self_sum, event_value(ev, max_total)) : self_sum;
+  double profile_total = self_sum;
+  if (p.has_total_cost())
+    for (FuncId f = 0; f < n; ++f) profile_total = std::max(profile_total, event_value(ev, p.total(f, event)));
 
   std::uint64_t clamped = 0;
   for (FuncId f = 0; f < n; ++f) {
@@ -77,14 +76,15 @@ CallGraph graph_from_reported_totals(const Profile& p, std::size_t event, Diagno
     e.callee = call.callee;
     // gprof2dot labels pstats edges with the primitive count cc.
     e.calls = call.primitive_count != kUnknownCount ? call.primitive_count : call.count;
-    e.total_ratio = ratio(event_value(ev, p.inclusive(c, event)), profile_total, &clamped);
+    e.total_ratio = ratio(shown_value(ev, p.call_value(c, event)), profile_total, &clamped);
     g.edges.push_back(e);
   }
   sort_edges(g);
   if (clamped)
-    diag.warn(fmt::format("{} ratio(s) fell outside [0, 1] (negative or inconsistent times) and were "
-                          "clamped",
-                          clamped));
+    diag.warn(
+        fmt::format("{} ratio(s) fell outside [0, 1] (negative or inconsistent times) and were "
+                    "clamped",
+                    clamped));
   return g;
 }
 

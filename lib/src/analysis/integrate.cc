@@ -1,8 +1,10 @@
 #include "graphgen/analysis/integrate.h"
 
-#include <algorithm>
-#include <deque>
 #include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
 
 namespace graphgen {
 
@@ -74,7 +76,7 @@ std::vector<double> call_ratios(const Profile& p, const Cycles& cycles, std::siz
   for (CallId c = 0; c < p.calls.size(); ++c) {
     const Call& call = p.calls[c];
     if (call.caller == call.callee) continue;
-    auto cost = static_cast<double>(p.inclusive(c, event));
+    double cost = p.value(event, p.inclusive(c, event));
     function_in[call.callee] += cost;
     std::uint32_t cc = cycles.cycle_of[call.callee];
     if (cc != Cycles::kNone && cc != cycles.cycle_of[call.caller]) cycle_in[cc] += cost;
@@ -84,9 +86,9 @@ std::vector<double> call_ratios(const Profile& p, const Cycles& cycles, std::siz
     const Call& call = p.calls[c];
     if (call.caller == call.callee) continue;
     std::uint32_t cc = cycles.cycle_of[call.callee];
-    double total = (cc != Cycles::kNone && cc != cycles.cycle_of[call.caller]) ? cycle_in[cc]
-                                                                                : function_in[call.callee];
-    ratios[c] = ratio(static_cast<double>(p.inclusive(c, event)), total);
+    double total =
+        (cc != Cycles::kNone && cc != cycles.cycle_of[call.caller]) ? cycle_in[cc] : function_in[call.callee];
+    ratios[c] = ratio(p.value(event, p.inclusive(c, event)), total);
   }
   return ratios;
 }
@@ -99,13 +101,14 @@ CallGraph base_graph(const Profile& p, std::size_t event, double& self_sum) {
   CallGraph g;
   const std::size_t n = p.functions.size();
   g.nodes.resize(n);
-  Cost sum = 0;
-  for (FuncId f = 0; f < n; ++f) sum = saturating_add(sum, p.self(f, event));
-  self_sum = static_cast<double>(sum);
+  Cost sum = p.cost_of(event, 0.0);
+  for (FuncId f = 0; f < n; ++f) sum = p.add(event, sum, p.self(f, event));
+  self_sum = p.value(event, sum);
   for (FuncId f = 0; f < n; ++f) {
     GraphNode& node = g.nodes[f];
-    node.self_ratio = ratio(static_cast<double>(p.self(f, event)), self_sum);
-    node.samples = p.self(f, event);
+    double self = p.value(event, p.self(f, event));
+    node.self_ratio = ratio(self, self_sum);
+    node.samples = p.events[event].floating ? static_cast<std::int64_t>(std::llround(self)) : p.self(f, event);
     node.called = p.functions[f].calls;
   }
   g.edges.reserve(p.calls.size());
@@ -294,7 +297,7 @@ CallGraph graph_from_call_stacks(const Profile& p, std::size_t event, Diagnostic
   Cycles cycles = find_cycles(p, adj);
   std::vector<double> ratios = call_ratios(p, cycles, event);
   for (FuncId f = 0; f < p.functions.size(); ++f) {
-    double stacks = p.stack_total.empty() ? 0.0 : static_cast<double>(p.stack_inclusive(f, event));
+    double stacks = p.stack_total.empty() ? 0.0 : p.value(event, p.stack_inclusive(f, event));
     g.nodes[f].total_ratio = ratio(stacks, self_sum);
   }
   for (CallId c = 0; c < p.calls.size(); ++c)

@@ -1,11 +1,10 @@
 #include "graphgen/analysis/merge.h"
 
-#include "graphgen/flat_index.h"
-
-#include <atomic>
 #include <fmt/format.h>
-#include <optional>
-#include <thread>
+
+#include <cmath>
+
+#include "graphgen/flat_index.h"
 
 namespace graphgen {
 
@@ -16,190 +15,422 @@ std::int64_t add_count(std::int64_t a, std::int64_t b) {
   return saturating_add(a == kUnknownCount ? 0 : a, b);
 }
 
+// Adds row `from` of `src` (width ne_src, event map) into row `to` of `dst`.
+void add_row(const Profile& p, std::vector<Cost>& dst, std::size_t to, const std::vector<Cost>& src, std::size_t from,
+             std::size_t src_width, const std::vector<std::size_t>& event_map, const std::vector<double>& scale) {
+  const std::size_t ne = p.events.size();
+  for (std::size_t e = 0; e < src_width; ++e) {
+    std::size_t k = event_map[e];
+    Cost v = src[from * src_width + e];
+    if (scale[e] != 1.0) v = static_cast<Cost>(std::llround(static_cast<double>(v) * scale[e]));
+    Cost& d = dst[to * ne + k];
+    d = p.add(k, d, v);
+  }
+}
+
+std::string event_list(const Profile& p) {
+  std::string s;
+  for (const Event& e : p.events) {
+    if (!s.empty()) s += ' ';
+    s += p.str(e.name);
+  }
+  return s;
+}
+
 }  // namespace
 
-Profile merge_functions(Profile p, FunctionKey key) {
-  Profile out;
+void renumber_functions(Profile& p, const std::vector<FuncId>& order) {
+  const std::size_t n = p.functions.size();
   const std::size_t ne = p.events.size();
-  out.strings = std::move(p.strings);  // ids stay valid
-  out.events = p.events;
-  out.reports_totals = p.reports_totals;
-  out.keeps_stack_totals = p.keeps_stack_totals;
+  std::vector<FuncId> new_id(n);
+  for (FuncId k = 0; k < n; ++k) new_id[order[k]] = k;
+  auto permute_rows = [&](std::vector<Cost>& table) {
+    if (table.empty()) return;
+    std::vector<Cost> out(table.size());
+    for (FuncId k = 0; k < n; ++k)
+      for (std::size_t e = 0; e < ne; ++e) out[k * ne + e] = table[order[k] * ne + e];
+    table = std::move(out);
+  };
+  std::vector<Function> functions(n);
+  for (FuncId k = 0; k < n; ++k) functions[k] = p.functions[order[k]];
+  p.functions = std::move(functions);
+  permute_rows(p.self_cost);
+  permute_rows(p.total_cost);
+  permute_rows(p.stack_total);
+  for (Call& c : p.calls) {
+    c.caller = new_id[c.caller];
+    c.callee = new_id[c.callee];
+  }
+  for (LineCost& lc : p.line_costs) lc.function = new_id[lc.function];
+  for (Jump& j : p.jumps) {
+    j.function = new_id[j.function];
+    j.target = new_id[j.target];
+  }
+  for (std::size_t s = 1; s < p.stack_nodes.size(); ++s) p.stack_nodes[s].function = new_id[p.stack_nodes[s].function];
+  for (FuncId& f : p.listed) f = new_id[f];
+}
 
-  std::vector<FuncId> map(p.functions.size());
-  FlatIndex functions;
-  for (FuncId f = 0; f < p.functions.size(); ++f) {
+Profile merge_functions(Profile p, FunctionKey key) {
+  const std::size_t ne = p.events.size();
+  const std::size_t n = p.functions.size();
+  std::vector<FuncId> map(n);
+  std::vector<Function> functions;
+  std::vector<Cost> self, total, stack;
+  FlatIndex index;
+  const bool by_object = key == FunctionKey::kNameAndObject;
+  for (FuncId f = 0; f < n; ++f) {
     const Function& fn = p.functions[f];
-    bool by_object = key == FunctionKey::kNameAndObject;
-    FuncId to = functions.find_or_add(
+    FuncId to = index.find_or_add(
         FlatIndex::mix(fn.name, by_object ? fn.object : 0),
         [&](std::uint32_t g) {
-          return out.functions[g].name == fn.name && (!by_object || out.functions[g].object == fn.object);
+          return functions[g].name == fn.name && (!by_object || functions[g].object == fn.object);
         },
         [&] {
           Function copy = fn;
           copy.calls = copy.primitive_calls = kUnknownCount;
-          return out.add_function(copy);
+          functions.push_back(copy);
+          self.resize(self.size() + ne, 0);
+          if (p.has_total_cost()) total.resize(total.size() + ne, 0);
+          if (p.keeps_stack_totals) stack.resize(stack.size() + ne, 0);
+          return static_cast<FuncId>(functions.size() - 1);
         });
     map[f] = to;
-    Function& merged = out.functions[to];
+    Function& merged = functions[to];
     merged.calls = add_count(merged.calls, fn.calls);
     merged.primitive_calls = add_count(merged.primitive_calls, fn.primitive_calls);
+    merged.has_object = merged.has_object || fn.has_object;
     for (std::size_t e = 0; e < ne; ++e) {
-      out.self(to, e) = saturating_add(out.self(to, e), p.self(f, e));
-      if (p.has_total_cost()) out.total(to, e) = saturating_add(out.total(to, e), p.total(f, e));
-      if (p.keeps_stack_totals) out.stack_inclusive(to, e) = saturating_add(out.stack_inclusive(to, e), p.stack_inclusive(f, e));
+      self[to * ne + e] = p.add(e, self[to * ne + e], p.self(f, e));
+      if (p.has_total_cost()) total[to * ne + e] = p.add(e, total[to * ne + e], p.total(f, e));
+      if (p.keeps_stack_totals) stack[to * ne + e] = p.add(e, stack[to * ne + e], p.stack_inclusive(f, e));
     }
   }
+  p.functions = std::move(functions);
+  p.self_cost = std::move(self);
+  p.total_cost = std::move(total);
+  p.stack_total = std::move(stack);
 
-  FlatIndex calls;
+  // Calls of merged pairs are summed; the first keeps its place.
+  std::vector<Call> calls;
+  std::vector<Cost> call_cost, call_self;
+  std::vector<CallId> call_map(p.calls.size());
+  FlatIndex call_index;
   for (CallId c = 0; c < p.calls.size(); ++c) {
     FuncId caller = map[p.calls[c].caller];
     FuncId callee = map[p.calls[c].callee];
-    CallId to = calls.find_or_add(
+    CallId to = call_index.find_or_add(
         FlatIndex::mix(caller, callee),
-        [&](std::uint32_t d) { return out.calls[d].caller == caller && out.calls[d].callee == callee; },
-        [&] { return out.add_call({caller, callee, kUnknownCount}); });
-    out.calls[to].count = add_count(out.calls[to].count, p.calls[c].count);
-    out.calls[to].primitive_count = add_count(out.calls[to].primitive_count, p.calls[c].primitive_count);
-    for (std::size_t e = 0; e < ne; ++e) out.inclusive(to, e) = saturating_add(out.inclusive(to, e), p.inclusive(c, e));
+        [&](std::uint32_t d) { return calls[d].caller == caller && calls[d].callee == callee; },
+        [&] {
+          calls.push_back({caller, callee, kUnknownCount, kUnknownCount});
+          call_cost.resize(call_cost.size() + ne, 0);
+          if (p.keeps_call_self) call_self.resize(call_cost.size(), 0);
+          return static_cast<CallId>(calls.size() - 1);
+        });
+    call_map[c] = to;
+    calls[to].count = add_count(calls[to].count, p.calls[c].count);
+    calls[to].primitive_count = add_count(calls[to].primitive_count, p.calls[c].primitive_count);
+    for (std::size_t e = 0; e < ne; ++e) {
+      call_cost[to * ne + e] = p.add(e, call_cost[to * ne + e], p.inclusive(c, e));
+      if (p.keeps_call_self) call_self[to * ne + e] = p.add(e, call_self[to * ne + e], p.along(c, e));
+    }
   }
-
-  out.line_costs = std::move(p.line_costs);
-  for (LineCost& lc : out.line_costs) lc.function = map[lc.function];
-  out.line_cost_values = std::move(p.line_cost_values);
-  out.stack_nodes = std::move(p.stack_nodes);
-  for (std::size_t n = 1; n < out.stack_nodes.size(); ++n) out.stack_nodes[n].function = map[out.stack_nodes[n].function];
-  out.stack_node_cost = std::move(p.stack_node_cost);
-  return out;
-}
-
-std::uint64_t ProfileMerger::function_hash(std::string_view label, std::string_view name, std::string_view object,
-                                           std::string_view file) {
-  return FlatIndex::mix(FlatIndex::hash_bytes(label), FlatIndex::hash_bytes(name),
-                        FlatIndex::hash_bytes(object) ^ (FlatIndex::hash_bytes(file) << 1));
+  p.calls = std::move(calls);
+  p.call_cost = std::move(call_cost);
+  p.call_self = std::move(call_self);
+  for (LineCost& lc : p.line_costs) lc.function = map[lc.function];
+  for (CallSite& s : p.call_sites) s.call = call_map[s.call];
+  for (Jump& j : p.jumps) {
+    j.function = map[j.function];
+    j.target = map[j.target];
+  }
+  for (std::size_t s = 1; s < p.stack_nodes.size(); ++s) p.stack_nodes[s].function = map[p.stack_nodes[s].function];
+  std::vector<bool> seen(p.functions.size(), false);
+  std::vector<FuncId> listed;
+  for (FuncId f : p.listed)
+    if (!seen[map[f]]) {
+      seen[map[f]] = true;
+      listed.push_back(map[f]);
+    }
+  p.listed = std::move(listed);
+  return p;
 }
 
 ProfileMerger::ProfileMerger(Profile& into) : into_(into) {
   // Index what `into` already holds, once; add() keeps the indexes current.
-  for (FuncId f = 0; f < into.functions.size(); ++f) {
-    const Function& fn = into.functions[f];
-    functions_.find_or_add(function_hash(into.str(fn.label), into.str(fn.name), into.str(fn.object), into.str(fn.file)),
-                           [](std::uint32_t) { return false; }, [&] { return f; });
-  }
+  if (into.functions.empty() && into.events.empty()) return;
+  started_ = true;
+  for (FuncId f = 0; f < into.functions.size(); ++f)
+    functions_.find_or_add(
+        function_hash(into, into.functions[f]), [](std::uint32_t) { return false; }, [&] { return f; });
   for (CallId c = 0; c < into.calls.size(); ++c)
-    calls_.find_or_add(FlatIndex::mix(into.calls[c].caller, into.calls[c].callee), [](std::uint32_t) { return false; },
-                       [&] { return c; });
+    calls_.find_or_add(
+        FlatIndex::mix(into.calls[c].caller, into.calls[c].callee), [](std::uint32_t) { return false; },
+        [&] { return c; });
   for (std::uint32_t r = 0; r < into.line_costs.size(); ++r) {
     const LineCost& lc = into.line_costs[r];
-    lines_.find_or_add(FlatIndex::mix(lc.function, lc.file, lc.line), [](std::uint32_t) { return false; },
-                       [&] { return r; });
+    lines_.find_or_add(
+        FlatIndex::mix(lc.function, lc.file, FlatIndex::mix(lc.line, lc.address)), [](std::uint32_t) { return false; },
+        [&] { return r; });
+  }
+  for (std::uint32_t s = 0; s < into.call_sites.size(); ++s) {
+    const CallSite& cs = into.call_sites[s];
+    sites_.find_or_add(
+        FlatIndex::mix(cs.call, FlatIndex::mix(cs.file, cs.line, cs.address),
+                       FlatIndex::mix(cs.target_line, cs.target_address)),
+        [](std::uint32_t) { return false; }, [&] { return s; });
+  }
+  for (std::uint32_t j = 0; j < into.jumps.size(); ++j) {
+    const Jump& x = into.jumps[j];
+    jumps_.find_or_add(
+        FlatIndex::mix(FlatIndex::mix(x.function, x.file, FlatIndex::mix(x.line, x.address)),
+                       FlatIndex::mix(x.target, x.target_file, FlatIndex::mix(x.target_line, x.target_address)),
+                       x.executed == kUnknownCount),
+        [](std::uint32_t) { return false; }, [&] { return j; });
   }
   for (std::uint32_t n = 1; n < into.stack_nodes.size(); ++n)
-    children_.find_or_add(FlatIndex::mix(into.stack_nodes[n].parent, into.stack_nodes[n].function),
-                          [](std::uint32_t) { return false; }, [&] { return n; });
+    children_.find_or_add(
+        FlatIndex::mix(into.stack_nodes[n].parent, into.stack_nodes[n].function), [](std::uint32_t) { return false; },
+        [&] { return n; });
+  is_listed_.assign(into.functions.size(), false);
+  for (FuncId f : into.listed) is_listed_[f] = true;
+}
+
+std::uint64_t ProfileMerger::function_hash(const Profile& p, const Function& fn) {
+  // Each string of the profile being added is hashed once, however many
+  // functions share it (a file's path, say).
+  auto hash = [&](StringId s) -> std::uint64_t {
+    if (s == kNoString) return 0;
+    if (&p != hashing_) return FlatIndex::hash_bytes(p.str(s)) | 1;
+    std::uint64_t& h = string_hash_[s];
+    if (h == 0) h = FlatIndex::hash_bytes(p.str(s)) | 1;
+    return h;
+  };
+  std::uint64_t line = into_.label_style == LabelStyle::kPython ? static_cast<std::uint64_t>(fn.line) : 0;
+  return FlatIndex::mix(FlatIndex::mix(hash(fn.name), hash(fn.file), line),
+                        FlatIndex::mix(hash(fn.object), hash(fn.process), hash(fn.code)));
+}
+
+bool ProfileMerger::same_function(const Function& a, const Profile& other, const Function& b) const {
+  const Profile& p = into_;
+  return (p.label_style != LabelStyle::kPython || a.line == b.line) && p.str(a.name) == other.str(b.name) &&
+         p.str(a.file) == other.str(b.file) && p.str(a.object) == other.str(b.object) &&
+         p.str(a.process) == other.str(b.process) && p.str(a.code) == other.str(b.code);
+}
+
+Expected<bool> ProfileMerger::adopt_events(const Profile& other, std::string_view other_path,
+                                           std::vector<std::size_t>& map) {
+  Profile& into = into_;
+  map.assign(other.events.size(), 0);
+  bool same = other.events.size() == into.events.size();
+  for (std::size_t e = 0; same && e < other.events.size(); ++e) {
+    std::string_view name = other.str(other.events[e].name);
+    std::size_t found = into.events.size();
+    for (std::size_t k = 0; k < into.events.size(); ++k)
+      if (into.str(into.events[k].name) == name) found = k;
+    if (found == into.events.size() || into.events[found].floating != other.events[e].floating) same = false;
+    map[e] = found;
+  }
+  if (!same)
+    return bad_input(
+        fmt::format("{}: expected the events of {} ({}), found {} (profiles with different events "
+                    "cannot be summed)",
+                    other_path, first_path_, event_list(into), quote_input(event_list(other))));
+  // One event in two units: both in the coarser one (line_profiler files of
+  // different timer units, as LineStats addition does).
+  for (std::size_t e = 0; e < other.events.size(); ++e) {
+    Event& mine = into.events[map[e]];
+    double theirs = other.events[e].seconds_per_unit;
+    if (mine.floating || theirs <= mine.seconds_per_unit || mine.seconds_per_unit <= 0) continue;
+    double factor = mine.seconds_per_unit / theirs;
+    const std::size_t ne = into.events.size(), k = map[e];
+    auto rescale = [&](std::vector<Cost>& table) {
+      for (std::size_t i = k; i < table.size(); i += ne)
+        table[i] = static_cast<Cost>(std::llround(static_cast<double>(table[i]) * factor));
+    };
+    rescale(into.self_cost);
+    rescale(into.total_cost);
+    rescale(into.stack_total);
+    rescale(into.call_cost);
+    rescale(into.call_self);
+    rescale(into.line_cost_values);
+    rescale(into.call_site_cost);
+    rescale(into.stack_node_cost);
+    mine.seconds_per_unit = theirs;
+  }
+  return true;
 }
 
 Expected<bool> ProfileMerger::add(const Profile& other, std::string_view other_path) {
   Profile& into = into_;
-  if (into.events.empty() && into.functions.empty()) {
+  if (!started_) {
+    started_ = true;
+    first_path_ = std::string(other_path);
     for (const Event& e : other.events)
       into.events.push_back({into.strings.intern(other.str(e.name)), into.strings.intern(other.str(e.unit)),
-                             e.seconds_per_unit});
+                             e.seconds_per_unit, e.floating, into.strings.intern(other.str(e.long_name))});
+    into.label_style = other.label_style;
     into.reports_totals = other.reports_totals;
     into.keeps_stack_totals = other.keeps_stack_totals;
-    if (into.stack_nodes.empty() && !other.stack_nodes.empty()) {
-      into.stack_nodes.push_back({0, 0});
-      into.stack_node_cost.push_back(0);
-    }
+    into.keeps_call_self = other.keeps_call_self;
+    into.call_costs_from_counts = other.call_costs_from_counts;
+    into.positions = other.positions;
+    for (const auto& [k, v] : other.metadata)
+      into.metadata.emplace_back(into.strings.intern(other.str(k)), into.strings.intern(other.str(v)));
   }
+  if (other.call_costs_from_counts != into.call_costs_from_counts && !other.calls.empty() && !into.calls.empty())
+    return bad_input(
+        fmt::format("{}: cannot merge it with {}: one records a call count per caller (python -m profile), the other "
+                    "(nc, cc, tt, ct) tuples (cProfile); profile and cProfile output do not mix",
+                    other_path, first_path_));
+  into.call_costs_from_counts = into.call_costs_from_counts || other.call_costs_from_counts;
+  std::vector<std::size_t> event_map;
+  if (auto ok = adopt_events(other, other_path, event_map); !ok) return ok;
   const std::size_t ne = into.events.size();
-  std::vector<std::size_t> event_map(other.events.size());
-  for (std::size_t e = 0; e < other.events.size(); ++e) {
-    std::string_view name = other.str(other.events[e].name);
-    std::size_t found = ne;
-    for (std::size_t k = 0; k < ne; ++k)
-      if (into.str(into.events[k].name) == name) found = k;
-    if (found == ne || other.events.size() != ne)
-      return bad_input(fmt::format("{}: expected the events of the first input, found a different set (cannot sum "
-                                   "them)",
-                                   other_path));
-    event_map[e] = found;
+  const std::size_t one = other.events.size();
+  std::vector<double> scale(one, 1.0);
+  for (std::size_t e = 0; e < one; ++e) {
+    const Event& mine = into.events[event_map[e]];
+    double theirs = other.events[e].seconds_per_unit;
+    if (!mine.floating && theirs > 0 && mine.seconds_per_unit > 0 && theirs != mine.seconds_per_unit)
+      scale[e] = theirs / mine.seconds_per_unit;
   }
+  into.positions |= other.positions;
+
+  // Strings are mapped once each, on first use.
+  string_map_.assign(other.strings.size(), UINT32_MAX);
+  string_hash_.assign(other.strings.size(), 0);
+  hashing_ = &other;
+  auto str = [&](StringId s) {
+    if (s == kNoString) return kNoString;
+    StringId& m = string_map_[s];
+    if (m == UINT32_MAX) m = into.strings.intern(other.str(s));
+    return m;
+  };
 
   std::vector<FuncId> map(other.functions.size());
   for (FuncId f = 0; f < other.functions.size(); ++f) {
     const Function& fn = other.functions[f];
-    std::string_view label = other.str(fn.label), name = other.str(fn.name), object = other.str(fn.object),
-                     file = other.str(fn.file);
     FuncId to = functions_.find_or_add(
-        function_hash(label, name, object, file),
-        [&](std::uint32_t g) {
-          const Function& x = into.functions[g];
-          return into.str(x.label) == label && into.str(x.name) == name && into.str(x.object) == object &&
-                 into.str(x.file) == file;
-        },
+        function_hash(other, fn), [&](std::uint32_t g) { return same_function(into.functions[g], other, fn); },
         [&] {
           Function copy = fn;
-          copy.label = into.strings.intern(label);
-          copy.name = into.strings.intern(name);
-          copy.object = into.strings.intern(object);
-          copy.file = into.strings.intern(file);
-          copy.module = into.strings.intern(other.str(fn.module));
-          copy.process = into.strings.intern(other.str(fn.process));
+          copy.name = str(fn.name);
+          copy.object = str(fn.object);
+          copy.file = str(fn.file);
+          copy.process = str(fn.process);
+          copy.code = str(fn.code);
           copy.calls = copy.primitive_calls = kUnknownCount;
+          is_listed_.push_back(false);
           return into.add_function(copy);
         });
     map[f] = to;
     Function& merged = into.functions[to];
     merged.calls = add_count(merged.calls, fn.calls);
     merged.primitive_calls = add_count(merged.primitive_calls, fn.primitive_calls);
+    merged.has_object = merged.has_object || fn.has_object;
     if (merged.line == 0) merged.line = fn.line;
-    for (std::size_t e = 0; e < other.events.size(); ++e) {
-      std::size_t k = event_map[e];
-      into.self(to, k) = saturating_add(into.self(to, k), other.self(f, e));
-      if (into.has_total_cost() && other.has_total_cost()) into.total(to, k) = saturating_add(into.total(to, k), other.total(f, e));
-      if (into.keeps_stack_totals && other.keeps_stack_totals)
-        into.stack_inclusive(to, k) = saturating_add(into.stack_inclusive(to, k), other.stack_inclusive(f, e));
-    }
+    add_row(into, into.self_cost, to, other.self_cost, f, one, event_map, scale);
+    if (into.has_total_cost() && other.has_total_cost())
+      add_row(into, into.total_cost, to, other.total_cost, f, one, event_map, scale);
+    if (into.keeps_stack_totals && other.keeps_stack_totals)
+      add_row(into, into.stack_total, to, other.stack_total, f, one, event_map, scale);
+  }
+  for (FuncId f : other.listed) {
+    if (is_listed_[map[f]]) continue;
+    is_listed_[map[f]] = true;
+    into.listed.push_back(map[f]);
   }
 
+  std::vector<CallId> call_map(other.calls.size());
   for (CallId c = 0; c < other.calls.size(); ++c) {
     FuncId caller = map[other.calls[c].caller], callee = map[other.calls[c].callee];
     CallId to = calls_.find_or_add(
         FlatIndex::mix(caller, callee),
         [&](std::uint32_t d) { return into.calls[d].caller == caller && into.calls[d].callee == callee; },
-        [&] { return into.add_call({caller, callee, kUnknownCount, kUnknownCount}); });
+        [&] {
+          return into.add_call({caller, callee, kUnknownCount, kUnknownCount});
+        });
+    call_map[c] = to;
     into.calls[to].count = add_count(into.calls[to].count, other.calls[c].count);
     into.calls[to].primitive_count = add_count(into.calls[to].primitive_count, other.calls[c].primitive_count);
-    for (std::size_t e = 0; e < other.events.size(); ++e)
-      into.inclusive(to, event_map[e]) = saturating_add(into.inclusive(to, event_map[e]), other.inclusive(c, e));
+    add_row(into, into.call_cost, to, other.call_cost, c, one, event_map, scale);
+    if (into.keeps_call_self && other.keeps_call_self)
+      add_row(into, into.call_self, to, other.call_self, c, one, event_map, scale);
   }
 
   for (std::size_t r = 0; r < other.line_costs.size(); ++r) {
     const LineCost& lc = other.line_costs[r];
-    LineCost key{map[lc.function], into.strings.intern(other.str(lc.file)), lc.line};
+    LineCost key{map[lc.function], str(lc.file), lc.line, lc.address};
     std::uint32_t to = lines_.find_or_add(
-        FlatIndex::mix(key.function, key.file, key.line),
+        FlatIndex::mix(key.function, key.file, FlatIndex::mix(key.line, key.address)),
         [&](std::uint32_t x) {
           const LineCost& y = into.line_costs[x];
-          return y.function == key.function && y.file == key.file && y.line == key.line;
+          return y.function == key.function && y.file == key.file && y.line == key.line && y.address == key.address;
         },
         [&] {
           into.line_costs.push_back(key);
           into.line_cost_values.resize(into.line_cost_values.size() + ne, 0);
           return static_cast<std::uint32_t>(into.line_costs.size() - 1);
         });
-    for (std::size_t e = 0; e < other.events.size(); ++e) {
-      Cost& v = into.line_cost_values[static_cast<std::size_t>(to) * ne + event_map[e]];
-      v = saturating_add(v, other.line_cost_values[r * other.events.size() + e]);
-    }
+    add_row(into, into.line_cost_values, to, other.line_cost_values, r, one, event_map, scale);
+  }
+
+  for (std::size_t s = 0; s < other.call_sites.size(); ++s) {
+    CallSite key = other.call_sites[s];
+    key.call = call_map[key.call];
+    key.file = str(key.file);
+    std::uint32_t to = sites_.find_or_add(
+        FlatIndex::mix(key.call, FlatIndex::mix(key.file, key.line, key.address),
+                       FlatIndex::mix(key.target_line, key.target_address)),
+        [&](std::uint32_t x) {
+          const CallSite& y = into.call_sites[x];
+          return y.call == key.call && y.file == key.file && y.line == key.line && y.address == key.address &&
+                 y.target_line == key.target_line && y.target_address == key.target_address;
+        },
+        [&] {
+          CallSite fresh = key;
+          fresh.count = 0;
+          into.call_sites.push_back(fresh);
+          into.call_site_cost.resize(into.call_site_cost.size() + ne, 0);
+          return static_cast<std::uint32_t>(into.call_sites.size() - 1);
+        });
+    into.call_sites[to].count = saturating_add(into.call_sites[to].count, key.count);
+    add_row(into, into.call_site_cost, to, other.call_site_cost, s, one, event_map, scale);
+  }
+
+  for (const Jump& j : other.jumps) {
+    Jump key = j;
+    key.function = map[j.function];
+    key.target = map[j.target];
+    key.file = str(j.file);
+    key.target_file = str(j.target_file);
+    bool conditional = key.executed != kUnknownCount;
+    std::uint32_t to = jumps_.find_or_add(
+        FlatIndex::mix(FlatIndex::mix(key.function, key.file, FlatIndex::mix(key.line, key.address)),
+                       FlatIndex::mix(key.target, key.target_file, FlatIndex::mix(key.target_line, key.target_address)),
+                       !conditional),
+        [&](std::uint32_t x) {
+          const Jump& y = into.jumps[x];
+          return y.function == key.function && y.file == key.file && y.line == key.line && y.address == key.address &&
+                 y.target == key.target && y.target_file == key.target_file && y.target_line == key.target_line &&
+                 y.target_address == key.target_address && (y.executed != kUnknownCount) == conditional;
+        },
+        [&] {
+          Jump fresh = key;
+          fresh.count = 0;
+          fresh.executed = conditional ? 0 : kUnknownCount;
+          into.jumps.push_back(fresh);
+          return static_cast<std::uint32_t>(into.jumps.size() - 1);
+        });
+    into.jumps[to].count = saturating_add(into.jumps[to].count, key.count);
+    if (conditional) into.jumps[to].executed = saturating_add(into.jumps[to].executed, key.executed);
   }
 
   if (!other.stack_nodes.empty()) {
     if (into.stack_nodes.empty()) {
       into.stack_nodes.push_back({0, 0});
-      into.stack_node_cost.push_back(0);
+      into.stack_node_cost.resize(ne, 0);
     }
     std::vector<std::uint32_t> node_map(other.stack_nodes.size(), 0);
     for (std::uint32_t n = 1; n < other.stack_nodes.size(); ++n) {
@@ -210,43 +441,50 @@ Expected<bool> ProfileMerger::add(const Profile& other, std::string_view other_p
           [&](std::uint32_t m) { return into.stack_nodes[m].parent == parent && into.stack_nodes[m].function == f; },
           [&] {
             into.stack_nodes.push_back({parent, f});
-            into.stack_node_cost.push_back(0);
+            into.stack_node_cost.resize(into.stack_node_cost.size() + ne, 0);
             return static_cast<std::uint32_t>(into.stack_nodes.size() - 1);
           });
-      into.stack_node_cost[node_map[n]] = saturating_add(into.stack_node_cost[node_map[n]], other.stack_node_cost[n]);
     }
+    for (std::uint32_t n = 0; n < other.stack_nodes.size(); ++n)
+      add_row(into, into.stack_node_cost, node_map[n], other.stack_node_cost, n, one, event_map, scale);
   }
   return true;
 }
 
-Expected<bool> add_profile(Profile& into, const Profile& other, std::string_view other_path) {
-  return ProfileMerger(into).add(other, other_path);
+void ProfileMerger::finish() {
+  Profile& p = into_;
+  if (p.listed.empty()) return;
+  // gprof2dot numbers pstats functions as it meets them: each entry of the
+  // stats dict in order, then that entry's callers in their dict order.
+  const std::size_t n = p.functions.size();
+  Adjacency adj = Adjacency::build(p);
+  std::vector<FuncId> order;
+  order.reserve(n);
+  std::vector<bool> placed(n, false);
+  auto place = [&](FuncId f) {
+    if (placed[f]) return;
+    placed[f] = true;
+    order.push_back(f);
+  };
+  for (FuncId f : p.listed) {
+    place(f);
+    for (std::uint32_t i = adj.in_begin[f]; i < adj.in_begin[f + 1]; ++i) place(p.calls[adj.in_calls[i]].caller);
+  }
+  for (FuncId f = 0; f < n; ++f) place(f);
+  bool identity = true;
+  for (FuncId k = 0; k < n && identity; ++k) identity = order[k] == k;
+  if (!identity) {
+    renumber_functions(p, order);
+    // The indexes hold old ids; a finished merger takes no more profiles.
+    functions_ = FlatIndex();
+  }
 }
 
-Expected<Profile> read_in_parallel(const std::vector<InputFile>& inputs,
-                                   Expected<Profile> (*read_one)(const InputFile&, const void*, Diagnostics&),
-                                   const void* context, Diagnostics& diag) {
-  std::vector<std::optional<Expected<Profile>>> results(inputs.size());
-  std::vector<Diagnostics> warnings(inputs.size());
-  std::atomic<std::size_t> next{0};
-  auto work = [&] {
-    for (std::size_t i; (i = next.fetch_add(1)) < inputs.size();) results[i] = read_one(inputs[i], context, warnings[i]);
-  };
-  std::thread helper;
-  if (inputs.size() > 1) helper = std::thread(work);
-  work();
-  if (helper.joinable()) helper.join();
-  for (const Diagnostics& d : warnings)
-    for (const std::string& w : d.warnings()) diag.warn(w);
-  for (auto& r : results)
-    if (!*r) return r->error();
-  Profile merged = std::move(**results[0]);
-  ProfileMerger merger(merged);
-  for (std::size_t i = 1; i < results.size(); ++i) {
-    if (auto ok = merger.add(**results[i], inputs[i].path()); !ok) return ok.error();
-    results[i].reset();
-  }
-  return merged;
+Expected<bool> add_profile(Profile& into, const Profile& other, std::string_view other_path) {
+  ProfileMerger merger(into);
+  auto ok = merger.add(other, other_path);
+  if (ok) merger.finish();
+  return ok;
 }
 
 }  // namespace graphgen

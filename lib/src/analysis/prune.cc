@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "graphgen/labels.h"
+
 namespace graphgen {
 
 namespace {
@@ -11,14 +13,12 @@ bool path_filter_drops(const Profile& p, FuncId f, const std::vector<std::string
   const Function& fn = p.functions[f];
   if (fn.file != kNoString) {
     std::string_view file = p.str(fn.file);
-    return std::none_of(paths.begin(), paths.end(),
-                        [&](const std::string& path) { return file.starts_with(path); });
+    return std::none_of(paths.begin(), paths.end(), [&](const std::string& path) { return file.starts_with(path); });
   }
-  if (fn.module != kNoString) {
-    std::string_view module = p.str(fn.module);
-    return std::none_of(paths.begin(), paths.end(), [&](const std::string& path) {
-      return module.find(path) != std::string_view::npos;
-    });
+  std::string module;
+  if (module_line(p, f, module) && !module.empty()) {
+    return std::none_of(paths.begin(), paths.end(),
+                        [&](const std::string& path) { return module.find(path) != std::string::npos; });
   }
   return false;
 }
@@ -46,8 +46,7 @@ void prune(const Profile& p, CallGraph& g, const PruneOptions& options) {
     if (g.nodes[f].kept && path_filter_drops(p, f, options.paths)) g.nodes[f].kept = false;
 
   for (GraphEdge& e : g.edges) {
-    if (!g.nodes[e.caller].kept || !g.nodes[e.callee].kept || (e.weight && *e.weight < edge_thres))
-      e.kept = false;
+    if (!g.nodes[e.caller].kept || !g.nodes[e.callee].kept || (e.weight && *e.weight < edge_thres)) e.kept = false;
   }
 
   if (options.color_nodes_by_selftime) {

@@ -1,30 +1,32 @@
 #include "graphgen/analysis/select.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <deque>
-#include <fmt/format.h>
 #include <unordered_map>
 
 #include "graphgen/analysis/glob.h"
+#include "graphgen/labels.h"
 
 namespace graphgen {
 
 std::vector<FuncId> match_functions(const Profile& p, const CallGraph& g, std::string_view glob) {
   // Last id per label wins, but the label keeps its first position.
-  std::unordered_map<StringId, FuncId> last;
-  std::vector<StringId> order;
+  std::unordered_map<std::string, FuncId> last;
+  std::vector<std::string> order;
   for (FuncId f = 0; f < g.nodes.size(); ++f) {
     if (!g.nodes[f].kept) continue;
-    StringId label = p.functions[f].label;
+    std::string label = function_label(p, f);
     auto [it, inserted] = last.try_emplace(label, f);
     if (inserted)
-      order.push_back(label);
+      order.push_back(std::move(label));
     else
       it->second = f;
   }
   std::vector<FuncId> out;
-  for (StringId label : order)
-    if (glob_match(glob, p.str(label))) out.push_back(last[label]);
+  for (const std::string& label : order)
+    if (glob_match(glob, label)) out.push_back(last[label]);
   return out;
 }
 
@@ -107,9 +109,9 @@ std::string list_functions(const Profile& p, const CallGraph& g, std::string_vie
   };
   if (selector == "+" || selector == "*") {
     for (FuncId f = 0; f < g.nodes.size(); ++f)
-      if (g.nodes[f].kept) add(fmt::format("{}:\t{}", f, p.str(p.functions[f].label)));
+      if (g.nodes[f].kept) add(fmt::format("{}:\t{}", f, function_label(p, f)));
   } else {
-    for (FuncId f : match_functions(p, g, selector)) add(std::string(p.str(p.functions[f].label)));
+    for (FuncId f : match_functions(p, g, selector)) add(function_label(p, f));
   }
   if (!out.empty()) out += '\n';
   return out;

@@ -1,9 +1,10 @@
 #include "graphgen/analysis/theme.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <fmt/format.h>
 
 namespace graphgen {
 

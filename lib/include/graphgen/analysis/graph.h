@@ -15,13 +15,13 @@
 namespace graphgen {
 
 struct GraphNode {
-  std::optional<double> self_time;    // in seconds for time events, else event units
-  std::optional<double> self_ratio;   // self / sum of all self
+  std::optional<double> self_time;   // in seconds for time events, else event units
+  std::optional<double> self_ratio;  // self / sum of all self
   std::optional<double> total_time;
   std::optional<double> total_ratio;  // inclusive / profile total
   std::optional<std::int64_t> samples;
   std::int64_t called = kUnknownCount;
-  std::optional<double> weight;       // colour and prune weight, set by prune()
+  std::optional<double> weight;  // colour and prune weight, set by prune()
   bool kept = true;
 };
 

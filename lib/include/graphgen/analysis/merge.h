@@ -1,5 +1,6 @@
-// Unifying functions that the reader kept apart, for views that want a
-// coarser identity than the file format's.
+// Merging: the one step that folds per-file profiles into one (several files
+// of one format, ranks, parts of one big file), and unifying functions that
+// a reader kept apart for views that want a coarser identity.
 #pragma once
 
 #include <string_view>
@@ -7,7 +8,6 @@
 
 #include "graphgen/error.h"
 #include "graphgen/flat_index.h"
-#include "graphgen/io.h"
 #include "graphgen/profile.h"
 
 namespace graphgen {
@@ -19,38 +19,54 @@ enum class FunctionKey {
 
 /// `p` with functions of the same key made one function (the first one's
 /// attributes, in first-appearance order): self costs, call counts, calls,
-/// per-line costs and stack totals summed. Takes `p` by value so callers can
-/// move it in; strings and per-line rows are moved, not copied.
+/// per-position costs and stack totals summed. Takes `p` by value so callers
+/// can move it in; strings and rows are moved, not copied.
 Profile merge_functions(Profile p, FunctionKey key);
 
 /// Folds profiles into `into`, keeping its indexes between additions so that
 /// folding many files costs one pass over each (`into` must change only
-/// through this merger while it lives). add() does what add_profile() says.
+/// through this merger while it lives).
+///
+/// What add() does: events are matched by name (the same set, else an error
+/// naming both lists; one name in two units is summed in the coarser unit);
+/// functions by identity (name, object, file, process, code object, and the
+/// line where the label shows it); self, total and stack costs, call counts,
+/// calls, per-position costs, call sites, jumps and callsite trees are
+/// summed, floating costs with IEEE addition. What is new to `into` is
+/// appended in `other`'s order, so adding files in order equals reading them
+/// in one pass, and listed entries (pstats dict keys) keep pstats.Stats.add's
+/// order. The result depends only on the order of the add() calls.
 class ProfileMerger {
  public:
   explicit ProfileMerger(Profile& into);
   Expected<bool> add(const Profile& other, std::string_view other_path);
+  /// Puts the functions of a listed profile in gprof2dot's order (each
+  /// listed entry, then its callers, first appearance); call after the last
+  /// add(). A no-op for profiles without listed entries.
+  void finish();
 
  private:
-  static std::uint64_t function_hash(std::string_view label, std::string_view name, std::string_view object,
-                                     std::string_view file);
+  Expected<bool> adopt_events(const Profile& other, std::string_view other_path, std::vector<std::size_t>& map);
+  // Function identity by the strings' bytes, so a function `into` has
+  // already is found without interning its strings again.
+  std::uint64_t function_hash(const Profile& p, const Function& fn);
+  bool same_function(const Function& mine, const Profile& other, const Function& theirs) const;
+
   Profile& into_;
-  FlatIndex functions_, calls_, lines_, children_;
+  std::string first_path_;
+  bool started_ = false;
+  FlatIndex functions_, calls_, lines_, sites_, jumps_, children_;
+  std::vector<bool> is_listed_;
+  std::vector<StringId> string_map_;
+  std::vector<std::uint64_t> string_hash_;  // of the profile being added, by its string id (0: not yet)
+  const Profile* hashing_ = nullptr;
 };
 
-/// Adds `other` into `into` (e.g. another file of the same format): events
-/// matched by name, functions by their label, name, object and file, and
-/// self costs, counts, calls, per-line costs, stack totals and callsite
-/// trees summed. What is new to `into` is appended in `other`'s order, so
-/// adding files in order equals reading them in one pass. Fails when the
-/// two have different events.
+/// Adds `other` into `into`, as ProfileMerger::add does.
 Expected<bool> add_profile(Profile& into, const Profile& other, std::string_view other_path);
 
-/// Reads `inputs` with `read_one` on two threads and adds the profiles in
-/// input order (deterministic whatever the timing); warnings are kept in
-/// input order too. The first failing input (in order) decides the error.
-Expected<Profile> read_in_parallel(const std::vector<InputFile>& inputs,
-                                   Expected<Profile> (*read_one)(const InputFile&, const void*, Diagnostics&),
-                                   const void* context, Diagnostics& diag);
+/// Renumbers functions: `order[k]` is the old id of new function k (a
+/// permutation). Calls keep their order; every reference is remapped.
+void renumber_functions(Profile& p, const std::vector<FuncId>& order);
 
 }  // namespace graphgen

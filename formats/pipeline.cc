@@ -1,0 +1,353 @@
+#include "pipeline.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "graphgen/analysis/graph.h"
+#include "graphgen/analysis/integrate.h"
+#include "graphgen/analysis/merge.h"
+#include "graphgen/analysis/prune.h"
+#include "graphgen/analysis/select.h"
+
+namespace graphgen::formats {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+class Phases {
+ public:
+  explicit Phases(Output& out) : out_(out), last_(Clock::now()) {}
+  void mark(const char* name) {
+    auto now = Clock::now();
+    out_.phases.emplace_back(name, std::chrono::duration<double>(now - last_).count());
+    last_ = now;
+  }
+
+ private:
+  Output& out_;
+  Clock::time_point last_;
+};
+
+std::string join(const std::vector<std::string_view>& items, std::string_view sep = ", ") {
+  std::string out;
+  for (std::string_view s : items) {
+    if (!out.empty()) out += sep;
+    out += s;
+  }
+  return out;
+}
+
+// One input's place in the merge: what reading it gave.
+struct Slot {
+  std::optional<Expected<Profile>> result;
+  Diagnostics diag;
+};
+
+// The order files merge in: as given, or pstats.Stats(a, b, c)'s a, c, b.
+std::vector<std::size_t> merge_order(MergeOrder order, std::size_t n) {
+  std::vector<std::size_t> out;
+  if (n == 0) return out;
+  if (order == MergeOrder::kPstats) {
+    out.push_back(0);
+    for (std::size_t i = n; i-- > 1;) out.push_back(i);
+    return out;
+  }
+  for (std::size_t i = 0; i < n; ++i) out.push_back(i);
+  return out;
+}
+
+Expected<const InputFormat*> format_of(const InputFile& file, const Request& r) {
+  if (!r.input_format.empty()) {
+    const InputFormat* f = find_input_format(r.input_format);
+    if (!f)
+      return bad_usage(fmt::format("--format {}: not a known input format (known: {})", quote_input(r.input_format),
+                                   join(input_format_names())));
+    return f;
+  }
+  return detect_input_format(file);
+}
+
+// Reads one input: opens it, checks its format, parses it.
+Expected<Profile> read_input(const std::string& path, const InputFormat* format, const Request& r,
+                             std::optional<InputFile>& opened, Diagnostics& diag) {
+  if (!opened) {
+    auto file = InputFile::open(path);
+    if (!file) return file.error();
+    opened = std::move(file).value();
+  }
+  if (r.input_format.empty()) {
+    auto detected = detect_input_format(*opened);
+    if (!detected) return detected.error();
+    if (*detected != format)
+      return bad_usage(fmt::format("inputs mix formats: {} is {} but {} is {}; give one format at a time",
+                                   r.inputs.front(), format->name, path, (*detected)->name));
+  }
+  auto profile = format->read(*opened, r.read, diag);
+  opened.reset();  // unmapped as soon as it is read
+  return profile;
+}
+
+}  // namespace
+
+Expected<const OutputFormat*> resolve_output_format(std::string_view to, std::string_view path, Diagnostics& diag) {
+  const OutputFormat* by_path = path.empty() || path == "-" ? nullptr : output_format_for_path(path);
+  if (!to.empty()) {
+    const OutputFormat* f = find_output_format(to);
+    if (!f)
+      return bad_usage(
+          fmt::format("-T {}: not a known output format (known: {})", quote_input(to), join(output_format_names())));
+    if (by_path && by_path != f)
+      diag.warn(fmt::format("writing {} to {}, whose name says {}", f->name, quote_input(path), by_path->name));
+    return f;
+  }
+  // gprof2dot writes dot whatever the name; so does graphgen for names it
+  // does not know (and for devices such as /dev/null).
+  return by_path ? by_path : find_output_format("dot");
+}
+
+Expected<Profile> read_and_merge(const Request& r, const InputFormat*& format, Diagnostics& diag) {
+  const std::size_t n = r.inputs.size();
+  if (n == 0) return bad_usage("expected at least one input file, found none");
+  // The first input decides the format (and so the merge order).
+  std::optional<InputFile> first;
+  {
+    auto file = InputFile::open(r.inputs.front());
+    if (!file) {
+      if (!r.keep_going || n == 1) return file.error();
+    } else {
+      first = std::move(file).value();
+    }
+  }
+  std::size_t first_index = 0;
+  format = nullptr;
+  std::vector<std::string> skipped;
+  // With --keep-going, the first readable input decides.
+  while (!format) {
+    if (!first) {
+      if (++first_index >= n) break;
+      auto file = InputFile::open(r.inputs[first_index]);
+      if (!file) {
+        skipped.push_back(fmt::format("{} ({})", r.inputs[first_index], file.error().message));
+        continue;
+      }
+      first = std::move(file).value();
+    }
+    auto f = format_of(*first, r);
+    if (f) {
+      format = *f;
+      break;
+    }
+    if (!r.keep_going || f.error().kind == Error::Kind::kBadUsage) return f.error();
+    skipped.push_back(fmt::format("{} ({})", first->path(), f.error().message));
+    first.reset();
+  }
+  if (!format) return bad_input(fmt::format("none of the {} inputs could be read; {}", n, skipped.front()));
+  if (r.output && r.list_functions.empty())
+    if (auto ok = check_pair(*format, *r.output); !ok) return ok.error();
+
+  std::vector<std::size_t> order = merge_order(format->merge_order, n);
+  std::vector<Slot> slots(n);
+  Profile merged;
+  ProfileMerger merger(merged);
+  std::size_t added = 0;
+
+  // Two threads read ahead, at most kWindow profiles, while this one folds
+  // them in merge order, so the result never depends on the threads' timing
+  // and memory stays bounded however many files there are.
+  constexpr std::size_t kWindow = 16;
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::size_t next = 0, folded = 0;
+  bool stop = false;
+  auto read_at = [&](std::size_t pos) {
+    std::size_t input = order[pos];
+    std::optional<InputFile> opened;
+    if (input == first_index && first) opened = std::move(first);
+    return read_input(r.inputs[input], format, r, opened, slots[pos].diag);
+  };
+  auto worker = [&] {
+    for (;;) {
+      std::size_t pos;
+      {
+        std::unique_lock lock(mutex);
+        changed.wait(lock, [&] { return stop || next >= n || next < folded + kWindow; });
+        if (stop || next >= n) return;
+        pos = next++;
+      }
+      auto result = read_at(pos);
+      std::lock_guard lock(mutex);
+      slots[pos].result = std::move(result);
+      changed.notify_all();
+    }
+  };
+  std::vector<std::thread> workers;
+  if (n > 1) {
+    // The first input was opened here; it is read by a worker like the rest.
+    for (int t = 0; t < 2; ++t) workers.emplace_back(worker);
+  }
+  auto finish = [&] {
+    {
+      std::lock_guard lock(mutex);
+      stop = true;
+    }
+    changed.notify_all();
+    for (std::thread& t : workers) t.join();
+  };
+
+  for (std::size_t pos = 0; pos < n; ++pos) {
+    std::optional<Expected<Profile>> result;
+    if (workers.empty()) {
+      result = read_at(pos);
+    } else {
+      std::unique_lock lock(mutex);
+      changed.wait(lock, [&] { return slots[pos].result.has_value(); });
+      result = std::move(slots[pos].result);
+      slots[pos].result.reset();
+    }
+    for (const std::string& w : slots[pos].diag.warnings()) diag.warn(w);
+    slots[pos].diag.clear();
+    const std::size_t input = order[pos];
+    Expected<bool> ok = true;
+    if (!*result) {
+      bool skip = r.keep_going && result->error().kind != Error::Kind::kBadUsage;
+      if (!skip) {
+        finish();
+        return result->error();
+      }
+      // The first input was skipped already while finding the format.
+      if (!(input < first_index)) skipped.push_back(fmt::format("{} ({})", r.inputs[input], result->error().message));
+    } else {
+      if (r.on_input) ok = r.on_input(input, **result);
+      if (ok) ok = merger.add(**result, r.inputs[input]);
+      if (ok) ++added;
+    }
+    result.reset();
+    {
+      std::lock_guard lock(mutex);
+      ++folded;
+    }
+    changed.notify_all();
+    if (!ok) {
+      finish();
+      return ok.error();
+    }
+  }
+  finish();
+  if (added == 0) return bad_input(fmt::format("none of the {} inputs could be read; {}", n, skipped.front()));
+  merger.finish();
+  if (!skipped.empty()) {
+    std::string list;
+    for (std::size_t i = 0; i < skipped.size() && i < 10; ++i) list += (i ? "; " : "") + skipped[i];
+    if (skipped.size() > 10) list += fmt::format("; and {} more", skipped.size() - 10);
+    diag.warn(fmt::format("--keep-going: skipped {} of {} inputs that could not be read: {}", skipped.size(), n, list));
+  }
+  return merged;
+}
+
+namespace {
+
+// --event: the cost column to use (formats whose readers filter samples by
+// event have one column).
+Expected<std::size_t> pick_event(const Profile& p, const InputFormat& format, const std::string& event) {
+  if (event.empty() || format.event_option == EventOption::kSampleFilter) return std::size_t{0};
+  std::vector<std::string_view> names;
+  for (std::size_t e = 0; e < p.events.size(); ++e) {
+    names.push_back(p.str(p.events[e].name));
+    if (names.back() == event) return e;
+  }
+  return bad_usage(
+      fmt::format("--event {}: the profile has no such event; it has {}", quote_input(event), join(names)));
+}
+
+Expected<CallGraph> build_graph(const Profile& p, const InputFormat& format, std::size_t event, const GraphOptions& o,
+                                Diagnostics& diag) {
+  CallGraph graph;
+  if (p.has_total_cost()) {
+    graph = graph_from_reported_totals(p, event, diag);
+  } else if (o.total == TotalMethod::kCallStacks && p.keeps_stack_totals) {
+    graph = graph_from_call_stacks(p, event, diag);
+  } else {
+    if (o.total == TotalMethod::kCallStacks)
+      diag.warn(fmt::format("--total callstacks needs sample stacks, which {} profiles do not have; using callratios",
+                            format.name));
+    graph = graph_from_call_ratios(p, event, diag);
+  }
+  PruneOptions prune_options;
+  prune_options.node_threshold_percent = o.node_threshold_percent;
+  prune_options.edge_threshold_percent = o.edge_threshold_percent;
+  prune_options.paths = o.paths;
+  prune_options.color_nodes_by_selftime = o.color_nodes_by_selftime;
+  prune(p, graph, prune_options);
+  if (!o.root.empty()) {
+    auto roots = match_functions(p, graph, o.root);
+    if (roots.empty())
+      return bad_input(fmt::format("root node {} not found (might already be pruned : try -e0 -n0 flags)", o.root));
+    keep_descendants(graph, roots, o.depth);
+  }
+  return graph;
+}
+
+}  // namespace
+
+Expected<Output> convert(const Request& r, Diagnostics& diag) {
+  Output out;
+  Phases phases(out);
+  const InputFormat* format = nullptr;
+  auto read = read_and_merge(r, format, diag);
+  if (!read) return read.error();
+  Profile profile = std::move(read).value();
+  phases.mark("read");
+  auto event = pick_event(profile, *format, r.event);
+  if (!event) return event.error();
+  const bool graph_output = !r.list_functions.empty() || r.output->needs == Needs::kGraph;
+  std::optional<CallGraph> graph;
+  if (graph_output) {
+    // Readers that keep functions per file (callgrind) show one node per
+    // function of a binary, or per name as gprof2dot does.
+    if (format->graph_merges_functions)
+      profile =
+          merge_functions(std::move(profile), r.read.merge_by_name ? FunctionKey::kName : FunctionKey::kNameAndObject);
+    auto built = build_graph(profile, *format, *event, r.graph, diag);
+    if (!built) return built.error();
+    graph = std::move(built).value();
+    if (!r.list_functions.empty()) {
+      out.bytes = list_functions(profile, *graph, r.list_functions);
+      phases.mark("analyse");
+      return out;
+    }
+    if (!r.graph.leaf.empty()) {
+      auto leaves = match_functions(profile, *graph, r.graph.leaf);
+      if (leaves.empty())
+        return bad_input(
+            fmt::format("leaf node {} not found (maybe already pruned : try -e0 -n0 flags)", r.graph.leaf));
+      keep_ancestors(*graph, leaves, r.graph.depth);
+    }
+    if (r.graph.node_count > 0) keep_heaviest(*graph, r.graph.node_count);
+    std::size_t nodes = kept_nodes(*graph);
+    if (nodes == 0 && r.output->rendered)
+      return bad_input(
+          "nothing to draw: the thresholds and selections left no function (lower -n/-e, check "
+          "-z/-l/-p, or see what is there with --list-functions '*' -n0 -e0)");
+    if (nodes == 0)
+      diag.warn("the thresholds and selections left no function: the graph is empty (lower -n/-e, check -z/-l/-p)");
+    if (r.output->rendered && nodes > r.graph.large_graph)
+      diag.warn(
+          fmt::format("the graph has {} nodes after pruning; laying it out can take minutes: raise -n or "
+                      "keep the heaviest with --node-count N",
+                      nodes));
+  }
+  phases.mark("analyse");
+  auto bytes = r.output->write({profile, graph ? &*graph : nullptr, *event, r.write}, diag);
+  if (!bytes) return bytes.error();
+  out.bytes = std::move(bytes).value();
+  phases.mark("write");
+  return out;
+}
+
+}  // namespace graphgen::formats

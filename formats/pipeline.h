@@ -1,0 +1,81 @@
+// The conversion pipeline, one path for every front end (the CLI, the Python
+// module, --each, graphgen-mpi):
+//
+//   bytes --sniff--> InputFormat --read (one file)--> Profile
+//         --merge (one step, all files, in the format's order)--> Profile
+//         --passes (function identity, totals, pruning, selection)--> graph
+//         --OutputFormat.write--> bytes
+//
+// Front ends build a Request and print what comes back; nothing here prints.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "graphgen/error.h"
+#include "graphgen/profile.h"
+#include "registry.h"
+
+namespace graphgen::formats {
+
+/// How a graph's totals are computed when the profile does not report them.
+enum class TotalMethod {
+  kCallRatios,  // gprof2dot's call-ratio integration (its default)
+  kCallStacks,  // share of samples whose stack holds the function
+};
+
+/// The passes between the profile and a graph output.
+struct GraphOptions {
+  TotalMethod total = TotalMethod::kCallRatios;
+  double node_threshold_percent = 0.5;  // -n
+  double edge_threshold_percent = 0.1;  // -e
+  std::vector<std::string> paths;       // -p
+  bool color_nodes_by_selftime = false;
+  std::string root, leaf;  // -z, -l globs
+  int depth = -1;
+  std::size_t node_count = 0;  // 0: all
+  /// Warn before laying out more nodes than this (rendered outputs).
+  std::size_t large_graph = 500;
+};
+
+struct Request {
+  std::vector<std::string> inputs;  // paths, "-" for standard input
+  std::string input_format;         // a registry name; empty: detected from the bytes
+  ReadOptions read;
+  /// --event: the cost column (callgrind) or the samples kept (perf).
+  std::string event;
+  GraphOptions graph;
+  const OutputFormat* output = nullptr;
+  WriteOptions write;
+  /// Non-empty: instead of the output, the functions left after pruning
+  /// and -z that match this selector (gprof2dot's --list-functions).
+  std::string list_functions;
+  /// Skip inputs that cannot be read (listed in one warning) instead of failing.
+  bool keep_going = false;
+  /// Called with each input's own profile before it is merged, in merge
+  /// order (per-rank statistics, compare); an error stops the conversion.
+  std::function<Expected<bool>(std::size_t input, const Profile&)> on_input;
+};
+
+struct Output {
+  std::string bytes;
+  /// Wall-clock seconds per phase (read, analyse, write), for --timings.
+  std::vector<std::pair<std::string, double>> phases;
+};
+
+/// The output format for -T `to` (may be empty) and the output path: -T,
+/// else the path's extension (valgrind's callgrind.out.* included), else dot
+/// as gprof2dot writes (unknown extensions, /dev/null, standard output).
+/// Warns when -T and the path's extension disagree.
+Expected<const OutputFormat*> resolve_output_format(std::string_view to, std::string_view path, Diagnostics& diag);
+
+/// Reads, merges, analyses and writes.
+Expected<Output> convert(const Request& request, Diagnostics& diag);
+
+/// The first two steps alone: every input read and merged into one profile
+/// (for front ends that need the profile itself). `format` gets the input format.
+Expected<Profile> read_and_merge(const Request& request, const InputFormat*& format, Diagnostics& diag);
+
+}  // namespace graphgen::formats

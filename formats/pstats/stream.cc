@@ -1,0 +1,480 @@
+#include "stream.h"
+
+#include <charconv>
+#include <cstring>
+
+#include "graphgen/flat_index.h"
+#include "marshal.h"
+
+namespace graphgen::pstats::detail {
+
+namespace {
+
+constexpr std::uint32_t kNone = UINT32_MAX;
+
+// What a FLAG_REF'd object was, for later references to it.
+struct Ref {
+  enum Kind : std::uint8_t { kPending, kOpaque, kInt, kFloat, kText, kBytes, kKey, kCaller } kind = kPending;
+  std::uint32_t id = 0;  // kText/kBytes: string id; kKey: key; kCaller: index into callers_
+  std::int64_t i = 0;
+  double f = 0;
+};
+
+// A scalar as read: an int (or bool), a float, or text.
+struct Scalar {
+  Ref::Kind kind = Ref::kOpaque;
+  std::int64_t i = 0;
+  double f = 0;
+  StringId text = kNoString;
+};
+
+struct Key {
+  StringId file = kNoString;
+  std::int64_t line = 0;
+  StringId name = kNoString;
+  friend bool operator==(const Key&, const Key&) = default;
+};
+
+struct CallerStats {
+  bool is_int = false;
+  std::int64_t count = 0, primitive = 0;
+  double along = 0, inclusive = 0;
+};
+
+class FastReader {
+ public:
+  FastReader(std::string_view in, Profile& p) : in_(in), p_(p) {}
+
+  bool run(std::size_t& trailing) {
+    std::uint8_t code;
+    if (!u8(code)) return false;
+    bool flagged = code & 0x80;
+    if ((code & 0x7F) != '{') return false;
+    if (flagged) refs_.push_back({Ref::kOpaque});
+    std::size_t entries = 0;
+    for (;;) {
+      if (pos_ >= in_.size()) return false;
+      if (static_cast<std::uint8_t>(in_[pos_]) == '0') {
+        ++pos_;
+        break;
+      }
+      std::uint32_t key;
+      if (!read_key(key)) return false;
+      if (!read_entry(key)) return false;
+      ++entries;
+    }
+    if (entries == 0) return false;
+    trailing = in_.size() - pos_;
+    return true;
+  }
+
+ private:
+  bool u8(std::uint8_t& v) {
+    if (pos_ >= in_.size()) return false;
+    v = static_cast<std::uint8_t>(in_[pos_++]);
+    return true;
+  }
+  bool i32(std::int32_t& v) {
+    if (in_.size() - pos_ < 4) return false;
+    std::uint32_t u;
+    std::memcpy(&u, in_.data() + pos_, 4);
+    pos_ += 4;
+    v = static_cast<std::int32_t>(u);
+    return true;
+  }
+
+  // A reference slot for a flagged object: reserved before its children, as
+  // CPython numbers them.
+  std::size_t reserve(bool flagged) {
+    if (!flagged) return SIZE_MAX;
+    refs_.push_back({});
+    return refs_.size() - 1;
+  }
+  void fill(std::size_t slot, const Ref& r) {
+    if (slot != SIZE_MAX) refs_[slot] = r;
+  }
+  const Ref* ref_at(std::int32_t k) const {
+    if (k < 0 || static_cast<std::size_t>(k) >= refs_.size()) return nullptr;
+    const Ref& r = refs_[static_cast<std::size_t>(k)];
+    return r.kind == Ref::kPending || r.kind == Ref::kOpaque ? nullptr : &r;
+  }
+
+  bool long_value(std::int64_t& out) {
+    std::int32_t n;
+    if (!i32(n)) return false;
+    if (n == 0) {
+      out = 0;
+      return true;
+    }
+    std::int64_t count = n < 0 ? -static_cast<std::int64_t>(n) : n;
+    if (count > 5 || static_cast<std::size_t>(count) * 2 > in_.size() - pos_) return false;
+    std::uint64_t value = 0;
+    for (std::int64_t k = 0; k < count; ++k) {
+      auto d = static_cast<std::uint16_t>(static_cast<std::uint8_t>(in_[pos_]) |
+                                          (static_cast<std::uint8_t>(in_[pos_ + 1]) << 8));
+      pos_ += 2;
+      if (d >= 0x8000 || (k == count - 1 && d == 0) || (k == 4 && d >= 16)) return false;
+      value |= static_cast<std::uint64_t>(d) << (15 * k);
+    }
+    const std::uint64_t limit = n < 0 ? (std::uint64_t{1} << 63) : (std::uint64_t{1} << 63) - 1;
+    if (value > limit) return false;
+    out = n < 0 ? (value == (std::uint64_t{1} << 63) ? INT64_MIN : -static_cast<std::int64_t>(value))
+                : static_cast<std::int64_t>(value);
+    return true;
+  }
+
+  bool text_float(double& out) {
+    std::uint8_t len;
+    if (!u8(len) || in_.size() - pos_ < len || len == 0) return false;
+    const char* b = in_.data() + pos_;
+    const char* e = b + len;
+    pos_ += len;
+    if (*b == '+') ++b;
+    auto [ptr, ec] = std::from_chars(b, e, out);
+    return ec == std::errc() && ptr == e;
+  }
+
+  // Interned text of a string object, converted as the general path does.
+  bool string_value(char t, Scalar& out) {
+    std::int64_t n;
+    if (t == 'z' || t == 'Z') {
+      std::uint8_t len;
+      if (!u8(len)) return false;
+      n = len;
+    } else {
+      std::int32_t len;
+      if (!i32(len)) return false;
+      n = len;
+    }
+    if (n < 0 || static_cast<std::size_t>(n) > in_.size() - pos_) return false;
+    std::string_view s = in_.substr(pos_, static_cast<std::size_t>(n));
+    pos_ += static_cast<std::size_t>(n);
+    if (t == 'u' || t == 't') {
+      if (!marshal::valid_utf8_surrogatepass(s)) return false;
+      out.kind = Ref::kText;
+      out.text = p_.strings.intern(s);
+    } else if (t == 's') {
+      // Python 2 str: UTF-8 if it decodes, else Latin-1.
+      out.kind = Ref::kBytes;
+      out.text = intern_latin1(s, marshal::valid_utf8_surrogatepass(s));
+    } else {
+      out.kind = Ref::kText;
+      out.text = intern_latin1(s, false);
+    }
+    if (t == 't') interned_.push_back(out.text);
+    return true;
+  }
+
+  StringId intern_latin1(std::string_view s, bool as_is) {
+    if (as_is) return p_.strings.intern(s);
+    scratch_.clear();
+    marshal::append_latin1_as_utf8(s, scratch_);
+    return p_.strings.intern(scratch_);
+  }
+
+  // Any scalar: int, bool, float, text (or a reference to one).
+  bool scalar(Scalar& out) {
+    std::uint8_t code;
+    if (!u8(code)) return false;
+    bool flagged = code & 0x80;
+    char t = static_cast<char>(code & 0x7F);
+    std::size_t slot = reserve(flagged);
+    switch (t) {
+      case 'T':
+      case 'F':
+        if (flagged) return false;
+        out.kind = Ref::kInt;
+        out.i = t == 'T';
+        return true;
+      case 'i': {
+        std::int32_t v;
+        if (!i32(v)) return false;
+        out.kind = Ref::kInt;
+        out.i = v;
+        break;
+      }
+      case 'I': {
+        if (in_.size() - pos_ < 8) return false;
+        std::uint64_t u;
+        std::memcpy(&u, in_.data() + pos_, 8);
+        pos_ += 8;
+        out.kind = Ref::kInt;
+        out.i = static_cast<std::int64_t>(u);
+        break;
+      }
+      case 'l':
+        out.kind = Ref::kInt;
+        if (!long_value(out.i)) return false;
+        break;
+      case 'g':
+        if (in_.size() - pos_ < 8) return false;
+        std::memcpy(&out.f, in_.data() + pos_, 8);
+        pos_ += 8;
+        out.kind = Ref::kFloat;
+        break;
+      case 'f':
+        if (!text_float(out.f)) return false;
+        out.kind = Ref::kFloat;
+        break;
+      case 's':
+      case 't':
+      case 'u':
+      case 'a':
+      case 'A':
+      case 'z':
+      case 'Z':
+        if (!string_value(t, out)) return false;
+        break;
+      case 'r': {
+        if (flagged) return false;
+        std::int32_t k;
+        if (!i32(k)) return false;
+        const Ref* r = ref_at(k);
+        if (!r || (r->kind != Ref::kInt && r->kind != Ref::kFloat && r->kind != Ref::kText && r->kind != Ref::kBytes))
+          return false;
+        out.kind = r->kind;
+        out.i = r->i;
+        out.f = r->f;
+        out.text = r->id;
+        return true;
+      }
+      case 'R': {
+        if (flagged) return false;
+        std::int32_t k;
+        if (!i32(k) || k < 0 || static_cast<std::size_t>(k) >= interned_.size()) return false;
+        out.kind = Ref::kText;
+        out.text = interned_[static_cast<std::size_t>(k)];
+        return true;
+      }
+      default:
+        return false;
+    }
+    Ref r;
+    r.kind = out.kind;
+    r.i = out.i;
+    r.f = out.f;
+    r.id = out.text;
+    fill(slot, r);
+    return true;
+  }
+
+  // A tuple header: its size, and its reference slot.
+  bool tuple(std::uint32_t& n, std::size_t& slot) {
+    std::uint8_t code;
+    if (!u8(code)) return false;
+    char t = static_cast<char>(code & 0x7F);
+    if (t == '(') {
+      std::int32_t size;
+      if (!i32(size) || size < 0 || static_cast<std::size_t>(size) > in_.size() - pos_) return false;
+      n = static_cast<std::uint32_t>(size);
+    } else if (t == ')') {
+      std::uint8_t size;
+      if (!u8(size)) return false;
+      n = size;
+    } else {
+      return false;
+    }
+    slot = reserve(code & 0x80);
+    return true;
+  }
+
+  bool peek_ref(Ref::Kind kind, std::uint32_t& id) {
+    if (pos_ >= in_.size() || static_cast<std::uint8_t>(in_[pos_]) != 'r') return false;
+    std::size_t save = pos_++;
+    std::int32_t k;
+    const Ref* r = i32(k) ? ref_at(k) : nullptr;
+    if (!r || r->kind != kind) {
+      pos_ = save;
+      return false;
+    }
+    id = r->id;
+    return true;
+  }
+
+  bool read_key(std::uint32_t& out) {
+    if (peek_ref(Ref::kKey, out)) return true;
+    std::uint32_t n;
+    std::size_t slot;
+    if (!tuple(n, slot) || n != 3) return false;
+    Scalar file, line, name;
+    if (!scalar(file) || !scalar(line) || !scalar(name)) return false;
+    if ((file.kind != Ref::kText && file.kind != Ref::kBytes) || line.kind != Ref::kInt ||
+        (name.kind != Ref::kText && name.kind != Ref::kBytes))
+      return false;
+    Key key{file.text, line.i, name.text};
+    out = key_index_.find_or_add(
+        FlatIndex::mix(FlatIndex::mix(key.file, key.name, 0), static_cast<std::uint64_t>(key.line)),
+        [&](std::uint32_t k) { return keys_[k] == key; },
+        [&] {
+          keys_.push_back(key);
+          function_of_.push_back(kNone);
+          entry_seen_.push_back(false);
+          caller_mark_.push_back(kNone);
+          return static_cast<std::uint32_t>(keys_.size() - 1);
+        });
+    Ref r;
+    r.kind = Ref::kKey;
+    r.id = out;
+    fill(slot, r);
+    return true;
+  }
+
+  FuncId function(std::uint32_t key) {
+    FuncId& f = function_of_[key];
+    if (f != kNone) return f;
+    Function fn;
+    fn.name = keys_[key].name;
+    fn.file = keys_[key].file;
+    fn.line = keys_[key].line;
+    f = p_.add_function(fn);
+    return f;
+  }
+
+  bool number(bool int_only, std::int64_t& i, double& d) {
+    Scalar s;
+    if (!scalar(s)) return false;
+    if (s.kind == Ref::kInt) {
+      i = s.i;
+      d = static_cast<double>(s.i);
+      return true;
+    }
+    if (s.kind == Ref::kFloat && !int_only) {
+      d = s.f;
+      i = 0;
+      return true;
+    }
+    return false;
+  }
+
+  bool read_entry(std::uint32_t key) {
+    if (entry_seen_[key]) return false;  // a repeated key: the general path resolves it as a dict does
+    entry_seen_[key] = true;
+    std::uint32_t n;
+    std::size_t slot;
+    // A reference to an entry or a callers dict (never made by Python's
+    // pstats) finds them opaque, and the general path takes over.
+    if (!tuple(n, slot) || n != 5) return false;
+    fill(slot, {Ref::kOpaque});
+    std::int64_t cc = 0, nc = 0, unused = 0;
+    double tt = 0, ct = 0, dummy = 0;
+    if (!number(true, cc, dummy) || !number(true, nc, dummy) || !number(false, unused, tt) ||
+        !number(false, unused, ct))
+      return false;
+    std::uint8_t code;
+    if (!u8(code) || (code & 0x7F) != '{') return false;
+    fill(reserve(code & 0x80), {Ref::kOpaque});
+    FuncId callee = function(key);
+    p_.listed.push_back(callee);
+    Function& fn = p_.functions[callee];
+    fn.calls = nc;
+    fn.primitive_calls = cc;
+    p_.self(callee, 0) = float_cost(tt);
+    p_.total(callee, 0) = float_cost(ct);
+    ++generation_;
+    for (;;) {
+      if (pos_ >= in_.size()) return false;
+      if (static_cast<std::uint8_t>(in_[pos_]) == '0') {
+        ++pos_;
+        return true;
+      }
+      std::uint32_t caller_key;
+      if (!read_key(caller_key)) return false;
+      if (caller_mark_[caller_key] == generation_) return false;  // repeated caller key
+      caller_mark_[caller_key] = generation_;
+      CallerStats s;
+      if (!read_caller(s)) return false;
+      add_call(function(caller_key), callee, s);
+    }
+  }
+
+  bool read_caller(CallerStats& out) {
+    std::uint32_t id;
+    if (peek_ref(Ref::kCaller, id)) {
+      out = callers_[id];
+      return true;
+    }
+    if (pos_ < in_.size()) {
+      char t = static_cast<char>(in_[pos_] & 0x7F);
+      if (t != '(' && t != ')') {
+        std::int64_t i;
+        double d;
+        if (!number(true, i, d)) return false;
+        out.is_int = true;
+        out.count = i;
+        return true;
+      }
+    }
+    std::uint32_t n;
+    std::size_t slot;
+    if (!tuple(n, slot) || n == 0 || n % 4 != 0) return false;
+    for (std::uint32_t i = 0; i < n; ++i) {
+      bool int_only = i % 4 < 2;
+      std::int64_t iv = 0;
+      double dv = 0;
+      if (!number(int_only, iv, dv)) return false;
+      switch (i % 4) {
+        case 0:
+          out.count = saturating_add(out.count, iv);
+          break;
+        case 1:
+          out.primitive = saturating_add(out.primitive, iv);
+          break;
+        case 2:
+          out.along = i < 4 ? dv : out.along + dv;
+          break;
+        default:
+          out.inclusive = i < 4 ? dv : out.inclusive + dv;
+          break;
+      }
+    }
+    if (slot != SIZE_MAX) {
+      Ref r;
+      r.kind = Ref::kCaller;
+      r.id = static_cast<std::uint32_t>(callers_.size());
+      callers_.push_back(out);
+      fill(slot, r);
+    }
+    return true;
+  }
+
+  void add_call(FuncId caller, FuncId callee, const CallerStats& s) {
+    CallId c = p_.add_call({caller, callee, s.count, s.is_int ? kUnknownCount : s.primitive});
+    if (s.is_int) {
+      p_.call_costs_from_counts = true;
+      p_.inclusive(c, 0) = p_.along(c, 0) = float_cost(0.0);
+      return;
+    }
+    p_.along(c, 0) = float_cost(s.along);
+    p_.inclusive(c, 0) = float_cost(s.inclusive);
+  }
+
+  std::string_view in_;
+  std::size_t pos_ = 0;
+  Profile& p_;
+  std::vector<Ref> refs_;
+  std::vector<StringId> interned_;
+  std::vector<Key> keys_;
+  std::vector<FuncId> function_of_;
+  std::vector<bool> entry_seen_;
+  std::vector<std::uint32_t> caller_mark_;
+  std::uint32_t generation_ = 0;
+  std::vector<CallerStats> callers_;
+  FlatIndex key_index_;
+  std::string scratch_;
+};
+
+}  // namespace
+
+std::optional<Profile> read_fast(std::string_view bytes, std::size_t& trailing) {
+  if (bytes.size() > 0xFFFFFFFFu) return std::nullopt;
+  Profile p;
+  p.events.push_back({p.strings.intern("time"), p.strings.intern("s"), 1.0, true, kNoString});
+  p.label_style = LabelStyle::kPython;
+  p.reports_totals = true;
+  p.keeps_call_self = true;
+  FastReader reader(bytes, p);
+  if (!reader.run(trailing)) return std::nullopt;
+  return p;
+}
+
+}  // namespace graphgen::pstats::detail

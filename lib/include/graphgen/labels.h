@@ -1,0 +1,23 @@
+// What a picture shows of a function, computed in one place from its
+// identity and the profile's label style (never stored by readers).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "graphgen/profile.h"
+
+namespace graphgen {
+
+/// The name line gprof2dot shows and -z/-l match: `memtrail:382:tree` for
+/// Python functions, else the function's name.
+std::string function_label(const Profile& p, FuncId f);
+
+/// The line above the name, if any (the object's basename for perf and
+/// callgrind, py-spy's file for collapsed stacks). False when none is shown.
+bool module_line(const Profile& p, FuncId f, std::string& out);
+
+/// gprof2dot's Python module: basename of the filename without extension.
+std::string python_module(std::string_view filename);
+
+}  // namespace graphgen

@@ -1,0 +1,44 @@
+#include "graphgen/labels.h"
+
+#include <fmt/format.h>
+
+namespace graphgen {
+
+std::string python_module(std::string_view filename) {
+  // os.path.splitext, then os.path.basename.
+  std::size_t sep = filename.rfind('/');
+  std::size_t dot = filename.rfind('.');
+  std::string_view root = filename;
+  std::size_t name_start = sep == std::string_view::npos ? 0 : sep + 1;
+  if (dot != std::string_view::npos && (sep == std::string_view::npos || dot > sep)) {
+    for (std::size_t i = name_start; i < dot; ++i) {
+      if (filename[i] != '.') {
+        root = filename.substr(0, dot);
+        break;
+      }
+    }
+  }
+  std::size_t slash = root.rfind('/');
+  return std::string(slash == std::string_view::npos ? root : root.substr(slash + 1));
+}
+
+std::string function_label(const Profile& p, FuncId f) {
+  const Function& fn = p.functions[f];
+  if (p.label_style == LabelStyle::kPython)
+    return fmt::format("{}:{}:{}", python_module(p.str(fn.file)), fn.line, p.str(fn.name));
+  return std::string(p.str(fn.name));
+}
+
+bool module_line(const Profile& p, FuncId f, std::string& out) {
+  const Function& fn = p.functions[f];
+  if (p.label_style == LabelStyle::kPython || !fn.has_object) return false;
+  std::string_view object = p.str(fn.object);
+  if (p.label_style == LabelStyle::kName) {
+    std::size_t slash = object.rfind('/');
+    if (slash != std::string_view::npos) object.remove_prefix(slash + 1);
+  }
+  out.assign(object);
+  return true;
+}
+
+}  // namespace graphgen
