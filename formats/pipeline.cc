@@ -8,6 +8,7 @@
 #include <optional>
 #include <thread>
 
+#include "decompress.h"
 #include "graphgen/analysis/graph.h"
 #include "graphgen/analysis/integrate.h"
 #include "graphgen/analysis/merge.h"
@@ -73,11 +74,18 @@ Expected<const InputFormat*> format_of(const InputFile& file, const Request& r) 
   return detect_input_format(file);
 }
 
+// Opens an input, decompressed when it is gzip, bzip2, xz or zstd.
+Expected<InputFile> open_input(const std::string& path) {
+  auto file = InputFile::open(path);
+  if (!file) return file.error();
+  return decompressed(std::move(file).value());
+}
+
 // Reads one input: opens it, checks its format, parses it.
 Expected<Profile> read_input(const std::string& path, const InputFormat* format, const Request& r,
                              std::optional<InputFile>& opened, Diagnostics& diag) {
   if (!opened) {
-    auto file = InputFile::open(path);
+    auto file = open_input(path);
     if (!file) return file.error();
     opened = std::move(file).value();
   }
@@ -117,7 +125,7 @@ Expected<Profile> read_and_merge(const Request& r, const InputFormat*& format, D
   // The first input decides the format (and so the merge order).
   std::optional<InputFile> first;
   {
-    auto file = InputFile::open(r.inputs.front());
+    auto file = open_input(r.inputs.front());
     if (!file) {
       if (!r.keep_going || n == 1) return file.error();
     } else {
@@ -131,7 +139,7 @@ Expected<Profile> read_and_merge(const Request& r, const InputFormat*& format, D
   while (!format) {
     if (!first) {
       if (++first_index >= n) break;
-      auto file = InputFile::open(r.inputs[first_index]);
+      auto file = open_input(r.inputs[first_index]);
       if (!file) {
         skipped.push_back(fmt::format("{} ({})", r.inputs[first_index], file.error().message));
         continue;

@@ -102,7 +102,15 @@ Expected<std::string> write_callgrind(const WriteInput& in, Diagnostics&) {
   return callgrind::write(in.profile, o);
 }
 
-Expected<std::string> write_pstats(const WriteInput& in, Diagnostics&) { return pstats::write(in.profile, in.event); }
+Expected<std::string> write_pstats(const WriteInput& in, Diagnostics& diag) {
+  const Event& e = in.profile.events[in.event];
+  if (!e.floating && e.seconds_per_unit <= 0)
+    diag.warn(
+        fmt::format("pstats holds seconds, and this profile's {} are counts: they are written as if each were "
+                    "one second (percentages and order are right, times are not)",
+                    quote_input(in.profile.str(e.name))));
+  return pstats::write(in.profile, in.event);
+}
 
 Expected<std::string> write_text(const WriteInput& in, Diagnostics& diag) {
   lprof::TextOptions o;
@@ -191,6 +199,13 @@ Expected<const InputFormat*> detect_input_format(const InputFile& input) {
   }
   if (best) return best;
   if (input.bytes().empty()) return bad_input(fmt::format("{}: expected a profile, found an empty file", input.path()));
+  // Files people give by mistake: say what they are and what to give instead.
+  if (head.find("function calls") != std::string_view::npos &&
+      (head.find("Ordered by:") != std::string_view::npos || head.find("ncalls  tottime") != std::string_view::npos))
+    return bad_input(
+        fmt::format("{}: this is the report pstats prints (print_stats), not a profile; give graphgen "
+                    "the file cProfile wrote (python -m cProfile -o out.prof, or Stats.dump_stats)",
+                    input.path()));
   return bad_input(
       fmt::format("{}:+0x0: cannot tell the profile format from the first bytes {}; "
                   "give it with -f (supported: {})",

@@ -19,6 +19,8 @@ jobs=${GRAPHGEN_JOBS:-$(nproc 2>/dev/null || echo 2)}
 #   libgraphviz-dev                    in-process PNG/SVG/PDF (cgraph + gvc)
 #   libspdlog-dev libfmt-dev           logging, formatting
 #   libcli11-dev                       the command line
+#   zlib1g-dev libbz2-dev liblzma-dev libzstd-dev   compressed inputs (.gz .bz2 .xz .zst)
+#   help2man                           the man page cmake --install puts beside graphgen
 #   libgtest-dev                       unit and conformance tests
 #   clang-format                       the suite checks the sources follow .clang-format
 #   nlohmann-json3-dev                 tests read Python's decoded .expected.json
@@ -26,6 +28,7 @@ jobs=${GRAPHGEN_JOBS:-$(nproc 2>/dev/null || echo 2)}
 #   xz-utils                           bench/ decompresses ../shared/bench
 #   python3                            the conformance comparators in ../shared
 packages=(cmake g++ ninja-build pkg-config libgraphviz-dev libspdlog-dev libfmt-dev libcli11-dev
+          zlib1g-dev libbz2-dev liblzma-dev libzstd-dev help2man
           libgtest-dev clang-format nlohmann-json3-dev valgrind xz-utils)
 
 say() { printf 'dev.sh: %s\n' "$*" >&2; }

@@ -38,6 +38,12 @@ std::string_view type_name(Type t) {
   return "?";
 }
 
+std::string a_type(Type t) {
+  std::string_view name = type_name(t);
+  bool vowel = !name.empty() && std::string_view("aeiouAEIOU").find(name[0]) != std::string_view::npos;
+  return std::string(vowel ? "an " : "a ") + std::string(name);
+}
+
 bool allowed_class(std::string_view module, std::string_view name) {
   return name == "LineStats" && (module == "_line_profiler" || module == "line_profiler._line_profiler" ||
                                  module == "line_profiler.line_profiler");
@@ -189,8 +195,7 @@ class Decoder {
     if (stack_.empty() || (!marks_.empty() && stack_.size() <= marks_.back()))
       fail(at, fmt::format("{} needs a {} on the stack, found nothing", op, type_name(type)));
     Node& n = doc_.nodes[stack_.back()];
-    if (n.type != type)
-      fail(at, fmt::format("{} needs a {} on the stack, found a {}", op, type_name(type), type_name(n.type)));
+    if (n.type != type) fail(at, fmt::format("{} needs {} on the stack, found {}", op, a_type(type), a_type(n.type)));
     return n;
   }
   void integer(std::int64_t v, std::size_t at) {

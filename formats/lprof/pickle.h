@@ -19,6 +19,8 @@ namespace graphgen::pickle {
 enum class Type : std::uint8_t { kNone, kBool, kInt, kFloat, kStr, kBytes, kTuple, kList, kDict, kClass, kObject };
 
 std::string_view type_name(Type t);
+/// The name with its article, for "found an int", "found a tuple".
+std::string a_type(Type t);
 
 struct Node {
   Type type = Type::kNone;

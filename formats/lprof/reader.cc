@@ -48,7 +48,9 @@ class Validator {
   Expected<LineStats> run() {
     const pickle::Node& root = doc_.node(doc_.root);
     if (root.type != pickle::Type::kObject || root.state == UINT32_MAX)
-      return error(root, fmt::format("expected a LineStats object, found a {}", pickle::type_name(root.type)));
+      return error(root, fmt::format("expected a LineStats object, found {}: this pickle is not a line_profiler "
+                                     "file; give graphgen the .lprof that kernprof -l writes",
+                                     pickle::a_type(root.type)));
     const pickle::Node& state = doc_.node(root.state);
     const pickle::Node* timings = nullptr;
     const pickle::Node* unit = nullptr;
@@ -116,8 +118,7 @@ class Validator {
 
   Expected<bool> key(const pickle::Node& n, FunctionStats& f) const {
     if (n.type != pickle::Type::kTuple || n.items.size() != 3)
-      return error(
-          n, fmt::format("expected a function key (filename, line, name), found a {}", pickle::type_name(n.type)));
+      return error(n, fmt::format("expected a function key (filename, line, name), found {}", pickle::a_type(n.type)));
     const pickle::Node& line = doc_.node(n.items[1]);
     if (!text(doc_.node(n.items[0]), f.file) || line.type != pickle::Type::kInt || !text(doc_.node(n.items[2]), f.name))
       return error(n, "expected a function key (filename: str, line: int, name: str), found other types");
@@ -127,18 +128,18 @@ class Validator {
 
   Expected<bool> entries(const pickle::Node& n, FunctionStats& f) const {
     if (n.type != pickle::Type::kList)
-      return error(n, fmt::format("expected a list of (line, hits, time), found a {}", pickle::type_name(n.type)));
+      return error(n, fmt::format("expected a list of (line, hits, time), found {}", pickle::a_type(n.type)));
     std::map<std::int64_t, std::array<std::int64_t, 3>> by_line;  // sorted, duplicates summed
     for (std::uint32_t item : n.items) {
       const pickle::Node& t = doc_.node(item);
       if (t.type != pickle::Type::kTuple || t.items.size() != 3)
-        return error(t, fmt::format("expected a (line, hits, time) tuple, found a {}", pickle::type_name(t.type)));
+        return error(t, fmt::format("expected a (line, hits, time) tuple, found {}", pickle::a_type(t.type)));
       std::int64_t v[3];
       for (int k = 0; k < 3; ++k) {
         const pickle::Node& x = doc_.node(t.items[static_cast<std::size_t>(k)]);
         if (x.type != pickle::Type::kInt)
-          return error(
-              x, fmt::format("expected an int in a (line, hits, time) tuple, found a {}", pickle::type_name(x.type)));
+          return error(x,
+                       fmt::format("expected an int in a (line, hits, time) tuple, found {}", pickle::a_type(x.type)));
         v[k] = x.i;
       }
       if (v[1] < 0) return error(t, fmt::format("expected a hit count of 0 or more, found {}", v[1]));

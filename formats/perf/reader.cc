@@ -173,6 +173,16 @@ struct Part {
   std::size_t begin, end;
 };
 
+// Software clock events count nanoseconds in their period: `cpu-clock`,
+// `task-clock`, with modifiers (`cpu-clock:ppp`, `cpu-clock/period=5000000/`).
+bool is_clock_event(std::string_view event) {
+  for (std::string_view clock : {"cpu-clock", "task-clock"})
+    if (event.starts_with(clock) &&
+        (event.size() == clock.size() || event[clock.size()] == ':' || event[clock.size()] == '/'))
+      return true;
+  return false;
+}
+
 // Distinct names (events, commands) seen in a file: one hash probe per
 // sample, whatever their number.
 class NameSet {
@@ -274,6 +284,7 @@ class Reader {
     processes_.add_all(other.processes_);
     kept_ += other.kept_;
     filtered_ += other.filtered_;
+    untimed_kept_ = untimed_kept_ || other.untimed_kept_;
     missing_period_ += other.missing_period_;
     return true;
   }
@@ -292,6 +303,12 @@ class Reader {
     if (missing_period_ > 0)
       diag.warn(
           fmt::format("{}: {} sample(s) have no period in their header and count 1 each", path_, missing_period_));
+    // cpu-clock and task-clock periods are nanoseconds: weighed by them, the
+    // profile is in time and pstats or callgrind outputs get real seconds.
+    if (options_.weight_by_period && kept_ > 0 && !untimed_kept_ && missing_period_ == 0) {
+      profile.events[0].unit = profile.strings.intern("ns");
+      profile.events[0].seconds_per_unit = 1e-9;
+    }
     return true;
   }
 
@@ -325,6 +342,7 @@ class Reader {
         ++filtered_;
       }
     }
+    if (keep_ && !is_clock_event(h.event)) untimed_kept_ = true;
     weight_ = 1;
     if (options_.weight_by_period) {
       if (h.has_period)
@@ -358,6 +376,7 @@ class Reader {
   std::vector<FuncId> frames_;
   NameSet events_, processes_;
   std::size_t kept_ = 0, filtered_ = 0;
+  bool untimed_kept_ = false;  // a kept sample of an event whose period is not time
   std::size_t missing_period_ = 0;
 };
 

@@ -46,6 +46,12 @@ std::string_view type_name(Type t) {
   return "?";
 }
 
+std::string a_type(Type t) {
+  std::string_view name = type_name(t);
+  bool vowel = !name.empty() && std::string_view("aeiouAEIOU").find(name[0]) != std::string_view::npos;
+  return std::string(vowel ? "an " : "a ") + std::string(name);
+}
+
 bool valid_utf8_surrogatepass(std::string_view s) {
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
   std::size_t n = s.size();
@@ -556,7 +562,7 @@ class Decoder {
     std::uint32_t index = read_object(depth + 1, kMaxCodeDepth, false);
     Type t = doc_.nodes_[index].type;
     if (t != a && (b == Type::kNone || t != b))
-      fail(at, fmt::format("expected a {} in a code object, found a {}", type_name(a), type_name(t)));
+      fail(at, fmt::format("expected {} in a code object, found {}", a_type(a), a_type(t)));
     pieces.push_back({0, 0, index});
     return index;
   }

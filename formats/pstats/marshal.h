@@ -48,6 +48,8 @@ enum class Type : std::uint8_t {
 
 /// Human name of a type, for error messages ("tuple", "int", ...).
 std::string_view type_name(Type t);
+/// The name with its article, for "found an int", "found a tuple".
+std::string a_type(Type t);
 
 struct Node {
   Type type = Type::kNone;

@@ -73,7 +73,7 @@ class Validator {
   Expected<bool> run() {
     const Node& root = doc_.root();
     if (root.type != Type::kDict)
-      return error(root, fmt::format("expected a pstats dict of functions, found a {}", type_name(root.type)));
+      return error(root, fmt::format("expected a pstats dict of functions, found {}", a_type(root.type)));
     auto items = doc_.children(root);
     if (items.empty())
       return error(root, "expected at least one function, found an empty stats dict (pstats refuses it too)");
@@ -145,11 +145,11 @@ class Validator {
     const Node& line = doc_.node(parts[1]);
     const Node& name = doc_.node(parts[2]);
     if (!is_text(file))
-      return error(file, fmt::format("expected a filename string in a function key, found a {}", type_name(file.type)));
+      return error(file, fmt::format("expected a filename string in a function key, found {}", a_type(file.type)));
     if (line.type != Type::kInt && line.type != Type::kBool)
-      return error(line, fmt::format("expected a line number in a function key, found a {}", type_name(line.type)));
+      return error(line, fmt::format("expected a line number in a function key, found {}", a_type(line.type)));
     if (!is_text(name) && name.type != Type::kCode)
-      return error(name, fmt::format("expected a function name in a function key, found a {}", type_name(name.type)));
+      return error(name, fmt::format("expected a function name in a function key, found {}", a_type(name.type)));
     Key key;
     key.file = intern_text(file);
     key.line = line.i;
@@ -192,8 +192,7 @@ class Validator {
       i = 0;
       return true;
     }
-    return error(
-        n, fmt::format("expected {} ({}), found a {}", what, int_only ? "an int" : "a number", type_name(n.type)));
+    return error(n, fmt::format("expected {} ({}), found {}", what, int_only ? "an int" : "a number", a_type(n.type)));
   }
 
   Expected<bool> read_entry(std::uint32_t key, const Node& n) {
@@ -208,7 +207,7 @@ class Validator {
     if (auto e = number(doc_.node(parts[3]), false, "a cumulative time", unused, ct); !e) return e;
     const Node& callers = doc_.node(parts[4]);
     if (callers.type != Type::kDict)
-      return error(callers, fmt::format("expected a callers dict, found a {}", type_name(callers.type)));
+      return error(callers, fmt::format("expected a callers dict, found {}", a_type(callers.type)));
     FuncId callee = function(key);
     p_.listed.push_back(callee);
     Function& fn = p_.functions[callee];
@@ -245,7 +244,7 @@ class Validator {
       return true;
     }
     if (v.type != Type::kTuple)
-      return error(v, fmt::format("expected caller stats (a tuple or an int), found a {}", type_name(v.type)));
+      return error(v, fmt::format("expected caller stats (a tuple or an int), found {}", a_type(v.type)));
     auto vals = doc_.children(v);
     if (vals.empty() || vals.size() % 4 != 0)
       return error(v, fmt::format("expected caller stats (nc, cc, tt, ct), found a tuple of {} items", vals.size()));

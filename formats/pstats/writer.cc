@@ -169,7 +169,11 @@ class Writer {
   std::uint32_t key(FuncId f) {
     const Function& fn = p_.functions[f];
     Entry k;
-    k.file = fn.file != kNoString ? fn.file : fn.object != kNoString ? fn.object : tilde();
+    // Python profiles name their file even when it is empty ('' for the
+    // pure-Python profiler's built-ins); other formats have none to give.
+    k.file = fn.file != kNoString || p_.label_style == LabelStyle::kPython ? fn.file
+             : fn.object != kNoString                                      ? fn.object
+                                                                           : tilde();
     k.name = fn.name;
     k.line = fn.line;
     k.code = fn.code;

@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 namespace graphgen {
@@ -153,6 +154,15 @@ Expected<InputFile> InputFile::open(const std::string& path) {
   std::string why = errno_text();
   ::close(fd);
   if (!ok) return io_error(fmt::format("{}: cannot read: {}", path, why));
+  f.data_ = f.buffer_.data();
+  f.size_ = f.buffer_.size();
+  return f;
+}
+
+InputFile InputFile::from_bytes(const std::string& path, std::string bytes) {
+  InputFile f;
+  f.path_ = path;
+  f.buffer_ = std::move(bytes);
   f.data_ = f.buffer_.data();
   f.size_ = f.buffer_.size();
   return f;
@@ -353,6 +363,10 @@ Expected<bool> write_output(const std::string& path, std::string_view data) {
   }
   if (::fchmod(fd, mode) != 0) return fail(errno_text());
   if (!write_all(fd, data)) return fail(errno_text());
+  // For the test of the signal cleanup only: hold the temporary file open
+  // long enough for the test to interrupt the write.
+  if (const char* hold = std::getenv("GRAPHGEN_TEST_HOLD_OUTPUT_MS"))
+    ::usleep(static_cast<useconds_t>(std::min(std::atoi(hold), 10000)) * 1000);
   if (::close(fd) != 0) {
     fd = -1;
     std::string why = errno_text();

@@ -150,7 +150,9 @@ TEST(LprofReader, RefusesUnsafeOrForeignPickles) {
             "+0x31: truncated pickle: need 1 byte for an opcode, 0 left"},
            {header + ")\x81}\x8c\x04unitG>\x11.\x0b\xe8&\xd6\x95sb."s,
             "+0x20: expected LineStats 'timings' (a dict), found none"},
-           {"\x80\x04K\x01."s, "+0x2: expected a LineStats object, found a int"},
+           {"\x80\x04K\x01."s,
+            "+0x2: expected a LineStats object, found an int: this pickle is not a line_profiler file; give graphgen "
+            "the .lprof that kernprof -l writes"},
            {"\x80\x04\x8c\x01"
             "a\x8c\x01"
             "b\x8c\x01"

@@ -15,6 +15,8 @@ namespace graphgen {
 class InputFile {
  public:
   static Expected<InputFile> open(const std::string& path);
+  /// An input held in memory (e.g. decompressed), named `path`.
+  static InputFile from_bytes(const std::string& path, std::string bytes);
 
   InputFile(InputFile&& other) noexcept;
   InputFile& operator=(InputFile&& other) noexcept;

@@ -110,6 +110,17 @@ std::string list_functions(const Profile& p, const CallGraph& g, std::string_vie
   if (selector == "+" || selector == "*") {
     for (FuncId f = 0; f < g.nodes.size(); ++f)
       if (g.nodes[f].kept) add(fmt::format("{}:\t{}", f, function_label(p, f)));
+  } else if (selector.starts_with("%")) {
+    // gprof2dot's dump of everything known about each match: attributes
+    // sorted by name, `name:=value`, one per line.
+    for (FuncId f : match_functions(p, g, selector.substr(1))) {
+      const Function& fn = p.functions[f];
+      std::string module;
+      module_line(p, f, module);
+      std::string called = fn.calls == kUnknownCount ? "None" : std::to_string(fn.calls);
+      add(fmt::format("{}\t({})\t(function)::\n\tcalled:={},\n\tfilename:={},\n\tid:={},\n\tmodule:={},\n\tname:={}\n",
+                      function_label(p, f), f, called, p.str(fn.file), f, module, function_label(p, f)));
+    }
   } else {
     for (FuncId f : match_functions(p, g, selector)) add(function_label(p, f));
   }

@@ -29,8 +29,9 @@ void keep_heaviest(CallGraph& g, std::size_t count);
 std::size_t kept_nodes(const CallGraph& g);
 
 /// gprof2dot's --list-functions: `+` or `*` lists `id:\tlabel` of every
-/// kept function, anything else the labels matching it as a glob; entries
-/// are joined by ",\n". Ends with a newline unless empty.
+/// kept function, `%GLOB` dumps what is known of each match, anything else
+/// lists the labels matching it as a glob; entries are joined by ",\n".
+/// Ends with a newline unless empty.
 std::string list_functions(const Profile& p, const CallGraph& g, std::string_view selector);
 
 }  // namespace graphgen

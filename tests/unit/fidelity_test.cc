@@ -1,0 +1,527 @@
+// What users meet on day one, on files made with the real tools
+// (testdata/README.md): outputs to devices, FIFOs and links; gprof2dot's
+// command lines; gprof2dot's time digits; lossless callgrind round trips
+// through callgrind_annotate; the pure-Python profiler's code objects; what
+// real producers write (timestamp-less perf headers, undefined callgrind
+// ids, compressed files); honest units; the install.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "util/test_util.h"
+
+namespace graphgen {
+namespace {
+
+namespace fs = std::filesystem;
+using test::graphgen;
+
+bool have(const std::string& program) { return test::run({"sh", "-c", "command -v " + program}).exit_code == 0; }
+
+fs::path demo() { return test::testdata_dir() / "demo.pstats"; }
+
+std::size_t count_lines(const std::string& s) { return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n')); }
+
+// --- 1. output to anything a user names --------------------------------------
+
+TEST(Output, WritesThroughAFifoWithoutReplacingIt) {
+  fs::path dir = test::temp_dir();
+  fs::path fifo = dir / "pipe";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  // A reader drains the FIFO into a file while graphgen writes into it.
+  auto r = test::run({"sh", "-c", "cat \"$1\" > \"$2\" & \"$0\" -T dot \"$3\" -o \"$1\"; s=$?; wait; exit $s",
+                      GRAPHGEN_BINARY, fifo.string(), (dir / "got.dot").string(), demo().string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  struct stat st {};
+  ASSERT_EQ(::stat(fifo.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode)) << "the FIFO was replaced";
+  EXPECT_EQ(test::read_file(dir / "got.dot"), graphgen({"-T", "dot", demo().string()}).out);
+}
+
+TEST(Output, WritesThroughACharacterDeviceWithoutReplacingIt) {
+  if (::geteuid() != 0) GTEST_SKIP() << "making a device node needs root";
+  fs::path dir = test::temp_dir();
+  fs::path null = dir / "null";  // our own null device, never the real /dev/null
+  if (::mknod(null.c_str(), S_IFCHR | 0666, makedev(1, 3)) != 0) GTEST_SKIP() << "mknod is not allowed here";
+  auto r = graphgen({"-T", "dot", demo().string(), "-o", null.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  struct stat st {};
+  ASSERT_EQ(::stat(null.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode)) << "the device was replaced by a regular file";
+  EXPECT_EQ(fs::directory_iterator(dir)->path(), null);  // nothing else left behind
+}
+
+TEST(Output, DevStdoutIsStandardOutputEvenWhenItIsAFile) {
+  auto direct = graphgen({"-T", "dot", demo().string(), "-o", "/dev/stdout"});
+  ASSERT_EQ(direct.exit_code, 0) << direct.err;
+  EXPECT_TRUE(direct.out.starts_with("digraph {")) << direct.out.substr(0, 40);
+  fs::path dir = test::temp_dir();
+  fs::path file = dir / "redirected.dot";
+  auto r = test::run(
+      {"sh", "-c", "\"$0\" -T dot \"$1\" -o /dev/stdout > \"$2\"", GRAPHGEN_BINARY, demo().string(), file.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(test::read_file(file), direct.out);
+}
+
+TEST(Output, FollowsASymlinkAndReplacesItsTarget) {
+  fs::path dir = test::temp_dir();
+  fs::create_directory(dir / "real");
+  std::ofstream(dir / "real" / "graph.dot") << "old";
+  fs::create_symlink("real/graph.dot", dir / "link.dot");  // relative, as users make them
+  auto r = graphgen({"-T", "dot", demo().string(), "-o", (dir / "link.dot").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::is_symlink(dir / "link.dot")) << "the link itself was replaced";
+  EXPECT_TRUE(test::read_file(dir / "real" / "graph.dot").starts_with("digraph {"));
+  std::size_t entries = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir / "real")) ++entries;
+  EXPECT_EQ(entries, 1u);  // no temporary file left beside the target
+}
+
+TEST(Output, KeepsTheModeOfTheFileItReplaces) {
+  fs::path dir = test::temp_dir();
+  fs::path out = dir / "graph.dot";
+  std::ofstream(out) << "old";
+  fs::permissions(out, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+  ASSERT_EQ(graphgen({"-T", "dot", demo().string(), "-o", out.string()}).exit_code, 0);
+  EXPECT_EQ(fs::status(out).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+}
+
+TEST(Output, RefusesToWriteOverOneOfItsInputs) {
+  fs::path dir = test::temp_dir();
+  fs::copy_file(test::testdata_dir() / "ranks" / "rank0.pstats", dir / "cpu_0.prof");
+  fs::copy_file(test::testdata_dir() / "ranks" / "rank1.pstats", dir / "cpu_1.prof");
+  std::string before = test::read_file(dir / "cpu_1.prof");
+  fs::create_symlink("cpu_1.prof", dir / "alias.prof");
+  for (const char* out : {"cpu_1.prof", "alias.prof"}) {
+    SCOPED_TRACE(out);
+    auto r = graphgen({"cpu_0.prof", "cpu_1.prof", "-o", out}, dir);
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(count_lines(r.err), 1u);
+    EXPECT_NE(r.err.find("is also an input"), std::string::npos) << r.err;
+  }
+  EXPECT_EQ(test::read_file(dir / "cpu_1.prof"), before);
+}
+
+TEST(Output, SigtermLeavesNoTemporaryFileBehind) {
+  fs::path dir = test::temp_dir();
+  // The test hook holds the finished temporary file 3 s before the rename;
+  // the signal comes in that window.
+  auto r = test::run({"sh", "-c", "\"$0\" -T dot \"$1\" -o \"$2\" & pid=$!; sleep 1; kill -TERM $pid; wait $pid",
+                      GRAPHGEN_BINARY, demo().string(), (dir / "graph.dot").string()},
+                     {}, {"GRAPHGEN_TEST_HOLD_OUTPUT_MS=3000"});
+  EXPECT_NE(r.exit_code, 0);  // killed
+  for (const auto& e : fs::directory_iterator(dir)) ADD_FAILURE() << "left behind: " << e.path();
+}
+
+// --- 2. gprof2dot command lines --------------------------------------------
+
+TEST(GprofCommandLines, RepeatableOptionsTakeOneValueEach) {
+  // argparse's append: the next word is the input, not a second value.
+  auto p = graphgen({"-p", "/usr/lib/python3.11", demo().string(), "-T", "dot"});
+  EXPECT_EQ(p.exit_code, 0) << p.err;
+  auto labels = graphgen({"--node-label", "self-time", demo().string(), "--node-label", "total-time"});
+  ASSERT_EQ(labels.exit_code, 0) << labels.err;
+  EXPECT_NE(labels.out.find("(0.0"), std::string::npos);  // a self time in seconds
+}
+
+TEST(GprofCommandLines, RunUnchanged) {
+  // From gprof2dot's README and issues, with our testdata as the files.
+  fs::path td = test::testdata_dir();
+  std::string pstats = demo().string(), cg = (td / "callgrind" / "parity.callgrind").string(),
+              perf = (td / "perf" / "q-g.perf").string();
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"-f", "pstats", pstats},
+           {"-f", "pstats", pstats, "-o", "output.dot"},
+           {"-n0", "-e0", pstats},
+           {"-n", "0", "-e", "0", "-f", "pstats", pstats},
+           {"--node-thres=1", "--edge-thres=0.5", pstats},
+           {"-s", "-w", "-c", "print", pstats},
+           {"--colour-nodes-by-selftime", "--skew=0.5", pstats},
+           {"--node-label=total-time", "--node-label=self-time", pstats},
+           {"--time-format=%.3f", "--node-label", "self-time", pstats},
+           {"-z", "wordfreq:51:main", "--depth=2", pstats},
+           {"-l", "wordfreq:21:merge", pstats},
+           {"--list-functions=+", pstats},
+           {"--list-functions", "*merge*", pstats},
+           {"--list-functions=%*merge*", pstats},
+           {"-f", "callgrind", cg},
+           {"-f", "callgrind", "--strip", cg},
+           {"-f", "perf", perf},
+           {"-f", "perf", "--total=callstacks", "--show-samples", perf},
+       }) {
+    fs::path dir = test::temp_dir();
+    auto r = graphgen(args, dir);
+    std::string joined;
+    for (const std::string& a : args) joined += a + " ";
+    EXPECT_EQ(r.exit_code, 0) << joined << "\n" << r.err;
+  }
+}
+
+TEST(GprofCommandLines, AnUnknownOutputNameGetsDotAsInGprof2dot) {
+  fs::path dir = test::temp_dir();
+  for (const char* name : {"graph.out", "graph", "report.unknown"}) {
+    ASSERT_EQ(graphgen({demo().string(), "-o", name}, dir).exit_code, 0) << name;
+    EXPECT_TRUE(test::read_file(dir / name).starts_with("digraph {")) << name;
+  }
+}
+
+TEST(GprofCommandLines, CallgrindOutNamesWriteCallgrind) {
+  fs::path dir = test::temp_dir();
+  ASSERT_EQ(graphgen({demo().string(), "-o", "callgrind.out.wordfreq"}, dir).exit_code, 0);
+  EXPECT_TRUE(test::read_file(dir / "callgrind.out.wordfreq").starts_with("# callgrind format\n"));
+}
+
+TEST(GprofCommandLines, JpgGifAndPsRenderWithGraphvizPlugins) {
+  fs::path dir = test::temp_dir();
+  for (const auto& [ext, magic] :
+       std::vector<std::pair<std::string, std::string>>{{"jpg", "\xff\xd8\xff"}, {"gif", "GIF8"}, {"ps", "%!PS"}}) {
+    SCOPED_TRACE(ext);
+    auto r = graphgen({demo().string(), "-o", "g." + ext}, dir);
+    if (r.exit_code != 0 && r.err.find("plugin") != std::string::npos) GTEST_SKIP() << r.err;
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(test::read_file(dir / ("g." + ext)).starts_with(magic));
+  }
+}
+
+TEST(GprofCommandLines, WarnsWhenTheFormatAndTheNameDisagree) {
+  fs::path dir = test::temp_dir();
+  auto r = graphgen({"-T", "png", demo().string(), "-o", "x.dot"}, dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "graphgen: warning: writing png to 'x.dot', whose name says dot\n");
+  EXPECT_TRUE(test::read_file(dir / "x.dot").starts_with("\x89PNG"));
+}
+
+// --- 3. time labels are gprof2dot's digits -----------------------------------
+
+// Node labels of a dot file: the text of every label="..." of a node line.
+std::multiset<std::string> node_labels(const std::string& dot) {
+  std::multiset<std::string> out;
+  std::istringstream in(dot);
+  std::regex label(R"re(label="((?:[^"\\]|\\.)*)")re");
+  for (std::string line; std::getline(in, line);) {
+    if (line.find(" -> ") != std::string::npos) continue;
+    std::smatch m;
+    if (std::regex_search(line, m, label)) out.insert(m[1]);
+  }
+  return out;
+}
+
+TEST(TimeLabels, EqualGprof2dotsDigitsOnARealProfile) {
+  // jsontool.pstats: 323 functions; the .dot files are gprof2dot's own output.
+  fs::path dir = test::testdata_dir() / "sphinx";
+  for (const auto& [args, oracle] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{}, "jsontool.self-total.dot"}, {{"--time-format", "%.9f"}, "jsontool.self-total-9f.dot"}}) {
+    SCOPED_TRACE(oracle);
+    std::vector<std::string> a{"-f",         "pstats", "--node-label", "self-time",      "--node-label",
+                               "total-time", "-n0",    "-e0",          "jsontool.pstats"};
+    a.insert(a.end(), args.begin(), args.end());
+    auto r = graphgen(a, dir);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto ours = node_labels(r.out), theirs = node_labels(test::read_file(dir / oracle));
+    EXPECT_EQ(ours.size(), 323u);
+    std::vector<std::string> only_ours, only_theirs;
+    std::set_difference(ours.begin(), ours.end(), theirs.begin(), theirs.end(), std::back_inserter(only_ours));
+    std::set_difference(theirs.begin(), theirs.end(), ours.begin(), ours.end(), std::back_inserter(only_theirs));
+    EXPECT_TRUE(only_ours.empty()) << only_ours.size() << " labels differ, e.g. " << only_ours.front() << " vs "
+                                   << (only_theirs.empty() ? "" : only_theirs.front());
+  }
+}
+
+// --- 4. callgrind -> callgrind is lossless ------------------------------------
+
+TEST(CallgrindRoundTrip, AnnotateInclusiveTreeBothPrintsTheSame) {
+  if (!have("callgrind_annotate")) GTEST_SKIP() << "callgrind_annotate (valgrind) is not installed";
+  fs::path src = test::testdata_dir() / "callgrind";
+  // sites: --dump-instr=yes --collect-jumps=yes, calls from several lines;
+  // threads: three threads in one file; cxx: C++ templates and virtuals.
+  for (const char* name : {"sites.callgrind", "threads.callgrind", "cxx.callgrind", "parity.callgrind"}) {
+    SCOPED_TRACE(name);
+    // Both files under the same name in their own folders, so the header
+    // annotate prints is the same; its hash order is fixed for both runs.
+    fs::path a = test::temp_dir(), b = test::temp_dir();
+    fs::copy_file(src / name, a / name);
+    ASSERT_EQ(graphgen({(src / name).string(), "-o", (b / name).string()}).exit_code, 0);
+    std::vector<std::string> env{"PERL_HASH_SEED=0", "PERL_PERTURB_KEYS=0"};
+    std::vector<std::string> cmd{"callgrind_annotate",        "--auto=yes", "--inclusive=yes", "--tree=both",
+                                 "--include=" + src.string(), name};
+    auto original = test::run(cmd, a, env);
+    auto round_trip = test::run(cmd, b, env);
+    ASSERT_EQ(original.exit_code, 0) << original.err;
+    ASSERT_EQ(round_trip.exit_code, 0) << round_trip.err;
+    EXPECT_EQ(round_trip.err, original.err);
+    EXPECT_EQ(round_trip.out, original.out);
+    EXPECT_GT(count_lines(original.out), 100u);
+  }
+}
+
+TEST(CallgrindRoundTrip, KeepsCallSitesPositionsJumpsAndTheHeader) {
+  fs::path dir = test::temp_dir();
+  fs::path in = test::testdata_dir() / "callgrind" / "sites.callgrind";
+  ASSERT_EQ(graphgen({in.string(), "-o", (dir / "rt.callgrind").string()}).exit_code, 0);
+  std::string rt = test::read_file(dir / "rt.callgrind");
+  EXPECT_NE(rt.find("positions: instr line\n"), std::string::npos);
+  EXPECT_NE(rt.find("cmd:  ./sites\n"), std::string::npos);
+  EXPECT_NE(rt.find("desc: Trigger: Program termination\n"), std::string::npos);
+  EXPECT_NE(rt.find("\njcnd="), std::string::npos);
+  // main calls work() from lines 19, 20 and 21: three call lines.
+  std::size_t work_calls = 0;
+  std::istringstream lines(rt);
+  std::string prev, line;
+  std::set<std::string> sites;
+  while (std::getline(lines, line)) {
+    if (prev.starts_with("calls=") && line.size() > 2) sites.insert(line.substr(0, line.find(' ', line.find(' ') + 1)));
+    if (prev.starts_with("cfn=") && prev.find(" work") != std::string::npos) ++work_calls;
+    prev = line;
+  }
+  EXPECT_GE(work_calls, 1u);
+  // Read back: the same call sites, positions and jumps.
+  Profile a = test::read_ok({in}), b = test::read_ok({dir / "rt.callgrind"});
+  EXPECT_EQ(a.call_sites.size(), b.call_sites.size());
+  EXPECT_EQ(a.line_costs.size(), b.line_costs.size());
+  EXPECT_EQ(a.jumps.size(), b.jumps.size());
+  EXPECT_GT(a.jumps.size(), 10u);
+  EXPECT_EQ(a.line_cost_values, b.line_cost_values);
+}
+
+// --- 5. profile-module pstats round trip ---------------------------------------
+
+// A Python that loads both files and says whether their stats are equal
+// (code objects in keys compare by value).
+const char* kSameStats =
+    "import pstats, sys\n"
+    "a = pstats.Stats(*sys.argv[2:]).stats if len(sys.argv) > 3 else pstats.Stats(sys.argv[2]).stats\n"
+    "b = pstats.Stats(sys.argv[1]).stats\n"
+    "assert any(not isinstance(k[2], str) for k in b), 'no code object key'\n"
+    "assert a == b, 'stats differ'\n";
+
+TEST(ProfileModuleRoundTrip, MergedFilesKeepTheirCodeObjectKeys) {
+  fs::path ranks = test::testdata_dir() / "ranks";
+  fs::path out = test::temp_dir() / "merged.pstats";
+  ASSERT_EQ(graphgen({(ranks / "profile0.pstats").string(), (ranks / "profile1.pstats").string(), "-o", out.string()})
+                .exit_code,
+            0);
+  auto r = test::run({"python3", "-c", kSameStats, out.string(), (ranks / "profile0.pstats").string(),
+                      (ranks / "profile1.pstats").string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+TEST(ProfileModuleRoundTrip, EveryPythonLoadsItsOwnMergeBack) {
+  // The pairs of testdata/pyversions, each checked by the Python that wrote
+  // it (when pyenv has it), against that Python's own merge.
+  fs::path dir = test::testdata_dir() / "pyversions";
+  int checked = 0;
+  for (const auto& [version, python] :
+       std::vector<std::pair<std::string, std::string>>{{"py38", "3.8"}, {"py312", "3.12"}, {"py313", "3.13"}}) {
+    std::string exe = "python" + python;
+    if (!have(exe)) continue;
+    SCOPED_TRACE(exe);
+    fs::path out = test::temp_dir() / "merged.pstats";
+    ASSERT_EQ(graphgen({(dir / ("profile-" + version + "-a.pstats")).string(),
+                        (dir / ("profile-" + version + "-b.pstats")).string(), "-o", out.string()})
+                  .exit_code,
+              0);
+    auto r =
+        test::run({exe, "-c", kSameStats, out.string(), (dir / ("profile-" + version + "-merged.pstats")).string()}, {},
+                  {"PYENV_VERSION=" + python});
+    if (r.err.find("not installed") != std::string::npos || r.err.find("command not found") != std::string::npos)
+      continue;
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    ++checked;
+  }
+  if (checked == 0) GTEST_SKIP() << "no Python 3.8, 3.12 or 3.13 on this machine";
+}
+
+// --- 6. readers accept what real tools write ----------------------------------
+
+TEST(RealProducers, CallgrindUndefinedNameIdsReadAsEmptyNamesWithOneWarning) {
+  auto r = graphgen({"-T", "dot", (test::testdata_dir() / "callgrind" / "undefined-id.callgrind").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1u);
+  EXPECT_NE(r.err.find("name id(s) used without a definition"), std::string::npos) << r.err;
+}
+
+TEST(RealProducers, CallgrindCutLastLineIsIgnoredWithAWarning) {
+  fs::path dir = test::temp_dir();
+  std::string text = test::read_file(test::testdata_dir() / "callgrind" / "truncated.callgrind");
+  // Cut in the middle of a name spec, as a killed valgrind leaves it.
+  std::ofstream(dir / "cut.callgrind", std::ios::binary) << text.substr(0, text.rfind('\n') + 1) << "cfn=(9";
+  auto r = graphgen({"-T", "dot", "cut.callgrind"}, dir);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("the last line is cut short"), std::string::npos) << r.err;
+  auto whole = graphgen({"-T", "dot", (test::testdata_dir() / "callgrind" / "truncated.callgrind").string()});
+  EXPECT_EQ(whole.exit_code, 0) << whole.err;  // "16 4" without a newline is a line
+}
+
+TEST(RealProducers, PerfHeadersWithoutATimestamp) {
+  fs::path td = test::testdata_dir() / "perf";
+  for (const char* f : {"q-notime.perf", "q-notime-cpu.perf"}) {
+    SCOPED_TRACE(f);
+    Profile p = test::read_ok({td / f});  // detected as perf, no -f
+    Cost samples = 0;
+    for (FuncId g = 0; g < p.functions.size(); ++g) samples += p.self(g, 0);
+    EXPECT_EQ(samples, 42);  // q 22 + my worker 20
+  }
+  formats::ReadOptions worker;
+  worker.comms = {"my worker"};
+  Profile w = test::read_ok({td / "q-notime.perf"}, "", worker);
+  Cost samples = 0;
+  for (FuncId g = 0; g < w.functions.size(); ++g) samples += w.self(g, 0);
+  EXPECT_EQ(samples, 20);
+}
+
+TEST(RealProducers, PerfSamplesFilteredByProcessAndCommand) {
+  fs::path multi = test::testdata_dir() / "perf" / "multi.perf";
+  auto total = [&](const std::vector<std::string>& args) {
+    std::vector<std::string> a = args;
+    a.insert(a.end(), {multi.string(), "-T", "pstats", "-o", (test::temp_dir() / "x.pstats").string(), "-q"});
+    auto r = graphgen(a);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    Profile p = test::read_ok({fs::path(a[a.size() - 2])});
+    double t = 0;
+    for (FuncId f : p.listed) t += p.value(0, p.self(f, 0));
+    return t;
+  };
+  EXPECT_EQ(total({}), 59);
+  EXPECT_EQ(total({"--comm", "other"}), 26);
+  EXPECT_EQ(total({"--comm", "q", "--comm", "my worker"}), 33);
+  auto none = graphgen({"--pid", "1", multi.string()});
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_NE(none.err.find("no samples of the processes asked for"), std::string::npos) << none.err;
+  EXPECT_NE(none.err.find("other (pid"), std::string::npos) << none.err;  // says what is there
+}
+
+TEST(RealProducers, CompressedProfilesAreReadAsTheyAre) {
+  fs::path td = test::testdata_dir();
+  std::string plain = graphgen({"-T", "dot", demo().string()}).out;
+  for (const char* f : {"demo.pstats.gz", "demo.pstats.bz2", "demo.pstats.xz", "demo.pstats.zst"}) {
+    SCOPED_TRACE(f);
+    auto r = graphgen({"-T", "dot", (td / "compressed" / f).string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, plain);
+  }
+  auto piped = test::run(
+      {"sh", "-c", "\"$0\" -T dot - < \"$1\"", GRAPHGEN_BINARY, (td / "compressed" / "demo.pstats.xz").string()});
+  EXPECT_EQ(piped.out, plain);
+  auto cg = graphgen({"-T", "dot", (td / "compressed" / "parity.callgrind.gz").string()});
+  EXPECT_EQ(cg.out, graphgen({"-T", "dot", (td / "callgrind" / "parity.callgrind").string()}).out);
+  // A compressed file that is not a profile says so; a broken one too.
+  auto notes = graphgen({(td / "compressed" / "notes.txt.gz").string()});
+  EXPECT_EQ(notes.exit_code, 1);
+  EXPECT_NE(notes.err.find("cannot tell the profile format"), std::string::npos);
+  fs::path dir = test::temp_dir();
+  std::string gz = test::read_file(td / "compressed" / "demo.pstats.gz");
+  std::ofstream(dir / "cut.gz", std::ios::binary) << gz.substr(0, gz.size() / 2);
+  auto cut = graphgen({"cut.gz"}, dir);
+  EXPECT_EQ(cut.exit_code, 1);
+  EXPECT_EQ(cut.err, "cut.gz: cannot decompress (gzip): unexpected end of file\n");
+}
+
+TEST(RealProducers, WhatIsNotAProfileIsNamed) {
+  fs::path np = test::testdata_dir() / "notprofiles";
+  auto txt = graphgen({"cpu_0.txt"}, np);
+  EXPECT_EQ(txt.exit_code, 1);
+  EXPECT_EQ(txt.err,
+            "cpu_0.txt: this is the report pstats prints (print_stats), not a profile; give graphgen the file cProfile "
+            "wrote (python -m cProfile -o out.prof, or Stats.dump_stats)\n");
+  auto pickle = graphgen({"dict.pickle"}, np);
+  EXPECT_EQ(pickle.exit_code, 1);
+  EXPECT_EQ(
+      pickle.err,
+      "dict.pickle:+0xb: expected a LineStats object, found a dict: this pickle is not a line_profiler file; give "
+      "graphgen the .lprof that kernprof -l writes\n");
+}
+
+TEST(RealProducers, KeepGoingSkipsTheEmptyBaseFileOfSeparateThreads) {
+  fs::path cg = test::testdata_dir() / "callgrind";
+  std::vector<std::string> files;
+  for (const char* f :
+       {"threads-sep.callgrind", "threads-sep.callgrind-01", "threads-sep.callgrind-02", "threads-sep.callgrind-03"})
+    files.push_back((cg / f).string());
+  std::vector<std::string> args = files;
+  args.insert(args.end(), {"-T", "dot"});
+  auto strict = graphgen(args);
+  EXPECT_EQ(strict.exit_code, 1);
+  EXPECT_NE(strict.err.find("found an empty file"), std::string::npos) << strict.err;
+  args.push_back("--keep-going");
+  auto lenient = graphgen(args);
+  ASSERT_EQ(lenient.exit_code, 0) << lenient.err;
+  EXPECT_EQ(count_lines(lenient.err), 1u);
+  EXPECT_NE(lenient.err.find("skipped 1 of 4 inputs"), std::string::npos) << lenient.err;
+  EXPECT_NE(lenient.err.find("threads-sep.callgrind (" + files[0]), std::string::npos) << lenient.err;
+  // The three threads are there.
+  for (const char* fn : {"bubble", "sum_to", "count_char"}) EXPECT_NE(lenient.out.find(fn), std::string::npos) << fn;
+}
+
+// --- 7. units and outputs that say the truth ----------------------------------
+
+TEST(Units, CountsWrittenAsPstatsSayWhatTheyAre) {
+  fs::path out = test::temp_dir() / "x.pstats";
+  auto r = graphgen({(test::testdata_dir() / "perf" / "q-g.perf").string(), "-o", out.string()});
+  ASSERT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.err.find("pstats holds seconds, and this profile's 'samples' are counts"), std::string::npos) << r.err;
+  // cpu-clock periods are nanoseconds: weighed by them, pstats gets seconds.
+  auto timed = graphgen({(test::testdata_dir() / "perf" / "q-events.perf").string(), "--event",
+                         "cpu-clock/period=5000000/", "--weight", "period", "-o", out.string()});
+  ASSERT_EQ(timed.exit_code, 0) << timed.err;
+  EXPECT_EQ(timed.err, "");
+  auto py = test::run(
+      {"python3", "-c", "import pstats,sys; print(round(pstats.Stats(sys.argv[1]).total_tt, 6))", out.string()});
+  EXPECT_EQ(py.out, "0.285\n");  // 57 samples of 5 ms
+}
+
+TEST(Units, AnUnknownEventIsBadUsageForEveryFormat) {
+  fs::path td = test::testdata_dir();
+  for (const fs::path& f :
+       {demo(), td / "callgrind" / "parity.callgrind", td / "perf" / "q-g.perf", td / "lprof" / "shapes.lprof"}) {
+    SCOPED_TRACE(f.string());
+    auto r = graphgen({"--event", "nosuchevent", f.string(), "-T", "dot"});
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(count_lines(r.err), 1u);
+    EXPECT_NE(r.err.find("nosuchevent"), std::string::npos);
+  }
+}
+
+TEST(Units, AFilterThatLeavesNothingDoesNotDrawAnEmptyImage) {
+  fs::path dir = test::temp_dir();
+  auto r = graphgen({"-p", "/no/such/dir", demo().string(), "-o", "empty.png"}, dir);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("nothing to draw"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "empty.png"));
+  auto dot = graphgen({"-p", "/no/such/dir", demo().string(), "-T", "dot"});
+  EXPECT_EQ(dot.exit_code, 0);
+  EXPECT_NE(dot.err.find("the graph is empty"), std::string::npos) << dot.err;
+}
+
+TEST(Units, SvgTitleNamesTheProfile) {
+  auto r = graphgen({demo().string(), "-T", "svg"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("<title>" + demo().string() + "</title>"), std::string::npos);
+  EXPECT_EQ(r.out.find("<title>%3</title>"), std::string::npos);
+}
+
+// --- 8. install like a tool ---------------------------------------------------
+
+TEST(Install, InstallsTheBinaryAndAManPage) {
+  fs::path build = fs::path(GRAPHGEN_BINARY).parent_path();
+  fs::path prefix = test::temp_dir();
+  auto r = test::run({"cmake", "--install", build.string(), "--prefix", prefix.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(prefix / "bin" / "graphgen"));
+  if (!have("help2man")) GTEST_SKIP() << "help2man is not installed: no man page";
+  fs::path man = prefix / "share" / "man" / "man1" / "graphgen.1";
+  ASSERT_TRUE(fs::exists(man));
+  std::string page = test::read_file(man);
+  EXPECT_NE(page.find("keep\\-going"), std::string::npos);  // the options of --help, in roff
+  auto v = test::run({(prefix / "bin" / "graphgen").string(), "--version"});
+  EXPECT_TRUE(v.out.starts_with("graphgen ")) << v.out;
+}
+
+}  // namespace
+}  // namespace graphgen
