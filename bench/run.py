@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Measure graphgen on the inputs of ../shared/bench and print the README table.
 
-  bench/run.py [--graphgen build/graphgen] [--runs 5] [--work build/bench]
+  bench/run.py [--graphgen build/graphgen] [--baseline OLD_BINARY] [--runs 5] [--work build/bench]
 
 Inputs: pydoc-sep3.callgrind and scatter-long.perf (decompressed from
 ../shared/bench), a perf file whose stacks form one big cycle
@@ -12,6 +12,10 @@ Each case runs --runs times; the table shows medians of wall time, of the
 read phase (graphgen --timings) as MB/s, and of peak resident memory (from
 /usr/bin/time, else from getrusage). Reference times are those measured for
 today's tools in ../shared/bench/README.md on this machine kind.
+With --baseline, every case also runs an earlier graphgen binary (built from
+an older commit), alternating with the new one, and the table shows both and
+their ratio: changes are judged side by side in one run, never against
+figures from another day.
 Not a test: nothing here asserts a time.
 """
 import argparse
@@ -80,12 +84,30 @@ def run_once(graphgen, args, path, out, extra=()):
     return wall, read, peak_mb
 
 
+def alternate(a, args, path, out, extra=()):
+    """Runs the new binary (and the baseline, alternating) --runs times: medians of (wall, read, peak)."""
+    new, old = [], []
+    for _ in range(a.runs):
+        new.append(run_once(a.graphgen, args, path, out, extra))
+        if a.baseline:
+            base_out = os.path.join(os.path.dirname(out), "baseline-" + os.path.basename(out))
+            old.append(run_once(a.baseline, args, path, base_out, extra))
+    med = lambda rs: tuple(statistics.median(r[i] for r in rs) for i in range(3))
+    return med(new), (med(old) if old else None)
+
+
+def baseline_note(new, old):
+    if old is None:
+        return ""
+    return " (baseline %.3f s, %.0f MB: %.2f× the time)" % (old[0], old[2], new[0] / old[0])
+
+
 def merge_case(a):
     """1024 rank files -> one pstats: graphgen against Python's pstats, same run."""
     ranks = sorted(os.path.join(a.work, "ranks", f) for f in os.listdir(os.path.join(a.work, "ranks")))
     size_mb = sum(os.path.getsize(f) for f in ranks) / 1e6
     out = os.path.join(a.work, "merged.pstats")
-    ours = [run_once(a.graphgen, [], ranks[0], out, extra=ranks[1:]) for _ in range(a.runs)]
+    new, old = alternate(a, [], ranks[0], out, extra=ranks[1:])
     py_out = os.path.join(a.work, "python-merged.pstats")
     code = "import pstats,sys; pstats.Stats(*sys.argv[2:]).dump_stats(sys.argv[1])"
     python = []
@@ -93,18 +115,17 @@ def merge_case(a):
         start = time.perf_counter()
         subprocess.run([sys.executable, "-c", code, py_out] + ranks, check=True)
         python.append(time.perf_counter() - start)
-    wall = statistics.median(r[0] for r in ours)
-    read = statistics.median(r[1] for r in ours)
-    peak = statistics.median(r[2] for r in ours)
+    wall, read, peak = new
     ref = statistics.median(python)
-    print("| 1024 rank pstats -> one merged pstats | %.1f MB | %.3f s | %.0f MB/s | %.0f MB | Python pstats %.1f s "
-          "(this run) | %.0f× | %s |" % (size_mb, wall, size_mb / read, peak, ref, ref / wall,
+    print("| 1024 rank pstats -> one merged pstats | %.1f MB | %.3f s%s | %.0f MB/s | %.0f MB | Python pstats %.1f s "
+          "(this run) | %.0f× | %s |" % (size_mb, wall, baseline_note(new, old), size_mb / read, peak, ref, ref / wall,
                                          "met (≥ 40×)" if ref / wall >= 40 else "missed (≥ 40×)"))
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--graphgen", default=os.path.join(ROOT, "build", "graphgen"))
+    ap.add_argument("--baseline", help="an earlier graphgen binary to run alternately, for side-by-side ratios")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--work", default=os.path.join(ROOT, "build", "bench"))
     a = ap.parse_args()
@@ -115,14 +136,12 @@ def main():
     for name, inp, args, tool, ref_s, ref_mb, target in CASES:
         path = os.path.join(a.work, inp)
         size_mb = os.path.getsize(path) / 1e6
-        runs = [run_once(a.graphgen, args, path, out) for _ in range(a.runs)]
-        wall = statistics.median(r[0] for r in runs)
-        read = statistics.median(r[1] for r in runs)
-        peak = statistics.median(r[2] for r in runs)
+        new, old = alternate(a, args, path, out)
+        wall, read, peak = new
         verdict = "-" if target is None else ("met (≤ %g s)" % target if wall <= target else "missed (≤ %g s)" % target)
-        print("| %s | %.1f MB | %.3f s | %.0f MB/s | %.0f MB | %s %.1f s, %d MB | %.0f× | %s |" %
-              (name, size_mb, wall, size_mb / read if read > 0 else float("inf"), peak, tool, ref_s, ref_mb,
-               ref_s / wall, verdict))
+        print("| %s | %.1f MB | %.3f s%s | %.0f MB/s | %.0f MB | %s %.1f s, %d MB | %.0f× | %s |" %
+              (name, size_mb, wall, baseline_note(new, old), size_mb / read if read > 0 else float("inf"), peak, tool,
+               ref_s, ref_mb, ref_s / wall, verdict))
     merge_case(a)
 
 
