@@ -17,6 +17,13 @@
 
 namespace graphgen::formats {
 
+std::string over_budget_message(std::string_view where, std::size_t budget, std::size_t functions, std::size_t events) {
+  return fmt::format(
+      "{}: the profile needs more than {} of memory ({} functions x {} events so far), far more "
+      "than a file of this size should; if it is real, raise the limit with --max-memory",
+      where, format_size(budget), functions, events);
+}
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -48,6 +55,7 @@ std::string join(const std::vector<std::string_view>& items, std::string_view se
 struct Slot {
   std::optional<Expected<Profile>> result;
   Diagnostics diag;
+  std::size_t bytes = 0;
 };
 
 // The order files merge in: as given, or pstats.Stats(a, b, c)'s a, c, b.
@@ -83,7 +91,7 @@ Expected<InputFile> open_input(const std::string& path) {
 
 // Reads one input: opens it, checks its format, parses it.
 Expected<Profile> read_input(const std::string& path, const InputFormat* format, const Request& r,
-                             std::optional<InputFile>& opened, Diagnostics& diag) {
+                             std::optional<InputFile>& opened, Diagnostics& diag, std::size_t& bytes) {
   if (!opened) {
     auto file = open_input(path);
     if (!file) return file.error();
@@ -96,9 +104,19 @@ Expected<Profile> read_input(const std::string& path, const InputFormat* format,
       return bad_usage(fmt::format("inputs mix formats: {} is {} but {} is {}; give one format at a time",
                                    r.inputs.front(), format->name, path, (*detected)->name));
   }
-  auto profile = format->read(*opened, r.read, diag);
-  opened.reset();  // unmapped as soon as it is read
-  return profile;
+  bytes = opened->bytes().size();
+  ReadOptions options = r.read;
+  options.memory_budget = r.max_memory ? r.max_memory : default_budget(bytes);
+  try {
+    auto profile = format->read(*opened, options, diag);
+    opened.reset();  // unmapped as soon as it is read
+    return profile;
+  } catch (const std::bad_alloc&) {
+    return bad_input(
+        fmt::format("{}: out of memory while reading it (the machine has less than it needs; a hostile "
+                    "file? --max-memory sets a smaller limit that fails earlier)",
+                    path));
+  }
 }
 
 }  // namespace
@@ -119,7 +137,8 @@ Expected<const OutputFormat*> resolve_output_format(std::string_view to, std::st
   return by_path ? by_path : find_output_format("dot");
 }
 
-Expected<Profile> read_and_merge(const Request& r, const InputFormat*& format, Diagnostics& diag) {
+Expected<Profile> read_and_merge(const Request& r, const InputFormat*& format, Diagnostics& diag,
+                                 std::size_t* input_bytes) {
   const std::size_t n = r.inputs.size();
   if (n == 0) return bad_usage("expected at least one input file, found none");
   // The first input decides the format (and so the merge order).
@@ -177,7 +196,7 @@ Expected<Profile> read_and_merge(const Request& r, const InputFormat*& format, D
     std::size_t input = order[pos];
     std::optional<InputFile> opened;
     if (input == first_index && first) opened = std::move(first);
-    return read_input(r.inputs[input], format, r, opened, slots[pos].diag);
+    return read_input(r.inputs[input], format, r, opened, slots[pos].diag, slots[pos].bytes);
   };
   auto worker = [&] {
     for (;;) {
@@ -220,6 +239,7 @@ Expected<Profile> read_and_merge(const Request& r, const InputFormat*& format, D
     }
     for (const std::string& w : slots[pos].diag.warnings()) diag.warn(w);
     slots[pos].diag.clear();
+    if (input_bytes) *input_bytes += slots[pos].bytes;
     const std::size_t input = order[pos];
     Expected<bool> ok = true;
     if (!*result) {
@@ -307,7 +327,7 @@ Expected<Output> convert(const Request& r, Diagnostics& diag) {
   Output out;
   Phases phases(out);
   const InputFormat* format = nullptr;
-  auto read = read_and_merge(r, format, diag);
+  auto read = read_and_merge(r, format, diag, &out.input_bytes);
   if (!read) return read.error();
   Profile profile = std::move(read).value();
   phases.mark("read");
@@ -351,7 +371,9 @@ Expected<Output> convert(const Request& r, Diagnostics& diag) {
                       nodes));
   }
   phases.mark("analyse");
-  auto bytes = r.output->write({profile, graph ? &*graph : nullptr, *event, r.write}, diag);
+  WriteOptions write = r.write;
+  write.max_output = r.max_memory ? r.max_memory : default_budget(out.input_bytes);
+  auto bytes = r.output->write({profile, graph ? &*graph : nullptr, *event, write}, diag);
   if (!bytes) return bytes.error();
   out.bytes = std::move(bytes).value();
   phases.mark("write");

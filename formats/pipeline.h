@@ -54,6 +54,9 @@ struct Request {
   std::string list_functions;
   /// Skip inputs that cannot be read (listed in one warning) instead of failing.
   bool keep_going = false;
+  /// The most memory a reader's profile, and an output, may take (0: in
+  /// proportion to the inputs' size, default_budget()).
+  std::size_t max_memory = 0;
   /// Called with each input's own profile before it is merged, in merge
   /// order (per-rank statistics, compare); an error stops the conversion.
   std::function<Expected<bool>(std::size_t input, const Profile&)> on_input;
@@ -61,6 +64,8 @@ struct Request {
 
 struct Output {
   std::string bytes;
+  /// Bytes of input read (decompressed), for the output's budget.
+  std::size_t input_bytes = 0;
   /// Wall-clock seconds per phase (read, analyse, write), for --timings.
   std::vector<std::pair<std::string, double>> phases;
 };
@@ -76,6 +81,8 @@ Expected<Output> convert(const Request& request, Diagnostics& diag);
 
 /// The first two steps alone: every input read and merged into one profile
 /// (for front ends that need the profile itself). `format` gets the input format.
-Expected<Profile> read_and_merge(const Request& request, const InputFormat*& format, Diagnostics& diag);
+/// `input_bytes`, if given, gets the bytes read.
+Expected<Profile> read_and_merge(const Request& request, const InputFormat*& format, Diagnostics& diag,
+                                 std::size_t* input_bytes = nullptr);
 
 }  // namespace graphgen::formats

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace graphgen::formats {
@@ -24,6 +25,20 @@ struct ReadOptions {
   bool keep_positions = true;
   /// Keep the callsite tree of sampled stacks (flame graphs, filters).
   bool keep_stacks = true;
+  /// The most bytes a reader's profile may hold (0: no limit); the pipeline
+  /// sets it in proportion to the file's size, or from --max-memory.
+  std::size_t memory_budget = 0;
 };
+
+/// The one-line error of a reader whose profile outgrew its budget.
+std::string over_budget_message(std::string_view where, std::size_t budget, std::size_t functions, std::size_t events);
+
+/// The memory a file of `bytes` may need: generous for real profiles,
+/// small enough that a hostile file is refused long before the machine
+/// runs out.
+inline std::size_t default_budget(std::size_t bytes) {
+  constexpr std::size_t kBase = std::size_t{64} << 20, kFactor = 32;
+  return bytes > (SIZE_MAX - kBase) / kFactor ? SIZE_MAX : kBase + kFactor * bytes;
+}
 
 }  // namespace graphgen::formats

@@ -65,14 +65,21 @@ Expected<Profile> read_lprof(const InputFile& in, const ReadOptions&, Diagnostic
 
 // --- writers ----------------------------------------------------------------
 
+dot::Options dot_options(const WriteInput& in) {
+  dot::Options o = in.options.dot;
+  o.max_bytes = in.options.max_output;
+  return o;
+}
+
 Expected<std::string> write_dot(const WriteInput& in, Diagnostics& diag) {
-  return dot::write(in.profile, *in.graph, in.options.theme, in.options.dot, diag);
+  return dot::write(in.profile, *in.graph, in.options.theme, dot_options(in), diag);
 }
 
 Expected<std::string> write_image(const WriteInput& in, std::string_view format, Diagnostics& diag) {
 #ifdef GRAPHGEN_HAVE_RENDER
-  std::string text = dot::write(in.profile, *in.graph, in.options.theme, in.options.dot, diag);
-  return render::render(text, format, in.options.title);
+  auto text = dot::write(in.profile, *in.graph, in.options.theme, dot_options(in), diag);
+  if (!text) return text.error();
+  return render::render(*text, format, in.options.title);
 #else
   (void)in;
   (void)diag;
@@ -99,6 +106,7 @@ Expected<std::string> write_callgrind(const WriteInput& in, Diagnostics&) {
   callgrind::WriteOptions o;
   o.creator = in.options.creator;
   o.cmd = in.options.cmd;
+  o.max_bytes = in.options.max_output;
   return callgrind::write(in.profile, o);
 }
 
@@ -109,7 +117,7 @@ Expected<std::string> write_pstats(const WriteInput& in, Diagnostics& diag) {
         fmt::format("pstats holds seconds, and this profile's {} are counts: they are written as if each were "
                     "one second (percentages and order are right, times are not)",
                     quote_input(in.profile.str(e.name))));
-  return pstats::write(in.profile, in.event);
+  return pstats::write(in.profile, in.event, in.options.max_output);
 }
 
 Expected<std::string> write_text(const WriteInput& in, Diagnostics& diag) {
@@ -117,6 +125,7 @@ Expected<std::string> write_text(const WriteInput& in, Diagnostics& diag) {
   o.output_unit = in.options.text_unit;
   o.skip_zero = in.options.skip_zero;
   o.source_root = in.options.source_root;
+  o.max_bytes = in.options.max_output;
   return lprof::write_text(in.profile, o, diag);
 }
 
@@ -177,6 +186,12 @@ std::vector<std::string_view> input_format_names() {
 
 Expected<const InputFormat*> detect_input_format(const InputFile& input) {
   std::string_view head = input.bytes().substr(0, 4096);
+  // Text formats decide from whole lines: a first line longer than the head
+  // (collapsed stacks of deep recursion) is read to its end, up to 1 MiB.
+  if (head.find('\n') == std::string_view::npos && input.bytes().size() > head.size()) {
+    std::size_t nl = input.bytes().substr(0, std::size_t{1} << 20).find('\n');
+    if (nl != std::string_view::npos) head = input.bytes().substr(0, nl + 1);
+  }
   // Sniffing maps the head (and, by the kernel's fault-around, up to 64 KiB):
   // hand it back, or a thousand inputs sniffed before reading stay resident.
   struct Release {

@@ -84,6 +84,9 @@ struct WriteOptions {
   double text_unit = 1e-6;
   bool skip_zero = false;
   std::string source_root;
+  /// The most bytes a writer may produce (0: no limit); the pipeline sets
+  /// it in proportion to the inputs' size, or from --max-memory.
+  std::size_t max_output = 0;
 };
 
 /// What an output format writes from.

@@ -33,7 +33,11 @@ constexpr int kMaxPositions = 4;
 class Reader {
  public:
   Reader(Profile& p, const formats::ReadOptions& options, Diagnostics& diag)
-      : p_(p), diag_(diag), merge_by_name_(options.merge_by_name), keep_positions_(options.keep_positions) {}
+      : p_(p),
+        diag_(diag),
+        merge_by_name_(options.merge_by_name),
+        keep_positions_(options.keep_positions),
+        budget_(options.memory_budget) {}
 
   Expected<bool> read_file(const InputFile& input) {
     path_ = input.path();
@@ -43,7 +47,14 @@ class Reader {
     while (scanner.next(line)) {
       line_no_ = scanner.line_number();
       auto ok = dispatch(line);
-      if (ok) continue;
+      if (ok) {
+        // A hostile file can make a small input ask for a huge table (a
+        // thousand events for each of a hundred thousand functions).
+        if ((line_no_ & 4095) == 0 && budget_ && p_.approximate_bytes() > budget_)
+          return bad_input(formats::over_budget_message(fmt::format("{}:{}", path_, line_no_), budget_,
+                                                        p_.functions.size(), p_.events.size()));
+        continue;
+      }
       if (scanner.at_end() && !ends_with_newline) {
         // Valgrind killed while writing: the last line is cut short.
         diag_.warn(
@@ -599,6 +610,7 @@ class Reader {
   Diagnostics& diag_;
   bool merge_by_name_;
   bool keep_positions_;
+  std::size_t budget_;
   std::string path_;
   std::size_t line_no_ = 0;
   std::array<std::vector<StringId>, 3> names_;

@@ -67,6 +67,7 @@ std::string clean(std::string_view s) {
 // name=(id) text on first use, (id) after, per kind.
 class Names {
  public:
+  bool known(std::uint64_t key) const { return ids_.count(key) != 0; }
   std::string ref(std::uint64_t key, std::string_view text) {
     auto [it, inserted] = ids_.try_emplace(key, static_cast<std::uint32_t>(ids_.size() + 1));
     if (inserted) return fmt::format("({}) {}", it->second, clean(text.empty() ? "???" : text));
@@ -85,7 +86,8 @@ class Writer {
  public:
   Writer(const Profile& p, const WriteOptions& o) : p_(p), o_(o), ne_(p.events.size()) {}
 
-  std::string run() {
+  Expected<std::string> run() {
+    out_.reserve(output_reservation(o_.max_bytes, 4096 + p_.functions.size() * 64));
     plan_names();
     std::vector<Cost> totals(ne_, 0);
     for (FuncId f = 0; f < p_.functions.size(); ++f)
@@ -115,7 +117,12 @@ class Writer {
     append_costs(totals);
     out_ += "\n\n";
     index_rows();
-    for (FuncId f : block_order()) write_function(f);
+    for (FuncId f : block_order()) {
+      if (o_.max_bytes && out_.size() + p_.str(p_.functions[f].name).size() > o_.max_bytes)
+        return output_too_large("callgrind", o_.max_bytes);
+      write_function(f);
+      if (o_.max_bytes && out_.size() > o_.max_bytes) return output_too_large("callgrind", o_.max_bytes);
+    }
     out_ += "totals:";
     append_costs(totals);
     out_ += "\n";
@@ -158,16 +165,26 @@ class Writer {
     std::map<std::tuple<StringId, StringId, StringId>, std::vector<FuncId>> by_file_name;
     for (FuncId f = 0; f < p_.functions.size(); ++f)
       by_file_name[{p_.functions[f].object, p_.functions[f].file, p_.functions[f].name}].push_back(f);
-    display_.resize(p_.functions.size());
+    with_line_suffix_.assign(p_.functions.size(), false);
     for (FuncId f = 0; f < p_.functions.size(); ++f) {
       const Function& fn = p_.functions[f];
-      std::string name = p_.str(fn.name).empty() ? function_label(p_, f) : std::string(p_.str(fn.name));
-      const auto& same = by_file_name[{fn.object, fn.file, fn.name}];
-      bool distinct_lines = false;
-      for (FuncId g : same)
-        if (p_.functions[g].line != fn.line) distinct_lines = true;
-      display_[f] = distinct_lines ? fmt::format("{}:{}", name, fn.line) : name;
+      for (FuncId g : by_file_name[{fn.object, fn.file, fn.name}])
+        if (p_.functions[g].line != fn.line) with_line_suffix_[f] = true;
     }
+  }
+
+  // The name a function is written under (made when first written: names
+  // are not copied per function, however long they are).
+  std::string display(FuncId f) const {
+    const Function& fn = p_.functions[f];
+    std::string name = p_.str(fn.name).empty() ? function_label(p_, f) : std::string(p_.str(fn.name));
+    return with_line_suffix_[f] ? fmt::format("{}:{}", name, fn.line) : name;
+  }
+
+  // A function reference: its name the first time, its id after.
+  std::string function_ref(FuncId f) {
+    if (functions_.known(f)) return functions_.ref(f, {});
+    return functions_.ref(f, display(f));
   }
 
   // CSR lists per function: its rows, its calls, its jumps; per call its sites.
@@ -225,7 +242,7 @@ class Writer {
       current_object_ = fn.object;
     }
     out_ += "fl=" + files_.ref(fn.file, p_.str(fn.file)) + "\n";
-    out_ += "fn=" + functions_.ref(f, display_[f]) + "\n";
+    out_ += "fn=" + function_ref(f) + "\n";
     file_ = fn.file;
     // Self costs: at their positions where the input had them, the rest on
     // the function's first line.
@@ -265,7 +282,7 @@ class Writer {
     // left it out too (then every reader reads it as it read the input).
     bool implicit = callee.file == file_ && (file_ == caller.file || implicit_file);
     if (!implicit) out_ += "cfi=" + files_.ref(callee.file, p_.str(callee.file)) + "\n";
-    out_ += "cfn=" + functions_.ref(call.callee, display_[call.callee]) + "\n";
+    out_ += "cfn=" + function_ref(call.callee) + "\n";
     out_ += fmt::format("calls={} ", std::max<std::int64_t>(count, 0));
     append_position(target_address, target_line);
     out_ += "\n";
@@ -303,7 +320,7 @@ class Writer {
   void write_jump(const Function& fn, FuncId f, const Jump& j) {
     switch_file(fn, j.file);
     if (j.target_file != j.file) out_ += "jfi=" + files_.ref(j.target_file, p_.str(j.target_file)) + "\n";
-    if (j.target != f) out_ += "jfn=" + functions_.ref(j.target, display_[j.target]) + "\n";
+    if (j.target != f) out_ += "jfn=" + function_ref(j.target) + "\n";
     if (j.executed == kUnknownCount)
       out_ += fmt::format("jump={} ", j.count);
     else
@@ -322,13 +339,13 @@ class Writer {
   Names objects_, files_, functions_;
   StringId current_object_ = kNoString;
   StringId file_ = kNoString;
-  std::vector<std::string> display_;
+  std::vector<bool> with_line_suffix_;
   std::vector<std::uint32_t> rows_of_, row_order_, calls_of_, call_order_, jumps_of_, jump_order_, sites_of_,
       site_order_;
 };
 
 }  // namespace
 
-std::string write(const Profile& p, const WriteOptions& options) { return Writer(p, options).run(); }
+Expected<std::string> write(const Profile& p, const WriteOptions& options) { return Writer(p, options).run(); }
 
 }  // namespace graphgen::callgrind

@@ -22,16 +22,18 @@
 #include <string>
 #include <string_view>
 
+#include "graphgen/error.h"
 #include "graphgen/profile.h"
 
 namespace graphgen::callgrind {
 
 struct WriteOptions {
-  std::string creator;  // e.g. "graphgen 0.1.0"
-  std::string cmd;      // what was profiled, or the inputs
+  std::string creator;        // e.g. "graphgen 0.1.0"
+  std::string cmd;            // what was profiled, or the inputs
+  std::size_t max_bytes = 0;  // the most bytes to write (0: no limit)
 };
 
-std::string write(const Profile& p, const WriteOptions& options);
+Expected<std::string> write(const Profile& p, const WriteOptions& options);
 
 /// KCacheGrind's long name for an event (`Ir` -> `Instruction Fetch`), or
 /// the name itself.

@@ -68,6 +68,8 @@ Expected<Profile> read(const InputFile& in, const formats::ReadOptions& options,
     LineScanner scanner(in.bytes(), &in);
     std::string_view line;
     while (scanner.next(line)) {
+      if ((scanner.line_number() & 1023) == 0 && options.memory_budget && p.approximate_bytes() > options.memory_budget)
+        return bad_input(formats::over_budget_message(in.path(), options.memory_budget, p.functions.size(), 1));
       if (trim(line).empty()) continue;
       std::string_view frames, count;
       std::uint64_t n = 0;

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iterator>
+#include <map>
 
 #include "graphgen/labels.h"
 
@@ -119,27 +120,25 @@ std::string fixed2(double value) {
 std::string percentage(double ratio) { return fixed2(ratio * 100.0) + "%"; }
 
 // Removes every innermost open...close group, repeatedly.
-std::string remove_groups(std::string s, char open, char close) {
-  for (;;) {
-    std::string out;
-    out.reserve(s.size());
-    bool changed = false;
-    std::size_t i = 0;
-    while (i < s.size()) {
-      if (s[i] == open) {
-        std::size_t j = i + 1;
-        while (j < s.size() && s[j] != open && s[j] != close) ++j;
-        if (j < s.size() && s[j] == close) {
-          i = j + 1;
-          changed = true;
-          continue;
-        }
-      }
-      out += s[i++];
+// Removes every matched open...close group, nested ones included, leaving
+// unmatched brackets: what removing innermost groups until none is left
+// (gprof2dot's loop) gives, in one pass (names with thousands of nested
+// template brackets stay linear).
+std::string remove_groups(std::string_view s, char open, char close) {
+  std::string out;
+  out.reserve(s.size());
+  std::vector<std::size_t> opened;  // where each unmatched `open` is in out
+  for (char c : s) {
+    if (c == open) {
+      opened.push_back(out.size());
+    } else if (c == close && !opened.empty()) {
+      out.resize(opened.back());
+      opened.pop_back();
+      continue;
     }
-    s = std::move(out);
-    if (!changed) return s;
+    out += c;
   }
+  return out;
 }
 
 }  // namespace
@@ -161,7 +160,7 @@ std::vector<std::string_view> measure_names() {
 }
 
 std::string strip_function_name(std::string_view name) {
-  std::string s = remove_groups(std::string(name), '(', ')');
+  std::string s = remove_groups(name, '(', ')');
   // \s+const$
   if (s.ends_with("const")) {
     std::size_t end = s.size() - 5;
@@ -169,7 +168,7 @@ std::string strip_function_name(std::string_view name) {
     while (ws > 0 && is_space(s[ws - 1])) --ws;
     if (ws < end) s.erase(ws);
   }
-  return remove_groups(std::move(s), '<', '>');
+  return remove_groups(s, '<', '>');
 }
 
 namespace {
@@ -432,20 +431,71 @@ void attr(std::string& out, bool& first, std::string_view name, std::string_view
   append_id(out, value);
 }
 
-std::string node_label(const Profile& p, FuncId f, const GraphNode& node, const Options& options, Diagnostics& diag) {
+// What is known of each function name, worked out once per name: a hostile
+// profile can give thousands of functions one megabyte-long name.
+class Names {
+ public:
+  explicit Names(const Profile& p) : p_(p), cps_(p.strings.size(), kUnknown) {}
+
+  std::size_t code_points(StringId id) {
+    std::size_t& n = cps_[id];
+    if (n == kUnknown) n = count_cp(p_.str(id));
+    return n;
+  }
+  const std::string& stripped(StringId id) {
+    auto [it, fresh] = stripped_.try_emplace(id);
+    if (fresh) it->second = strip_function_name(p_.str(id));
+    return it->second;
+  }
+
+  std::size_t truncated = 0;  // names cut at kMaxFunctionName
+  std::string first_truncated;
+  std::size_t first_length = 0;
+
+ private:
+  static constexpr std::size_t kUnknown = SIZE_MAX;
+  const Profile& p_;
+  std::vector<std::size_t> cps_;
+  std::map<StringId, std::string> stripped_;
+};
+
+std::string node_label(const Profile& p, FuncId f, const GraphNode& node, const Options& options, Names& names) {
   std::vector<std::string> lines;
   const Function& fn = p.functions[f];
   if (fn.process != kNoString) lines.emplace_back(p.str(fn.process));
   std::string module;
   if (module_line(p, f, module)) lines.push_back(std::move(module));
-  std::string full_name = function_label(p, f);
-  std::string name = options.strip ? strip_function_name(full_name) : std::move(full_name);
+  // The label is prefix + name; the name's length and stripped form are
+  // known per name (a prefix such as "module:12:" holds no brackets).
+  std::string prefix = label_prefix(p, f);
+  bool plain_prefix = prefix.find_first_of("()<>") == std::string::npos;
+  std::string_view body = p.str(fn.name);
+  std::string stripped;
+  std::size_t cps;
+  if (options.strip && !plain_prefix) {
+    stripped = strip_function_name(prefix + std::string(body));
+    prefix.clear();
+    body = stripped;
+    cps = count_cp(body);
+  } else {
+    if (options.strip) body = names.stripped(fn.name);
+    cps = count_cp(prefix) + (options.strip ? count_cp(body) : names.code_points(fn.name));
+  }
   // dot cannot parse quoted strings beyond 16K, so very long (boost) names
-  // are cut, as gprof2dot does.
-  std::size_t cps = count_cp(name);
+  // are cut, as gprof2dot does (its warning comes once, with a count).
+  std::string name;
   if (cps >= kMaxFunctionName) {
-    diag.warn(fmt::format("truncating function name with {} chars ({}...)", cps, prefix_cp(name, 32)));
-    name = std::string(prefix_cp(name, kMaxFunctionName - 1)) + "\u2026";
+    if (names.truncated++ == 0) {
+      names.first_truncated = prefix + std::string(prefix_cp(body, 32));
+      names.first_length = cps;
+    }
+    std::size_t keep = kMaxFunctionName - 1;
+    std::size_t prefix_cps = count_cp(prefix);
+    name = prefix_cps >= keep ? std::string(prefix_cp(prefix, keep))
+                              : prefix + std::string(prefix_cp(body, keep - prefix_cps));
+    name += "\u2026";
+  } else {
+    name = prefix + std::string(body);
   }
   if (options.wrap) name = wrap_function_name(name);
   lines.push_back(std::move(name));
@@ -477,18 +527,21 @@ std::string node_label(const Profile& p, FuncId f, const GraphNode& node, const 
 
 }  // namespace
 
-std::string write(const Profile& p, const CallGraph& g, const Theme& theme, const Options& options, Diagnostics& diag) {
+Expected<std::string> write(const Profile& p, const CallGraph& g, const Theme& theme, const Options& options,
+                            Diagnostics& diag) {
   std::string out;
-  out.reserve(256 + g.nodes.size() * 200);
+  out.reserve(output_reservation(options.max_bytes, 256 + g.nodes.size() * 200));
   out += "digraph {\n";
   out += "\ttooltip=\" \"\n";
   out += "\tgraph [fontname=Arial, nodesep=0.125, ranksep=0.25];\n";
   out += fmt::format("\tnode [fontcolor={}, fontname=Arial, height=0, shape=box, style={}, width=0];\n",
                      theme.font_color, theme.filled ? "filled" : "solid");
   out += "\tedge [fontname=Arial];\n";
+  Names names(p);
   for (FuncId f = 0; f < g.nodes.size(); ++f) {
     const GraphNode& node = g.nodes[f];
     if (!node.kept) continue;
+    if (options.max_bytes && out.size() > options.max_bytes) return output_too_large("dot", options.max_bytes);
     double weight = node.weight.value_or(0.0);
     out += '\t';
     out += fmt::format("{}", f);
@@ -496,7 +549,10 @@ std::string write(const Profile& p, const CallGraph& g, const Theme& theme, cons
     attr(out, first, "color", to_hex(theme.node_fill(weight)));
     attr(out, first, "fontcolor", to_hex(theme.node_font(weight)));
     attr(out, first, "fontsize", fixed2(theme.font_size(weight)));
-    attr(out, first, "label", node_label(p, f, node, options, diag));
+    std::string label = node_label(p, f, node, options, names);
+    if (options.max_bytes && out.size() + label.size() > options.max_bytes)
+      return output_too_large("dot", options.max_bytes);
+    attr(out, first, "label", label);
     const Function& fn = p.functions[f];
     if (fn.file != kNoString) attr(out, first, "tooltip", p.str(fn.file));
     out += "];\n";
@@ -525,6 +581,11 @@ std::string write(const Profile& p, const CallGraph& g, const Theme& theme, cons
     }
   }
   out += "}\n";
+  if (names.truncated == 1)
+    diag.warn(fmt::format("truncating function name with {} chars ({}...)", names.first_length, names.first_truncated));
+  else if (names.truncated > 1)
+    diag.warn(fmt::format("truncating {} function names longer than {} chars (the first has {}: {}...)",
+                          names.truncated, kMaxFunctionName - 1, names.first_length, names.first_truncated));
   return out;
 }
 

@@ -33,11 +33,13 @@ struct Options {
   std::vector<Measure> node_labels{Measure::kTotalTimePercentage, Measure::kSelfTimePercentage};
   bool show_samples = false;
   std::string time_format = "%.7g";
+  /// The most bytes to write (0: no limit): past it write() fails.
+  std::size_t max_bytes = 0;
 };
 
 /// Renders the kept part of `graph`.
-std::string write(const Profile& p, const CallGraph& graph, const Theme& theme, const Options& options,
-                  Diagnostics& diag);
+Expected<std::string> write(const Profile& p, const CallGraph& graph, const Theme& theme, const Options& options,
+                            Diagnostics& diag);
 
 /// gprof2dot's --strip: drops (...) groups, a trailing const, <...> groups.
 std::string strip_function_name(std::string_view name);

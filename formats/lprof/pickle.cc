@@ -240,8 +240,8 @@ class Decoder {
   }
   void global(std::string_view module, std::string_view name, std::size_t at) {
     if (!allowed_class(module, name))
-      fail(at, fmt::format("refusing to load {}.{}: only line_profiler's LineStats may appear in a .lprof file", module,
-                           name));
+      fail(at, fmt::format("refusing to load {}: only line_profiler's LineStats may appear in a .lprof file",
+                           quote_input(fmt::format("{}.{}", module, name))));
     Node n;
     n.type = Type::kClass;
     n.text = fmt::format("{}.{}", module, name);

@@ -26,14 +26,17 @@ bool sniff(std::string_view head) {
 namespace {
 
 struct FunctionStats {
-  std::string file;
+  StringId file = kNoString;
   std::int64_t line = 0;
-  std::string name;
+  StringId name = kNoString;
   std::vector<std::array<std::int64_t, 3>> lines;  // (line number, hits, time in ticks), by line
 };
 
+// Strings are interned once per pickle object: a memoised string shared by
+// thousands of keys is stored once, not once per key.
 struct LineStats {
   double unit = 1e-9;  // seconds per tick
+  StringTable strings;
   std::vector<FunctionStats> functions;
 };
 
@@ -43,7 +46,8 @@ namespace {
 
 class Validator {
  public:
-  Validator(const pickle::Document& doc, std::string_view path) : doc_(doc), path_(path) {}
+  Validator(const pickle::Document& doc, std::string_view path)
+      : doc_(doc), path_(path), text_memo_(doc.nodes.size(), UINT32_MAX) {}
 
   Expected<LineStats> run() {
     const pickle::Node& root = doc_.node(doc_.root);
@@ -55,16 +59,16 @@ class Validator {
     const pickle::Node* timings = nullptr;
     const pickle::Node* unit = nullptr;
     for (std::size_t k = 0; k + 1 < state.items.size(); k += 2) {
-      std::string key;
-      if (!text(doc_.node(state.items[k]), key)) continue;
-      if (key == "timings") timings = &doc_.node(state.items[k + 1]);
-      if (key == "unit") unit = &doc_.node(state.items[k + 1]);
+      const pickle::Node& key = doc_.node(state.items[k]);
+      if (key.type != pickle::Type::kStr && key.type != pickle::Type::kBytes) continue;
+      if (key.text == "timings") timings = &doc_.node(state.items[k + 1]);
+      if (key.text == "unit") unit = &doc_.node(state.items[k + 1]);
     }
     if (!timings || timings->type != pickle::Type::kDict)
       return error(state, "expected LineStats 'timings' (a dict), found none");
     if (!unit || (unit->type != pickle::Type::kFloat && unit->type != pickle::Type::kInt))
       return error(state, "expected LineStats 'unit' (a float), found none");
-    LineStats stats;
+    LineStats& stats = stats_;
     FlatIndex keys;
     stats.unit = unit->type == pickle::Type::kFloat ? unit->f : static_cast<double>(unit->i);
     if (!(stats.unit > 0) || !std::isfinite(stats.unit))
@@ -74,8 +78,7 @@ class Validator {
       if (auto e = key(doc_.node(timings->items[k]), f); !e) return e.error();
       if (auto e = entries(doc_.node(timings->items[k + 1]), f); !e) return e.error();
       // A repeated key (a dict): the later value wins, in the first's place.
-      std::uint64_t h = FlatIndex::mix(FlatIndex::hash_bytes(f.file), FlatIndex::hash_bytes(f.name),
-                                       static_cast<std::uint64_t>(f.line));
+      std::uint64_t h = FlatIndex::mix(f.file, f.name, static_cast<std::uint64_t>(f.line));
       bool fresh = false;
       std::uint32_t at = keys.find_or_add(
           h,
@@ -92,7 +95,7 @@ class Validator {
       else
         stats.functions[at] = std::move(f);
     }
-    return stats;
+    return std::move(stats_);
   }
 
  private:
@@ -100,27 +103,30 @@ class Validator {
     return bad_input(fmt::format("{}:+0x{:x}: {}", path_, at.offset, message));
   }
 
-  // Python 3 str as is; Python 2 str (bytes) as UTF-8 if it decodes, else Latin-1.
-  bool text(const pickle::Node& n, std::string& out) const {
-    if (n.type == pickle::Type::kStr) {
-      out = n.text;
-      return true;
+  // Python 3 str as is; Python 2 str (bytes) as UTF-8 if it decodes, else
+  // Latin-1. Interned once per pickle object.
+  bool text(std::uint32_t index, StringId& out) {
+    const pickle::Node& n = doc_.node(index);
+    if (n.type != pickle::Type::kStr && n.type != pickle::Type::kBytes) return false;
+    StringId& memo = text_memo_[index];
+    if (memo == UINT32_MAX) {
+      if (n.type == pickle::Type::kStr || marshal::valid_utf8_surrogatepass(n.text)) {
+        memo = stats_.strings.intern(n.text);
+      } else {
+        std::string latin1;
+        marshal::append_latin1_as_utf8(n.text, latin1);
+        memo = stats_.strings.intern(latin1);
+      }
     }
-    if (n.type != pickle::Type::kBytes) return false;
-    if (marshal::valid_utf8_surrogatepass(n.text)) {
-      out = n.text;
-    } else {
-      out.clear();
-      marshal::append_latin1_as_utf8(n.text, out);
-    }
+    out = memo;
     return true;
   }
 
-  Expected<bool> key(const pickle::Node& n, FunctionStats& f) const {
+  Expected<bool> key(const pickle::Node& n, FunctionStats& f) {
     if (n.type != pickle::Type::kTuple || n.items.size() != 3)
       return error(n, fmt::format("expected a function key (filename, line, name), found {}", pickle::a_type(n.type)));
     const pickle::Node& line = doc_.node(n.items[1]);
-    if (!text(doc_.node(n.items[0]), f.file) || line.type != pickle::Type::kInt || !text(doc_.node(n.items[2]), f.name))
+    if (!text(n.items[0], f.file) || line.type != pickle::Type::kInt || !text(n.items[2], f.name))
       return error(n, "expected a function key (filename: str, line: int, name: str), found other types");
     f.line = line.i;
     return true;
@@ -153,17 +159,20 @@ class Validator {
 
   const pickle::Document& doc_;
   std::string_view path_;
+  std::vector<StringId> text_memo_;
+  LineStats stats_;
 };
 
-Profile to_profile(const LineStats& stats) {
+Profile to_profile(LineStats& stats) {
   Profile p;
+  p.strings = std::move(stats.strings);
   p.label_style = LabelStyle::kPython;
   p.events.push_back({p.strings.intern("time"), p.strings.intern("tick"), stats.unit, false, kNoString});
   p.events.push_back({p.strings.intern("hits"), kNoString, 0, false, kNoString});
   for (const FunctionStats& f : stats.functions) {
     Function fn;
-    fn.name = p.strings.intern(f.name);
-    fn.file = p.strings.intern(f.file);
+    fn.name = f.name;
+    fn.file = f.file;
     fn.line = f.line;
     FuncId id = p.add_function(fn);
     for (const auto& row : f.lines) {
@@ -185,7 +194,7 @@ Expected<Profile> read(const InputFile& input, Diagnostics&) {
   if (!doc) return doc.error();
   auto stats = Validator(*doc, input.path()).run();
   if (!stats) return stats.error();
-  return to_profile(*stats);
+  return to_profile(stats.value());
 }
 
 bool has_line_report(const Profile& p) {
@@ -346,8 +355,10 @@ constexpr std::int64_t kMaxBlankSpan = 100000;
 
 }  // namespace
 
-std::string write_text(const Profile& p, const TextOptions& options, Diagnostics& diag) {
-  std::string out = fmt::format("Timer unit: {} s\n\n", general(options.output_unit));
+Expected<std::string> write_text(const Profile& p, const TextOptions& options, Diagnostics& diag) {
+  std::string out;
+  out.reserve(output_reservation(options.max_bytes, 4096));
+  out += fmt::format("Timer unit: {} s\n\n", general(options.output_unit));
   std::vector<ReportFunction> functions(p.functions.size());
   for (FuncId f = 0; f < p.functions.size(); ++f) {
     const Function& fn = p.functions[f];
@@ -363,6 +374,8 @@ std::string write_text(const Profile& p, const TextOptions& options, Diagnostics
   const double scalar = unit / options.output_unit;
   std::vector<std::string> source;
   for (ReportFunction& f : functions) {
+    if (options.max_bytes && out.size() + f.file.size() + f.name.size() > options.max_bytes)
+      return output_too_large("text", options.max_bytes);
     std::sort(f.rows.begin(), f.rows.end());
     double total = 0.0;
     for (const auto& r : f.rows) total += static_cast<double>(r[2]);
@@ -384,16 +397,20 @@ std::string write_text(const Profile& p, const TextOptions& options, Diagnostics
       out += "Are you sure you are running this program from the same directory\n";
       out += "that you ran the profiler from?\n";
       out += "Continuing without the function's contents.\n";
-      std::int64_t lo = f.line, n = 1;
+      // Checked arithmetic: a file may give any 64-bit first line.
+      std::int64_t lo = f.line, n = 1, last = 0;
+      bool huge = false;
       if (!f.rows.empty()) {
         lo = std::min(f.rows.front()[0], f.line);
-        n = f.rows.back()[0] - lo + 1;
+        std::int64_t d = 0;
+        huge = __builtin_sub_overflow(f.rows.back()[0], lo, &d) || __builtin_add_overflow(d, 1, &n);
       }
-      if (n > kMaxBlankSpan) {
+      huge = huge || n > kMaxBlankSpan || __builtin_add_overflow(f.line, n, &last);
+      if (huge) {
         // The profile's own numbers would have the report print millions of
         // empty lines: print the timed ones only.
-        diag.warn(fmt::format("{}: {} spans {} lines without its source; only its timed lines are printed",
-                              quote_input(f.file), quote_input(f.name), n));
+        diag.warn(fmt::format("{}: {} spans more than {} lines without its source; only its timed lines are printed",
+                              quote_input(f.file), quote_input(f.name), kMaxBlankSpan));
         for (const auto& r : f.rows) numbers.push_back(r[0]);
       } else {
         for (std::int64_t k = 0; k < std::max<std::int64_t>(n, 1); ++k) numbers.push_back(f.line + k);

@@ -32,6 +32,7 @@ struct TextOptions {
   /// Source files are read only when they are regular files under this
   /// folder (empty: the paths as the profile names them, regular files only).
   std::string source_root;
+  std::size_t max_bytes = 0;  // the most bytes to write (0: no limit)
 };
 
 /// True when `p` has what the report needs: a time event in ticks and `hits`.
@@ -42,6 +43,6 @@ bool has_line_report(const Profile& p);
 /// Line #, Hits, Time, Per Hit, % Time and the source line (read from the
 /// file when it is a regular file, as the report does). Needs
 /// has_line_report(p).
-std::string write_text(const Profile& p, const TextOptions& options, Diagnostics& diag);
+Expected<std::string> write_text(const Profile& p, const TextOptions& options, Diagnostics& diag);
 
 }  // namespace graphgen::lprof

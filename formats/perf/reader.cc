@@ -234,6 +234,9 @@ class Reader {
     std::string_view line;
     in_sample_ = false;
     while (scanner.next(line)) {
+      if ((scanner.line_number() & 4095) == 0 && options_.memory_budget &&
+          profile.approximate_bytes() > options_.memory_budget)
+        return bad_input(formats::over_budget_message(path_, options_.memory_budget, profile.functions.size(), 1));
       if (line.empty()) {
         flush();
         continue;
@@ -427,8 +430,13 @@ Expected<Profile> read(const InputFile& input, const formats::ReadOptions& optio
   // the result does not depend on which worker read what.
   std::atomic<std::size_t> next{0};
   auto work = [&] {
-    for (std::size_t i; (i = next.fetch_add(1)) < parts.size();)
-      if (auto ok = readers[i]->read_part(parts[i]); !ok) errors[i] = ok.error();
+    for (std::size_t i; (i = next.fetch_add(1)) < parts.size();) {
+      try {
+        if (auto ok = readers[i]->read_part(parts[i]); !ok) errors[i] = ok.error();
+      } catch (const std::bad_alloc&) {
+        errors[i] = bad_input(fmt::format("{}: out of memory while reading it", input.path()));
+      }
+    }
   };
   std::thread helper;
   if (parts.size() > 1) helper = std::thread(work);

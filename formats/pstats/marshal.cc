@@ -466,11 +466,11 @@ class Decoder {
   // --- code objects -------------------------------------------------------
 
   struct State {
-    std::size_t pos, nodes, children, arena, refs, interned, scratch;
+    std::size_t pos, nodes, children, arena, refs, interned, scratch, blobs;
   };
   State save() const {
     return {pos_,         doc_.nodes_.size(), doc_.children_.size(), doc_.arena_.size(),
-            refs_.size(), interned_.size(),   scratch_.size()};
+            refs_.size(), interned_.size(),   scratch_.size(),       blob_total_};
   }
   void restore(const State& s) {
     pos_ = s.pos;
@@ -480,6 +480,7 @@ class Decoder {
     refs_.resize(s.refs);
     interned_.resize(s.interned);
     scratch_.resize(s.scratch);
+    blob_total_ = s.blobs;
     if (hashable_.size() > s.nodes) hashable_.resize(s.nodes);
   }
 
@@ -534,7 +535,11 @@ class Decoder {
     // dropped. A budget keeps shared sub-objects from exploding the copy;
     // past it the code object is known by its label only.
     std::string blob = "c";
-    std::size_t budget = std::max<std::size_t>(std::size_t{64} << 10, 8 * (pos_ - start));
+    // Each copy is bounded by its own size (or 64 KiB), and all copies
+    // together by 8 times the input: shared objects referenced from many code
+    // objects cannot multiply memory.
+    std::size_t total_left = blob_limit_ > blob_total_ ? blob_limit_ - blob_total_ : 0;
+    std::size_t budget = std::min(total_left, std::max<std::size_t>(std::size_t{64} << 10, 8 * (pos_ - start)));
     bool ok = true;
     for (const Piece& piece : pieces) {
       if (piece.node == kNoNode)
@@ -543,7 +548,8 @@ class Decoder {
         ok = ok && encode(piece.node, blob, budget, 0);
       if (!ok) break;
     }
-    if (!ok) blob.clear();
+    if (!ok || blob.size() > budget) blob.clear();
+    blob_total_ += blob.size();
     std::uint32_t index = add_text_node(Type::kCode, 'c', start, label, false);
     doc_.nodes_[index].i = static_cast<std::int64_t>(blob.size());
     doc_.arena_ += blob;
@@ -699,7 +705,10 @@ class Decoder {
   std::vector<std::uint32_t> scratch_;
   std::vector<std::int8_t> hashable_;  // per node: 0 unknown, 1 hashable, -1 not
   int known_layout_ = -1;
-  int attempt_layout_ = -1;  // the layout being tried for the outermost code object
+  int attempt_layout_ = -1;
+  std::size_t blob_total_ = 0;
+  std::size_t blob_limit_ =
+      8 * in_.size() + (std::size_t{1} << 20);  // the layout being tried for the outermost code object
 };
 
 Expected<Document> decode(std::string_view bytes, std::string_view path) { return decode(bytes, path, Document()); }

@@ -13,6 +13,8 @@ namespace {
 class Encoder {
  public:
   std::string out;
+  std::size_t max_bytes = 0;
+  bool over = false;  // a write past max_bytes was refused
 
   void i32(std::int32_t v) {
     char b[4];
@@ -51,6 +53,10 @@ class Encoder {
   }
 
   void text(std::string_view s) {
+    if (max_bytes && out.size() + s.size() > max_bytes) {
+      over = true;
+      return;
+    }
     out += 'u';
     if (marshal::valid_utf8_surrogatepass(s)) {
       i32(static_cast<std::int32_t>(s.size()));
@@ -105,9 +111,9 @@ struct CallerEntry {
 
 class Writer {
  public:
-  Writer(const Profile& p, std::size_t event) : p_(p), event_(event) {}
+  Writer(const Profile& p, std::size_t event, std::size_t max_bytes) : p_(p), event_(event), max_bytes_(max_bytes) {}
 
-  std::string run() {
+  Expected<std::string> run() {
     const std::size_t n = p_.functions.size();
     const Event& ev = p_.events[event_];
     auto value = [&](Cost c) { return event_value(ev, c); };
@@ -244,11 +250,13 @@ class Writer {
       e.text(p_.str(key.name));
   }
 
-  std::string encode() {
+  Expected<std::string> encode() {
     Encoder e;
-    e.out.reserve(order_.size() * 160);
+    e.max_bytes = max_bytes_;
+    e.out.reserve(output_reservation(max_bytes_, order_.size() * 160));
     e.out += '{';
     for (std::uint32_t k : order_) {
+      if (e.over || (max_bytes_ && e.out.size() > max_bytes_)) return output_too_large("pstats", max_bytes_);
       const Entry& entry = entries_[k];
       write_key(e, k);
       e.out += '(';
@@ -275,11 +283,13 @@ class Writer {
       e.out += '0';
     }
     e.out += '0';
+    if (e.over) return output_too_large("pstats", max_bytes_);
     return std::move(e.out);
   }
 
   const Profile& p_;
   std::size_t event_;
+  std::size_t max_bytes_;
   std::vector<std::uint32_t> key_of_;
   FlatIndex keys_;
   std::vector<Entry> entries_;
@@ -291,6 +301,8 @@ class Writer {
 
 }  // namespace
 
-std::string write(const Profile& p, std::size_t event) { return Writer(p, event).run(); }
+Expected<std::string> write(const Profile& p, std::size_t event, std::size_t max_bytes) {
+  return Writer(p, event, max_bytes).run();
+}
 
 }  // namespace graphgen::pstats

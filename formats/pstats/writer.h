@@ -25,11 +25,13 @@
 
 #include <string>
 
+#include "graphgen/error.h"
 #include "graphgen/profile.h"
 
 namespace graphgen::pstats {
 
 /// The marshal bytes of `p`'s event `event` as a pstats dict.
-std::string write(const Profile& p, std::size_t event);
+/// `max_bytes` bounds the output (0: no limit).
+Expected<std::string> write(const Profile& p, std::size_t event, std::size_t max_bytes = 0);
 
 }  // namespace graphgen::pstats

@@ -73,6 +73,44 @@ std::string quote_input(std::string_view text) {
   return out;
 }
 
+std::string one_line(std::string_view message) {
+  std::string out;
+  out.reserve(message.size());
+  for (char c : message) {
+    auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f)
+      out += fmt::format("\\x{:02x}", u);
+    else
+      out += c;
+  }
+  return out;
+}
+
+std::string format_size(std::size_t bytes) {
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(bytes);
+  int u = 0;
+  while (v >= 1024 && u < 4) {
+    v /= 1024;
+    ++u;
+  }
+  if (u == 0 || v >= 10 || v == static_cast<double>(static_cast<std::size_t>(v)))
+    return fmt::format("{} {}", static_cast<std::size_t>(v + 0.5), kUnits[u]);
+  return fmt::format("{:.1f} {}", v, kUnits[u]);
+}
+
+std::size_t output_reservation(std::size_t max_bytes, std::size_t estimate) {
+  constexpr std::size_t kMostReserved = std::size_t{256} << 20;
+  return max_bytes ? std::min(max_bytes + 4096, kMostReserved) : estimate;
+}
+
+Error output_too_large(std::string_view format, std::size_t limit) {
+  return bad_input(
+      fmt::format("the {} output would be larger than {}, far more than these inputs should give (a "
+                  "hostile profile?); if it is real, raise the limit with --max-memory",
+                  format, format_size(limit)));
+}
+
 namespace {
 std::string errno_text() { return std::strerror(errno); }
 

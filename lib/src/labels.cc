@@ -22,11 +22,14 @@ std::string python_module(std::string_view filename) {
   return std::string(slash == std::string_view::npos ? root : root.substr(slash + 1));
 }
 
-std::string function_label(const Profile& p, FuncId f) {
+std::string label_prefix(const Profile& p, FuncId f) {
   const Function& fn = p.functions[f];
-  if (p.label_style == LabelStyle::kPython)
-    return fmt::format("{}:{}:{}", python_module(p.str(fn.file)), fn.line, p.str(fn.name));
-  return std::string(p.str(fn.name));
+  if (p.label_style == LabelStyle::kPython) return fmt::format("{}:{}:", python_module(p.str(fn.file)), fn.line);
+  return {};
+}
+
+std::string function_label(const Profile& p, FuncId f) {
+  return label_prefix(p, f) + std::string(p.str(p.functions[f].name));
 }
 
 bool module_line(const Profile& p, FuncId f, std::string& out) {

@@ -53,6 +53,14 @@ std::size_t Profile::add_event(const Event& e) {
   return old;
 }
 
+std::size_t Profile::approximate_bytes() const {
+  auto bytes = [](const auto& v) { return v.size() * sizeof(v[0]); };
+  return strings.bytes() + bytes(functions) + bytes(self_cost) + bytes(total_cost) + bytes(stack_total) +
+         bytes(listed) + bytes(calls) + bytes(call_cost) + bytes(call_self) + bytes(line_costs) +
+         bytes(line_cost_values) + bytes(call_sites) + bytes(call_site_cost) + bytes(jumps) + bytes(stack_nodes) +
+         bytes(stack_node_cost);
+}
+
 double Profile::value(std::size_t e, Cost c) const {
   return events[e].floating ? cost_float(c) : static_cast<double>(c);
 }

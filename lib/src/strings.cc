@@ -16,6 +16,7 @@ StringTable::StringTable() {
 }
 
 std::string_view StringTable::store(std::string_view s) {
+  stored_ += s.size();
   if (s.size() > kChunkBytes / 4) {
     // Large strings get a chunk of their own so they do not waste the tail
     // of the current chunk.

@@ -143,9 +143,9 @@ TEST(LprofReader, RefusesUnsafeOrForeignPickles) {
            {"\x80\x04\x8c\x08"
             "builtins\x8c\x04"
             "eval\x93."s,
-            "+0x12: refusing to load builtins.eval: only line_profiler's LineStats may appear in a .lprof file"},
+            "+0x12: refusing to load 'builtins.eval': only line_profiler's LineStats may appear in a .lprof file"},
            {"\x80\x02\x63os\nsystem\n."s,
-            "+0x2: refusing to load os.system: only line_profiler's LineStats may appear in a .lprof file"},
+            "+0x2: refusing to load 'os.system': only line_profiler's LineStats may appear in a .lprof file"},
            {header + ")\x81}\x8c\x04unitG>\x11.\x0b\xe8&\xd6\x95s"s,
             "+0x31: truncated pickle: need 1 byte for an opcode, 0 left"},
            {header + ")\x81}\x8c\x04unitG>\x11.\x0b\xe8&\xd6\x95sb."s,
@@ -157,7 +157,7 @@ TEST(LprofReader, RefusesUnsafeOrForeignPickles) {
             "a\x8c\x01"
             "b\x8c\x01"
             "c\x93."s,
-            "+0xb: refusing to load b.c: only line_profiler's LineStats may appear in a .lprof file"},
+            "+0xb: refusing to load 'b.c': only line_profiler's LineStats may appear in a .lprof file"},
        }) {
     std::string path = write_temp(b.bytes);
     auto r = test::graphgen({"-T", "text", path});

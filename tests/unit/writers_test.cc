@@ -106,7 +106,7 @@ TEST(PstatsWriter, EncodesWhatTheDecoderReadsBack) {
     Diagnostics d;
     auto table = pstats::read(in->bytes(), name, d);
     ASSERT_TRUE(table.has_value());
-    std::string bytes = pstats::write(*table, 0);
+    std::string bytes = pstats::write(*table, 0).value();
     auto again = pstats::read(bytes, "again", d);
     ASSERT_TRUE(again.has_value()) << again.error().message;
     ASSERT_EQ(again->listed.size(), table->listed.size());

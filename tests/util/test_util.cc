@@ -2,9 +2,13 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -46,7 +50,8 @@ fs::path temp_dir() {
   return base;
 }
 
-RunResult run(const std::vector<std::string>& argv, const fs::path& cwd, const std::vector<std::string>& env) {
+RunResult run(const std::vector<std::string>& argv, const fs::path& cwd, const std::vector<std::string>& env,
+              int timeout_seconds) {
   fs::path dir = temp_dir();
   fs::path out = dir / "stdout", err = dir / "stderr";
   RunResult r;
@@ -67,7 +72,21 @@ RunResult run(const std::vector<std::string>& argv, const fs::path& cwd, const s
     ::_exit(127);
   }
   int status = 0;
-  ::waitpid(pid, &status, 0);
+  struct rusage usage {};
+  auto start = std::chrono::steady_clock::now();
+  for (;;) {
+    pid_t done = ::wait4(pid, &status, timeout_seconds > 0 ? WNOHANG : 0, &usage);
+    if (done == pid) break;
+    if (done < 0 && errno != EINTR) break;
+    double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (timeout_seconds > 0 && elapsed > timeout_seconds && !r.timed_out) {
+      r.timed_out = true;
+      ::kill(pid, SIGKILL);
+    }
+    if (timeout_seconds > 0) ::usleep(2000);
+  }
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  r.peak_kb = usage.ru_maxrss;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   r.out = read_file(out);
   r.err = read_file(err);

@@ -29,11 +29,15 @@ struct RunResult {
   int exit_code = -1;
   std::string out;
   std::string err;
+  long peak_kb = 0;        // the child's peak resident memory
+  double seconds = 0;      // wall time
+  bool timed_out = false;  // killed after the timeout (a hang)
 };
 
 /// Runs a program with arguments (no shell interpretation of them) in `cwd`,
 /// with optional extra environment assignments ("PATH=/x").
-RunResult run(const std::vector<std::string>& argv, const fs::path& cwd = {}, const std::vector<std::string>& env = {});
+RunResult run(const std::vector<std::string>& argv, const fs::path& cwd = {}, const std::vector<std::string>& env = {},
+              int timeout_seconds = 0);
 /// Runs the built graphgen.
 RunResult graphgen(const std::vector<std::string>& args, const fs::path& cwd = {},
                    const std::vector<std::string>& env = {});

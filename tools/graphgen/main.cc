@@ -67,22 +67,47 @@ struct Args {
   bool skip_zero = false;
   std::string source_root;
   bool keep_going = false;
+  std::string max_memory;
   bool timings = false;
   bool quiet = false;
 };
 
+// Every message is one line, whatever a file name or an input held.
 int fail(const Error& e) {
   std::fflush(stdout);
+  std::string message = one_line(e.message);
   if (e.kind == Error::Kind::kBadUsage)
-    std::fprintf(stderr, "graphgen: error: %s\n", e.message.c_str());
+    std::fprintf(stderr, "graphgen: error: %s\n", message.c_str());
   else
-    std::fprintf(stderr, "%s\n", e.message.c_str());
+    std::fprintf(stderr, "%s\n", message.c_str());
   return e.kind == Error::Kind::kBadUsage ? kExitBadUsage : kExitBadInput;
 }
 
 void report(const Diagnostics& diag, bool quiet) {
   if (quiet) return;
-  for (const std::string& w : diag.warnings()) spdlog::warn("{}", w);
+  for (const std::string& w : diag.warnings()) spdlog::warn("{}", one_line(w));
+}
+
+// "512M", "2G", "1500000": bytes, binary suffixes.
+Expected<std::size_t> parse_size(const std::string& text) {
+  std::size_t end = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &end);
+  } catch (...) {
+    end = 0;
+  }
+  std::string unit = text.substr(end);
+  double scale = unit.empty() || unit == "B"    ? 1
+                 : unit == "K" || unit == "KiB" ? 1024.0
+                 : unit == "M" || unit == "MiB" ? 1048576.0
+                 : unit == "G" || unit == "GiB" ? 1073741824.0
+                 : unit == "T" || unit == "TiB" ? 1099511627776.0
+                                                : -1;
+  if (end == 0 || scale < 0 || !(v > 0) || v * scale > 1.8e19)
+    return bad_usage(fmt::format("--max-memory {}: expected a size such as 512M or 4G, found {}", quote_input(text),
+                                 quote_input(text)));
+  return static_cast<std::size_t>(v * scale);
 }
 
 std::string joined_inputs(const std::vector<std::string>& inputs) {
@@ -123,6 +148,11 @@ Expected<formats::Request> make_request(const Args& a, Diagnostics& diag) {
   r.graph.node_count = a.node_count;
   r.list_functions = a.list_functions;
   r.keep_going = a.keep_going;
+  if (!a.max_memory.empty()) {
+    auto size = parse_size(a.max_memory);
+    if (!size) return size.error();
+    r.max_memory = *size;
+  }
 
   formats::WriteOptions& w = r.write;
   w.dot.strip = a.strip;
@@ -166,6 +196,12 @@ int run(const Args& a) {
     for (const auto& [phase, seconds] : output->phases)
       std::fprintf(stderr, "graphgen: timing: %-8s %8.3f s\n", phase.c_str(), seconds);
   return kExitOk;
+}
+
+// Help and version text, checked like every other output (`> /dev/full`).
+int print_or_fail(const std::string& text) {
+  auto written = write_output("-", text);
+  return written ? kExitOk : fail(written.error());
 }
 
 // A repeatable option takes exactly one value each time, as argparse's
@@ -316,20 +352,22 @@ int main(int argc, char** argv) {
       ->type_name("DIR");
   app.add_flag("--keep-going", a.keep_going,
                "when merging, skip inputs that cannot be read (empty or broken files), listed in one warning");
+  app.add_option("--max-memory", a.max_memory,
+                 "the most memory a profile read and an output written may take, e.g. 512M or 8G [default: 64 MiB "
+                 "plus 64 times the input's size]; past it graphgen stops with one line instead of exhausting the "
+                 "machine")
+      ->type_name("SIZE");
   app.add_flag("--timings", a.timings, "print the time each phase took (read, analyse, write) on stderr");
   app.add_flag("-q,--quiet", a.quiet, "do not print warnings");
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
-    std::cout << app.help();
-    return kExitOk;
+    return print_or_fail(app.help());
   } catch (const CLI::CallForAllHelp&) {
-    std::cout << app.help();
-    return kExitOk;
+    return print_or_fail(app.help());
   } catch (const CLI::CallForVersion& e) {
-    std::cout << e.what() << "\n";
-    return kExitOk;
+    return print_or_fail(std::string(e.what()) + "\n");
   } catch (const CLI::ParseError& e) {
     std::string what = e.what();
     for (char& c : what)
@@ -337,5 +375,11 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "graphgen: error: %s (see graphgen --help)\n", what.c_str());
     return kExitBadUsage;
   }
-  return run(a);
+  try {
+    return run(a);
+  } catch (const std::bad_alloc&) {
+    return fail(
+        bad_input("graphgen: out of memory: this machine has less than these inputs need; --max-memory "
+                  "sets a limit that fails earlier, with the step that needed it"));
+  }
 }

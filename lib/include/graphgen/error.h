@@ -55,4 +55,18 @@ class Diagnostics {
 /// Quotes input text for an error message: at most 60 bytes, escaped.
 std::string quote_input(std::string_view text);
 
+/// A message made one line: control characters (newline, escape, NUL...)
+/// shown as \xNN, whatever part of it came from where.
+std::string one_line(std::string_view message);
+
+/// A size for people: "900 B", "12 KiB", "64 MiB", "2.5 GiB".
+std::string format_size(std::size_t bytes);
+
+/// Capacity a writer reserves for its output up front, so the string never
+/// doubles past its budget (untouched capacity costs no memory).
+std::size_t output_reservation(std::size_t max_bytes, std::size_t estimate);
+
+/// The error of a writer whose output outgrew its budget.
+Error output_too_large(std::string_view format, std::size_t limit);
+
 }  // namespace graphgen

@@ -13,6 +13,10 @@ namespace graphgen {
 /// Python functions, else the function's name.
 std::string function_label(const Profile& p, FuncId f);
 
+/// What the label puts before the function's name (`module:line:` for
+/// Python functions, else nothing): function_label = prefix + name.
+std::string label_prefix(const Profile& p, FuncId f);
+
 /// The line above the name, if any (the object's basename for perf and
 /// callgrind, py-spy's file for collapsed stacks). False when none is shown.
 bool module_line(const Profile& p, FuncId f, std::string& out);

@@ -229,6 +229,10 @@ struct Profile {
   double call_value(CallId c, std::size_t e) const;
 
   std::string_view str(StringId id) const { return strings.view(id); }
+
+  /// About how many bytes the profile's tables hold (readers compare it
+  /// with their memory budget as they grow them).
+  std::size_t approximate_bytes() const;
 };
 
 /// Adds with saturation at the int64 limits instead of wrapping.

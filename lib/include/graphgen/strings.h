@@ -30,6 +30,8 @@ class StringTable {
   /// The text of an id returned by intern().
   std::string_view view(StringId id) const { return views_[id]; }
   std::size_t size() const { return views_.size(); }
+  /// Bytes held: the text and the index.
+  std::size_t bytes() const { return stored_ + views_.size() * (sizeof(std::string_view) + 8); }
 
  private:
   std::string_view store(std::string_view s);
@@ -38,6 +40,7 @@ class StringTable {
   std::size_t chunk_used_ = 0;
   std::size_t chunk_size_ = 0;
   std::vector<std::string_view> views_;
+  std::size_t stored_ = 0;
   FlatIndex index_;
 };
 

@@ -192,23 +192,27 @@ CallGraph graph_from_call_ratios(const Profile& p, std::size_t event, Diagnostic
         if (!in_cycle(p.calls[c].caller)) entries_in.emplace_back(p.calls[c].caller, c);
       }
     std::sort(entries_in.begin(), entries_in.end());
+    const std::size_t m = scc.size();
+    for (std::uint32_t k = 0; k < m; ++k) local[scc[k]] = k;
+    // One entry per member, found by its place in the cycle (no search).
     std::vector<std::pair<FuncId, double>> entries;
+    std::vector<std::uint32_t> entry_of(m, UINT32_MAX);
     for (const auto& [caller, c] : entries_in) {
       FuncId callee = p.calls[c].callee;
-      auto it = std::find_if(entries.begin(), entries.end(), [&](const auto& e) { return e.first == callee; });
-      if (it == entries.end())
+      std::uint32_t& e = entry_of[local[callee]];
+      if (e == UINT32_MAX) {
+        e = static_cast<std::uint32_t>(entries.size());
         entries.emplace_back(callee, ratios[c]);
-      else
-        it->second += ratios[c];
+      } else {
+        entries[e].second += ratios[c];
+      }
     }
-    for (FuncId m : scc) total[m] = 0.0;
+    for (FuncId member : scc) total[member] = 0.0;
     if (entries.empty()) continue;  // no outside caller: every member stays at 0
 
     // A compact copy of the cycle: members numbered 0..m-1, their intra-cycle
     // calls (callee, ratio, call) in call order, and the summed totals of the
     // calls that leave the cycle. Each entry point walks only this.
-    const std::size_t m = scc.size();
-    for (std::uint32_t k = 0; k < m; ++k) local[scc[k]] = k;
     std::vector<std::uint32_t> edge_begin(m + 1, 0);
     std::vector<std::uint32_t> edge_callee;
     std::vector<double> edge_ratio;

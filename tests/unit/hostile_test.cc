@@ -1,0 +1,314 @@
+// Hostile inputs of at most 1 MB, built by generators at their worst sizes:
+// each is read (or refused with one line) without a crash, a hang (a 60 s
+// guard, not a timing assertion: bench/hostile.py reports the times), or
+// more than 200 MB of memory; and the report reads no file it should not.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "util/test_util.h"
+
+namespace graphgen {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr long kMaxPeakKb = 200 * 1024;
+constexpr int kHangGuardSeconds = 60;
+
+// Writes what a Python generator writes to sys.argv[1].
+fs::path generate(const std::string& name, const std::string& python) {
+  fs::path p = test::temp_dir() / name;
+  auto r = test::run({"python3", "-c", "import sys\n" + python, p.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_LE(fs::file_size(p), std::uintmax_t{1} << 20) << "generators stay within 1 MB";
+  return p;
+}
+
+// A Python prelude that pickles LineStats objects as line_profiler does,
+// without line_profiler: the class only needs its module path.
+const char* kLineStats =
+    "import pickle, types\n"
+    "m = types.ModuleType('line_profiler.line_profiler')\n"
+    "sys.modules['line_profiler'] = types.ModuleType('line_profiler')\n"
+    "sys.modules['line_profiler.line_profiler'] = m\n"
+    "class LineStats:\n"
+    "    def __init__(self, timings, unit):\n"
+    "        self.timings, self.unit = timings, unit\n"
+    "LineStats.__module__ = 'line_profiler.line_profiler'\n"
+    "m.LineStats = LineStats\n"
+    "def dump(timings, unit):\n"
+    "    open(sys.argv[1], 'wb').write(pickle.dumps(LineStats(timings, unit), protocol=4))\n";
+
+// Runs graphgen on a hostile input: it must finish, succeed or fail with one
+// line (exit 1 or 2), and stay within the memory bound.
+test::RunResult survive(const std::vector<std::string>& args, const fs::path& cwd = {}) {
+  std::vector<std::string> argv{GRAPHGEN_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  auto r = test::run(argv, cwd, {}, kHangGuardSeconds);
+  EXPECT_FALSE(r.timed_out) << "hung";
+  EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1 || r.exit_code == 2) << "exit " << r.exit_code << "\n" << r.err;
+  if (r.exit_code != 0) {
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+#ifndef GRAPHGEN_SANITIZE
+  EXPECT_LT(r.peak_kb, kMaxPeakKb) << "peak " << r.peak_kb / 1024 << " MB";
+#endif
+  return r;
+}
+
+bool printable(const std::string& s) {
+  for (char c : s) {
+    auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 && c != '\n') return false;
+    if (u == 0x7f) return false;
+  }
+  return true;
+}
+
+// --- 1. the line_profiler report never reads past a buffer --------------------
+
+TEST(Hostile, HugeTimerUnitsFormatEveryDigit) {
+  fs::path f = generate("big-unit.lprof",
+                        std::string(kLineStats) + "dump({('f.py', 1, 'f'): [(1, 3, 10**15), (2, 1, 7)]}, 1e250)\n");
+  auto r = survive({"-T", "text", f.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(printable(r.out));
+  // Every digit Python prints for the same number (272 of them), no more.
+  auto py = test::run({"python3", "-c", "print('%5.1f' % (10**15 * 1e250 / 1e-6))"});
+  ASSERT_EQ(py.exit_code, 0);
+  std::string digits = py.out.substr(0, py.out.size() - 1);
+  EXPECT_GT(digits.size(), 270u);
+  EXPECT_NE(r.out.find(" " + digits + " "), std::string::npos) << r.out.substr(0, 800);
+  auto tiny = survive({"-T", "text", "--unit", "1e-300", (test::testdata_dir() / "lprof" / "shapes.lprof").string()});
+  ASSERT_EQ(tiny.exit_code, 0) << tiny.err;
+  EXPECT_TRUE(printable(tiny.out));
+}
+
+// --- 2. exponential time on tiny pstats files ---------------------------------
+
+TEST(Hostile, NestedCodeObjectsThatFailDeepInsideAreLinear) {
+  // 40 nested code objects (a function defined in a function ...), cut
+  // inside the innermost: each layout fails there, and used to be retried
+  // at every level (4^40 attempts).
+  fs::path f = generate("nested.pstats",
+                        "import marshal\n"
+                        "src = 'def f0():\\n'\n"
+                        "for i in range(1, 40): src += '    ' * i + 'def f%d():\\n' % i\n"
+                        "src += '    ' * 40 + 'return 1\\n'\n"
+                        "code = compile(src, 'n.py', 'exec').co_consts[0]\n"
+                        "body = marshal.dumps(code, 2)\n"
+                        "# the innermost code object's file name comes first: cut there\n"
+                        "cut = body.find(b'n.py')\n"
+                        "head = b'{' + b'(' + (3).to_bytes(4, 'little') + marshal.dumps('n.py', 2) + "
+                        "marshal.dumps(1, 2)\n"
+                        "open(sys.argv[1], 'wb').write(head + body[:cut])\n");
+  auto r = survive({"-f", "pstats", f.string()});
+  EXPECT_EQ(r.exit_code, 1);
+}
+
+TEST(Hostile, SharedKeyTuplesAreCheckedOnceEach) {
+  // t_k = (t_k-1, t_k-1) as a dict key: 60 levels, 2^60 paths through refs.
+  fs::path f = generate("dag.pstats",
+                        "import marshal\n"
+                        "t = ('a',)\n"
+                        "for _ in range(60): t = (t, t)\n"
+                        "# the dict is written by hand: Python itself would hash the key 2^60 times\n"
+                        "open(sys.argv[1], 'wb').write(b'{' + marshal.dumps(t) + marshal.dumps(1) + b'0')\n");
+  auto r = survive({"-f", "pstats", f.string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("expected a function key"), std::string::npos) << r.err;
+}
+
+// --- 3. memory in proportion to the input --------------------------------------
+
+TEST(Hostile, OneLongStringSharedByThousandsOfPstatsKeys) {
+  fs::path f = generate("shared.pstats",
+                        "import marshal\n"
+                        "s = 'x' * 200000\n"
+                        "d = {('f.py', i, s): (1, 1, 0.0, 0.0, {}) for i in range(20000)}\n"
+                        "open(sys.argv[1], 'wb').write(marshal.dumps(d))\n");
+  fs::path out = test::temp_dir() / "out.pstats";
+  auto as_pstats = survive({f.string(), "-o", out.string()});
+  EXPECT_EQ(as_pstats.exit_code, 1);  // 20 000 copies of 200 KB: refused
+  EXPECT_NE(as_pstats.err.find("would be larger than"), std::string::npos) << as_pstats.err;
+  EXPECT_FALSE(fs::exists(out));
+  survive({f.string(), "-T", "dot", "-o", (test::temp_dir() / "out.dot").string()});
+  survive({f.string(), "-T", "callgrind", "-o", (test::temp_dir() / "out.callgrind").string()});
+}
+
+TEST(Hostile, OneLongStringSharedByThousandsOfLprofKeys) {
+  fs::path f = generate("shared.lprof", std::string(kLineStats) +
+                                            "s = 'y' * 100000\n"
+                                            "dump({(s, i, 'f'): [(i, 1, 1)] for i in range(1, 20000)}, 1e-6)\n");
+  auto r = survive({"-T", "text", f.string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("would be larger than"), std::string::npos) << r.err;
+  survive({"-T", "dot", f.string()});
+}
+
+TEST(Hostile, AThousandEventsForEachOfManyFunctions) {
+  std::string text = "events:";
+  for (int e = 0; e < 1000; ++e) text += " e" + std::to_string(e);
+  text += "\n";
+  for (int f = 0; text.size() < 1000000; ++f)
+    text += "fn=(" + std::to_string(f) + ") f" + std::to_string(f) + "\n0 1\n";
+  fs::path f = test::write_temp("wide.callgrind", text);
+  auto r = survive({"-T", "dot", f.string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("the profile needs more than"), std::string::npos) << r.err;
+  // Given the memory, the same file is read.
+  auto big =
+      test::run({GRAPHGEN_BINARY, "--max-memory", "2G", "-T", "dot", "-q", f.string()}, {}, {}, kHangGuardSeconds);
+  EXPECT_EQ(big.exit_code, 0) << big.err;
+}
+
+TEST(Hostile, ATextReportNeverPadsToALineNumberFromTheFile) {
+  fs::path f = generate("far.lprof", std::string(kLineStats) +
+                                         "dump({('/no/such.py', 1, 'f'): [(2**31, 1, 1)],"
+                                         " ('/no/such.py', 2**63 - 5, 'g'): [(3, 1, 1)]}, 1e-6)\n");
+  auto r = survive({"-T", "text", f.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_LT(r.out.size(), 4096u);
+  EXPECT_NE(r.err.find("only its timed lines are printed"), std::string::npos) << r.err;
+}
+
+// --- 4. the report reads regular files only, under --source-root ------------
+
+TEST(Hostile, TheReportReadsOnlyRegularFilesAndOnlyWhereAllowed) {
+  fs::path dir = test::temp_dir();
+  fs::path fifo = dir / "fifo.py";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::ofstream(dir / "ok.py") << "def h():\n    return 1\n";
+  std::string py = std::string(kLineStats) + "dump({('/dev/zero', 1, 'z'): [(1, 1, 1)], ('" + fifo.string() +
+                   "', 1, 'p'): [(1, 1, 1)], ('/etc/passwd', 1, 'e'): [(1, 1, 1)], ('" + (dir / "ok.py").string() +
+                   "', 1, 'h'): [(2, 1, 1)]}, 1e-6)\n";
+  fs::path f = generate("paths.lprof", py);
+  auto r = survive({"-T", "text", f.string()});  // a FIFO or /dev/zero would hang or grow
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Could not find file /dev/zero"), std::string::npos);
+  EXPECT_NE(r.out.find("Could not find file " + fifo.string()), std::string::npos);
+  EXPECT_NE(r.out.find("File: /etc/passwd"), std::string::npos);  // a regular file: read by default
+  EXPECT_NE(r.out.find("return 1"), std::string::npos);
+  auto rooted = survive({"-T", "text", "--source-root", dir.string(), f.string()});
+  ASSERT_EQ(rooted.exit_code, 0) << rooted.err;
+  EXPECT_NE(rooted.out.find("Could not find file /etc/passwd"), std::string::npos);  // outside the root
+  EXPECT_NE(rooted.out.find("return 1"), std::string::npos);                         // inside it
+}
+
+// --- 5. outputs that cannot be written --------------------------------------
+
+TEST(Hostile, AFullDeviceIsExitOneForEveryKindOfOutput) {
+  std::string demo = (test::testdata_dir() / "demo.pstats").string();
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {demo}, {"--list-functions", "+", demo}, {"--help"}, {demo, "-o", "/dev/stdout"}}) {
+    std::string cmd = "\"$0\"";
+    for (std::size_t i = 0; i < args.size(); ++i) cmd += " \"$" + std::to_string(i + 1) + "\"";
+    std::vector<std::string> argv{"sh", "-c", cmd + " > /dev/full", GRAPHGEN_BINARY};
+    argv.insert(argv.end(), args.begin(), args.end());
+    auto r = test::run(argv);
+    SCOPED_TRACE(args[0]);
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << r.err;
+  }
+}
+
+// --- 7. one line means one line ------------------------------------------------
+
+TEST(Hostile, InputQuotedInErrorsNeverBreaksTheLine) {
+  using namespace std::string_literals;
+  // STACK_GLOBAL naming "os\nsystem\x1b[2J".
+  fs::path f = test::write_temp("evil.lprof", "\x80\x04\x8c\x03os\n\x8c\x0asystem\x1b[2J\x93."s);
+  auto r = survive({"-T", "text", f.string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos);
+  EXPECT_NE(r.err.find("refusing to load 'os\\n.system\\x1b[2J'"), std::string::npos) << r.err;
+  // A file name with a newline and an escape sequence.
+  fs::path dir = test::temp_dir();
+  std::string name = "bad\nname\x1b[31m.pstats";
+  std::ofstream(dir / name) << "not a profile";
+  auto n = survive({name}, dir);
+  EXPECT_EQ(n.exit_code, 1);
+  EXPECT_EQ(n.err.find('\x1b'), std::string::npos) << n.err;
+}
+
+// --- 8. no quadratic corners ------------------------------------------------------
+
+TEST(Hostile, ManyLprofKeys) {
+  // Each key was compared with every earlier one (a 2.2 MB file took 67 s).
+  fs::path f = generate(
+      "keys.lprof", std::string(kLineStats) + "dump({('f.py', i, 'f'): [(i, 1, 1)] for i in range(40000)}, 1e-6)\n");
+  auto r = survive({"-T", "dot", "-q", f.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+TEST(Hostile, ManyDistinctPerfEvents) {
+  std::string text;
+  for (int i = 0; text.size() < 900000; ++i)
+    text += "p 1 1.0: 1 ev" + std::to_string(i) + ":\n\t1 f (/x)\n\t2 main (/x)\n\n";
+  fs::path f = test::write_temp("events.perf", text);
+  auto r = survive({"-T", "dot", "-q", f.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+TEST(Hostile, AFunctionWithAHundredThousandCallers) {
+  fs::path f = generate("callers.pstats",
+                        "import marshal\n"
+                        "callers = {('c.py', i, 'c%d' % i): (1, 1, 0.0, 0.0) for i in range(25000)}\n"
+                        "d = {('f.py', 1, 'f'): (25000, 25000, 1.0, 1.0, callers)}\n"
+                        "open(sys.argv[1], 'wb').write(marshal.dumps(d))\n");
+  auto r = survive({"-T", "dot", "-q", f.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  survive({"-T", "pstats", "-o", (test::temp_dir() / "x.pstats").string(), f.string()});
+}
+
+TEST(Hostile, ACycleEnteredEverywhere) {
+  // 3000 functions in one cycle, each also called from main: 3000 entry points.
+  std::string text;
+  for (int i = 0; i < 3000; ++i) {
+    text += "main;f" + std::to_string(i) + ";f" + std::to_string((i + 1) % 3000) + " 1\n";
+  }
+  fs::path f = test::write_temp("cycle.collapse", text);
+  auto r = survive({"-T", "dot", "-q", f.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+TEST(Hostile, StripOnNestedParentheses) {
+  std::string name(200000, '(');
+  name += "x";
+  name += std::string(200000, ')');
+  fs::path f = test::write_temp("paren.collapse", "main;" + name + " 5\nmain 1\n");
+  auto r = survive({"-T", "dot", "-s", "-q", f.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+// --- 9. small ones ------------------------------------------------------------------
+
+TEST(Hostile, CollapsedStacksWithAFirstLineBeyondFourKilobytes) {
+  std::string line = "main";
+  for (int i = 0; i < 1000; ++i) line += ";frame_number_" + std::to_string(i);
+  fs::path f = test::write_temp("long.folded", line + " 3\nmain;x 1\n");
+  auto r = survive({"-T", "dot", f.string()});  // no -f: detected
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("frame_number_999"), std::string::npos);
+}
+
+TEST(Hostile, NamesThatAreNotUtf8LoadInPythonAsSurrogateEscapes) {
+  using namespace std::string_literals;
+  fs::path f = test::write_temp("latin1.collapse", "main;caf\xe9;na\xefve\xff 3\nmain 1\n"s);
+  fs::path out = test::temp_dir() / "x.pstats";
+  auto r = survive({f.string(), "-o", out.string(), "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto py = test::run({"python3", "-c",
+                       "import pstats, os, sys\n"
+                       "names = sorted(os.fsencode(k[2]) for k in pstats.Stats(sys.argv[1]).stats)\n"
+                       "print(names)\n",
+                       out.string()});
+  ASSERT_EQ(py.exit_code, 0) << py.err;
+  EXPECT_EQ(py.out, "[b'caf\\xe9', b'main', b'na\\xefve\\xff']\n");
+}
+
+}  // namespace
+}  // namespace graphgen
