@@ -329,8 +329,15 @@ Expected<Output> convert(const Request& r, Diagnostics& diag) {
   const InputFormat* format = nullptr;
   auto read = read_and_merge(r, format, diag, &out.input_bytes);
   if (!read) return read.error();
-  Profile profile = std::move(read).value();
   phases.mark("read");
+  if (auto ok = convert_profile(std::move(read).value(), *format, r, diag, out); !ok) return ok.error();
+  return out;
+}
+
+Expected<bool> convert_profile(Profile profile, const InputFormat& input_format, const Request& r, Diagnostics& diag,
+                               Output& out) {
+  const InputFormat* format = &input_format;
+  Phases phases(out);
   auto event = pick_event(profile, *format, r.event);
   if (!event) return event.error();
   const bool graph_output = !r.list_functions.empty() || r.output->needs == Needs::kGraph;
@@ -347,7 +354,7 @@ Expected<Output> convert(const Request& r, Diagnostics& diag) {
     if (!r.list_functions.empty()) {
       out.bytes = list_functions(profile, *graph, r.list_functions);
       phases.mark("analyse");
-      return out;
+      return true;
     }
     if (!r.graph.leaf.empty()) {
       auto leaves = match_functions(profile, *graph, r.graph.leaf);
@@ -377,7 +384,7 @@ Expected<Output> convert(const Request& r, Diagnostics& diag) {
   if (!bytes) return bytes.error();
   out.bytes = std::move(bytes).value();
   phases.mark("write");
-  return out;
+  return true;
 }
 
 }  // namespace graphgen::formats

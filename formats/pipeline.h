@@ -79,6 +79,12 @@ Expected<const OutputFormat*> resolve_output_format(std::string_view to, std::st
 /// Reads, merges, analyses and writes.
 Expected<Output> convert(const Request& request, Diagnostics& diag);
 
+/// The passes and the writer alone, on a profile already read (a live
+/// cProfile profile, a fuzzer's input): `request` gives the output and its
+/// options (its inputs are not read). Appends the phases to `out`.
+Expected<bool> convert_profile(Profile profile, const InputFormat& format, const Request& request, Diagnostics& diag,
+                               Output& out);
+
 /// The first two steps alone: every input read and merged into one profile
 /// (for front ends that need the profile itself). `format` gets the input format.
 /// `input_bytes`, if given, gets the bytes read.

@@ -77,10 +77,10 @@ Expected<const InputFormat*> detect_input_format(const InputFile& input);
 /// Everything writers are told (each reads what concerns it).
 struct WriteOptions {
   dot::Options dot;
-  Theme theme;
-  std::string title;    // what the picture is of (the inputs)
-  std::string creator;  // e.g. "graphgen 0.2.0"
-  std::string cmd;      // what was profiled, or the inputs
+  Theme theme = *find_theme("color");  // gprof2dot's default
+  std::string title;                   // what the picture is of (the inputs)
+  std::string creator;                 // e.g. "graphgen 0.2.0"
+  std::string cmd;                     // what was profiled, or the inputs
   double text_unit = 1e-6;
   bool skip_zero = false;
   std::string source_root;

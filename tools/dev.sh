@@ -3,8 +3,10 @@
 #
 #   tools/dev.sh build   install missing Debian packages, configure build/ (Release), build
 #   tools/dev.sh test    build, check the formatting, then run the whole suite with ctest
+#   tools/dev.sh test --sanitize   the whole suite built with ASan+UBSan, in build-sanitize/
 #   tools/dev.sh demo    build, render testdata/demo.pstats to build/demo.png, print its path
 #   tools/dev.sh format  reformat the sources with clang-format (the test command checks them)
+#   tools/dev.sh fuzz [SECONDS]   every libFuzzer target for SECONDS each (default 60), with clang
 #
 # Installing is idempotent and quiet when nothing is missing. Set
 # GRAPHGEN_BUILD_DIR to build elsewhere, GRAPHGEN_JOBS for the parallelism.
@@ -79,14 +81,66 @@ check_format() {
   fi
 }
 
+# A second build with sanitizers; leaks of Graphviz's and fontconfig's own
+# caches are the only ones suppressed (tests/sanitizer/lsan.supp).
+test_sanitized() {
+  install_missing
+  local dir=${GRAPHGEN_SANITIZE_DIR:-$root/build-sanitize} generator=()
+  command -v ninja >/dev/null 2>&1 && generator=(-G Ninja)
+  if [ ! -f "$dir/CMakeCache.txt" ]; then
+    cmake -S "$root" -B "$dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGRAPHGEN_SANITIZE=ON >/dev/null
+  fi
+  cmake --build "$dir" --parallel "$jobs"
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+    LSAN_OPTIONS=suppressions=$root/tests/sanitizer/lsan.supp:print_suppressions=0 \
+    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    ctest --test-dir "$dir" --output-on-failure --parallel "$jobs"
+}
+
+# libFuzzer targets (clang), each run for $1 seconds; stops at the first
+# finding and prints the file that reproduces it.
+fuzz() {
+  local seconds=${1:-60} dir=${GRAPHGEN_FUZZ_DIR:-$root/build-fuzz} generator=()
+  packages+=(clang libclang-rt-14-dev)
+  install_missing
+  command -v ninja >/dev/null 2>&1 && generator=(-G Ninja)
+  if [ ! -f "$dir/CMakeCache.txt" ]; then
+    CC=clang CXX=clang++ cmake -S "$root" -B "$dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      -DGRAPHGEN_FUZZ=ON -DGRAPHGEN_RENDER=OFF >/dev/null
+  fi
+  cmake --build "$dir" --parallel "$jobs"
+  mkdir -p "$dir/findings"
+  local target
+  for target in pstats callgrind perf collapse lprof frontdoor; do
+    mkdir -p "$dir/corpus/$target"
+    say "fuzzing $target for ${seconds}s"
+    if ! (cd "$dir" && "$dir/tests/fuzz/fuzz_$target" -max_total_time="$seconds" -timeout=10 -max_len=100000 \
+          -rss_limit_mb=2048 -print_final_stats=1 -dict="$root/tests/fuzz/dict/$target.dict" \
+          -artifact_prefix="$dir/findings/$target-" "$dir/corpus/$target" "$root/tests/fuzz/corpus/$target" \
+          "$root/testdata" > "$dir/findings/$target.log" 2>&1); then
+      say "fuzz_$target found a problem; reproduce with: $dir/tests/fuzz/fuzz_$target $(ls -t "$dir"/findings/$target-* 2>/dev/null | head -1)"
+      tail -30 "$dir/findings/$target.log" >&2
+      exit 1
+    fi
+    grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$dir/findings/$target.log" | sed "s/^/  $target /" >&2
+  done
+}
+
 case "${1:-build}" in
   build)
     configure_and_build
     ;;
   test)
+    if [ "${2:-}" = "--sanitize" ]; then
+      test_sanitized
+      exit 0
+    fi
     configure_and_build
     check_format
     ctest --test-dir "$build" --output-on-failure --parallel "$jobs"
+    ;;
+  fuzz)
+    fuzz "${2:-60}"
     ;;
   format)
     install_missing
@@ -99,10 +153,10 @@ case "${1:-build}" in
     echo "$out"
     ;;
   -h|--help|help)
-    sed -n '2,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+    sed -n '2,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
     ;;
   *)
-    say "unknown command '$1' (expected build, test, demo or format)"
+    say "unknown command '$1' (expected build, test, test --sanitize, demo, format or fuzz [SECONDS])"
     exit 2
     ;;
 esac

@@ -1,0 +1,43 @@
+// Shared by the fuzz targets: each is one LLVMFuzzerTestOneInput of a few
+// lines that feeds the bytes to a reader (or to the whole front door).
+// Built with clang and -DGRAPHGEN_FUZZ=ON they are libFuzzer targets; with
+// any compiler they link replay_main.cc and run as ordinary tests over
+// testdata/, ../shared/corpus and their seed corpus (fmt's FMT_FUZZ_LINKMAIN).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "graphgen/error.h"
+#include "graphgen/io.h"
+#include "read_options.h"
+
+namespace graphgen::fuzz {
+
+/// The input as a file named "fuzz" (what readers see).
+inline InputFile input(const std::uint8_t* data, std::size_t size) {
+  return InputFile::from_bytes("fuzz", std::string(reinterpret_cast<const char*>(data), size));
+}
+
+/// Read options as the pipeline gives them: a budget in proportion to the input.
+inline formats::ReadOptions options(std::size_t size) {
+  formats::ReadOptions o;
+  o.memory_budget = formats::default_budget(size);
+  return o;
+}
+
+/// A crash the fuzzer must report: an error of more than one line, or two
+/// paths that must agree but do not.
+[[noreturn]] inline void fail() { __builtin_trap(); }
+
+inline void check_one_line(const Error& e) {
+  if (e.message.empty() || e.message.find('\n') != std::string::npos) fail();
+}
+
+template <class T>
+void check(const Expected<T>& r) {
+  if (!r) check_one_line(r.error());
+}
+
+}  // namespace graphgen::fuzz

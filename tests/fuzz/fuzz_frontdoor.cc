@@ -1,0 +1,34 @@
+// The front door: decompression, format detection, the reader it picks,
+// then the passes and every writer that is not Graphviz's (dot, callgrind,
+// pstats, the text report), with a selection and a strip for good measure.
+#include "decompress.h"
+#include "fuzz.h"
+#include "pipeline.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace graphgen;
+  auto in = formats::decompressed(fuzz::input(data, size));
+  fuzz::check(in);
+  if (!in) return 0;
+  auto format = formats::detect_input_format(*in);
+  fuzz::check(format);
+  if (!format) return 0;
+  Diagnostics diag;
+  for (const formats::OutputFormat& out : formats::output_formats()) {
+    if (out.rendered || !formats::check_pair(**format, out)) continue;
+    auto profile = (*format)->read(*in, fuzz::options(in->bytes().size()), diag);  // each writer its own copy
+    fuzz::check(profile);
+    if (!profile) return 0;
+    formats::Request r;
+    r.output = &out;
+    r.graph.node_threshold_percent = 0;
+    r.graph.edge_threshold_percent = 0;
+    r.graph.root = "*";
+    r.write.dot.strip = true;
+    r.write.source_root = "/nonexistent-fuzz-root";
+    formats::Output o;
+    o.input_bytes = size;
+    fuzz::check(formats::convert_profile(std::move(profile).value(), **format, r, diag, o));
+  }
+  return 0;
+}
