@@ -172,6 +172,64 @@ Expected<std::string> unzstd(std::string_view in, const std::string& path, std::
 
 }  // namespace
 
+Expected<InputFile> as_utf8(InputFile input) {
+  std::string_view b = input.bytes();
+  if (b.starts_with("\xef\xbb\xbf")) return InputFile::from_bytes(input.path(), std::string(b.substr(3)));
+  bool le = b.starts_with("\xff\xfe"), be = b.starts_with("\xfe\xff");
+  if (!le && !be) return input;
+  std::string out;
+  out.reserve(b.size() / 2 + 16);
+  std::size_t i = 2;
+  auto unit = [&](std::size_t at) -> unsigned {
+    auto lo = static_cast<unsigned char>(b[at + (le ? 0 : 1)]), hi = static_cast<unsigned char>(b[at + (le ? 1 : 0)]);
+    return lo | hi << 8;
+  };
+  auto put = [&](unsigned cp) {
+    if (cp < 0x80) {
+      out += static_cast<char>(cp);
+    } else if (cp < 0x800) {
+      out += static_cast<char>(0xC0 | cp >> 6);
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+      out += static_cast<char>(0xE0 | cp >> 12);
+      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else {
+      out += static_cast<char>(0xF0 | cp >> 18);
+      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    }
+  };
+  for (; i + 1 < b.size(); i += 2) {
+    unsigned u = unit(i);
+    if (u >= 0xD800 && u < 0xDC00 && i + 3 < b.size()) {
+      unsigned v = unit(i + 2);
+      if (v >= 0xDC00 && v < 0xE000) {
+        put(0x10000 + ((u - 0xD800) << 10) + (v - 0xDC00));
+        i += 2;
+        continue;
+      }
+    }
+    if (u >= 0xD800 && u < 0xE000)
+      return bad_input(fmt::format("{}:+0x{:x}: expected UTF-16 text (it starts with a byte-order mark), found a "
+                                   "lone surrogate 0x{:04x}",
+                                   input.path(), i, u));
+    put(u);
+  }
+  if (i < b.size())
+    return bad_input(fmt::format("{}:+0x{:x}: expected UTF-16 text (it starts with a byte-order mark), found an odd "
+                                 "number of bytes",
+                                 input.path(), i));
+  return InputFile::from_bytes(input.path(), std::move(out));
+}
+
+Expected<InputFile> prepared(InputFile input) {
+  auto plain = decompressed(std::move(input));
+  if (!plain) return plain.error();
+  return as_utf8(std::move(plain).value());
+}
+
 Expected<InputFile> decompressed(InputFile input) {
   std::string_view kind = compression_of(input.bytes().substr(0, 8));
   if (kind.empty()) return input;

@@ -28,4 +28,12 @@ std::string_view compression_of(std::string_view head);
 /// Errors: `PATH: cannot decompress (gzip): what`.
 Expected<InputFile> decompressed(InputFile input);
 
+/// Text saved as UTF-16 with a byte-order mark (Windows PowerShell's `>`
+/// writes gprof output so) becomes UTF-8; a UTF-8 byte-order mark is
+/// dropped. Everything else is returned as it is.
+Expected<InputFile> as_utf8(InputFile input);
+
+/// Both, as the pipeline opens every input: decompressed, then as UTF-8.
+Expected<InputFile> prepared(InputFile input);
+
 }  // namespace graphgen::formats

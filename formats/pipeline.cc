@@ -86,7 +86,7 @@ Expected<const InputFormat*> format_of(const InputFile& file, const Request& r) 
 Expected<InputFile> open_input(const std::string& path) {
   auto file = InputFile::open(path);
   if (!file) return file.error();
-  return decompressed(std::move(file).value());
+  return prepared(std::move(file).value());
 }
 
 // Reads one input: opens it, checks its format, parses it.

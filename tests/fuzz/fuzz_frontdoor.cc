@@ -7,7 +7,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace graphgen;
-  auto in = formats::decompressed(fuzz::input(data, size));
+  auto in = formats::prepared(fuzz::input(data, size));
   fuzz::check(in);
   if (!in) return 0;
   auto format = formats::detect_input_format(*in);

@@ -4,6 +4,7 @@
 // through callgrind_annotate; the pure-Python profiler's code objects; what
 // real producers write (timestamp-less perf headers, undefined callgrind
 // ids, compressed files); honest units; the install.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -421,6 +422,60 @@ TEST(RealProducers, CompressedProfilesAreReadAsTheyAre) {
   auto cut = graphgen({"cut.gz"}, dir);
   EXPECT_EQ(cut.exit_code, 1);
   EXPECT_EQ(cut.err, "cut.gz: cannot decompress (gzip): unexpected end of file\n");
+}
+
+// Windows PowerShell's `>` saves text as UTF-16 with a byte-order mark, and
+// Notepad puts a UTF-8 one in front: every text format reads them.
+TEST(RealProducers, TextSavedAsUtf16OrWithAUtf8MarkIsRead) {
+  const std::u32string text = U"main;na\u00efve_sort 3\nmain;\u8a08\u7b97;\U0001F600 2\n";
+  std::string utf8, le = "\xff\xfe", be = "\xfe\xff";
+  auto unit = [&](char32_t u) {
+    le += static_cast<char>(u & 0xFF);
+    le += static_cast<char>(u >> 8);
+    be += static_cast<char>(u >> 8);
+    be += static_cast<char>(u & 0xFF);
+  };
+  for (char32_t c : text) {
+    if (c < 0x80) {
+      utf8 += static_cast<char>(c);
+    } else if (c < 0x800) {
+      utf8 += {static_cast<char>(0xC0 | c >> 6), static_cast<char>(0x80 | (c & 0x3F))};
+    } else if (c < 0x10000) {
+      utf8 += {static_cast<char>(0xE0 | c >> 12), static_cast<char>(0x80 | ((c >> 6) & 0x3F)),
+               static_cast<char>(0x80 | (c & 0x3F))};
+    } else {
+      utf8 += {static_cast<char>(0xF0 | c >> 18), static_cast<char>(0x80 | ((c >> 12) & 0x3F)),
+               static_cast<char>(0x80 | ((c >> 6) & 0x3F)), static_cast<char>(0x80 | (c & 0x3F))};
+    }
+    if (c < 0x10000) {
+      unit(c);
+    } else {  // a surrogate pair
+      unit(0xD800 + ((c - 0x10000) >> 10));
+      unit(0xDC00 + ((c - 0x10000) & 0x3FF));
+    }
+  }
+  auto plain = graphgen({"-T", "dot", test::write_temp("stacks.folded", utf8).string()});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_NE(plain.out.find("\U0001F600"), std::string::npos);
+  for (const auto& [name, bytes] : std::vector<std::pair<std::string, std::string>>{
+           {"utf16le", le}, {"utf16be", be}, {"utf8bom", "\xef\xbb\xbf" + utf8}}) {
+    SCOPED_TRACE(name);
+    auto r = graphgen({"-T", "dot", test::write_temp("stacks.folded", bytes).string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, plain.out);
+  }
+  fs::path dir = test::temp_dir();
+  std::ofstream(dir / "odd.txt", std::ios::binary) << le.substr(0, le.size() - 1);
+  auto odd = graphgen({"odd.txt"}, dir);
+  EXPECT_EQ(odd.exit_code, 1);
+  EXPECT_EQ(odd.err, fmt::format("odd.txt:+0x{:x}: expected UTF-16 text (it starts with a byte-order mark), found an "
+                                 "odd number of bytes\n",
+                                 le.size() - 2));
+  std::ofstream(dir / "lone.txt", std::ios::binary) << std::string("\xff\xfe" "a\0\x00\xdc" "b\0", 8);
+  auto lone = graphgen({"lone.txt"}, dir);
+  EXPECT_EQ(lone.exit_code, 1);
+  EXPECT_EQ(lone.err,
+            "lone.txt:+0x4: expected UTF-16 text (it starts with a byte-order mark), found a lone surrogate 0xdc00\n");
 }
 
 TEST(RealProducers, WhatIsNotAProfileIsNamed) {
