@@ -212,15 +212,17 @@ Expected<InputFile> as_utf8(InputFile input) {
       }
     }
     if (u >= 0xD800 && u < 0xE000)
-      return bad_input(fmt::format("{}:+0x{:x}: expected UTF-16 text (it starts with a byte-order mark), found a "
-                                   "lone surrogate 0x{:04x}",
-                                   input.path(), i, u));
+      return bad_input(
+          fmt::format("{}:+0x{:x}: expected UTF-16 text (it starts with a byte-order mark), found a "
+                      "lone surrogate 0x{:04x}",
+                      input.path(), i, u));
     put(u);
   }
   if (i < b.size())
-    return bad_input(fmt::format("{}:+0x{:x}: expected UTF-16 text (it starts with a byte-order mark), found an odd "
-                                 "number of bytes",
-                                 input.path(), i));
+    return bad_input(
+        fmt::format("{}:+0x{:x}: expected UTF-16 text (it starts with a byte-order mark), found an odd "
+                    "number of bytes",
+                    input.path(), i));
   return InputFile::from_bytes(input.path(), std::move(out));
 }
 

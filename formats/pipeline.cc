@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -121,6 +122,20 @@ Expected<Profile> read_input(const std::string& path, const InputFormat* format,
 
 }  // namespace
 
+namespace {
+// Whether a file name's last suffix is one of the format's (a heatmap to
+// "x.svg" is an SVG file, as the name says).
+bool same_file_type(const OutputFormat& f, std::string_view path) {
+  std::size_t dot = path.rfind('.'), slash = path.rfind('/');
+  if (dot == std::string_view::npos || (slash != std::string_view::npos && dot < slash)) return false;
+  std::string suffix(path.substr(dot));
+  for (char& c : suffix) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (std::string_view e : f.extensions)
+    if (e.size() >= suffix.size() && e.substr(e.size() - suffix.size()) == suffix) return true;
+  return false;
+}
+}  // namespace
+
 Expected<const OutputFormat*> resolve_output_format(std::string_view to, std::string_view path, Diagnostics& diag) {
   const OutputFormat* by_path = path.empty() || path == "-" ? nullptr : output_format_for_path(path);
   if (!to.empty()) {
@@ -128,7 +143,7 @@ Expected<const OutputFormat*> resolve_output_format(std::string_view to, std::st
     if (!f)
       return bad_usage(
           fmt::format("-T {}: not a known output format (known: {})", quote_input(to), join(output_format_names())));
-    if (by_path && by_path != f)
+    if (by_path && by_path != f && !same_file_type(*f, path))
       diag.warn(fmt::format("writing {} to {}, whose name says {}", f->name, quote_input(path), by_path->name));
     return f;
   }
@@ -137,8 +152,14 @@ Expected<const OutputFormat*> resolve_output_format(std::string_view to, std::st
   return by_path ? by_path : find_output_format("dot");
 }
 
+namespace {
+Expected<bool> rank_values(const Profile& file, const InputFormat& format, const Request& r, std::vector<double>& self,
+                           std::vector<double>& inclusive);
+constexpr std::size_t kHeatmapColumns = 128;
+}  // namespace
+
 Expected<Profile> read_and_merge(const Request& r, const InputFormat*& format, Diagnostics& diag,
-                                 std::size_t* input_bytes) {
+                                 std::size_t* input_bytes, RankTable* ranks) {
   const std::size_t n = r.inputs.size();
   if (n == 0) return bad_usage("expected at least one input file, found none");
   // The first input decides the format (and so the merge order).
@@ -183,6 +204,9 @@ Expected<Profile> read_and_merge(const Request& r, const InputFormat*& format, D
   Profile merged;
   ProfileMerger merger(merged);
   std::size_t added = 0;
+  std::optional<RankAccumulator> accumulator;
+  if (ranks) accumulator.emplace(r.inputs, format->merge_order == MergeOrder::kPstats, kHeatmapColumns);
+  std::vector<double> self_values, inclusive_values;
 
   // Two threads read ahead, at most kWindow profiles, while this one folds
   // them in merge order, so the result never depends on the threads' timing
@@ -254,7 +278,12 @@ Expected<Profile> read_and_merge(const Request& r, const InputFormat*& format, D
       if (r.on_input) ok = r.on_input(input, **result);
       if (ok) ok = merger.add(**result, r.inputs[input]);
       if (ok) ++added;
+      if (ok && accumulator) {
+        ok = rank_values(**result, *format, r, self_values, inclusive_values);
+        if (ok) accumulator->add(self_values, inclusive_values, merger.last_map());
+      }
     }
+    if (accumulator && !*result) accumulator->add({}, {}, {});  // skipped: missing in every function
     result.reset();
     {
       std::lock_guard lock(mutex);
@@ -269,6 +298,7 @@ Expected<Profile> read_and_merge(const Request& r, const InputFormat*& format, D
   finish();
   if (added == 0) return bad_input(fmt::format("none of the {} inputs could be read; {}", n, skipped.front()));
   merger.finish();
+  if (accumulator) *ranks = accumulator->finish(merged.functions.size(), merger.renumbering());
   if (!skipped.empty()) {
     std::string list;
     for (std::size_t i = 0; i < skipped.size() && i < 10; ++i) list += (i ? "; " : "") + skipped[i];
@@ -321,14 +351,47 @@ Expected<CallGraph> build_graph(const Profile& p, const InputFormat& format, std
   return graph;
 }
 
+// A rank's self and inclusive value per function, in the event's shown
+// unit: reported totals as they are, else the totals the graph would show.
+Expected<bool> rank_values(const Profile& file, const InputFormat& format, const Request& r, std::vector<double>& self,
+                           std::vector<double>& inclusive) {
+  auto event = pick_event(file, format, r.event);
+  if (!event) return event.error();
+  const Event& ev = file.events[*event];
+  const std::size_t n = file.functions.size();
+  self.resize(n);
+  inclusive.resize(n);
+  for (FuncId f = 0; f < n; ++f) self[f] = event_value(ev, file.self(f, *event));
+  if (file.has_total_cost()) {
+    for (FuncId f = 0; f < n; ++f) inclusive[f] = event_value(ev, file.total(f, *event));
+    return true;
+  }
+  Diagnostics quiet;
+  CallGraph g = r.graph.total == TotalMethod::kCallStacks && file.keeps_stack_totals
+                    ? graph_from_call_stacks(file, *event, quiet)
+                    : graph_from_call_ratios(file, *event, quiet);
+  double whole = 0;
+  for (FuncId f = 0; f < n; ++f) whole += self[f];
+  for (FuncId f = 0; f < n; ++f) inclusive[f] = g.nodes[f].total_ratio.value_or(0.0) * whole;
+  return true;
+}
+
 }  // namespace
 
 Expected<Output> convert(const Request& r, Diagnostics& diag) {
   Output out;
   Phases phases(out);
   const InputFormat* format = nullptr;
-  auto read = read_and_merge(r, format, diag, &out.input_bytes);
+  const bool want_ranks = r.output->needs == Needs::kRanks || r.write.imbalance;
+  RankTable table;
+  auto read = read_and_merge(r, format, diag, &out.input_bytes, want_ranks ? &table : nullptr);
   if (!read) return read.error();
+  if (want_ranks) {
+    if (table.ranks == 1)
+      diag.warn(fmt::format("{}: one input is one rank, so nothing can be imbalanced; give one file per rank",
+                            r.write.imbalance ? "--imbalance" : fmt::format("-T {}", r.output->name)));
+    out.ranks = std::move(table);
+  }
   phases.mark("read");
   if (auto ok = convert_profile(std::move(read).value(), *format, r, diag, out); !ok) return ok.error();
   return out;
@@ -345,7 +408,8 @@ Expected<bool> convert_profile(Profile profile, const InputFormat& input_format,
   if (graph_output) {
     // Readers that keep functions per file (callgrind) show one node per
     // function of a binary, or per name as gprof2dot does.
-    if (format->graph_merges_functions)
+    // (Not with per-rank statistics, whose ids are the profile's.)
+    if (format->graph_merges_functions && !out.ranks)
       profile =
           merge_functions(std::move(profile), r.read.merge_by_name ? FunctionKey::kName : FunctionKey::kNameAndObject);
     auto built = build_graph(profile, *format, *event, r.graph, diag);
@@ -380,7 +444,8 @@ Expected<bool> convert_profile(Profile profile, const InputFormat& input_format,
   phases.mark("analyse");
   WriteOptions write = r.write;
   write.max_output = r.max_memory ? r.max_memory : default_budget(out.input_bytes);
-  auto bytes = r.output->write({profile, graph ? &*graph : nullptr, *event, write}, diag);
+  auto bytes =
+      r.output->write({profile, graph ? &*graph : nullptr, *event, write, out.ranks ? &*out.ranks : nullptr}, diag);
   if (!bytes) return bytes.error();
   out.bytes = std::move(bytes).value();
   phases.mark("write");

@@ -10,10 +10,12 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "graphgen/analysis/ranks.h"
 #include "graphgen/error.h"
 #include "graphgen/profile.h"
 #include "registry.h"
@@ -64,6 +66,8 @@ struct Request {
 
 struct Output {
   std::string bytes;
+  /// Per-rank statistics, when the output or --imbalance asked for them.
+  std::optional<RankTable> ranks;
   /// Bytes of input read (decompressed), for the output's budget.
   std::size_t input_bytes = 0;
   /// Wall-clock seconds per phase (read, analyse, write), for --timings.
@@ -87,8 +91,9 @@ Expected<bool> convert_profile(Profile profile, const InputFormat& format, const
 
 /// The first two steps alone: every input read and merged into one profile
 /// (for front ends that need the profile itself). `format` gets the input format.
-/// `input_bytes`, if given, gets the bytes read.
+/// `input_bytes`, if given, gets the bytes read; `ranks`, if given, the
+/// per-rank statistics of the inputs (each input one rank).
 Expected<Profile> read_and_merge(const Request& request, const InputFormat*& format, Diagnostics& diag,
-                                 std::size_t* input_bytes = nullptr);
+                                 std::size_t* input_bytes = nullptr, RankTable* ranks = nullptr);
 
 }  // namespace graphgen::formats

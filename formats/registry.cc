@@ -12,6 +12,7 @@
 #include "perf/reader.h"
 #include "pstats/reader.h"
 #include "pstats/writer.h"
+#include "ranks/writer.h"
 #ifdef GRAPHGEN_HAVE_RENDER
 #include "render/render.h"
 #endif
@@ -68,8 +69,35 @@ Expected<Profile> read_lprof(const InputFile& in, const ReadOptions&, Diagnostic
 dot::Options dot_options(const WriteInput& in) {
   dot::Options o = in.options.dot;
   o.max_bytes = in.options.max_output;
+  if (in.options.imbalance) o.imbalance = in.ranks;
   return o;
 }
+
+ranks::Options rank_options(const WriteInput& in) { return {in.event, in.options.top}; }
+
+Expected<std::string> write_ranks_text(const WriteInput& in, Diagnostics&) {
+  return ranks::write_text(in.profile, *in.ranks, rank_options(in));
+}
+Expected<std::string> write_ranks_csv(const WriteInput& in, Diagnostics&) {
+  return ranks::write_csv(in.profile, *in.ranks, rank_options(in));
+}
+Expected<std::string> write_ranks_json(const WriteInput& in, Diagnostics&) {
+  return ranks::write_json(in.profile, *in.ranks, rank_options(in));
+}
+
+Expected<std::string> write_heatmap(const WriteInput& in, std::string_view format) {
+#ifdef GRAPHGEN_HAVE_RENDER
+  return render::render(ranks::heatmap_dot(in.profile, *in.ranks, rank_options(in)), format, in.options.title);
+#else
+  (void)in;
+  return bad_usage(
+      fmt::format("this graphgen was built without Graphviz, so it cannot draw the heatmap ({}); write "
+                  "-T ranks or -T ranks.csv, or install libgraphviz-dev and rebuild",
+                  format));
+#endif
+}
+Expected<std::string> write_heatmap_svg(const WriteInput& in, Diagnostics&) { return write_heatmap(in, "svg"); }
+Expected<std::string> write_heatmap_png(const WriteInput& in, Diagnostics&) { return write_heatmap(in, "png"); }
 
 Expected<std::string> write_dot(const WriteInput& in, Diagnostics& diag) {
   return dot::write(in.profile, *in.graph, in.options.theme, dot_options(in), diag);
@@ -269,6 +297,31 @@ const std::vector<OutputFormat>& output_formats() {
        Needs::kLineHits,
        false,
        write_text},
+      {"ranks",
+       "per-rank statistics, one input per rank: the functions of highest imbalance (Imb, Imb%)",
+       {".ranks", ".ranks.txt"},
+       Needs::kRanks,
+       false,
+       write_ranks_text},
+      {"ranks.csv",
+       "per-rank statistics of every function, for spreadsheets and pandas",
+       {".csv", ".ranks.csv"},
+       Needs::kRanks,
+       false,
+       write_ranks_csv},
+      {"ranks.json",
+       "per-rank statistics of every function, for scripts",
+       {".ranks.json"},
+       Needs::kRanks,
+       false,
+       write_ranks_json},
+      {"heatmap",
+       "SVG heatmap: the most imbalanced functions by ranks, each cell against the function's mean",
+       {".heatmap.svg"},
+       Needs::kRanks,
+       true,
+       write_heatmap_svg},
+      {"heatmap.png", "the heatmap as PNG", {".heatmap.png"}, Needs::kRanks, true, write_heatmap_png},
   };
   return kFormats;
 }
@@ -284,10 +337,16 @@ const OutputFormat* output_format_for_path(std::string_view path) {
   std::string_view base = slash == std::string_view::npos ? path : path.substr(slash + 1);
   // valgrind's own naming: callgrind.out.<pid>[.<part>][-<thread>]
   if (base.starts_with("callgrind.out")) return find_output_format("callgrind");
+  // The longest extension that matches: x.heatmap.svg is a heatmap, not an SVG graph.
+  const OutputFormat* best = nullptr;
+  std::size_t best_length = 0;
   for (const OutputFormat& f : output_formats())
     for (std::string_view e : f.extensions)
-      if (has_extension(base, e)) return &f;
-  return nullptr;
+      if (has_extension(base, e) && e.size() > best_length) {
+        best = &f;
+        best_length = e.size();
+      }
+  return best;
 }
 
 std::vector<std::string_view> output_format_names() {
@@ -306,7 +365,8 @@ Expected<bool> check_pair(const InputFormat& in, const OutputFormat& out) {
   if (out.needs != Needs::kLineHits || (in.provides & kLineHits)) return true;
   std::vector<std::string_view> possible;
   for (const OutputFormat& o : output_formats())
-    if (o.needs != Needs::kLineHits || (in.provides & kLineHits)) possible.push_back(o.name);
+    if ((o.needs != Needs::kLineHits || (in.provides & kLineHits)) && o.needs != Needs::kRanks)
+      possible.push_back(o.name);  // per-rank outputs answer another question
   return bad_usage(fmt::format("{} output is line_profiler's report; {} input has no per-line report (write {})",
                                out.name, in.name, join(possible)));
 }

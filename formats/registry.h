@@ -22,6 +22,7 @@
 
 #include "dot/dot_writer.h"
 #include "graphgen/analysis/graph.h"
+#include "graphgen/analysis/ranks.h"
 #include "graphgen/analysis/theme.h"
 #include "graphgen/error.h"
 #include "graphgen/io.h"
@@ -87,6 +88,10 @@ struct WriteOptions {
   /// The most bytes a writer may produce (0: no limit); the pipeline sets
   /// it in proportion to the inputs' size, or from --max-memory.
   std::size_t max_output = 0;
+  /// Rows of tables and heatmaps (0: the output's default).
+  std::size_t top = 0;
+  /// Graphs: colour nodes by per-rank imbalance and say it in their labels.
+  bool imbalance = false;
 };
 
 /// What an output format writes from.
@@ -94,6 +99,7 @@ enum class Needs {
   kGraph,     // the pruned call graph (dot, images)
   kProfile,   // the whole profile (callgrind, pstats)
   kLineHits,  // per-line time and hits (line_profiler's report)
+  kRanks,     // per-rank statistics over the inputs (each input one rank)
 };
 
 /// What a writer gets: the whole profile, the graph when it needs one, the
@@ -103,6 +109,8 @@ struct WriteInput {
   const CallGraph* graph = nullptr;
   std::size_t event = 0;
   const WriteOptions& options;
+  /// Per-rank statistics, for outputs that need them and --imbalance.
+  const RankTable* ranks = nullptr;
 };
 
 struct OutputFormat {

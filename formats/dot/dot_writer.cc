@@ -515,6 +515,10 @@ std::string node_label(const Profile& p, FuncId f, const GraphNode& node, const 
         break;
     }
   }
+  if (options.imbalance && f < options.imbalance->functions.size()) {
+    const RankMeasure& m = options.imbalance->functions[f].inclusive;
+    lines.push_back(fmt::format("imb {:.0f}% (max r{}, min r{})", m.imbalance_percent, m.max_rank, m.min_rank));
+  }
   if (options.show_samples && node.samples) lines.push_back(fmt::format("{}{}", *node.samples, kTimes));
   if (node.called != kUnknownCount) lines.push_back(fmt::format("{}{}", node.called, kTimes));
   std::string label;
@@ -542,7 +546,10 @@ Expected<std::string> write(const Profile& p, const CallGraph& g, const Theme& t
     const GraphNode& node = g.nodes[f];
     if (!node.kept) continue;
     if (options.max_bytes && out.size() > options.max_bytes) return output_too_large("dot", options.max_bytes);
-    double weight = node.weight.value_or(0.0);
+    // --imbalance: the colour says how unevenly the ranks spend the time.
+    double weight = options.imbalance && f < options.imbalance->functions.size()
+                        ? std::clamp(options.imbalance->functions[f].inclusive.imbalance_percent / 100.0, 0.0, 1.0)
+                        : node.weight.value_or(0.0);
     out += '\t';
     out += fmt::format("{}", f);
     bool first = true;

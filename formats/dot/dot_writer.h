@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "graphgen/analysis/graph.h"
+#include "graphgen/analysis/ranks.h"
 #include "graphgen/analysis/theme.h"
 #include "graphgen/error.h"
 
@@ -35,6 +36,9 @@ struct Options {
   std::string time_format = "%.7g";
   /// The most bytes to write (0: no limit): past it write() fails.
   std::size_t max_bytes = 0;
+  /// Per-rank statistics: nodes are coloured by Imb% (inclusive time) and
+  /// get a line `imb 23% (max r5, min r61)`.
+  const RankTable* imbalance = nullptr;
 };
 
 /// Renders the kept part of `graph`.

@@ -471,7 +471,11 @@ TEST(RealProducers, TextSavedAsUtf16OrWithAUtf8MarkIsRead) {
   EXPECT_EQ(odd.err, fmt::format("odd.txt:+0x{:x}: expected UTF-16 text (it starts with a byte-order mark), found an "
                                  "odd number of bytes\n",
                                  le.size() - 2));
-  std::ofstream(dir / "lone.txt", std::ios::binary) << std::string("\xff\xfe" "a\0\x00\xdc" "b\0", 8);
+  std::ofstream(dir / "lone.txt", std::ios::binary) << std::string(
+      "\xff\xfe"
+      "a\0\x00\xdc"
+      "b\0",
+      8);
   auto lone = graphgen({"lone.txt"}, dir);
   EXPECT_EQ(lone.exit_code, 1);
   EXPECT_EQ(lone.err,

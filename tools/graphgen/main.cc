@@ -68,6 +68,8 @@ struct Args {
   std::string source_root;
   bool keep_going = false;
   std::string max_memory;
+  std::size_t top = 0;
+  bool imbalance = false;
   bool timings = false;
   bool quiet = false;
 };
@@ -175,6 +177,8 @@ Expected<formats::Request> make_request(const Args& a, Diagnostics& diag) {
   w.text_unit = a.unit;
   w.skip_zero = a.skip_zero;
   w.source_root = a.source_root;
+  w.top = a.top;
+  w.imbalance = a.imbalance;
   return r;
 }
 
@@ -246,6 +250,7 @@ int main(int argc, char** argv) {
       "  graphgen out.pstats -o out.png              render a cProfile dump\n"
       "  graphgen -f pstats out.pstats | dot -Tsvg   gprof2dot-compatible dot on stdout\n"
       "  graphgen cpu_*.prof -o merged.pstats        merge per-rank profiles (as pstats.Stats)\n"
+      "  graphgen cpu_*.prof -T ranks                per-function load imbalance across the ranks\n"
       "  graphgen out.pstats -o out.callgrind        open a Python profile in KCacheGrind\n"
       "  graphgen -T text app.py.lprof               line_profiler's report, without Python\n"
       "  graphgen -n 0 -e 0 -z 'app:*:main' x.pstats everything below main\n"
@@ -352,6 +357,13 @@ int main(int argc, char** argv) {
       ->type_name("DIR");
   app.add_flag("--keep-going", a.keep_going,
                "when merging, skip inputs that cannot be read (empty or broken files), listed in one warning");
+  app.add_option("--top", a.top,
+                 "ranks, ranks.csv, ranks.json and heatmap outputs: show the N functions of highest imbalance "
+                 "[default: 25 in the table, 30 in the heatmap, all in CSV and JSON]")
+      ->type_name("N");
+  app.add_flag("--imbalance", a.imbalance,
+               "graph outputs of several inputs (one per MPI rank): colour each function by how unevenly the ranks "
+               "spend its time (Imb%) and add a line 'imb 23% (max r5, min r61)'");
   app.add_option("--max-memory", a.max_memory,
                  "the most memory a profile read and an output written may take, e.g. 512M or 8G [default: 64 MiB "
                  "plus 64 times the input's size]; past it graphgen stops with one line instead of exhausting the "

@@ -308,7 +308,8 @@ Expected<bool> ProfileMerger::add(const Profile& other, std::string_view other_p
     return m;
   };
 
-  std::vector<FuncId> map(other.functions.size());
+  std::vector<FuncId>& map = map_;
+  map.resize(other.functions.size());
   for (FuncId f = 0; f < other.functions.size(); ++f) {
     const Function& fn = other.functions[f];
     FuncId to = functions_.find_or_add(
@@ -475,6 +476,8 @@ void ProfileMerger::finish() {
   for (FuncId k = 0; k < n && identity; ++k) identity = order[k] == k;
   if (!identity) {
     renumber_functions(p, order);
+    renumbered_.assign(n, 0);
+    for (FuncId k = 0; k < n; ++k) renumbered_[order[k]] = k;
     // The indexes hold old ids; a finished merger takes no more profiles.
     functions_ = FlatIndex();
   }

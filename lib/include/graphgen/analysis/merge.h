@@ -45,6 +45,12 @@ class ProfileMerger {
   /// add(). A no-op for profiles without listed entries.
   void finish();
 
+  /// Where the last add() put each function of the profile it added.
+  const std::vector<FuncId>& last_map() const { return map_; }
+  /// After finish(): each function's id before finish() -> its final id
+  /// (empty when finish() kept the ids).
+  const std::vector<FuncId>& renumbering() const { return renumbered_; }
+
  private:
   Expected<bool> adopt_events(const Profile& other, std::string_view other_path, std::vector<std::size_t>& map);
   // Function identity by the strings' bytes, so a function `into` has
@@ -57,6 +63,7 @@ class ProfileMerger {
   bool started_ = false;
   FlatIndex functions_, calls_, lines_, sites_, jumps_, children_;
   std::vector<bool> is_listed_;
+  std::vector<FuncId> map_, renumbered_;
   std::vector<StringId> string_map_;
   std::vector<std::uint64_t> string_hash_;  // of the profile being added, by its string id (0: not yet)
   const Profile* hashing_ = nullptr;

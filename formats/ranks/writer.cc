@@ -1,0 +1,285 @@
+#include "writer.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "graphgen/labels.h"
+
+namespace graphgen::ranks {
+
+namespace {
+
+std::string unit_of(const Profile& p, std::size_t event) {
+  const Event& e = p.events[event];
+  if (e.floating || e.seconds_per_unit > 0) return "s";
+  return std::string(p.str(e.name));
+}
+
+std::string number(double v) { return fmt::format("{:.6g}", v); }
+
+std::string rank_name(std::int64_t r) { return r < 0 ? "-" : fmt::format("r{}", r); }
+
+std::size_t shown(std::size_t available, std::size_t top, std::size_t fallback) {
+  std::size_t want = top ? top : fallback;
+  return want ? std::min(want, available) : available;
+}
+
+void table(std::string& out, const Profile& p, const RankTable& t, const std::vector<FuncId>& order, std::size_t rows,
+           bool self) {
+  out += fmt::format("{:>7} {:>11} {:>11} {:>11} {:>7} {:>11} {:>7} {:>11} {:>11} {:>7}  {}\n", "Imb%", "Imb", "Mean",
+                     "Min", "rank", "Max", "rank", "Stddev", "Total", "ranks", "function");
+  std::vector<FuncId> sorted = order;
+  if (self)
+    std::stable_sort(sorted.begin(), sorted.end(),
+                     [&](FuncId a, FuncId b) { return t.functions[a].self.imbalance > t.functions[b].self.imbalance; });
+  for (std::size_t i = 0; i < rows; ++i) {
+    const FunctionRanks& fr = t.functions[sorted[i]];
+    const RankMeasure& m = self ? fr.self : fr.inclusive;
+    out += fmt::format("{:>6.1f}% {:>11} {:>11} {:>11} {:>7} {:>11} {:>7} {:>11} {:>11} {:>7}  {}\n",
+                       m.imbalance_percent, number(m.imbalance), number(m.mean), number(m.min), rank_name(m.min_rank),
+                       number(m.max), rank_name(m.max_rank), number(m.stddev), number(m.total),
+                       fmt::format("{}/{}", fr.present, t.ranks), function_label(p, sorted[i]));
+  }
+}
+
+std::string csv_field(std::string_view s) {
+  if (s.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(s);
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string json_string(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    auto u = static_cast<unsigned char>(c);
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (u < 0x20)
+          out += fmt::format("\\u{:04x}", u);
+        else
+          out += c;
+    }
+  }
+  return out + "\"";
+}
+
+std::string json_number(double v) {
+  if (!std::isfinite(v)) return "null";
+  return fmt::format("{}", v);
+}
+
+std::string json_measure(const RankMeasure& m) {
+  return fmt::format(
+      "{{\"total\": {}, \"mean\": {}, \"stddev\": {}, \"min\": {}, \"min_rank\": {}, \"max\": {}, \"max_rank\": {}, "
+      "\"imbalance\": {}, \"imbalance_percent\": {}}}",
+      json_number(m.total), json_number(m.mean), json_number(m.stddev), json_number(m.min), m.min_rank,
+      json_number(m.max), m.max_rank, json_number(m.imbalance), json_number(m.imbalance_percent));
+}
+
+std::string html_escape(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+// Blue (below the mean) through white (the mean) to red (above it).
+std::string heat_colour(double value, double mean) {
+  double x = mean > 0 ? value / mean - 1.0 : 0.0;  // -1 .. +inf
+  x = std::clamp(x, -1.0, 1.0);
+  auto mix = [](double a, double b, double t) { return static_cast<int>(std::lround(a + (b - a) * t)); };
+  int r, g, b;
+  if (x >= 0) {
+    r = 255;
+    g = mix(255, 40, x);
+    b = mix(255, 40, x);
+  } else {
+    r = mix(255, 40, -x);
+    g = mix(255, 90, -x);
+    b = 255;
+  }
+  return fmt::format("#{:02x}{:02x}{:02x}", r, g, b);
+}
+
+}  // namespace
+
+std::vector<FuncId> by_imbalance(const RankTable& t) {
+  std::vector<FuncId> order;
+  for (const FunctionRanks& fr : t.functions)
+    if (fr.present > 0) order.push_back(fr.function);
+  std::stable_sort(order.begin(), order.end(), [&](FuncId a, FuncId b) {
+    const RankMeasure &x = t.functions[a].inclusive, &y = t.functions[b].inclusive;
+    if (x.imbalance != y.imbalance) return x.imbalance > y.imbalance;
+    return x.total > y.total;
+  });
+  return order;
+}
+
+std::string write_text(const Profile& p, const RankTable& t, const Options& o) {
+  std::vector<FuncId> order = by_imbalance(t);
+  std::size_t rows = shown(order.size(), o.top, 25);
+  std::string unit = unit_of(p, o.event);
+  std::string out = fmt::format(
+      "Per-rank statistics of {} ranks ({}), in {}; a function missing in a rank counts as 0 there.\n"
+      "Imb = Max - Mean, Imb% = (Max - Mean) / Max * N / (N - 1); Stddev over the N ranks. Highest Imb first, {} of "
+      "{} functions (--top N for more).\n",
+      t.ranks,
+      t.numbered_by_position ? "numbered by their order: not every file name holds its own rank number"
+                             : "numbered by the last number in each file name",
+      unit == "s" ? "seconds" : unit, rows, order.size());
+  out += "\nInclusive time\n";
+  table(out, p, t, order, rows, false);
+  out += "\nSelf time\n";
+  table(out, p, t, order, rows, true);
+  return out;
+}
+
+std::string write_csv(const Profile& p, const RankTable& t, const Options& o) {
+  std::string out = "function,name,file,line,object,ranks,ranks_present,missing_rank,unit";
+  for (const char* kind : {"inclusive", "self"})
+    for (const char* m : {"total", "mean", "stddev", "min", "min_rank", "max", "max_rank", "imb", "imb_percent"})
+      out += fmt::format(",{}_{}", kind, m);
+  out += "\n";
+  std::vector<FuncId> order = by_imbalance(t);
+  std::string unit = unit_of(p, o.event);
+  for (std::size_t i = 0; i < shown(order.size(), o.top, 0); ++i) {
+    FuncId f = order[i];
+    const Function& fn = p.functions[f];
+    const FunctionRanks& fr = t.functions[f];
+    out += fmt::format("{},{},{},{},{},{},{},{},{}", csv_field(function_label(p, f)), csv_field(p.str(fn.name)),
+                       csv_field(p.str(fn.file)), fn.line, csv_field(p.str(fn.object)), t.ranks, fr.present,
+                       fr.missing_rank < 0 ? std::string() : std::to_string(fr.missing_rank), unit);
+    for (const RankMeasure* m : {&fr.inclusive, &fr.self})
+      out += fmt::format(",{},{},{},{},{},{},{},{},{}", number(m->total), number(m->mean), number(m->stddev),
+                         number(m->min), m->min_rank, number(m->max), m->max_rank, number(m->imbalance),
+                         number(m->imbalance_percent));
+    out += "\n";
+  }
+  return out;
+}
+
+std::string write_json(const Profile& p, const RankTable& t, const Options& o) {
+  std::string out = fmt::format("{{\"ranks\": {}, \"numbered_by_position\": {}, \"unit\": {}, \"rank_numbers\": [",
+                                t.ranks, t.numbered_by_position ? "true" : "false", json_string(unit_of(p, o.event)));
+  for (std::size_t i = 0; i < t.rank_numbers.size(); ++i) out += fmt::format("{}{}", i ? ", " : "", t.rank_numbers[i]);
+  out += "],\n \"functions\": [";
+  std::vector<FuncId> order = by_imbalance(t);
+  for (std::size_t i = 0; i < shown(order.size(), o.top, 0); ++i) {
+    FuncId f = order[i];
+    const Function& fn = p.functions[f];
+    const FunctionRanks& fr = t.functions[f];
+    out += fmt::format(
+        "{}\n  {{\"label\": {}, \"name\": {}, \"file\": {}, \"line\": {}, \"object\": {}, \"present\": {}, "
+        "\"missing_rank\": {}, \"inclusive\": {}, \"self\": {}}}",
+        i ? "," : "", json_string(function_label(p, f)), json_string(p.str(fn.name)), json_string(p.str(fn.file)),
+        fn.line, json_string(p.str(fn.object)), fr.present,
+        fr.missing_rank < 0 ? "null" : std::to_string(fr.missing_rank), json_measure(fr.inclusive),
+        json_measure(fr.self));
+  }
+  out += "\n]}\n";
+  return out;
+}
+
+std::string heatmap_dot(const Profile& p, const RankTable& t, const Options& o) {
+  const RankHeatmap& h = t.heatmap;
+  std::vector<FuncId> order = by_imbalance(t);
+  std::size_t rows = shown(order.size(), o.top, 30);
+  const std::string unit = unit_of(p, o.event);
+  bool binned = h.columns < t.ranks;
+  std::string title = fmt::format(
+      "Inclusive time per rank, against each function's mean ({} ranks{}); rows: the {} functions of "
+      "highest imbalance (Imb = max - mean)",
+      t.ranks,
+      binned ? fmt::format(", {}{} per column: each cell the mean of its ranks", t.ranks / h.columns,
+                           t.ranks % h.columns ? fmt::format("-{}", t.ranks / h.columns + 1) : "")
+             : "",
+      rows);
+  std::string out = "digraph {\n\tgraph [fontname=Arial, margin=0.2];\n\tnode [shape=plaintext, fontname=Arial];\n";
+  out += "\theatmap [label=<<TABLE BORDER=\"0\" CELLBORDER=\"0\" CELLSPACING=\"0\" CELLPADDING=\"0\">\n";
+  out += fmt::format("<TR><TD COLSPAN=\"{}\" ALIGN=\"LEFT\"><FONT POINT-SIZE=\"12\">{}</FONT></TD></TR>\n",
+                     h.columns + 3, html_escape(title));
+  // Rank axis: a label over every few columns (the first rank of each group).
+  std::size_t every = std::max<std::size_t>(1, (h.columns + 7) / 8);
+  out += "<TR><TD ALIGN=\"RIGHT\"><FONT POINT-SIZE=\"9\">rank </FONT></TD>";
+  for (std::size_t c = 0; c < h.columns; c += every) {
+    std::size_t span = std::min(every, h.columns - c);
+    out += fmt::format("<TD COLSPAN=\"{}\" ALIGN=\"CENTER\"><FONT POINT-SIZE=\"8\">{}</FONT></TD>", span,
+                       h.first_rank[c] == h.last_rank[c + span - 1]
+                           ? fmt::format("{}", h.first_rank[c])
+                           : fmt::format("{}-{}", h.first_rank[c], h.last_rank[c + span - 1]));
+  }
+  out +=
+      "<TD><FONT POINT-SIZE=\"9\"> Imb%</FONT></TD><TD ALIGN=\"LEFT\"><FONT POINT-SIZE=\"9\"> max, "
+      "min</FONT></TD></TR>\n";
+  const std::size_t width = std::max<std::size_t>(2, 640 / std::max<std::size_t>(1, h.columns));
+  for (std::size_t i = 0; i < rows; ++i) {
+    FuncId f = order[i];
+    const FunctionRanks& fr = t.functions[f];
+    std::string name = function_label(p, f);
+    if (name.size() > 60) name = name.substr(0, 57) + "...";
+    out += fmt::format("<TR><TD ALIGN=\"RIGHT\"><FONT POINT-SIZE=\"9\">{} </FONT></TD>", html_escape(name));
+    for (std::size_t c = 0; c < h.columns; ++c) {
+      double v = h.cells[static_cast<std::size_t>(f) * h.columns + c];
+      std::string ranks = h.first_rank[c] == h.last_rank[c]
+                              ? fmt::format("rank {}", h.first_rank[c])
+                              : fmt::format("ranks {}-{} (mean)", h.first_rank[c], h.last_rank[c]);
+      std::string ratio = fr.inclusive.mean > 0 ? fmt::format(", {:.2f}x the mean", v / fr.inclusive.mean) : "";
+      // Graphviz writes a cell's TOOLTIP into SVG only for a cell with a link.
+      out += fmt::format("<TD BGCOLOR=\"{}\" WIDTH=\"{}\" HEIGHT=\"14\" HREF=\"#\" TOOLTIP=\"{}\"> </TD>",
+                         heat_colour(v, fr.inclusive.mean), width,
+                         html_escape(fmt::format("{}: {} {}{}", ranks, number(v), unit, ratio)));
+    }
+    out += fmt::format(
+        "<TD ALIGN=\"RIGHT\"><FONT POINT-SIZE=\"9\"> {:.0f}%</FONT></TD><TD ALIGN=\"LEFT\"><FONT "
+        "POINT-SIZE=\"9\"> {}, {}</FONT></TD></TR>\n",
+        fr.inclusive.imbalance_percent, rank_name(fr.inclusive.max_rank), rank_name(fr.inclusive.min_rank));
+  }
+  // The colour key.
+  out += fmt::format("<TR><TD></TD><TD COLSPAN=\"{}\" ALIGN=\"LEFT\"><FONT POINT-SIZE=\"9\">", h.columns + 2);
+  out += fmt::format(
+      "<FONT COLOR=\"{}\">&#9632;</FONT> 0 (or missing)  <FONT COLOR=\"{}\">&#9632;</FONT> half the mean  "
+      "<FONT COLOR=\"#999999\">&#9633;</FONT> the mean  <FONT COLOR=\"{}\">&#9632;</FONT> 1.5x  "
+      "<FONT COLOR=\"{}\">&#9632;</FONT> 2x the mean or more",
+      heat_colour(0, 1), heat_colour(0.5, 1), heat_colour(1.5, 1), heat_colour(2, 1));
+  out += "</FONT></TD></TR>\n</TABLE>>];\n}\n";
+  return out;
+}
+
+}  // namespace graphgen::ranks

@@ -1,0 +1,108 @@
+// Per-rank statistics: how each function's time spreads over N inputs of
+// one program (MPI ranks, threads), the question merges cannot answer.
+//
+// For every function of the merged profile, over the N ranks, for self and
+// inclusive time both: total, mean, minimum and maximum with the rank where
+// each occurs (the lowest rank number on ties, whatever the input order),
+// population standard
+// deviation, and CrayPat's imbalance measures
+//   Imb  = max - mean
+//   Imb% = (max - mean) / max * N / (N - 1)      (0 when max is 0 or N is 1)
+// A function missing in a rank counts as 0 there. Everything is computed
+// as the inputs stream through the merge, in O(functions) memory whatever N
+// is; the heatmap keeps per function at most `bins` columns (ranks grouped
+// in order when there are more ranks than columns).
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "graphgen/profile.h"
+
+namespace graphgen {
+
+/// The rank number of an input: the last integer in its file name
+/// (cpu_12.prof, rank-3/out.pstats), else -1.
+std::int64_t rank_from_path(std::string_view path);
+
+struct RankMeasure {
+  double total = 0, mean = 0, stddev = 0;
+  double min = 0, max = 0;
+  std::int64_t min_rank = -1, max_rank = -1;
+  double imbalance = 0;          // max - mean
+  double imbalance_percent = 0;  // CrayPat's Imb%, in percent
+};
+
+struct FunctionRanks {
+  FuncId function = 0;             // in the merged profile
+  std::uint32_t present = 0;       // ranks where it appears
+  std::int64_t missing_rank = -1;  // the lowest rank where it does not, if any
+  RankMeasure self, inclusive;
+};
+
+/// What the heatmap shows: per function, the mean of each column's ranks.
+struct RankHeatmap {
+  std::size_t columns = 0;
+  std::vector<std::int64_t> first_rank, last_rank;  // the ranks of each column
+  std::vector<double> cells;                        // functions.size() x columns, self+inclusive mode chosen at build
+};
+
+struct RankTable {
+  std::size_t ranks = 0;
+  std::vector<std::int64_t> rank_numbers;  // in input order
+  bool numbered_by_position = false;       // no usable numbers in the file names
+  std::vector<FunctionRanks> functions;    // per merged function, by id
+  RankHeatmap heatmap;                     // of inclusive time
+};
+
+/// Folds per-input profiles into per-function rank statistics.
+class RankAccumulator {
+ public:
+  /// `inputs` paths, in input order (their names give the rank numbers);
+  /// `reversed_tail`: inputs arrive as pstats.Stats merges them (the first,
+  /// then the last to the second), else in input order; `heatmap_columns`
+  /// bounds the heatmap's width (0: no heatmap).
+  RankAccumulator(const std::vector<std::string>& inputs, bool reversed_tail, std::size_t heatmap_columns);
+
+  /// Adds the next input's values (the inputs come in the order the
+  /// constructor says): self and inclusive per function of that input's
+  /// profile, in the event's shown unit, and where each function went in
+  /// the merged profile.
+  void add(const std::vector<double>& self, const std::vector<double>& inclusive, const std::vector<FuncId>& to_merged);
+
+  /// The table for a merged profile of `functions` functions; `order` maps
+  /// merged function ids as they were while adding to the final ids (the
+  /// merge may renumber at its end), empty when unchanged.
+  RankTable finish(std::size_t functions, const std::vector<FuncId>& renumbered = {}) const;
+
+ private:
+  struct Sums {
+    double sum = 0, sum_sq = 0, min = 0, max = 0;
+    std::uint32_t min_input = 0, max_input = 0;  // input indexes
+  };
+  struct State {
+    Sums self, inclusive;
+    std::uint32_t present = 0;
+    std::int64_t last_position = -1;               // the last arrival position that had it
+    std::int64_t lowest_missing_rank = INT64_MAX;  // the lowest rank seen without it
+  };
+  std::uint32_t input_at(std::size_t position) const;
+  void missing_between(State& st, std::int64_t from, std::int64_t to) const;
+  void see(Sums& s, double v, std::uint32_t input, bool first) const;
+  std::int64_t lowest_rank(std::size_t first, std::size_t last) const;
+  RankMeasure measure(const Sums& s, const State& st) const;
+
+  std::vector<std::int64_t> ranks_;
+  std::vector<std::int64_t> tree_;  // lowest_rank()'s segment tree
+  bool by_position_ = false;
+  bool reversed_tail_ = false;
+  std::size_t position_ = 0;
+  std::size_t columns_ = 0;
+  std::vector<std::uint32_t> column_of_;  // per input position
+  std::vector<std::uint32_t> column_size_;
+  std::vector<State> states_;
+  std::vector<double> heat_;  // per function x column: summed inclusive
+};
+
+}  // namespace graphgen

@@ -1,0 +1,354 @@
+// Per-rank statistics (-T ranks, ranks.csv, ranks.json, heatmap,
+// --imbalance) on the real 8-rank mpi4py profiles of testdata/mpi, checked
+// against testdata/mpi/rank_stats.py, which computes the same numbers with
+// Python's own pstats.Stats of each file.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+
+#include "util/test_util.h"
+
+namespace graphgen {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using test::graphgen;
+
+fs::path mpi_dir() { return test::testdata_dir() / "mpi"; }
+
+// cpu_7.prof ... cpu_0.prof: the reverse of the rank order, so numbering by
+// file name (not position) is what makes the ranks come out right.
+std::vector<std::string> rank_files() {
+  std::vector<std::string> files;
+  for (int r = 7; r >= 0; --r) files.push_back((mpi_dir() / ("cpu_" + std::to_string(r) + ".prof")).string());
+  return files;
+}
+
+std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more) {
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+json reference() {
+  auto r = test::run(with({"python3", (mpi_dir() / "rank_stats.py").string()}, rank_files()));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return json::parse(r.out);
+}
+
+std::string key(const json& f) {
+  return f["file"].get<std::string>() + ":" + std::to_string(f["line"].get<long>()) + ":" +
+         f["name"].get<std::string>();
+}
+
+void expect_close(double got, double want, const std::string& what) {
+  double scale = std::max({std::fabs(got), std::fabs(want), 1e-300});
+  EXPECT_LE(std::fabs(got - want) / scale, 1e-12) << what << ": " << got << " vs " << want;
+}
+
+void expect_measure(const json& got, const json& want, const std::string& what) {
+  for (const char* m : {"total", "mean", "min", "max", "imbalance", "imbalance_percent"})
+    expect_close(got[m].get<double>(), want[m].get<double>(), what + " " + m);
+  // Python computes sqrt(sum(x^2)/N - mean^2) too; a near-zero variance
+  // loses digits to cancellation in both, so compare it against the scale
+  // of the values.
+  double scale = std::max(want["max"].get<double>(), 1e-300);
+  EXPECT_LE(std::fabs(got["stddev"].get<double>() - want["stddev"].get<double>()) / scale, 1e-6) << what << " stddev";
+  EXPECT_EQ(got["min_rank"], want["min_rank"]) << what;
+  EXPECT_EQ(got["max_rank"], want["max_rank"]) << what;
+}
+
+TEST(Ranks, JsonEqualsPythonPstatsOfEachRank) {
+  json want = reference();
+  auto r = graphgen(with({"-T", "ranks.json"}, rank_files()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json got = json::parse(r.out);
+  EXPECT_EQ(got["ranks"], 8);
+  EXPECT_EQ(got["numbered_by_position"], false);
+  EXPECT_EQ(got["unit"], "s");
+  EXPECT_EQ(got["rank_numbers"], json({7, 6, 5, 4, 3, 2, 1, 0}));  // input order
+  std::map<std::string, json> by_key;
+  for (const json& f : got["functions"]) by_key[key(f)] = f;
+  ASSERT_EQ(by_key.size(), want["functions"].size());
+  std::size_t missing_somewhere = 0;
+  for (const json& w : want["functions"]) {
+    std::string k = key(w);
+    ASSERT_TRUE(by_key.count(k)) << k;
+    const json& g = by_key[k];
+    EXPECT_EQ(g["present"], w["present"]) << k;
+    expect_measure(g["inclusive"], w["inclusive"], k + " inclusive");
+    expect_measure(g["self"], w["self"], k + " self");
+    if (w["present"].get<int>() < 8) {
+      ++missing_somewhere;
+      EXPECT_EQ(g["missing_rank"], 1) << k;  // odd ranks never checkpoint; 1 is the lowest
+    } else {
+      EXPECT_TRUE(g["missing_rank"].is_null()) << k;
+    }
+  }
+  // checkpoint() and what only it calls run on the even ranks alone.
+  EXPECT_EQ(missing_somewhere, 4u);
+  const json& checkpoint = by_key[(mpi_dir() / "imbalance.py").string() + ":35:checkpoint"];
+  EXPECT_EQ(checkpoint["present"], 4);
+  EXPECT_EQ(checkpoint["inclusive"]["min"], 0.0);
+  EXPECT_EQ(checkpoint["inclusive"]["min_rank"], 1);
+  // JSON lists the functions by inclusive Imb, highest first.
+  double last = INFINITY;
+  for (const json& f : got["functions"]) {
+    double imb = f["inclusive"]["imbalance"].get<double>();
+    EXPECT_LE(imb, last) << key(f);
+    last = imb;
+  }
+}
+
+// Splits one CSV line (RFC 4180 quoting).
+std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    char c = line[i];
+    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+      out.back() += '"';
+      ++i;
+    } else if (c == '"') {
+      quoted = !quoted;
+    } else if (c == ',' && !quoted) {
+      out.emplace_back();
+    } else {
+      out.back() += c;
+    }
+  }
+  return out;
+}
+
+TEST(Ranks, CsvHasEveryFunctionWithThePythonNumbers) {
+  json want = reference();
+  std::map<std::string, json> by_key;
+  for (const json& f : want["functions"]) by_key[key(f)] = f;
+  auto r = graphgen(with({"-T", "ranks.csv"}, rank_files()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::istringstream in(r.out);
+  std::string line;
+  ASSERT_TRUE(std::getline(in, line));
+  std::vector<std::string> header = csv_fields(line);
+  std::map<std::string, std::size_t> col;
+  for (std::size_t i = 0; i < header.size(); ++i) col[header[i]] = i;
+  for (const char* c : {"name", "file", "line", "ranks_present", "missing_rank", "unit", "inclusive_mean",
+                        "inclusive_max_rank", "inclusive_imb_percent", "self_stddev", "self_min_rank"})
+    ASSERT_TRUE(col.count(c)) << c << " missing from " << line;
+  std::size_t rows = 0;
+  while (std::getline(in, line)) {
+    std::vector<std::string> f = csv_fields(line);
+    ASSERT_EQ(f.size(), header.size()) << line;
+    std::string k = f[col["file"]] + ":" + f[col["line"]] + ":" + f[col["name"]];
+    ASSERT_TRUE(by_key.count(k)) << k;
+    const json& w = by_key[k];
+    ++rows;
+    EXPECT_EQ(f[col["unit"]], "s");
+    EXPECT_EQ(std::stoi(f[col["ranks_present"]]), w["present"].get<int>()) << k;
+    EXPECT_EQ(f[col["missing_rank"]], w["present"].get<int>() < 8 ? "1" : "") << k;
+    // CSV prints 6 significant digits, as spreadsheets show them.
+    for (const char* kind : {"inclusive", "self"}) {
+      std::string p(kind);
+      for (const auto& [c, m] : std::vector<std::pair<std::string, std::string>>{
+               {"mean", "mean"}, {"max", "max"}, {"imb", "imbalance"}, {"imb_percent", "imbalance_percent"}}) {
+        double got = std::stod(f[col[p + "_" + c]]), exp = w[kind][m].get<double>();
+        EXPECT_NEAR(got, exp, std::fabs(exp) * 1e-5 + 1e-12) << k << " " << p << "_" << c;
+      }
+      EXPECT_EQ(std::stol(f[col[p + "_max_rank"]]), w[kind]["max_rank"].get<long>()) << k;
+      EXPECT_EQ(std::stol(f[col[p + "_min_rank"]]), w[kind]["min_rank"].get<long>()) << k;
+    }
+  }
+  EXPECT_EQ(rows, want["functions"].size());
+}
+
+TEST(Ranks, TextTableSortsByImbalanceAndHonoursTop) {
+  auto r = graphgen(with({"-T", "ranks"}, rank_files()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Per-rank statistics of 8 ranks (numbered by the last number in each file name), in seconds; "
+                       "a function missing in a rank counts as 0 there."),
+            std::string::npos)
+      << r.out;
+  // The first inclusive row is the function of highest Imb (max - mean):
+  // MPI's allreduce, where rank 0 waits longest for the slow rank 5.
+  std::regex row(R"(\n\s+([0-9.]+)%\s+(\S+)\s+\S+\s+\S+\s+(r\d+)\s+\S+\s+(r\d+)\s+\S+\s+\S+\s+(\d+/8)  (.*))");
+  std::size_t inclusive = r.out.find("Inclusive time\n");
+  ASSERT_NE(inclusive, std::string::npos);
+  std::smatch m;
+  std::string rest = r.out.substr(inclusive);
+  ASSERT_TRUE(std::regex_search(rest, m, row)) << rest;
+  EXPECT_EQ(m[6], "~:0:<method 'allreduce' of 'mpi4py.MPI.Comm' objects>");
+  EXPECT_EQ(m[3], "r5");  // min
+  EXPECT_EQ(m[4], "r0");  // max
+  // checkpoint: missing on the odd ranks, so its minimum is 0 on rank 1.
+  std::regex checkpoint(
+      R"(\n\s+[0-9.]+%\s+\S+\s+\S+\s+0\s+r1\s+\S+\s+r\d+\s+\S+\s+\S+\s+4/8  imbalance:35:checkpoint\n)");
+  EXPECT_TRUE(std::regex_search(r.out, checkpoint)) << r.out;
+
+  auto top = graphgen(with({"-T", "ranks", "--top", "3"}, rank_files()));
+  ASSERT_EQ(top.exit_code, 0) << top.err;
+  EXPECT_NE(top.out.find("3 of 15 functions"), std::string::npos) << top.out;
+  std::size_t rows = 0;
+  for (std::size_t at = 0; (at = top.out.find("/8  ", at)) != std::string::npos; ++at) ++rows;
+  EXPECT_EQ(rows, 6u);  // 3 inclusive + 3 self
+}
+
+TEST(Ranks, TiesGoToTheLowestRankWhateverTheOrder) {
+  // The same profile as ranks 9 and 2 (given in that order): every minimum
+  // and maximum is a tie, and the lower rank number wins.
+  fs::path dir = test::temp_dir();
+  fs::copy_file(mpi_dir() / "cpu_3.prof", dir / "rank9.prof");
+  fs::copy_file(mpi_dir() / "cpu_3.prof", dir / "rank2.prof");
+  auto r = graphgen({"-T", "ranks.json", (dir / "rank9.prof").string(), (dir / "rank2.prof").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json got = json::parse(r.out);
+  ASSERT_FALSE(got["functions"].empty());
+  for (const json& f : got["functions"])
+    for (const char* kind : {"inclusive", "self"}) {
+      EXPECT_EQ(f[kind]["min_rank"], 2) << key(f);
+      EXPECT_EQ(f[kind]["max_rank"], 2) << key(f);
+      EXPECT_EQ(f[kind]["imbalance"], 0.0) << key(f);
+    }
+}
+
+TEST(Ranks, NamesWithoutRankNumbersAreNumberedByPosition) {
+  fs::path dir = test::temp_dir();
+  fs::copy_file(mpi_dir() / "cpu_0.prof", dir / "before.prof");
+  fs::copy_file(mpi_dir() / "cpu_5.prof", dir / "after.prof");
+  auto r = graphgen({"-T", "ranks.json", (dir / "before.prof").string(), (dir / "after.prof").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json got = json::parse(r.out);
+  EXPECT_EQ(got["numbered_by_position"], true);
+  EXPECT_EQ(got["rank_numbers"], json({0, 1}));
+  // compute() is slower in cpu_5.prof, now rank 1.
+  for (const json& f : got["functions"]) {
+    if (f["name"] == "compute") {
+      EXPECT_EQ(f["inclusive"]["max_rank"], 1);
+    }
+  }
+  auto text = graphgen({"-T", "ranks", (dir / "before.prof").string(), (dir / "after.prof").string()});
+  EXPECT_NE(text.out.find("numbered by their order"), std::string::npos) << text.out;
+}
+
+// The SVG's text and cell tooltips, in document order.
+struct Svg {
+  std::vector<std::string> texts;
+  std::vector<std::string> tooltips;
+};
+
+Svg parse_svg(const fs::path& svg) {
+  const char* script = R"(
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+ns = '{http://www.w3.org/2000/svg}'
+for e in root.iter():
+    if e.tag == ns + 'text':
+        print('T' + (e.text or '').replace('\n', ' '))
+    elif e.tag == ns + 'a':
+        print('A' + e.get('{http://www.w3.org/1999/xlink}title', ''))
+)";
+  auto r = test::run({"python3", "-c", script, svg.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;  // the SVG parses as XML
+  Svg out;
+  std::istringstream in(r.out);
+  for (std::string line; std::getline(in, line);) (line[0] == 'T' ? out.texts : out.tooltips).push_back(line.substr(1));
+  return out;
+}
+
+TEST(Ranks, HeatmapHasOneColumnPerRankAndTheMostImbalancedFirst) {
+  fs::path out = test::temp_dir() / "ranks.svg";
+  auto r = graphgen(with({"-T", "heatmap", "-o", out.string()}, rank_files()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");  // a heatmap is SVG, as the name says: no warning
+  Svg svg = parse_svg(out);
+  ASSERT_GT(svg.texts.size(), 12u);
+  EXPECT_NE(svg.texts[0].find("(8 ranks)"), std::string::npos) << svg.texts[0];
+  // The rank axis: "rank ", 0 .. 7, then the Imb% and max/min headers.
+  EXPECT_EQ(svg.texts[1], "rank ");
+  for (int c = 0; c < 8; ++c) EXPECT_EQ(svg.texts[2 + c], std::to_string(c));
+  EXPECT_EQ(svg.texts[10], " Imb%");
+  // The first row is the function of highest inclusive Imb.
+  EXPECT_EQ(svg.texts[12], "~:0:<method 'allreduce' of 'mpi4py.MPI.Comm' objects> ");
+  // 15 functions x 8 ranks, each cell with its value on hover.
+  ASSERT_EQ(svg.tooltips.size(), 15u * 8u);
+  EXPECT_TRUE(svg.tooltips[0].starts_with("rank 0: 0.244762 s, 1.95x the mean")) << svg.tooltips[0];
+  EXPECT_TRUE(svg.tooltips[5].starts_with("rank 5: 0.036687 s")) << svg.tooltips[5];
+}
+
+TEST(Ranks, HeatmapOf1024RanksBinsColumnsAndSaysSo) {
+  fs::path dir = test::temp_dir();
+  std::vector<std::string> args = {"-T", "heatmap", "-o", (dir / "out.svg").string()};
+  for (int r = 0; r < 1024; ++r) {
+    fs::path p = dir / ("cpu_" + std::to_string(r) + ".prof");
+    fs::copy_file(mpi_dir() / ("cpu_" + std::to_string(r % 8) + ".prof"), p);
+    args.push_back(p.string());
+  }
+  auto r = graphgen(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  Svg svg = parse_svg(dir / "out.svg");
+  ASSERT_FALSE(svg.texts.empty());
+  EXPECT_NE(svg.texts[0].find("(1024 ranks, 8 per column: each cell the mean of its ranks)"), std::string::npos)
+      << svg.texts[0];
+  ASSERT_EQ(svg.tooltips.size(), 15u * 128u);
+  EXPECT_TRUE(svg.tooltips[0].starts_with("ranks 0-7 (mean): ")) << svg.tooltips[0];
+  EXPECT_TRUE(svg.tooltips[127].starts_with("ranks 1016-1023 (mean): ")) << svg.tooltips[127];
+  // Every 8 ranks repeat the same 8 profiles, so every column holds the
+  // same mean and no function is imbalanced across the columns.
+  for (std::size_t i = 0; i < 128; ++i) EXPECT_TRUE(svg.tooltips[i].ends_with("1.00x the mean")) << svg.tooltips[i];
+}
+
+// The hue (0-360) of a "#rrggbb" colour.
+double hue(const std::string& hex) {
+  double r = std::stoi(hex.substr(1, 2), nullptr, 16) / 255.0, g = std::stoi(hex.substr(3, 2), nullptr, 16) / 255.0,
+         b = std::stoi(hex.substr(5, 2), nullptr, 16) / 255.0;
+  double mx = std::max({r, g, b}), mn = std::min({r, g, b}), d = mx - mn;
+  if (d == 0) return 0;
+  double h = mx == r ? std::fmod((g - b) / d, 6.0) : mx == g ? (b - r) / d + 2 : (r - g) / d + 4;
+  return std::fmod(h * 60 + 360, 360);
+}
+
+TEST(Ranks, ImbalanceColoursEachNodeByImbPercent) {
+  auto r = graphgen(with({"--imbalance", "-T", "dot"}, rank_files()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::regex node(
+      R"re(\n\t\d+ \[color="(#[0-9a-f]{6})", [^\n]*label="([^"\\]*)\\n[^\n]*\\nimb (\d+)% \(max (r\d+), min (r\d+)\)\\n)re");
+  std::map<int, std::string> colour_by_imb;
+  std::size_t nodes = 0;
+  bool saw_compute = false;
+  for (auto it = std::sregex_iterator(r.out.begin(), r.out.end(), node); it != std::sregex_iterator(); ++it) {
+    const std::smatch& m = *it;
+    ++nodes;
+    colour_by_imb[std::stoi(m[3])] = m[1];
+    if (m[2] == "imbalance:28:compute") {
+      saw_compute = true;
+      EXPECT_EQ(m[3], "51");
+      EXPECT_EQ(m[4], "r5");  // the rank with the double share
+      EXPECT_EQ(m[5], "r0");
+    }
+  }
+  EXPECT_TRUE(saw_compute) << r.out;
+  EXPECT_GE(nodes, 8u) << r.out;
+  // gprof2dot's colour map runs from blue (cold) through green to red
+  // (hot): the higher the Imb%, the lower the hue.
+  double last = 361;
+  for (const auto& [imb, colour] : colour_by_imb) {
+    double h = hue(colour);
+    EXPECT_LT(h, last) << "imb " << imb << "% " << colour;
+    last = h;
+  }
+  EXPECT_GT(hue(colour_by_imb.begin()->second), 200);  // main, 9 %: blue
+  EXPECT_LT(hue(colour_by_imb.rbegin()->second), 20);  // builtins.sum, 98 %: red
+}
+
+TEST(Ranks, RanksOutputsNeedOneFormatAndSayWhatIsWrong) {
+  auto mixed = graphgen({"-T", "ranks", (mpi_dir() / "cpu_0.prof").string(),
+                         (test::testdata_dir() / "callgrind" / "cxx.callgrind").string()});
+  EXPECT_EQ(mixed.exit_code, 2);  // a usage error: give one format at a time
+  EXPECT_EQ(std::count(mixed.err.begin(), mixed.err.end(), '\n'), 1) << mixed.err;
+}
+
+}  // namespace
+}  // namespace graphgen
