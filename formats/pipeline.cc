@@ -10,6 +10,9 @@
 #include <thread>
 
 #include "decompress.h"
+#ifdef GRAPHGEN_HAVE_RENDER
+#include "render/render.h"
+#endif
 #include "graphgen/analysis/graph.h"
 #include "graphgen/analysis/integrate.h"
 #include "graphgen/analysis/merge.h"
@@ -326,7 +329,14 @@ Expected<std::size_t> pick_event(const Profile& p, const InputFormat& format, co
 Expected<CallGraph> build_graph(const Profile& p, const InputFormat& format, std::size_t event, const GraphOptions& o,
                                 Diagnostics& diag) {
   CallGraph graph;
-  if (p.has_total_cost()) {
+  if (format.totals == GraphTotals::kGprof) {
+    RatioRule rule;
+    rule.split = RatioRule::Split::kCallCount;
+    rule.in_values = true;
+    graph = graph_from_call_ratios(p, event, diag, rule);
+  } else if (format.totals == GraphTotals::kShares && !p.reported_share.empty()) {
+    graph = graph_from_reported_shares(p, event, diag);
+  } else if (p.has_total_cost()) {
     graph = graph_from_reported_totals(p, event, diag);
   } else if (o.total == TotalMethod::kCallStacks && p.keeps_stack_totals) {
     graph = graph_from_call_stacks(p, event, diag);
@@ -378,7 +388,74 @@ Expected<bool> rank_values(const Profile& file, const InputFormat& format, const
 
 }  // namespace
 
+namespace {
+
+Expected<CallGraph> graph_of(Profile& profile, const InputFormat& format, std::size_t event, const Request& r,
+                             bool merge_identity, Diagnostics& diag, std::string* listing = nullptr);
+
+// --compare A B: each read on its own, drawn as one graph of differences.
+Expected<Output> compare(const Request& r, Diagnostics& diag) {
+  Output out;
+  Phases phases(out);
+  if (r.inputs.size() != 2)
+    return bad_usage(
+        fmt::format("--compare takes two inputs, the profile before and the one after; found {}", r.inputs.size()));
+  if (r.output->needs != Needs::kGraph)
+    return bad_usage(fmt::format("--compare draws a graph: write dot or an image, not {}", r.output->name));
+  if (!r.list_functions.empty()) return bad_usage("--list-functions lists one profile: leave out --compare");
+  Profile profiles[2];
+  const InputFormat* formats[2] = {nullptr, nullptr};
+  for (int i = 0; i < 2; ++i) {
+    Request one = r;
+    one.inputs = {r.inputs[i]};
+    one.keep_going = false;
+    auto read = read_and_merge(one, formats[i], diag, &out.input_bytes);
+    if (!read) return read.error();
+    profiles[i] = std::move(read).value();
+  }
+  if (formats[0] != formats[1])
+    return bad_usage(fmt::format("--compare needs two profiles of one format: {} is {}, {} is {}", r.inputs[0],
+                                 formats[0]->name, r.inputs[1], formats[1]->name));
+  phases.mark("read");
+  CallGraph graphs[2];
+  for (int i = 0; i < 2; ++i) {
+    auto event = pick_event(profiles[i], *formats[i], r.event);
+    if (!event) return event.error();
+    auto built = graph_of(profiles[i], *formats[i], *event, r, true, diag);
+    if (!built) return built.error();
+    graphs[i] = std::move(built).value();
+  }
+  if (kept_nodes(graphs[0]) == 0 && r.output->rendered)
+    return bad_input(
+        fmt::format("nothing to draw: nothing of {} is left after the thresholds and selections", r.inputs[0]));
+  std::vector<FuncId> match =
+      match_functions_by_identity(profiles[0], profiles[1], formats[0]->graph_merges_functions && r.read.merge_by_name);
+  phases.mark("analyse");
+  dot::Options options = r.write.dot;
+  options.max_bytes = r.max_memory ? r.max_memory : default_budget(out.input_bytes);
+  auto text = dot::write_compare(profiles[0], graphs[0], profiles[1], graphs[1], match, r.write.theme, options,
+                                 r.compare_options, diag);
+  if (!text) return text.error();
+  if (r.output->rendered) {
+#ifdef GRAPHGEN_HAVE_RENDER
+    auto image = render::render(*text, r.output->name, r.write.title);
+    if (!image) return image.error();
+    out.bytes = std::move(image).value();
+#else
+    return bad_usage(
+        fmt::format("this graphgen was built without Graphviz, so it cannot write {}; write .dot", r.output->name));
+#endif
+  } else {
+    out.bytes = std::move(text).value();
+  }
+  phases.mark("write");
+  return out;
+}
+
+}  // namespace
+
 Expected<Output> convert(const Request& r, Diagnostics& diag) {
+  if (r.compare) return compare(r, diag);
   Output out;
   Phases phases(out);
   const InputFormat* format = nullptr;
@@ -397,44 +474,78 @@ Expected<Output> convert(const Request& r, Diagnostics& diag) {
   return out;
 }
 
+namespace {
+
+// The graph a graph output draws: function identity for graphs, totals,
+// pruning, -z, -l, --node-count, and the warnings about what is left.
+// With --list-functions, `listing` gets the list instead.
+Expected<CallGraph> graph_of(Profile& profile, const InputFormat& format, std::size_t event, const Request& r,
+                             bool merge_identity, Diagnostics& diag, std::string* listing) {
+  // Readers that keep functions per file (callgrind) show one node per
+  // function of a binary, or per name as gprof2dot does.
+  if (format.graph_merges_functions && merge_identity)
+    profile =
+        merge_functions(std::move(profile), r.read.merge_by_name ? FunctionKey::kName : FunctionKey::kNameAndObject);
+  auto built = build_graph(profile, format, event, r.graph, diag);
+  if (!built) return built.error();
+  CallGraph graph = std::move(built).value();
+  if (listing) {
+    *listing = list_functions(profile, graph, r.list_functions);
+    return graph;
+  }
+  if (!r.graph.leaf.empty()) {
+    auto leaves = match_functions(profile, graph, r.graph.leaf);
+    if (leaves.empty())
+      return bad_input(fmt::format("leaf node {} not found (maybe already pruned : try -e0 -n0 flags)", r.graph.leaf));
+    keep_ancestors(graph, leaves, r.graph.depth);
+  }
+  if (r.graph.node_count > 0) keep_heaviest(graph, r.graph.node_count);
+  return graph;
+}
+
+}  // namespace
+
 Expected<bool> convert_profile(Profile profile, const InputFormat& input_format, const Request& r, Diagnostics& diag,
                                Output& out) {
   const InputFormat* format = &input_format;
   Phases phases(out);
+  if ((r.output->needs == Needs::kRanks || r.write.imbalance) && !out.ranks) {
+    // A profile given as it is: one rank.
+    RankAccumulator one({"profile"}, false, kHeatmapColumns);
+    std::vector<double> self_values, inclusive_values;
+    if (auto ok = rank_values(profile, *format, r, self_values, inclusive_values); !ok) return ok;
+    std::vector<FuncId> identity(profile.functions.size());
+    for (FuncId f = 0; f < identity.size(); ++f) identity[f] = f;
+    one.add(self_values, inclusive_values, identity);
+    out.ranks = one.finish(profile.functions.size());
+  }
   auto event = pick_event(profile, *format, r.event);
   if (!event) return event.error();
   const bool graph_output = !r.list_functions.empty() || r.output->needs == Needs::kGraph;
   std::optional<CallGraph> graph;
   if (graph_output) {
-    // Readers that keep functions per file (callgrind) show one node per
-    // function of a binary, or per name as gprof2dot does.
     // (Not with per-rank statistics, whose ids are the profile's.)
-    if (format->graph_merges_functions && !out.ranks)
-      profile =
-          merge_functions(std::move(profile), r.read.merge_by_name ? FunctionKey::kName : FunctionKey::kNameAndObject);
-    auto built = build_graph(profile, *format, *event, r.graph, diag);
+    std::string listing;
+    auto built = graph_of(profile, *format, *event, r, !out.ranks, diag, r.list_functions.empty() ? nullptr : &listing);
     if (!built) return built.error();
     graph = std::move(built).value();
     if (!r.list_functions.empty()) {
-      out.bytes = list_functions(profile, *graph, r.list_functions);
+      out.bytes = std::move(listing);
       phases.mark("analyse");
       return true;
     }
-    if (!r.graph.leaf.empty()) {
-      auto leaves = match_functions(profile, *graph, r.graph.leaf);
-      if (leaves.empty())
-        return bad_input(
-            fmt::format("leaf node {} not found (maybe already pruned : try -e0 -n0 flags)", r.graph.leaf));
-      keep_ancestors(*graph, leaves, r.graph.depth);
-    }
-    if (r.graph.node_count > 0) keep_heaviest(*graph, r.graph.node_count);
     std::size_t nodes = kept_nodes(*graph);
-    if (nodes == 0 && r.output->rendered)
+    if (profile.functions.empty()) {
+      // Nothing was recorded (gprof's "no time accumulated"), no option to blame.
+      if (r.output->rendered) return bad_input("nothing to draw: the profile holds no function");
+      diag.warn("the profile holds no function: the graph is empty");
+    } else if (nodes == 0 && r.output->rendered) {
       return bad_input(
           "nothing to draw: the thresholds and selections left no function (lower -n/-e, check "
           "-z/-l/-p, or see what is there with --list-functions '*' -n0 -e0)");
-    if (nodes == 0)
+    } else if (nodes == 0) {
       diag.warn("the thresholds and selections left no function: the graph is empty (lower -n/-e, check -z/-l/-p)");
+    }
     if (r.output->rendered && nodes > r.graph.large_graph)
       diag.warn(
           fmt::format("the graph has {} nodes after pruning; laying it out can take minutes: raise -n or "

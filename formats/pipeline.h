@@ -54,6 +54,10 @@ struct Request {
   /// Non-empty: instead of the output, the functions left after pruning
   /// and -z that match this selector (gprof2dot's --list-functions).
   std::string list_functions;
+  /// --compare: the two inputs are read apart and drawn as one graph of
+  /// their differences (gprof2dot's --compare), with these options.
+  bool compare = false;
+  dot::CompareOptions compare_options;
   /// Skip inputs that cannot be read (listed in one warning) instead of failing.
   bool keep_going = false;
   /// The most memory a reader's profile, and an output, may take (0: in

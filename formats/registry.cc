@@ -4,15 +4,23 @@
 
 #include <algorithm>
 
+#include "axe/reader.h"
 #include "callgrind/reader.h"
 #include "callgrind/writer.h"
 #include "collapse/reader.h"
 #include "dot/dot_writer.h"
+#include "dtrace/reader.h"
+#include "hprof/reader.h"
+#include "json/reader.h"
 #include "lprof/reader.h"
 #include "perf/reader.h"
+#include "prof/reader.h"
 #include "pstats/reader.h"
 #include "pstats/writer.h"
 #include "ranks/writer.h"
+#include "sleepy/reader.h"
+#include "sysprof/reader.h"
+#include "xperf/reader.h"
 #ifdef GRAPHGEN_HAVE_RENDER
 #include "render/render.h"
 #endif
@@ -56,7 +64,31 @@ Expected<Profile> read_perf(const InputFile& in, const ReadOptions& options, Dia
   return perf::read(in, options, diag);
 }
 
-Confidence sniff_collapse(std::string_view head) { return collapse::sniff(head) ? Confidence::kWeak : Confidence::kNo; }
+Confidence sniff_collapse(std::string_view head) {
+  bool semicolons = false;
+  if (!collapse::sniff(head, &semicolons)) return Confidence::kNo;
+  return semicolons ? Confidence::kWeak : Confidence::kMaybe;
+}
+
+Confidence sniff_prof(std::string_view head) { return prof::sniff(head) ? Confidence::kStrong : Confidence::kNo; }
+
+Confidence sniff_axe(std::string_view head) { return axe::sniff(head) ? Confidence::kStrong : Confidence::kNo; }
+
+Confidence sniff_dtrace(std::string_view head) { return dtrace::sniff(head) ? Confidence::kStrong : Confidence::kNo; }
+
+Confidence sniff_hprof(std::string_view head) { return hprof::sniff(head) ? Confidence::kStrong : Confidence::kNo; }
+
+Confidence sniff_json(std::string_view head) {
+  return json::sniff(head) ? Confidence::kStrong : json::sniff_object(head) ? Confidence::kMaybe : Confidence::kNo;
+}
+
+Confidence sniff_xperf(std::string_view head) { return xperf::sniff(head) ? Confidence::kStrong : Confidence::kNo; }
+
+Confidence sniff_sleepy(std::string_view head) {
+  return sleepy::sniff(head) ? Confidence::kStrong : sleepy::sniff_zip(head) ? Confidence::kWeak : Confidence::kNo;
+}
+
+Confidence sniff_sysprof(std::string_view head) { return sysprof::sniff(head) ? Confidence::kStrong : Confidence::kNo; }
 
 Confidence sniff_lprof(std::string_view head) { return lprof::sniff(head) ? Confidence::kStrong : Confidence::kNo; }
 
@@ -196,6 +228,48 @@ const std::vector<InputFormat>& input_formats() {
        sniff_lprof,
        read_lprof,
        kCallGraph | kLineHits},
+      {.name = "prof",
+       .description = "GNU gprof's call graph text (gprof prog gmon.out), BSD and Darwin too",
+       .extensions = {".gprof", ".prof", ".txt"},
+       .sniff = sniff_prof,
+       .read = prof::read,
+       .totals = GraphTotals::kGprof},
+      {.name = "axe",
+       .description = "VTune Amplifier XE's gprof-cc call graph report; its call shares are estimates, as in gprof2dot",
+       .extensions = {".axe"},
+       .sniff = sniff_axe,
+       .read = axe::read,
+       .totals = GraphTotals::kShares},
+      {.name = "dtrace",
+       .description = "DTrace stack aggregations (@[ustack()] = count()); several files are summed",
+       .extensions = {".dtrace", ".stacks", ".user_stacks"},
+       .sniff = sniff_dtrace,
+       .read = dtrace::read},
+      {.name = "hprof",
+       .description = "Java HPROF text (java -agentlib:hprof=cpu=samples): its traces and CPU samples",
+       .extensions = {".hprof"},
+       .sniff = sniff_hprof,
+       .read = hprof::read},
+      {.name = "json",
+       .description = "gprof2dot's JSON profile format (its schema.json); several files are summed",
+       .extensions = {".json"},
+       .sniff = sniff_json,
+       .read = json::read},
+      {.name = "xperf",
+       .description = "Windows Performance Toolkit (xperf, WPA) sampled stacks exported as CSV",
+       .extensions = {".xperf", ".csv"},
+       .sniff = sniff_xperf,
+       .read = xperf::read},
+      {.name = "sleepy",
+       .description = "Very Sleepy profiles (.sleepy zip archives, read with libzip); several files are summed",
+       .extensions = {".sleepy"},
+       .sniff = sniff_sleepy,
+       .read = sleepy::read},
+      {.name = "sysprof",
+       .description = "sysprof 1.x saved profiles (XML, read with expat); several files are summed",
+       .extensions = {".sysprof"},
+       .sniff = sniff_sysprof,
+       .read = sysprof::read},
   };
   return kFormats;
 }
@@ -234,6 +308,7 @@ Expected<const InputFormat*> detect_input_format(const InputFile& input) {
     if (c == Confidence::kNo) continue;
     bool ext = std::any_of(f.extensions.begin(), f.extensions.end(),
                            [&](std::string_view e) { return has_extension(input.path(), e); });
+    if (c == Confidence::kMaybe && !ext) continue;
     if (c > best_conf || (c == best_conf && ext && !best_ext)) {
       best = &f;
       best_conf = c;

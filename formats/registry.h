@@ -31,8 +31,11 @@
 
 namespace graphgen::formats {
 
-/// How sure a sniffer is that the bytes are its format.
-enum class Confidence { kNo = 0, kWeak = 1, kStrong = 2 };
+/// How sure a sniffer is that the bytes are its format. kMaybe: the bytes
+/// fit, but so would other text (one-frame collapsed stacks, JSON whose
+/// first member is not the schema's); taken only when the file's extension
+/// is the format's.
+enum class Confidence { kNo = 0, kMaybe = 1, kWeak = 2, kStrong = 3 };
 
 /// What a profile of a format holds beyond its call graph.
 enum Provides : unsigned {
@@ -52,6 +55,14 @@ enum class EventOption {
   kSampleFilter,  // keeps only samples of that event (perf)
 };
 
+/// How graphs of a format get their totals, where gprof2dot's readers
+/// differ (docs/gprof2dot.md; the profile's own layers decide the rest).
+enum class GraphTotals {
+  kProfile,  // reported totals, else call stacks (--total) or call-cost ratios
+  kGprof,    // gprof text: seconds integrated along call-count ratios
+  kShares,   // VTune's axe export: the shares it printed (Profile::reported_share)
+};
+
 struct InputFormat {
   std::string_view name;
   std::string_view description;
@@ -65,6 +76,7 @@ struct InputFormat {
   /// Graphs show one node per (name, object), or per name with
   /// --merge-by-name, where the reader keeps functions per file (callgrind).
   bool graph_merges_functions = false;
+  GraphTotals totals = GraphTotals::kProfile;
 };
 
 const std::vector<InputFormat>& input_formats();

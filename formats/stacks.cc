@@ -4,9 +4,10 @@
 
 namespace graphgen::detail {
 
-StackBuilder::StackBuilder(Profile& p, std::string_view event_name, std::string_view unit, bool keep_tree)
+StackBuilder::StackBuilder(Profile& p, std::string_view event_name, std::string_view unit, bool keep_tree,
+                           bool floating)
     : p_(p), keep_tree_(keep_tree) {
-  p_.events.push_back({p_.strings.intern(event_name), p_.strings.intern(unit), 0, false, kNoString});
+  p_.events.push_back({p_.strings.intern(event_name), p_.strings.intern(unit), 0, floating, kNoString});
   p_.keeps_stack_totals = true;
   if (keep_tree_) {
     p_.stack_nodes.push_back({0, 0});  // the root
@@ -14,29 +15,31 @@ StackBuilder::StackBuilder(Profile& p, std::string_view event_name, std::string_
   }
 }
 
-FuncId StackBuilder::function(std::string_view name, std::string_view object, bool has_object) {
-  std::uint64_t h = FlatIndex::hash_bytes(object, FlatIndex::hash_bytes(name));
+FuncId StackBuilder::function(std::string_view name, std::string_view object, bool has_object,
+                              std::string_view process) {
+  std::uint64_t h = FlatIndex::hash_bytes(process, FlatIndex::hash_bytes(object, FlatIndex::hash_bytes(name)));
   return functions_.find_or_add(
       h,
       [&](std::uint32_t f) {
         const Function& fn = p_.functions[f];
-        return p_.str(fn.name) == name && p_.str(fn.object) == object;
+        return p_.str(fn.name) == name && p_.str(fn.object) == object && p_.str(fn.process) == process;
       },
       [&] {
         Function f;
         f.name = p_.strings.intern(name);
         f.object = p_.strings.intern(object);
+        f.process = process.empty() ? kNoString : p_.strings.intern(process);
         f.has_object = has_object;
-        seen_in_sample_.push_back(0);
         return p_.add_function(f);
       });
 }
 
-void StackBuilder::add_sample(const std::vector<FuncId>& leaf_first, Cost weight) {
+void StackBuilder::add_sample(const std::vector<FuncId>& leaf_first, Cost weight, Cost call_weight) {
   if (leaf_first.empty()) return;
   ++samples_;
+  if (seen_in_sample_.size() < p_.functions.size()) seen_in_sample_.resize(p_.functions.size(), 0);
   FuncId leaf = leaf_first.front();
-  p_.self(leaf, 0) = saturating_add(p_.self(leaf, 0), weight);
+  p_.self(leaf, 0) = p_.add(0, p_.self(leaf, 0), weight);
   for (std::size_t i = 1; i < leaf_first.size(); ++i) {
     FuncId callee = leaf_first[i - 1];
     FuncId caller = leaf_first[i];
@@ -46,13 +49,13 @@ void StackBuilder::add_sample(const std::vector<FuncId>& leaf_first, Cost weight
         [&] {
           return p_.add_call({caller, callee, kUnknownCount});
         });
-    p_.inclusive(c, 0) = saturating_add(p_.inclusive(c, 0), weight);
+    p_.inclusive(c, 0) = p_.add(0, p_.inclusive(c, 0), call_weight);
   }
   // Each distinct function of the stack once (recursion counts once).
   for (FuncId f : leaf_first) {
     if (seen_in_sample_[f] == samples_) continue;
     seen_in_sample_[f] = samples_;
-    p_.stack_inclusive(f, 0) = saturating_add(p_.stack_inclusive(f, 0), weight);
+    p_.stack_inclusive(f, 0) = p_.add(0, p_.stack_inclusive(f, 0), weight);
   }
   if (!keep_tree_) return;
   // Callsite tree, root first.
@@ -68,7 +71,7 @@ void StackBuilder::add_sample(const std::vector<FuncId>& leaf_first, Cost weight
           return static_cast<std::uint32_t>(p_.stack_nodes.size() - 1);
         });
   }
-  p_.stack_node_cost[node] = saturating_add(p_.stack_node_cost[node], weight);
+  p_.stack_node_cost[node] = p_.add(0, p_.stack_node_cost[node], weight);
 }
 
 }  // namespace graphgen::detail

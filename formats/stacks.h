@@ -15,18 +15,28 @@ namespace graphgen::detail {
 class StackBuilder {
  public:
   /// `event_name`/`unit` name the single cost column (e.g. "samples");
-  /// `keep_tree` keeps the callsite tree (flame graphs, stack filters).
-  StackBuilder(Profile& p, std::string_view event_name, std::string_view unit, bool keep_tree = true);
+  /// `keep_tree` keeps the callsite tree (flame graphs, stack filters);
+  /// `floating`: weights are doubles (Very Sleepy's seconds, xperf's
+  /// weights), stored as Profile's floating costs.
+  StackBuilder(Profile& p, std::string_view event_name, std::string_view unit, bool keep_tree = true,
+               bool floating = false);
 
-  /// The function for (name, object): interned once per distinct pair.
-  /// `has_object` says the input named an object (possibly empty).
-  FuncId function(std::string_view name, std::string_view object, bool has_object);
+  /// The function for (name, object, process): interned once per distinct
+  /// triple. `has_object` says the input named an object (possibly empty).
+  FuncId function(std::string_view name, std::string_view object, bool has_object, std::string_view process = {});
 
   /// Adds one sample: `leaf_first` frames, innermost first, weighing `weight`.
   /// Self cost goes to the leaf, each adjacent pair adds to its call, every
   /// distinct function of the stack adds to its stack total, and the stack
-  /// is added to the callsite tree.
-  void add_sample(const std::vector<FuncId>& leaf_first, Cost weight);
+  /// is added to the callsite tree. Functions may also come from
+  /// Profile::add_function directly (formats that number their functions).
+  void add_sample(const std::vector<FuncId>& leaf_first, Cost weight) { add_sample(leaf_first, weight, weight); }
+  /// The same with another weight for the calls (xperf counts calls once
+  /// per sample whatever its weight).
+  void add_sample(const std::vector<FuncId>& leaf_first, Cost weight, Cost call_weight);
+
+  /// A weight as a cost of the builder's event.
+  Cost cost(double weight) const { return p_.cost_of(0, weight); }
 
   std::size_t samples() const { return samples_; }
 

@@ -22,6 +22,9 @@ jobs=${GRAPHGEN_JOBS:-$(nproc 2>/dev/null || echo 2)}
 #   libspdlog-dev libfmt-dev           logging, formatting
 #   libcli11-dev                       the command line
 #   zlib1g-dev libbz2-dev liblzma-dev libzstd-dev   compressed inputs (.gz .bz2 .xz .zst)
+#   libzip-dev                         Very Sleepy's .sleepy files (zip archives)
+#   libexpat1-dev                      sysprof's XML
+#   libsimdjson-dev                    gprof2dot's JSON format
 #   help2man                           the man page cmake --install puts beside graphgen
 #   libgtest-dev                       unit and conformance tests
 #   clang-format                       the suite checks the sources follow .clang-format
@@ -30,7 +33,7 @@ jobs=${GRAPHGEN_JOBS:-$(nproc 2>/dev/null || echo 2)}
 #   xz-utils                           bench/ decompresses ../shared/bench
 #   python3                            the conformance comparators in ../shared
 packages=(cmake g++ ninja-build pkg-config libgraphviz-dev libspdlog-dev libfmt-dev libcli11-dev
-          zlib1g-dev libbz2-dev liblzma-dev libzstd-dev help2man
+          zlib1g-dev libbz2-dev liblzma-dev libzstd-dev libzip-dev libexpat1-dev libsimdjson-dev help2man
           libgtest-dev clang-format nlohmann-json3-dev valgrind xz-utils)
 
 say() { printf 'dev.sh: %s\n' "$*" >&2; }

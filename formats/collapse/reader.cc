@@ -41,7 +41,7 @@ bool split_located(std::string_view frame, std::string_view& name, std::string_v
 
 }  // namespace
 
-bool sniff(std::string_view head) {
+bool sniff(std::string_view head, bool* semicolons) {
   // The head may end inside a line: look at complete lines only.
   std::size_t last_nl = head.rfind('\n');
   if (last_nl == std::string_view::npos) return false;
@@ -55,6 +55,10 @@ bool sniff(std::string_view head) {
     if (!split_line(line, frames, count) || !parse_u64(count, n)) return false;
     ++lines;
     if (frames.find(';') != std::string_view::npos) ++with_semicolon;
+  }
+  if (semicolons) {
+    *semicolons = with_semicolon * 2 >= lines;
+    return lines > 0;
   }
   return lines > 0 && with_semicolon * 2 >= lines;
 }

@@ -17,8 +17,10 @@
 
 namespace graphgen::collapse {
 
-/// True when the head's lines all look like `frames count` and some hold ';'.
-bool sniff(std::string_view head);
+/// True when the head's lines all look like `frames count`; `semicolons`
+/// says whether half of them hold ';' (deeper than one frame), without
+/// which the lines could be many a text.
+bool sniff(std::string_view head, bool* semicolons = nullptr);
 
 /// Reads one collapsed-stack file.
 Expected<Profile> read(const InputFile& input, const formats::ReadOptions& options, Diagnostics& diag);

@@ -10,7 +10,9 @@
 #include <cstdio>
 #include <iterator>
 #include <map>
+#include <optional>
 
+#include "graphgen/analysis/merge.h"
 #include "graphgen/labels.h"
 
 namespace graphgen::dot {
@@ -593,6 +595,197 @@ Expected<std::string> write(const Profile& p, const CallGraph& g, const Theme& t
   else if (names.truncated > 1)
     diag.warn(fmt::format("truncating {} function names longer than {} chars (the first has {}: {}...)",
                           names.truncated, kMaxFunctionName - 1, names.first_length, names.first_truncated));
+  return out;
+}
+
+std::string round_difference(double difference, double tolerance) {
+  const int n = -static_cast<int>(std::floor(std::log10(tolerance)));
+  double rounded;
+  if (n >= 0) {
+    // Correctly rounded at n decimals, as Python's round() is.
+    std::string text = fmt::format("{:.{}f}", difference, n);
+    rounded = std::strtod(text.c_str(), nullptr);
+  } else {
+    double unit = std::pow(10.0, -n);
+    rounded = std::nearbyint(difference / unit) * unit;
+  }
+  return python_float_repr(rounded);
+}
+
+namespace {
+
+struct Shown {
+  std::optional<double> value;
+  std::string text;
+};
+
+// A node's measure as gprof2dot's event formats print it.
+Shown measure_of(const GraphNode& n, Measure m, const Options& o) {
+  switch (m) {
+    case Measure::kSelfTime:
+      if (n.self_time) return {n.self_time, "(" + format_time(o.time_format, *n.self_time) + ")"};
+      break;
+    case Measure::kSelfTimePercentage:
+      if (n.self_ratio) return {n.self_ratio, "(" + percentage(*n.self_ratio) + ")"};
+      break;
+    case Measure::kTotalTime:
+      if (n.total_time) return {n.total_time, format_time(o.time_format, *n.total_time)};
+      break;
+    case Measure::kTotalTimePercentage:
+      if (n.total_ratio) return {n.total_ratio, percentage(*n.total_ratio)};
+      break;
+  }
+  return {};
+}
+
+// B's edge caller -> callee, if kept.
+const GraphEdge* kept_edge(const CallGraph& g, FuncId caller, FuncId callee) {
+  auto begin = g.edges.begin() + g.edge_begin[caller], end = g.edges.begin() + g.edge_begin[caller + 1];
+  auto it = std::lower_bound(begin, end, callee, [](const GraphEdge& e, FuncId c) { return e.callee < c; });
+  return it != end && it->callee == callee && it->kept ? &*it : nullptr;
+}
+
+}  // namespace
+
+Expected<std::string> write_compare(const Profile& a, const CallGraph& ga, const Profile& b, const CallGraph& gb,
+                                    const std::vector<FuncId>& match, const Theme& theme, const Options& options,
+                                    const CompareOptions& compare, Diagnostics& diag) {
+  (void)b;
+  const double tol = compare.tolerance;
+  auto partner = [&](FuncId f) -> const GraphNode* {
+    FuncId g = f < match.size() ? match[f] : kNoMatch;
+    return g != kNoMatch && g < gb.nodes.size() && gb.nodes[g].kept ? &gb.nodes[g] : nullptr;
+  };
+  // The range of total-share differences over the matched functions, for
+  // --compare-color-by-difference.
+  double min_diff = 0, max_diff = 0;
+  bool any_diff = false;
+  for (FuncId f = 0; f < ga.nodes.size(); ++f) {
+    const GraphNode* other = partner(f);
+    if (!ga.nodes[f].kept || !other || !ga.nodes[f].total_ratio || !other->total_ratio) continue;
+    double d = std::fabs(*ga.nodes[f].total_ratio - *other->total_ratio) * 100;
+    min_diff = any_diff ? std::min(min_diff, d) : d;
+    max_diff = any_diff ? std::max(max_diff, d) : d;
+    any_diff = true;
+  }
+  std::vector<Measure> measures = options.node_labels;
+
+  std::string out;
+  out.reserve(output_reservation(options.max_bytes, 256 + ga.nodes.size() * 240));
+  out += "digraph {\n";
+  out += "\ttooltip=\" \"\n";
+  out += "\tgraph [fontname=Arial, nodesep=0.125, ranksep=0.25];\n";
+  out += fmt::format("\tnode [fontcolor={}, fontname=Arial, height=0, style={}, width=0];\n", theme.font_color,
+                     theme.filled ? "filled" : "solid");
+  out += "\tedge [fontname=Arial];\n";
+  Names names(a);
+  for (FuncId f = 0; f < ga.nodes.size(); ++f) {
+    const GraphNode& node = ga.nodes[f];
+    if (!node.kept) continue;
+    if (options.max_bytes && out.size() > options.max_bytes) return output_too_large("dot", options.max_bytes);
+    const GraphNode* other = partner(f);
+    std::string label;
+    std::string_view shape = "box", orientation = "0";
+    double weight_difference = 0;
+    if (other) {
+      std::string name = function_label(a, f);
+      if (options.wrap) name = wrap_function_name(name);
+      label = name;
+      auto called_line = [&] {
+        if (node.called == kUnknownCount) return;
+        label += fmt::format("\n{} {}/ {} {}", node.called, kTimes,
+                             other->called == kUnknownCount ? std::string("?") : std::to_string(other->called), kTimes);
+      };
+      auto line = [&](std::optional<double> mine, std::optional<double> theirs, std::string text, bool total) {
+        double x = *mine, y = theirs.value_or(0.0);
+        double d = std::fabs(x - y) * 100;
+        if (total) weight_difference = d;
+        if (d >= tol) {
+          if (y > x && !(total && compare.only_faster)) {
+            text += " + " + round_difference(d, tol) + "%";
+            if (total) shape = "cds";
+          } else if (y < x && !(total && compare.only_slower)) {
+            text += " - " + round_difference(d, tol) + "%";
+            if (total) {
+              shape = "cds";
+              orientation = "90";
+            }
+          } else if (total) {
+            weight_difference = 0;  // not shown, so not coloured either
+          }
+        } else if (total) {
+          weight_difference = 0;
+        }
+        label += "\n" + text;
+        called_line();
+      };
+      for (Measure m : measures) {
+        Shown mine = measure_of(node, m, options);
+        if (!mine.value) continue;
+        line(mine.value, measure_of(*other, m, options).value, mine.text, m == Measure::kTotalTimePercentage);
+      }
+      if (options.show_samples && node.samples) {
+        std::optional<double> theirs;
+        if (other->samples) theirs = static_cast<double>(*other->samples);
+        line(static_cast<double>(*node.samples), theirs, fmt::format("{}{}", *node.samples, kTimes), false);
+      }
+    } else {
+      label = node_label(a, f, node, options, names);
+    }
+    double weight = 0.0;
+    if (compare.color_by_difference && weight_difference != 0)
+      weight = max_diff > min_diff ? (weight_difference - min_diff) / (max_diff - min_diff) : 1.0;
+    else if (!compare.color_by_difference)
+      weight = node.weight.value_or(0.0);
+    out += '\t';
+    out += fmt::format("{}", f);
+    bool first = true;
+    attr(out, first, "color", to_hex(theme.node_fill(weight)));
+    attr(out, first, "fontcolor", to_hex(theme.node_font(weight)));
+    attr(out, first, "fontsize", fmt::format("{:f}", theme.font_size(weight)));
+    attr(out, first, "label", label);
+    attr(out, first, "orientation", orientation);
+    attr(out, first, "shape", shape);
+    const Function& fn = a.functions[f];
+    if (fn.file != kNoString) attr(out, first, "tooltip", a.str(fn.file));
+    out += "];\n";
+    FuncId g = other ? match[f] : kNoMatch;
+    for (std::uint32_t i = ga.edge_begin[f]; i < ga.edge_begin[f + 1]; ++i) {
+      const GraphEdge& e = ga.edges[i];
+      if (!e.kept) continue;
+      const GraphEdge* theirs = nullptr;
+      if (g != kNoMatch && partner(e.callee)) theirs = kept_edge(gb, g, match[e.callee]);
+      std::string elabel;
+      auto add = [&](std::string line) {
+        if (!elabel.empty()) elabel += '\n';
+        elabel += line;
+      };
+      if (e.total_ratio)
+        add(theirs && theirs->total_ratio ? percentage(*e.total_ratio) + " / " + percentage(*theirs->total_ratio)
+                                          : percentage(*e.total_ratio));
+      if (e.calls != kUnknownCount)
+        add(theirs && theirs->calls != kUnknownCount
+                ? fmt::format("{}{} / {}{}", e.calls, kTimes, theirs->calls, kTimes)
+                : fmt::format("{}{}", e.calls, kTimes));
+      double w = compare.color_by_difference ? 0.0 : e.weight ? *e.weight : ga.nodes[e.callee].weight.value_or(0.0);
+      std::string color = to_hex(theme.color(w));
+      std::string pen = fixed2(theme.pen_width(w));
+      out += fmt::format("\t{} -> {}", e.caller, e.callee);
+      bool efirst = true;
+      attr(out, efirst, "arrowsize", fixed2(theme.arrow_size(w)));
+      attr(out, efirst, "color", color);
+      attr(out, efirst, "fontcolor", color);
+      attr(out, efirst, "fontsize", fixed2(theme.font_size(w)));
+      attr(out, efirst, "label", elabel);
+      attr(out, efirst, "labeldistance", pen);
+      attr(out, efirst, "penwidth", pen);
+      out += "];\n";
+    }
+  }
+  out += "}\n";
+  if (names.truncated > 0)
+    diag.warn(
+        fmt::format("truncating {} function name(s) longer than {} chars", names.truncated, kMaxFunctionName - 1));
   return out;
 }
 

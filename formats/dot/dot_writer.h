@@ -45,6 +45,29 @@ struct Options {
 Expected<std::string> write(const Profile& p, const CallGraph& graph, const Theme& theme, const Options& options,
                             Diagnostics& diag);
 
+/// --compare: how differences between the two profiles show.
+struct CompareOptions {
+  double tolerance = 0.001;          // percentage points below which values count as equal
+  bool only_slower = false;          // mark only functions whose share grew in the second profile
+  bool only_faster = false;          // ... only those whose share shrank
+  bool color_by_difference = false;  // colour by the size of the difference, not by time
+};
+
+/// gprof2dot's --compare drawing: the kept part of graph `a`, each node
+/// whose function has a match in `b` (`match`, by identity, kept in `gb`)
+/// labelled with its measures and their difference to `b`
+/// (`12.30% + 4.35%`: b's share is higher) and drawn as a `cds` arrow when
+/// its total share moved by the tolerance or more (pointing down when it
+/// shrank); edges show `a / b`. Node sizes are written as gprof2dot does
+/// (`%f`), nodes have no default shape.
+Expected<std::string> write_compare(const Profile& a, const CallGraph& ga, const Profile& b, const CallGraph& gb,
+                                    const std::vector<FuncId>& match, const Theme& theme, const Options& options,
+                                    const CompareOptions& compare, Diagnostics& diag);
+
+/// Python's round(difference, -floor(log10(tolerance))), printed as
+/// Python prints a float (gprof2dot's round_difference).
+std::string round_difference(double difference, double tolerance);
+
 /// gprof2dot's --strip: drops (...) groups, a trailing const, <...> groups.
 std::string strip_function_name(std::string_view name);
 /// gprof2dot's --wrap: textwrap.fill at 32 columns, then ", " -> "," and "> >" -> ">>".

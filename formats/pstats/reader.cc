@@ -13,7 +13,14 @@ namespace graphgen::pstats {
 bool sniff_weak(std::string_view head) {
   if (head.empty()) return false;
   auto b0 = static_cast<unsigned char>(head[0]);
-  return b0 == 0x7B || b0 == 0xFB;  // '{', possibly FLAG_REF'd
+  if (b0 != 0x7B && b0 != 0xFB) return false;  // '{', possibly FLAG_REF'd
+  // JSON's '{' is followed by blanks, a quote or '}', none of them a
+  // marshal type code.
+  if (head.size() > 1) {
+    char b1 = head[1];
+    if (b1 == ' ' || b1 == '\n' || b1 == '\r' || b1 == '\t' || b1 == '"' || b1 == '}') return false;
+  }
+  return true;
 }
 
 bool sniff_strong(std::string_view head) {

@@ -58,7 +58,7 @@ std::size_t Profile::approximate_bytes() const {
   return strings.bytes() + bytes(functions) + bytes(self_cost) + bytes(total_cost) + bytes(stack_total) +
          bytes(listed) + bytes(calls) + bytes(call_cost) + bytes(call_self) + bytes(line_costs) +
          bytes(line_cost_values) + bytes(call_sites) + bytes(call_site_cost) + bytes(jumps) + bytes(stack_nodes) +
-         bytes(stack_node_cost);
+         bytes(stack_node_cost) + bytes(reported_share);
 }
 
 double Profile::value(std::size_t e, Cost c) const {

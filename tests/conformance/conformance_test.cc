@@ -1,5 +1,6 @@
 // Every corpus case of the formats graphgen reads (pstats, callgrind, perf,
-// collapse, and their option cases) through the built binary, with and
+// collapse, gprof's prof, axe, hprof, json, sleepy, sysprof, xperf, dtrace,
+// the option cases and --compare) through the built binary, with and
 // without -f, compared by meaning with gprof2dot's output
 // (../shared/conformance/dotcmp.py: same nodes by label, same edges, same
 // colours and sizes). Skips with one message when ../shared is absent.
@@ -55,10 +56,14 @@ std::vector<Case> cases() {
     const char* format;
     const char* ext;
   };
-  for (const Dir& d : {Dir{"pstats", "pstats", ".pstats"}, Dir{"real/pstats", "pstats", ".pstats"},
-                       Dir{"real/pyversions", "pstats", ".pstats"}, Dir{"callgrind", "callgrind", ".callgrind"},
-                       Dir{"real/callgrind", "callgrind", ".callgrind"}, Dir{"perf", "perf", ".perf"},
-                       Dir{"real/perf", "perf", ".perf"}, Dir{"collapse", "collapse", ".collapse"}}) {
+  for (const Dir& d :
+       {Dir{"pstats", "pstats", ".pstats"}, Dir{"real/pstats", "pstats", ".pstats"},
+        Dir{"real/pyversions", "pstats", ".pstats"}, Dir{"callgrind", "callgrind", ".callgrind"},
+        Dir{"real/callgrind", "callgrind", ".callgrind"}, Dir{"perf", "perf", ".perf"},
+        Dir{"real/perf", "perf", ".perf"}, Dir{"collapse", "collapse", ".collapse"}, Dir{"prof", "prof", ".prof"},
+        Dir{"axe", "axe", ".axe"}, Dir{"hprof", "hprof", ".hprof"}, Dir{"json", "json", ".json"},
+        Dir{"sleepy", "sleepy", ".sleepy"}, Dir{"sysprof", "sysprof", ".sysprof"}, Dir{"xperf", "xperf", ".xperf"},
+        Dir{"dtrace", "dtrace", ".dtrace"}}) {
     std::vector<fs::path> files;
     for (const auto& e : fs::directory_iterator(corpus / d.path))
       if (e.path().extension() == d.ext) files.push_back(e.path());
@@ -88,6 +93,25 @@ std::vector<Case> cases() {
   for (const fs::path& a : argfiles)
     out.push_back({fs::relative(a, corpus).string(), split_words(test::read_file(a)),
                    fs::relative(a.parent_path() / (a.stem().string() + ".dot"), corpus).string()});
+  // --compare A B (gprof2dot's callgrind identity is the name: as above).
+  for (const char* fmt : {"axe", "callgrind", "pstats"}) {
+    std::vector<fs::path> dirs;
+    for (const auto& e : fs::directory_iterator(corpus / "compare" / fmt))
+      if (e.is_directory()) dirs.push_back(e.path());
+    std::sort(dirs.begin(), dirs.end());
+    for (const fs::path& dir : dirs) {
+      std::vector<std::string> inputs;
+      for (const auto& e : fs::directory_iterator(dir))
+        if (e.path().extension() != ".dot") inputs.push_back(fs::relative(e.path(), corpus).string());
+      std::sort(inputs.begin(), inputs.end());
+      std::string name = dir.filename().string();
+      std::vector<std::string> args{"-f", fmt, "--compare"};
+      if (std::string(fmt) == "callgrind") args.push_back("--merge-by-name");
+      args.insert(args.end(), inputs.begin(), inputs.end());
+      out.push_back({fs::relative(dir, corpus).string() + " compare", args,
+                     fs::relative(dir / (name + ".compare.dot"), corpus).string()});
+    }
+  }
   std::vector<std::string> ranks;
   for (const auto& e : fs::directory_iterator(corpus / "real" / "mpi"))
     if (e.path().filename().string().starts_with("cpu_")) ranks.push_back(fs::relative(e.path(), corpus).string());

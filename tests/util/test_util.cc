@@ -6,11 +6,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include "pipeline.h"
@@ -121,6 +126,93 @@ Profile read_ok(const std::vector<fs::path>& paths, const std::string& format, c
   auto p = read_profiles(paths, format, options);
   EXPECT_TRUE(p.has_value()) << (p ? "" : p.error().message);
   return p ? std::move(p).value() : Profile();
+}
+
+namespace {
+
+struct DotStatement {
+  std::string from, to;  // to empty: a node
+  std::map<std::string, std::string> attrs;
+};
+
+// An id or a quoted string at s[i..], unquoted.
+std::string dot_id(const std::string& s, std::size_t& i) {
+  std::string out;
+  if (i < s.size() && s[i] == '"') {
+    for (++i; i < s.size() && s[i] != '"'; ++i) {
+      if (s[i] == '\\' && i + 1 < s.size() && s[i + 1] == '"') ++i;
+      out += s[i];
+    }
+    ++i;
+    return out;
+  }
+  while (i < s.size() && (std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == '_' || s[i] == '.' || s[i] == '-' ||
+                          static_cast<unsigned char>(s[i]) >= 0x80))
+    out += s[i++];
+  return out;
+}
+
+std::vector<DotStatement> dot_statements(const std::string& dot) {
+  std::vector<DotStatement> out;
+  std::istringstream in(dot);
+  for (std::string line; std::getline(in, line);) {
+    std::size_t i = line.find_first_not_of(" \t");
+    if (i == std::string::npos) continue;
+    DotStatement st;
+    st.from = dot_id(line, i);
+    if (st.from == "graph" || st.from == "node" || st.from == "edge" || st.from.empty()) continue;
+    while (i < line.size() && line[i] == ' ') ++i;
+    if (line.compare(i, 2, "->") == 0) {
+      i += 2;
+      while (i < line.size() && line[i] == ' ') ++i;
+      st.to = dot_id(line, i);
+    }
+    while (i < line.size() && line[i] == ' ') ++i;
+    if (i >= line.size() || line[i] != '[') continue;
+    ++i;
+    while (i < line.size() && line[i] != ']') {
+      while (i < line.size() && (line[i] == ' ' || line[i] == ',')) ++i;
+      std::string key = dot_id(line, i);
+      if (key.empty() || i >= line.size() || line[i] != '=') break;
+      ++i;
+      st.attrs[key] = dot_id(line, i);
+    }
+    out.push_back(std::move(st));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string dot_difference(const std::string& expected, const std::string& actual) {
+  auto canon = [](const std::string& dot) {
+    std::vector<DotStatement> st = dot_statements(dot);
+    std::map<std::string, std::string> label;
+    for (const DotStatement& s : st)
+      if (s.to.empty()) label[s.from] = s.attrs.count("label") ? s.attrs.at("label") : s.from;
+    auto name = [&](const std::string& id) { return label.count(id) ? label[id] : id; };
+    std::multiset<std::string> out;
+    for (const DotStatement& s : st) {
+      auto get = [&](const char* k) { return s.attrs.count(k) ? s.attrs.at(k) : std::string(); };
+      if (s.to.empty())
+        out.insert("node " + name(s.from) + " | " + get("color") + " " + get("fontcolor") + " " + get("fontsize") +
+                   " " + get("shape"));
+      else
+        out.insert("edge " + name(s.from) + " -> " + name(s.to) + " | " + get("label") + " | " + get("color") + " " +
+                   get("fontcolor") + " " + get("fontsize") + " " + get("penwidth") + " " + get("arrowsize"));
+    }
+    return out;
+  };
+  std::multiset<std::string> want = canon(expected), got = canon(actual);
+  std::vector<std::string> missing, extra;
+  std::set_difference(want.begin(), want.end(), got.begin(), got.end(), std::back_inserter(missing));
+  std::set_difference(got.begin(), got.end(), want.begin(), want.end(), std::back_inserter(extra));
+  std::string out;
+  for (std::size_t k = 0; k < missing.size() && k < 5; ++k) out += "- " + missing[k] + "\n";
+  for (std::size_t k = 0; k < extra.size() && k < 5; ++k) out += "+ " + extra[k] + "\n";
+  if (missing.size() + extra.size() > 10)
+    out += std::to_string(missing.size()) + " missing, " + std::to_string(extra.size()) + " extra in all\n";
+  return out;
 }
 
 }  // namespace graphgen::test

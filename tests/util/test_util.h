@@ -56,4 +56,12 @@ Expected<Profile> read_profiles(const std::vector<fs::path>& paths, const std::s
 Profile read_ok(const std::vector<fs::path>& paths, const std::string& format = "",
                 const formats::ReadOptions& options = {});
 
+/// Two dot graphs compared by meaning, as ../shared/conformance/dotcmp.py
+/// does (node ids are arbitrary: a node is its label, color, fontcolor,
+/// fontsize and shape; an edge its two nodes' labels and its label, color,
+/// fontcolor, fontsize, penwidth and arrowsize). Empty when they match,
+/// else the first differences, one per line ("- " only in `expected`,
+/// "+ " only in `actual`).
+std::string dot_difference(const std::string& expected, const std::string& actual);
+
 }  // namespace graphgen::test

@@ -70,6 +70,9 @@ struct Args {
   std::string max_memory;
   std::size_t top = 0;
   bool imbalance = false;
+  bool compare = false;
+  double tolerance = 0.001;
+  bool only_slower = false, only_faster = false, color_by_difference = false;
   bool timings = false;
   bool quiet = false;
 };
@@ -179,6 +182,12 @@ Expected<formats::Request> make_request(const Args& a, Diagnostics& diag) {
   w.source_root = a.source_root;
   w.top = a.top;
   w.imbalance = a.imbalance;
+  r.compare = a.compare;
+  r.compare_options = {a.tolerance, a.only_slower, a.only_faster, a.color_by_difference};
+  if (!a.compare && (a.only_slower || a.only_faster || a.color_by_difference || a.tolerance != 0.001))
+    return bad_usage(
+        "--compare-tolerance, --compare-only-slower, --compare-only-faster and "
+        "--compare-color-by-difference go with --compare A B");
   return r;
 }
 
@@ -364,9 +373,26 @@ int main(int argc, char** argv) {
   app.add_flag("--imbalance", a.imbalance,
                "graph outputs of several inputs (one per MPI rank): colour each function by how unevenly the ranks "
                "spend its time (Imb%) and add a line 'imb 23% (max r5, min r61)'");
+  app.add_flag("--compare", a.compare,
+               "draw the differences between two profiles of (almost) the same program, the two inputs (before, "
+               "after): each function found in both shows its shares and by how much the second differs, as "
+               "gprof2dot's --compare; functions are matched by identity (name, module, file), not by label");
+  app.add_option("--compare-tolerance", a.tolerance,
+                 "with --compare: differences below this many percentage points count as none")
+      ->check(CLI::PositiveNumber)
+      ->default_val(0.001)
+      ->type_name("PCT");
+  auto* slower = app.add_flag("--compare-only-slower", a.only_slower,
+                              "with --compare: mark only the functions whose total share grew in the second profile");
+  auto* faster = app.add_flag("--compare-only-faster", a.only_faster,
+                              "with --compare: mark only the functions whose total share shrank in the second profile");
+  slower->excludes(faster);
+  app.add_flag("--compare-color-by-difference", a.color_by_difference,
+               "with --compare: colour functions by how much their total share changed (the largest change hottest) "
+               "instead of by time");
   app.add_option("--max-memory", a.max_memory,
                  "the most memory a profile read and an output written may take, e.g. 512M or 8G [default: 64 MiB "
-                 "plus 64 times the input's size]; past it graphgen stops with one line instead of exhausting the "
+                 "plus 32 times the input's size]; past it graphgen stops with one line instead of exhausting the "
                  "machine")
       ->type_name("SIZE");
   app.add_flag("--timings", a.timings, "print the time each phase took (read, analyse, write) on stderr");

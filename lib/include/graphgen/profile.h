@@ -82,6 +82,11 @@ struct Function {
   std::int64_t primitive_calls = kUnknownCount;
   /// The input named an object, possibly empty (perf's `sym ()`).
   bool has_object = false;
+  /// Tells apart functions the input keeps apart although every field
+  /// above is equal (two gprof entries named `init`: static functions of
+  /// different files): 0 for the first of a name, then 1, 2... Part of the
+  /// identity, so merged files pair them in that order.
+  std::uint32_t instance = 0;
 };
 
 /// One caller -> callee edge; at most one per ordered pair.
@@ -166,6 +171,11 @@ struct Profile {
   /// callstacks); functions.size() x events.size() when keeps_stack_totals.
   bool keeps_stack_totals = false;
   std::vector<Cost> stack_total;
+  /// Per function, the share of the whole profile its inclusive cost is, as
+  /// the profiler printed it (VTune's "% CPU Time" column of axe exports);
+  /// empty when the profiler printed none. A merge of several files drops
+  /// it (shares of different runs do not add up).
+  std::vector<double> reported_share;
   /// The functions the profile lists as entries of their own, in the file's
   /// order (pstats: the stats dict's keys; a function seen only as a caller
   /// is not listed). Empty when every function is an entry, in id order.

@@ -70,16 +70,15 @@ Cycles find_cycles(const Profile& p, const Adjacency& adj) {
   return result;
 }
 
-std::vector<double> call_ratios(const Profile& p, const Cycles& cycles, std::size_t event) {
+std::vector<double> call_ratios(const Profile& p, const Cycles& cycles, const std::vector<double>& weight) {
   std::vector<double> function_in(p.functions.size(), 0.0);
   std::vector<double> cycle_in(cycles.members.size(), 0.0);
   for (CallId c = 0; c < p.calls.size(); ++c) {
     const Call& call = p.calls[c];
     if (call.caller == call.callee) continue;
-    double cost = p.value(event, p.inclusive(c, event));
-    function_in[call.callee] += cost;
+    function_in[call.callee] += weight[c];
     std::uint32_t cc = cycles.cycle_of[call.callee];
-    if (cc != Cycles::kNone && cc != cycles.cycle_of[call.caller]) cycle_in[cc] += cost;
+    if (cc != Cycles::kNone && cc != cycles.cycle_of[call.caller]) cycle_in[cc] += weight[c];
   }
   std::vector<double> ratios(p.calls.size(), -1.0);
   for (CallId c = 0; c < p.calls.size(); ++c) {
@@ -88,9 +87,15 @@ std::vector<double> call_ratios(const Profile& p, const Cycles& cycles, std::siz
     std::uint32_t cc = cycles.cycle_of[call.callee];
     double total =
         (cc != Cycles::kNone && cc != cycles.cycle_of[call.caller]) ? cycle_in[cc] : function_in[call.callee];
-    ratios[c] = ratio(p.value(event, p.inclusive(c, event)), total);
+    ratios[c] = ratio(weight[c], total);
   }
   return ratios;
+}
+
+std::vector<double> call_ratios(const Profile& p, const Cycles& cycles, std::size_t event) {
+  std::vector<double> weight(p.calls.size());
+  for (CallId c = 0; c < p.calls.size(); ++c) weight[c] = p.value(event, p.inclusive(c, event));
+  return call_ratios(p, cycles, weight);
 }
 
 namespace {
@@ -102,13 +107,20 @@ CallGraph base_graph(const Profile& p, std::size_t event, double& self_sum) {
   const std::size_t n = p.functions.size();
   g.nodes.resize(n);
   Cost sum = p.cost_of(event, 0.0);
-  for (FuncId f = 0; f < n; ++f) sum = p.add(event, sum, p.self(f, event));
+  if (p.listed.empty()) {
+    for (FuncId f = 0; f < n; ++f) sum = p.add(event, sum, p.self(f, event));
+  } else {
+    for (FuncId f : p.listed) sum = p.add(event, sum, p.self(f, event));
+  }
   self_sum = p.value(event, sum);
   for (FuncId f = 0; f < n; ++f) {
     GraphNode& node = g.nodes[f];
     double self = p.value(event, p.self(f, event));
     node.self_ratio = ratio(self, self_sum);
-    node.samples = p.events[event].floating ? static_cast<std::int64_t>(std::llround(self)) : p.self(f, event);
+    // gprof2dot prints samples with %u, which truncates fractional ones.
+    node.samples = p.events[event].floating
+                       ? (std::isfinite(self) && std::fabs(self) < 9e18 ? static_cast<std::int64_t>(self) : 0)
+                       : p.self(f, event);
     node.called = p.functions[f].calls;
   }
   g.edges.reserve(p.calls.size());
@@ -126,16 +138,25 @@ CallGraph base_graph(const Profile& p, std::size_t event, double& self_sum) {
 
 // Call ratios of non-negative costs stay within [0, 1]: nothing to warn about,
 // but the builders share one signature.
-CallGraph graph_from_call_ratios(const Profile& p, std::size_t event, Diagnostics& /*diag*/) {
+CallGraph graph_from_call_ratios(const Profile& p, std::size_t event, Diagnostics& /*diag*/, const RatioRule& rule) {
   double self_sum = 0;
   CallGraph g = base_graph(p, event, self_sum);
   const std::size_t n = p.functions.size();
   Adjacency adj = Adjacency::build(p);
   Cycles cycles = find_cycles(p, adj);
-  std::vector<double> ratios = call_ratios(p, cycles, event);
+  std::vector<double> ratios;
+  if (rule.split == RatioRule::Split::kCallCount) {
+    std::vector<double> counts(p.calls.size(), 0.0);
+    for (CallId c = 0; c < p.calls.size(); ++c)
+      if (p.calls[c].count != kUnknownCount) counts[c] = static_cast<double>(p.calls[c].count);
+    ratios = call_ratios(p, cycles, counts);
+  } else {
+    ratios = call_ratios(p, cycles, event);
+  }
 
+  // What is integrated: shares of the whole, or the event's values.
   std::vector<double> self(n);
-  for (FuncId f = 0; f < n; ++f) self[f] = *g.nodes[f].self_ratio;
+  for (FuncId f = 0; f < n; ++f) self[f] = rule.in_values ? p.value(event, p.self(f, event)) : *g.nodes[f].self_ratio;
   std::vector<double> total(n, 0.0);
   std::vector<double> cycle_total(cycles.members.size(), 0.0);
   // What a call into `f` integrates: a cycle member stands for its whole
@@ -287,9 +308,45 @@ CallGraph graph_from_call_ratios(const Profile& p, std::size_t event, Diagnostic
     }
   }
 
-  for (FuncId f = 0; f < n; ++f) g.nodes[f].total_ratio = total[f];
-  for (CallId c = 0; c < p.calls.size(); ++c)
-    if (has_call_total[c]) g.edges[c].total_ratio = call_total[c];
+  if (rule.in_values) {
+    // gprof2dot: TOTAL_TIME integrated, then divided by the sum of self
+    // times (summed again in the same order).
+    const Event& ev = p.events[event];
+    for (FuncId f = 0; f < n; ++f) {
+      g.nodes[f].self_time = shown_value(ev, self[f]);
+      g.nodes[f].total_time = shown_value(ev, total[f]);
+      g.nodes[f].total_ratio = ratio(total[f], self_sum);
+    }
+    for (CallId c = 0; c < p.calls.size(); ++c)
+      if (has_call_total[c]) g.edges[c].total_ratio = ratio(call_total[c], self_sum);
+  } else {
+    for (FuncId f = 0; f < n; ++f) g.nodes[f].total_ratio = total[f];
+    for (CallId c = 0; c < p.calls.size(); ++c)
+      if (has_call_total[c]) g.edges[c].total_ratio = call_total[c];
+  }
+  sort_edges(g);
+  return g;
+}
+
+CallGraph graph_from_reported_shares(const Profile& p, std::size_t event, Diagnostics& diag) {
+  if (p.reported_share.size() != p.functions.size()) return graph_from_call_ratios(p, event, diag);
+  double self_sum = 0;
+  CallGraph g = base_graph(p, event, self_sum);
+  Adjacency adj = Adjacency::build(p);
+  Cycles cycles = find_cycles(p, adj);
+  std::vector<double> weight(p.calls.size());
+  for (CallId c = 0; c < p.calls.size(); ++c) weight[c] = p.reported_share[p.calls[c].caller];
+  std::vector<double> ratios = call_ratios(p, cycles, weight);
+  const Event& ev = p.events[event];
+  for (FuncId f = 0; f < p.functions.size(); ++f) {
+    g.nodes[f].self_time = event_value(ev, p.self(f, event));
+    g.nodes[f].total_ratio = p.reported_share[f];
+  }
+  for (CallId c = 0; c < p.calls.size(); ++c) {
+    const Call& call = p.calls[c];
+    g.edges[c].total_ratio =
+        call.caller == call.callee ? p.reported_share[call.caller] : ratios[c] * p.reported_share[call.callee];
+  }
   sort_edges(g);
   return g;
 }

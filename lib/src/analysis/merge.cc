@@ -68,6 +68,11 @@ void renumber_functions(Profile& p, const std::vector<FuncId>& order) {
   }
   for (std::size_t s = 1; s < p.stack_nodes.size(); ++s) p.stack_nodes[s].function = new_id[p.stack_nodes[s].function];
   for (FuncId& f : p.listed) f = new_id[f];
+  if (!p.reported_share.empty()) {
+    std::vector<double> share(n);
+    for (FuncId k = 0; k < n; ++k) share[k] = p.reported_share[order[k]];
+    p.reported_share = std::move(share);
+  }
 }
 
 Profile merge_functions(Profile p, FunctionKey key) {
@@ -103,6 +108,17 @@ Profile merge_functions(Profile p, FunctionKey key) {
       self[to * ne + e] = p.add(e, self[to * ne + e], p.self(f, e));
       if (p.has_total_cost()) total[to * ne + e] = p.add(e, total[to * ne + e], p.total(f, e));
       if (p.keeps_stack_totals) stack[to * ne + e] = p.add(e, stack[to * ne + e], p.stack_inclusive(f, e));
+    }
+  }
+  if (!p.reported_share.empty()) {
+    // Shares of functions that became one do not add up (their inclusive
+    // costs overlap); kept only when nothing merged.
+    if (functions.size() == n) {
+      std::vector<double> share(n);
+      for (FuncId f = 0; f < n; ++f) share[map[f]] = p.reported_share[f];
+      p.reported_share = std::move(share);
+    } else {
+      p.reported_share.clear();
     }
   }
   p.functions = std::move(functions);
@@ -207,15 +223,41 @@ std::uint64_t ProfileMerger::function_hash(const Profile& p, const Function& fn)
     return h;
   };
   std::uint64_t line = into_.label_style == LabelStyle::kPython ? static_cast<std::uint64_t>(fn.line) : 0;
-  return FlatIndex::mix(FlatIndex::mix(hash(fn.name), hash(fn.file), line),
+  return FlatIndex::mix(FlatIndex::mix(hash(fn.name), hash(fn.file), line + (std::uint64_t{fn.instance} << 32)),
                         FlatIndex::mix(hash(fn.object), hash(fn.process), hash(fn.code)));
 }
 
+bool same_identity(const Profile& pa, const Function& a, const Profile& pb, const Function& b) {
+  return (pa.label_style != LabelStyle::kPython || a.line == b.line) && a.instance == b.instance &&
+         pa.str(a.name) == pb.str(b.name) && pa.str(a.file) == pb.str(b.file) && pa.str(a.object) == pb.str(b.object) &&
+         pa.str(a.process) == pb.str(b.process) && pa.str(a.code) == pb.str(b.code);
+}
+
+std::vector<FuncId> match_functions_by_identity(const Profile& a, const Profile& b, bool name_only) {
+  auto hash = [&](const Profile& p, const Function& f) {
+    auto h = [&](StringId s) { return s == kNoString ? 0 : FlatIndex::hash_bytes(p.str(s)) | 1; };
+    if (name_only) return h(f.name);
+    return FlatIndex::mix(FlatIndex::mix(h(f.name), h(f.object), f.instance), FlatIndex::mix(h(f.file), h(f.process)));
+  };
+  auto same = [&](const Profile& pa, const Function& x, const Profile& pb, const Function& y) {
+    return name_only ? pa.str(x.name) == pb.str(y.name) : same_identity(pa, x, pb, y);
+  };
+  FlatIndex index;
+  for (FuncId g = 0; g < b.functions.size(); ++g)
+    index.find_or_add(
+        hash(b, b.functions[g]), [&](std::uint32_t x) { return same(b, b.functions[x], b, b.functions[g]); },
+        [&] { return g; });
+  std::vector<FuncId> match(a.functions.size(), kNoMatch);
+  for (FuncId f = 0; f < a.functions.size(); ++f) {
+    std::int64_t found = index.find(hash(a, a.functions[f]),
+                                    [&](std::uint32_t x) { return same(a, a.functions[f], b, b.functions[x]); });
+    if (found >= 0) match[f] = static_cast<FuncId>(found);
+  }
+  return match;
+}
+
 bool ProfileMerger::same_function(const Function& a, const Profile& other, const Function& b) const {
-  const Profile& p = into_;
-  return (p.label_style != LabelStyle::kPython || a.line == b.line) && p.str(a.name) == other.str(b.name) &&
-         p.str(a.file) == other.str(b.file) && p.str(a.object) == other.str(b.object) &&
-         p.str(a.process) == other.str(b.process) && p.str(a.code) == other.str(b.code);
+  return same_identity(into_, a, other, b);
 }
 
 Expected<bool> ProfileMerger::adopt_events(const Profile& other, std::string_view other_path,
@@ -337,6 +379,14 @@ Expected<bool> ProfileMerger::add(const Profile& other, std::string_view other_p
     if (into.keeps_stack_totals && other.keeps_stack_totals)
       add_row(into, into.stack_total, to, other.stack_total, f, one, event_map, scale);
   }
+  // The profiler's shares hold for one run alone.
+  if (files_ == 0 && !other.reported_share.empty()) {
+    into.reported_share.assign(into.functions.size(), 0.0);
+    for (FuncId f = 0; f < other.functions.size(); ++f) into.reported_share[map[f]] = other.reported_share[f];
+  } else {
+    into.reported_share.clear();
+  }
+  ++files_;
   for (FuncId f : other.listed) {
     if (is_listed_[map[f]]) continue;
     is_listed_[map[f]] = true;

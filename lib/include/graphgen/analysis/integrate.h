@@ -28,15 +28,37 @@ struct Cycles {
 /// Tarjan's algorithm over the profile's calls, without recursion.
 Cycles find_cycles(const Profile& p, const Adjacency& adj);
 
-/// gprof2dot's call ratios: each non-self call's cost over the callee's
-/// incoming cost (over the cycle's incoming cost for calls entering a
-/// cycle). Indexed by CallId; negative for self calls (no ratio).
+/// gprof2dot's call ratios: each non-self call's weight over the weights of
+/// all calls into the callee (into the cycle, for calls entering a cycle).
+/// `weight` is indexed by CallId. The result is too; negative for self calls
+/// (no ratio).
+std::vector<double> call_ratios(const Profile& p, const Cycles& cycles, const std::vector<double>& weight);
+/// The same with each call's cost in `event` as its weight.
 std::vector<double> call_ratios(const Profile& p, const Cycles& cycles, std::size_t event);
+
+/// How a format's totals follow from its call graph, where gprof2dot's
+/// readers differ.
+struct RatioRule {
+  /// What shares a callee's total out among its callers: the cost along each
+  /// call (sampling formats, callgrind) or its call count (gprof text).
+  enum class Split { kCallCost, kCallCount } split = Split::kCallCost;
+  /// Integrate the event's own values (gprof: seconds, which the labels can
+  /// show as self-time and total-time) rather than shares of the whole.
+  bool in_values = false;
+};
 
 /// gprof2dot's default for sampling and call-graph formats (--total
 /// callratios): self ratio = self / sum of self; totals integrated along the
-/// call ratios, cycles shared out per entry point.
-CallGraph graph_from_call_ratios(const Profile& p, std::size_t event, Diagnostics& diag);
+/// call ratios, cycles shared out per entry point. Sums run in the
+/// profile's listed order when it has one (the file's order), else by id.
+CallGraph graph_from_call_ratios(const Profile& p, std::size_t event, Diagnostics& diag, const RatioRule& rule = {});
+
+/// Formats whose profiler printed each function's share of the whole
+/// (Profile::reported_share, VTune's axe export), as gprof2dot reads them:
+/// node totals are those shares; each call gets the callee's share in
+/// proportion to its caller's share among the callee's callers; a
+/// recursive call shows the function's own share.
+CallGraph graph_from_reported_shares(const Profile& p, std::size_t event, Diagnostics& diag);
 
 /// --total callstacks: a function's total is the weight of the samples whose
 /// stack holds it (Profile::stack_total); a call's total is its ratio times

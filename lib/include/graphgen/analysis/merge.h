@@ -17,6 +17,18 @@ enum class FunctionKey {
   kName,           // gprof2dot's identity for callgrind: the name alone
 };
 
+/// Whether two functions of two profiles are the same function: the same
+/// name, object, file, process, code object and instance, and the same line
+/// where the label shows it (Python labels). What merging and --compare
+/// match by.
+bool same_identity(const Profile& pa, const Function& a, const Profile& pb, const Function& b);
+
+/// For each function of `a`, the function of `b` with the same identity
+/// (same_identity; with `name_only`, the same name: graphs of callgrind
+/// functions made one per name, --merge-by-name), or kNoMatch.
+inline constexpr FuncId kNoMatch = UINT32_MAX;
+std::vector<FuncId> match_functions_by_identity(const Profile& a, const Profile& b, bool name_only = false);
+
 /// `p` with functions of the same key made one function (the first one's
 /// attributes, in first-appearance order): self costs, call counts, calls,
 /// per-position costs and stack totals summed. Takes `p` by value so callers
@@ -61,6 +73,7 @@ class ProfileMerger {
   Profile& into_;
   std::string first_path_;
   bool started_ = false;
+  std::size_t files_ = 0;  // profiles added
   FlatIndex functions_, calls_, lines_, sites_, jumps_, children_;
   std::vector<bool> is_listed_;
   std::vector<FuncId> map_, renumbered_;

@@ -1,0 +1,280 @@
+#include "reader.h"
+
+#include <fmt/format.h>
+#include <simdjson.h>
+
+#include <cmath>
+#include <unordered_map>
+#include <vector>
+
+#include "stacks.h"
+
+namespace graphgen::json {
+
+namespace {
+
+namespace od = simdjson::ondemand;
+
+struct Event {
+  std::uint32_t first = 0, size = 0;  // in Reader::chain_
+  double cost = 0;
+};
+
+class Reader {
+ public:
+  Reader(const InputFile& in, const formats::ReadOptions& options) : in_(in), options_(options) {}
+
+  Expected<Profile> read(Diagnostics& diag) {
+    simdjson::padded_string text(in_.bytes().data(), in_.bytes().size());
+    base_ = text.data();
+    od::parser parser;
+    od::document doc;
+    if (auto e = parser.iterate(text).get(doc); e) return fail(nullptr, "a JSON document", e);
+    od::object root;
+    if (auto e = doc.get_object().get(root); e) return fail(&doc, "a JSON object {\"version\": 0, ...}", e);
+    bool version = false, functions = false, events = false;
+    for (auto field : root) {
+      std::string_view key;
+      if (auto e = field.unescaped_key().get(key); e) return fail(&doc, "a member name", e);
+      od::value value = field.value();
+      if (key == "version") {
+        std::int64_t v = 0;
+        if (auto e = value.get_int64().get(v); e) return fail(&doc, "\"version\": 0", e);
+        if (v != 0) return bad_input(fmt::format("{}: expected \"version\": 0, found version {}", in_.path(), v));
+        version = true;
+      } else if (key == "costs") {
+        if (auto ok = costs(doc, value); !ok) return ok.error();
+      } else if (key == "functions") {
+        if (auto ok = function_list(doc, value); !ok) return ok.error();
+        functions = true;
+      } else if (key == "events") {
+        if (auto ok = event_list(doc, value); !ok) return ok.error();
+        events = true;
+      }
+      if (options_.memory_budget && bytes() > options_.memory_budget)
+        return bad_input(formats::over_budget_message(in_.path(), options_.memory_budget, names_.size(), 1));
+    }
+    for (auto [present, what] :
+         {std::pair{version, "\"version\""}, std::pair{functions, "\"functions\""}, std::pair{events, "\"events\""}})
+      if (!present)
+        return bad_input(
+            fmt::format("{}: expected the member {} (gprof2dot's JSON schema), found none", in_.path(), what));
+    return build(diag);
+  }
+
+ private:
+  struct Fn {
+    std::string name, module, process;
+    bool has_module = false, has_process = false;
+  };
+
+  std::size_t bytes() const {
+    return names_.size() * sizeof(Fn) + chain_.size() * sizeof(std::uint32_t) + events_.size() * sizeof(Event);
+  }
+
+  // file:+0xOFF: expected WHAT, found simdjson's reason.
+  Error fail(od::document* doc, std::string_view what, simdjson::error_code e) const {
+    std::size_t offset = 0;
+    const char* at = nullptr;
+    if (doc && doc->current_location().get(at) == simdjson::SUCCESS && at >= base_) offset = at - base_;
+    std::string found = simdjson::error_message(e);
+    if (e == simdjson::INCORRECT_TYPE) found = "a value of another type";
+    std::string_view rest = in_.bytes().substr(std::min(offset, in_.bytes().size()));
+    std::string_view token = rest.substr(0, std::min(rest.find_first_of(",]} \t\r\n"), std::size_t{40}));
+    if (token == "NaN" || token == "Infinity" || token == "-Infinity")
+      found = quote_input(token) + ", which is not JSON (costs must be finite numbers)";
+    else if (e == simdjson::NUMBER_ERROR)
+      found = quote_input(token) + ", a number beyond a double (costs must be finite numbers)";
+    return Error{Error::Kind::kBadInput,
+                 fmt::format("{}:+0x{:x}: expected {}, found {}", in_.path(), offset, what, one_line(found))};
+  }
+
+  Expected<bool> costs(od::document& doc, od::value value) {
+    od::array list;
+    if (auto e = value.get_array().get(list); e) return fail(&doc, "\"costs\": [{\"description\": ...}]", e);
+    for (auto item : list) {
+      od::object cost;
+      if (auto e = item.get_object().get(cost); e) return fail(&doc, "a cost {\"description\": ...}", e);
+      if (!event_name_.empty()) continue;  // only the first cost is read
+      for (auto f : cost) {
+        std::string_view key, s;
+        if (auto e = f.unescaped_key().get(key); e) return fail(&doc, "a member name", e);
+        if (key != "description" && key != "unit") continue;
+        if (auto e = f.value().get_string().get(s); e) return fail(&doc, "a string", e);
+        (key == "description" ? event_name_ : event_unit_) = std::string(s);
+      }
+      if (event_name_.empty()) event_name_ = "cost";
+    }
+    return true;
+  }
+
+  Expected<bool> function_list(od::document& doc, od::value value) {
+    od::array list;
+    if (auto e = value.get_array().get(list); e) return fail(&doc, "\"functions\": [{\"name\": ...}, ...]", e);
+    for (auto item : list) {
+      od::object obj;
+      if (auto e = item.get_object().get(obj); e) return fail(&doc, "a function {\"name\": ...}", e);
+      Fn fn;
+      bool named = false;
+      for (auto f : obj) {
+        std::string_view key, s;
+        if (auto e = f.unescaped_key().get(key); e) return fail(&doc, "a member name", e);
+        if (key != "name" && key != "module" && key != "process") continue;
+        if (auto e = f.value().get_string().get(s); e) return fail(&doc, "a string", e);
+        if (key == "name") {
+          fn.name = std::string(s);
+          named = true;
+        } else if (key == "module") {
+          fn.module = std::string(s);
+          fn.has_module = true;
+        } else {
+          fn.process = std::string(s);
+          fn.has_process = true;
+        }
+      }
+      if (!named)
+        return bad_input(fmt::format("{}: expected \"name\" in function {} of \"functions\", found none", in_.path(),
+                                     names_.size()));
+      names_.push_back(std::move(fn));
+      if (options_.memory_budget && (names_.size() & 4095) == 0 && bytes() > options_.memory_budget)
+        return bad_input(formats::over_budget_message(in_.path(), options_.memory_budget, names_.size(), 1));
+    }
+    return true;
+  }
+
+  Expected<bool> event_list(od::document& doc, od::value value) {
+    od::array list;
+    if (auto e = value.get_array().get(list); e)
+      return fail(&doc, "\"events\": [{\"callchain\": [...], \"cost\": [...]}, ...]", e);
+    for (auto item : list) {
+      od::object obj;
+      if (auto e = item.get_object().get(obj); e) return fail(&doc, "an event {\"callchain\": ..., \"cost\": ...}", e);
+      Event ev;
+      ev.first = static_cast<std::uint32_t>(chain_.size());
+      bool has_chain = false, has_cost = false;
+      for (auto f : obj) {
+        std::string_view key;
+        if (auto e = f.unescaped_key().get(key); e) return fail(&doc, "a member name", e);
+        if (key == "callchain") {
+          od::array chain;
+          if (auto e = f.value().get_array().get(chain); e) return fail(&doc, "\"callchain\": [function, ...]", e);
+          for (auto x : chain) {
+            double v = 0;
+            if (auto e = x.get_double().get(v); e) return fail(&doc, "a function position", e);
+            if (!(v >= 0 && v < 4294967295.0 && v == std::floor(v)))
+              return bad_input(fmt::format("{}: expected function positions in event {}'s callchain, found {}",
+                                           in_.path(), events_.size(), v));
+            chain_.push_back(static_cast<std::uint32_t>(v));
+          }
+          has_chain = true;
+        } else if (key == "cost") {
+          od::array costs;
+          if (auto e = f.value().get_array().get(costs); e) return fail(&doc, "\"cost\": [number, ...]", e);
+          for (auto x : costs) {
+            if (has_cost) continue;  // gprof2dot uses the first
+            od::number n;
+            if (auto e = x.get_number().get(n); e) return fail(&doc, "a cost (a number)", e);
+            double v = n.as_double();
+            if (!std::isfinite(v)) return fail(&doc, "a finite cost", simdjson::NUMBER_ERROR);
+            if (!n.is_int64() && !n.is_uint64()) integral_ = false;
+            if (n.is_uint64()) integral_ = integral_ && n.get_uint64() <= static_cast<std::uint64_t>(INT64_MAX);
+            ev.cost = v;
+            has_cost = true;
+          }
+          if (!has_cost)
+            return bad_input(fmt::format("{}: expected a number in event {}'s \"cost\", found an empty list",
+                                         in_.path(), events_.size()));
+        }
+      }
+      if (!has_chain || !has_cost)
+        return bad_input(fmt::format("{}: expected \"callchain\" and \"cost\" in event {}, found {} alone", in_.path(),
+                                     events_.size(),
+                                     has_chain  ? "\"callchain\""
+                                     : has_cost ? "\"cost\""
+                                                : "neither"));
+      ev.size = static_cast<std::uint32_t>(chain_.size() - ev.first);
+      if (ev.size == 0) {
+        ++empty_chains_;
+        continue;
+      }
+      events_.push_back(ev);
+      if (options_.memory_budget && (events_.size() & 4095) == 0 && bytes() > options_.memory_budget)
+        return bad_input(formats::over_budget_message(in_.path(), options_.memory_budget, names_.size(), 1));
+    }
+    return true;
+  }
+
+  Expected<Profile> build(Diagnostics& diag) {
+    Profile p;
+    p.label_style = LabelStyle::kNameUnderObject;
+    detail::StackBuilder builder(p, event_name_.empty() ? "cost" : event_name_, event_unit_, options_.keep_stacks,
+                                 !integral_);
+    std::unordered_map<std::string, std::uint32_t> instances;
+    for (const Fn& fn : names_) {
+      Function f;
+      f.name = p.strings.intern(fn.name);
+      f.object = p.strings.intern(fn.module);
+      f.has_object = fn.has_module;
+      if (fn.has_process) f.process = p.strings.intern(fn.process);
+      // Same name, module and process at two positions: two functions.
+      f.instance = instances[fn.name + '\0' + fn.module + '\0' + fn.process + (fn.has_process ? "p" : "")]++;
+      f.calls = 0;
+      p.add_function(f);
+    }
+    std::vector<FuncId> stack;
+    for (std::size_t i = 0; i < events_.size(); ++i) {
+      const Event& ev = events_[i];
+      stack.assign(chain_.begin() + ev.first, chain_.begin() + ev.first + ev.size);
+      for (FuncId f : stack)
+        if (f >= p.functions.size())
+          return bad_input(
+              fmt::format("{}: expected positions of \"functions\" (0 to {}) in event {}'s callchain, "
+                          "found {}",
+                          in_.path(), static_cast<std::int64_t>(p.functions.size()) - 1, i, f));
+      ++p.functions[stack.front()].calls;
+      builder.add_sample(stack, builder.cost(ev.cost));
+    }
+    if (empty_chains_)
+      diag.warn(fmt::format("{}: {} event(s) with an empty callchain were left out", in_.path(), empty_chains_));
+    return p;
+  }
+
+  const InputFile& in_;
+  const formats::ReadOptions& options_;
+  const char* base_ = nullptr;
+  std::string event_name_, event_unit_;
+  std::vector<Fn> names_;
+  std::vector<std::uint32_t> chain_;
+  std::vector<Event> events_;
+  bool integral_ = true;
+  std::size_t empty_chains_ = 0;
+};
+
+}  // namespace
+
+bool sniff(std::string_view head) {
+  std::size_t i = 0;
+  while (i < head.size() && (head[i] == ' ' || head[i] == '\t' || head[i] == '\n' || head[i] == '\r')) ++i;
+  if (i >= head.size() || head[i] != '{') return false;
+  ++i;
+  while (i < head.size() && (head[i] == ' ' || head[i] == '\t' || head[i] == '\n' || head[i] == '\r')) ++i;
+  for (std::string_view key : {"\"version\"", "\"functions\"", "\"events\"", "\"costs\""})
+    if (head.substr(i).starts_with(key)) return true;
+  return false;
+}
+
+bool sniff_object(std::string_view head) {
+  std::size_t i = 0;
+  while (i < head.size() && (head[i] == ' ' || head[i] == '\t' || head[i] == '\n' || head[i] == '\r')) ++i;
+  if (i >= head.size() || head[i] != '{') return false;
+  ++i;
+  while (i < head.size() && (head[i] == ' ' || head[i] == '\t' || head[i] == '\n' || head[i] == '\r')) ++i;
+  return i < head.size() && (head[i] == '"' || head[i] == '}');
+}
+
+Expected<Profile> read(const InputFile& input, const formats::ReadOptions& options, Diagnostics& diag) {
+  Reader reader(input, options);
+  return reader.read(diag);
+}
+
+}  // namespace graphgen::json
