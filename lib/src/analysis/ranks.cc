@@ -7,9 +7,9 @@
 
 namespace graphgen {
 
-std::int64_t rank_from_path(std::string_view path) {
-  std::size_t slash = path.rfind('/');
-  std::string_view name = slash == std::string_view::npos ? path : path.substr(slash + 1);
+namespace {
+// The last integer of `name`, else -1.
+std::int64_t last_integer(std::string_view name) {
   std::size_t end = name.size();
   while (end > 0 && !(name[end - 1] >= '0' && name[end - 1] <= '9')) --end;
   if (end == 0) return -1;
@@ -19,6 +19,15 @@ std::int64_t rank_from_path(std::string_view path) {
   std::int64_t v = 0;
   for (std::size_t i = begin; i < end; ++i) v = v * 10 + (name[i] - '0');
   return v;
+}
+}  // namespace
+
+std::int64_t rank_from_path(std::string_view path) {
+  // The file name's last number (cpu_12.prof), else its folders' (rank-3/out.pstats).
+  std::size_t slash = path.rfind('/');
+  if (slash == std::string_view::npos) return last_integer(path);
+  std::int64_t in_name = last_integer(path.substr(slash + 1));
+  return in_name >= 0 ? in_name : last_integer(path.substr(0, slash));
 }
 
 RankAccumulator::RankAccumulator(const std::vector<std::string>& inputs, bool reversed_tail,

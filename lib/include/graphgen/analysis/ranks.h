@@ -23,7 +23,7 @@
 namespace graphgen {
 
 /// The rank number of an input: the last integer in its file name
-/// (cpu_12.prof, rank-3/out.pstats), else -1.
+/// (cpu_12.prof), else in its folders (rank-3/out.pstats), else -1.
 std::int64_t rank_from_path(std::string_view path);
 
 struct RankMeasure {
