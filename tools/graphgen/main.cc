@@ -4,6 +4,7 @@
 // comes back: formats and passes live in the library (formats/pipeline.h).
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "dot/dot_writer.h"
+#include "each.h"
 #include "graphgen/analysis/theme.h"
 #include "graphgen/io.h"
 #include "pipeline.h"
@@ -71,6 +73,8 @@ struct Args {
   std::size_t top = 0;
   bool imbalance = false;
   bool compare = false;
+  bool each = false;
+  unsigned jobs = 0;
   double tolerance = 0.001;
   bool only_slower = false, only_faster = false, color_by_difference = false;
   bool timings = false;
@@ -184,11 +188,39 @@ Expected<formats::Request> make_request(const Args& a, Diagnostics& diag) {
   w.imbalance = a.imbalance;
   r.compare = a.compare;
   r.compare_options = {a.tolerance, a.only_slower, a.only_faster, a.color_by_difference};
+  if (a.jobs && !a.each) return bad_usage("--jobs goes with --each");
   if (!a.compare && (a.only_slower || a.only_faster || a.color_by_difference || a.tolerance != 0.001))
     return bad_usage(
         "--compare-tolerance, --compare-only-slower, --compare-only-faster and "
         "--compare-color-by-difference go with --compare A B");
   return r;
+}
+
+// --each: every input to its own output, on all cores; one line per failure,
+// progress on a terminal, and the worst failure's exit status.
+int run_each(const Args& a, const formats::Request& request) {
+  const bool progress = ::isatty(STDERR_FILENO) && !a.quiet;
+  std::size_t failed = 0;
+  int status = kExitOk;
+  auto results = formats::run_each(request, a.output, a.jobs, [&](const formats::EachResult& r, std::size_t done) {
+    if (progress) std::fprintf(stderr, "\r\033[K");
+    if (!a.quiet)
+      for (const std::string& w : r.warnings) spdlog::warn("{}", one_line(w));
+    if (!r.ok) {
+      ++failed;
+      int code = fail(Error{r.kind, r.error});
+      status = std::max(status, code);
+    }
+    if (progress)
+      std::fprintf(stderr, "graphgen: --each: %zu of %zu done%s", done, request.inputs.size(),
+                   failed ? fmt::format(", {} failed", failed).c_str() : "");
+  });
+  if (progress) std::fprintf(stderr, "\r\033[K");
+  if (!results) return fail(results.error());
+  if (failed && !a.quiet)
+    spdlog::warn("--each: {} of {} inputs failed; the other {} outputs are written", failed, results->size(),
+                 results->size() - failed);
+  return status;
 }
 
 int run(const Args& a) {
@@ -197,6 +229,7 @@ int run(const Args& a) {
   report(diag, a.quiet);
   diag.clear();
   if (!request) return fail(request.error());
+  if (a.each) return run_each(a, *request);
   if (a.list_functions.empty())
     if (auto ok = check_output_is_not_an_input(a.output, a.inputs); !ok) return fail(ok.error());
   auto output = formats::convert(*request, diag);
@@ -236,10 +269,12 @@ int main(int argc, char** argv) {
 
   Args a;
   CLI::App app{
-      "Reads profiles (Python pstats, valgrind callgrind, perf script, collapsed stacks, line_profiler;\n"
+      "Reads profiles (Python pstats, valgrind callgrind, perf script, collapsed stacks, line_profiler,\n"
+      "and gprof2dot's other formats: gprof, VTune, HPROF, JSON, Very Sleepy, sysprof, xperf, DTrace;\n"
       "several files of one format merge), builds one call graph and writes it as Graphviz dot (the\n"
       "default, equal by meaning to gprof2dot's), as an image rendered in-process, or converts the\n"
-      "whole profile to callgrind (KCacheGrind), pstats, or line_profiler's text report.\n"
+      "whole profile to callgrind (KCacheGrind), pstats, line_profiler's text report, or per-rank\n"
+      "statistics of MPI ranks.\n"
       "Options follow gprof2dot's names and defaults; thresholds and selections apply to graph\n"
       "outputs only.",
       "graphgen"};
@@ -260,6 +295,8 @@ int main(int argc, char** argv) {
       "  graphgen -f pstats out.pstats | dot -Tsvg   gprof2dot-compatible dot on stdout\n"
       "  graphgen cpu_*.prof -o merged.pstats        merge per-rank profiles (as pstats.Stats)\n"
       "  graphgen cpu_*.prof -T ranks                per-function load imbalance across the ranks\n"
+      "  graphgen --each cpu_*.prof -o 'png/{stem}.png'  one picture per rank, on every core\n"
+      "  graphgen --compare before.prof after.prof   what changed between two runs\n"
       "  graphgen out.pstats -o out.callgrind        open a Python profile in KCacheGrind\n"
       "  graphgen -T text app.py.lprof               line_profiler's report, without Python\n"
       "  graphgen -n 0 -e 0 -z 'app:*:main' x.pstats everything below main\n"
@@ -373,6 +410,14 @@ int main(int argc, char** argv) {
   app.add_flag("--imbalance", a.imbalance,
                "graph outputs of several inputs (one per MPI rank): colour each function by how unevenly the ranks "
                "spend its time (Imb%) and add a line 'imb 23% (max r5, min r61)'");
+  app.add_flag("--each", a.each,
+               "convert every input on its own to its own output, in parallel, instead of merging them; -o is a "
+               "template: {stem} (cpu_3.prof -> cpu_3), {name}, {dir}, {rank} (the last number in the name), "
+               "{index}; folders are made as needed. One failure does not stop the others; the exit status says "
+               "whether any failed");
+  app.add_option("--jobs", a.jobs, "with --each: how many inputs to convert at once [default: one per core]")
+      ->type_name("N")
+      ->check(CLI::PositiveNumber);
   app.add_flag("--compare", a.compare,
                "draw the differences between two profiles of (almost) the same program, the two inputs (before, "
                "after): each function found in both shows its shares and by how much the second differs, as "

@@ -35,6 +35,8 @@ class Expected {
   const T& value() const& { return std::get<0>(v_); }
   T* operator->() { return &std::get<0>(v_); }
   T& operator*() & { return std::get<0>(v_); }
+  const T& operator*() const& { return std::get<0>(v_); }
+  T&& operator*() && { return std::get<0>(std::move(v_)); }
   const Error& error() const { return std::get<1>(v_); }
 
  private:
