@@ -9,9 +9,12 @@ where a code-object function name becomes
 
   python3 make_expected.py FILE.pstats ...         one JSON per file
   python3 make_expected.py --merge OUT.json F1 F2  pstats.Stats(F1, F2, ...)
+  python3 make_expected.py --fsum OUT.json F1 F2   the same, each time the
+                                                   math.fsum of the files' times
 """
 import json
 import marshal
+import math
 import pstats
 import sys
 import types
@@ -36,9 +39,35 @@ def dump(stats, out):
         json.dump(rows, f, indent=0)
 
 
+def fsum_stats(paths):
+    """pstats.Stats(*paths).stats with every time replaced by the exactly
+    rounded sum of the files' own values (graphgen's merge)."""
+    merged = pstats.Stats(*paths).stats
+    raw = []
+    for path in paths:
+        with open(path, "rb") as f:
+            raw.append(marshal.load(f))
+    out = {}
+    for k, (cc, nc, tt, ct, callers) in merged.items():
+        parts = [d[k] for d in raw if k in d]
+        tt = math.fsum(p[2] for p in parts)
+        ct = math.fsum(p[3] for p in parts)
+        new_callers = {}
+        for ck, cv in callers.items():
+            if isinstance(cv, tuple):
+                vals = [p[4][ck] for p in parts if ck in p[4]]
+                cv = (cv[0], cv[1], math.fsum(v[2] for v in vals), math.fsum(v[3] for v in vals))
+            new_callers[ck] = cv
+        out[k] = (cc, nc, tt, ct, new_callers)
+    return out
+
+
 def main(argv):
     if argv[:1] == ["--merge"]:
         dump(pstats.Stats(*argv[2:]).stats, argv[1])
+        return
+    if argv[:1] == ["--fsum"]:
+        dump(fsum_stats(argv[2:]), argv[1])
         return
     for path in argv:
         with open(path, "rb") as f:

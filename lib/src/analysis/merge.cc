@@ -16,14 +16,31 @@ std::int64_t add_count(std::int64_t a, std::int64_t b) {
 }
 
 // Adds row `from` of `src` (width ne_src, event map) into row `to` of `dst`.
+// Adds row `from` of `src` to row `to` of `dst`. Floating costs add
+// exactly: `exact` holds each cell's partials (parallel to `dst`), and
+// `src_exact`, when given, the source's own partials (a profile merged
+// elsewhere, graphgen-mpi), so the sum never depends on grouping.
 void add_row(const Profile& p, std::vector<Cost>& dst, std::size_t to, const std::vector<Cost>& src, std::size_t from,
-             std::size_t src_width, const std::vector<std::size_t>& event_map, const std::vector<double>& scale) {
+             std::size_t src_width, const std::vector<std::size_t>& event_map, const std::vector<double>& scale,
+             std::vector<ExactSum>& exact, const std::vector<ExactSum>* src_exact) {
   const std::size_t ne = p.events.size();
   for (std::size_t e = 0; e < src_width; ++e) {
     std::size_t k = event_map[e];
-    Cost v = src[from * src_width + e];
+    std::size_t cell = to * ne + k, source = from * src_width + e;
+    Cost v = src[source];
+    Cost& d = dst[cell];
+    if (p.events[k].floating) {
+      if (exact.size() < dst.size()) exact.resize(dst.size());
+      ExactSum& sum = exact[cell];
+      if (sum.empty() && d != 0) sum.add(cost_float(d));  // what was there before this merger
+      if (src_exact && source < src_exact->size() && !(*src_exact)[source].empty())
+        sum.add((*src_exact)[source]);
+      else
+        sum.add(cost_float(v));
+      d = float_cost(sum.value());
+      continue;
+    }
     if (scale[e] != 1.0) v = static_cast<Cost>(std::llround(static_cast<double>(v) * scale[e]));
-    Cost& d = dst[to * ne + k];
     d = p.add(k, d, v);
   }
 }
@@ -303,8 +320,9 @@ Expected<bool> ProfileMerger::adopt_events(const Profile& other, std::string_vie
   return true;
 }
 
-Expected<bool> ProfileMerger::add(const Profile& other, std::string_view other_path) {
+Expected<bool> ProfileMerger::add(const Profile& other, std::string_view other_path, const ExactTables* other_exact) {
   Profile& into = into_;
+  auto theirs = [&](Table t) -> const std::vector<ExactSum>* { return other_exact ? &(*other_exact)[t] : nullptr; };
   if (!started_) {
     started_ = true;
     first_path_ = std::string(other_path);
@@ -373,11 +391,11 @@ Expected<bool> ProfileMerger::add(const Profile& other, std::string_view other_p
     merged.primitive_calls = add_count(merged.primitive_calls, fn.primitive_calls);
     merged.has_object = merged.has_object || fn.has_object;
     if (merged.line == 0) merged.line = fn.line;
-    add_row(into, into.self_cost, to, other.self_cost, f, one, event_map, scale);
+    add_row(into, into.self_cost, to, other.self_cost, f, one, event_map, scale, exact_[kSelf], theirs(kSelf));
     if (into.has_total_cost() && other.has_total_cost())
-      add_row(into, into.total_cost, to, other.total_cost, f, one, event_map, scale);
+      add_row(into, into.total_cost, to, other.total_cost, f, one, event_map, scale, exact_[kTotal], theirs(kTotal));
     if (into.keeps_stack_totals && other.keeps_stack_totals)
-      add_row(into, into.stack_total, to, other.stack_total, f, one, event_map, scale);
+      add_row(into, into.stack_total, to, other.stack_total, f, one, event_map, scale, exact_[kStack], theirs(kStack));
   }
   // The profiler's shares hold for one run alone.
   if (files_ == 0 && !other.reported_share.empty()) {
@@ -405,9 +423,10 @@ Expected<bool> ProfileMerger::add(const Profile& other, std::string_view other_p
     call_map[c] = to;
     into.calls[to].count = add_count(into.calls[to].count, other.calls[c].count);
     into.calls[to].primitive_count = add_count(into.calls[to].primitive_count, other.calls[c].primitive_count);
-    add_row(into, into.call_cost, to, other.call_cost, c, one, event_map, scale);
+    add_row(into, into.call_cost, to, other.call_cost, c, one, event_map, scale, exact_[kCall], theirs(kCall));
     if (into.keeps_call_self && other.keeps_call_self)
-      add_row(into, into.call_self, to, other.call_self, c, one, event_map, scale);
+      add_row(into, into.call_self, to, other.call_self, c, one, event_map, scale, exact_[kCallSelf],
+              theirs(kCallSelf));
   }
 
   for (std::size_t r = 0; r < other.line_costs.size(); ++r) {
@@ -424,7 +443,8 @@ Expected<bool> ProfileMerger::add(const Profile& other, std::string_view other_p
           into.line_cost_values.resize(into.line_cost_values.size() + ne, 0);
           return static_cast<std::uint32_t>(into.line_costs.size() - 1);
         });
-    add_row(into, into.line_cost_values, to, other.line_cost_values, r, one, event_map, scale);
+    add_row(into, into.line_cost_values, to, other.line_cost_values, r, one, event_map, scale, exact_[kLine],
+            theirs(kLine));
   }
 
   for (std::size_t s = 0; s < other.call_sites.size(); ++s) {
@@ -447,7 +467,8 @@ Expected<bool> ProfileMerger::add(const Profile& other, std::string_view other_p
           return static_cast<std::uint32_t>(into.call_sites.size() - 1);
         });
     into.call_sites[to].count = saturating_add(into.call_sites[to].count, key.count);
-    add_row(into, into.call_site_cost, to, other.call_site_cost, s, one, event_map, scale);
+    add_row(into, into.call_site_cost, to, other.call_site_cost, s, one, event_map, scale, exact_[kSite],
+            theirs(kSite));
   }
 
   for (const Jump& j : other.jumps) {
@@ -497,13 +518,15 @@ Expected<bool> ProfileMerger::add(const Profile& other, std::string_view other_p
           });
     }
     for (std::uint32_t n = 0; n < other.stack_nodes.size(); ++n)
-      add_row(into, into.stack_node_cost, node_map[n], other.stack_node_cost, n, one, event_map, scale);
+      add_row(into, into.stack_node_cost, node_map[n], other.stack_node_cost, n, one, event_map, scale, exact_[kNode],
+              theirs(kNode));
   }
   return true;
 }
 
 void ProfileMerger::finish() {
   Profile& p = into_;
+  for (std::vector<ExactSum>& t : exact_) std::vector<ExactSum>().swap(t);  // the values are final
   if (p.listed.empty()) return;
   // gprof2dot numbers pstats functions as it meets them: each entry of the
   // stats dict in order, then that entry's callers in their dict order.

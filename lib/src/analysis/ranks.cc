@@ -88,8 +88,8 @@ void RankAccumulator::missing_between(State& st, std::int64_t from, std::int64_t
 }
 
 void RankAccumulator::see(Sums& s, double v, std::uint32_t input, bool first) const {
-  s.sum += v;
-  s.sum_sq += v * v;
+  s.sum.add(v);
+  s.sum_sq.add(v * v);
   if (first || v < s.min || (v == s.min && ranks_[input] < ranks_[s.min_input])) {
     s.min = v;
     s.min_input = input;
@@ -124,9 +124,9 @@ void RankAccumulator::add(const std::vector<double>& self, const std::vector<dou
 RankMeasure RankAccumulator::measure(const Sums& s, const State& st) const {
   const double n = static_cast<double>(ranks_.size());
   RankMeasure m;
-  m.total = s.sum;
-  m.mean = n > 0 ? s.sum / n : 0;
-  double variance = n > 0 ? s.sum_sq / n - m.mean * m.mean : 0;
+  m.total = s.sum.value();
+  m.mean = n > 0 ? m.total / n : 0;
+  double variance = n > 0 ? s.sum_sq.value() / n - m.mean * m.mean : 0;
   m.stddev = variance > 0 ? std::sqrt(variance) : 0;
   m.min = s.min;
   m.max = s.max;

@@ -3,10 +3,12 @@
 // a reader kept apart for views that want a coarser identity.
 #pragma once
 
+#include <array>
 #include <string_view>
 #include <vector>
 
 #include "graphgen/error.h"
+#include "graphgen/exact_sum.h"
 #include "graphgen/flat_index.h"
 #include "graphgen/profile.h"
 
@@ -44,18 +46,32 @@ Profile merge_functions(Profile p, FunctionKey key);
 /// functions by identity (name, object, file, process, code object, and the
 /// line where the label shows it); self, total and stack costs, call counts,
 /// calls, per-position costs, call sites, jumps and callsite trees are
-/// summed, floating costs with IEEE addition. What is new to `into` is
+/// summed, floating costs exactly (ExactSum: the double nearest the exact
+/// total, whatever the order or grouping of the additions). What is new to `into` is
 /// appended in `other`'s order, so adding files in order equals reading them
 /// in one pass, and listed entries (pstats dict keys) keep pstats.Stats.add's
-/// order. The result depends only on the order of the add() calls.
+/// order. The order of functions, calls and listed entries depends on the
+/// order of the add() calls; no value does.
 class ProfileMerger {
  public:
+  /// The cost tables whose floating cells add exactly (ExactSum).
+  enum Table { kSelf, kTotal, kStack, kCall, kCallSelf, kLine, kSite, kNode, kTables };
+  /// Per table, each cell's exact partials (parallel to the table; empty
+  /// where nothing floating was added).
+  using ExactTables = std::array<std::vector<ExactSum>, kTables>;
+
   explicit ProfileMerger(Profile& into);
-  Expected<bool> add(const Profile& other, std::string_view other_path);
+  /// Adds `other`; `other_exact`, if given, holds its floating cells'
+  /// partials (a profile merged by another ProfileMerger, which the sum
+  /// then takes exactly instead of its rounded values).
+  Expected<bool> add(const Profile& other, std::string_view other_path, const ExactTables* other_exact = nullptr);
   /// Puts the functions of a listed profile in gprof2dot's order (each
   /// listed entry, then its callers, first appearance); call after the last
   /// add(). A no-op for profiles without listed entries.
   void finish();
+
+  /// The partials of the floating cells added so far (until finish()).
+  const ExactTables& exact() const { return exact_; }
 
   /// Where the last add() put each function of the profile it added.
   const std::vector<FuncId>& last_map() const { return map_; }
@@ -80,6 +96,7 @@ class ProfileMerger {
   std::vector<StringId> string_map_;
   std::vector<std::uint64_t> string_hash_;  // of the profile being added, by its string id (0: not yet)
   const Profile* hashing_ = nullptr;
+  ExactTables exact_;
 };
 
 /// Adds `other` into `into`, as ProfileMerger::add does.

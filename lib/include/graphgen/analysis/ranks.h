@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "graphgen/exact_sum.h"
 #include "graphgen/profile.h"
 
 namespace graphgen {
@@ -78,7 +79,8 @@ class RankAccumulator {
 
  private:
   struct Sums {
-    double sum = 0, sum_sq = 0, min = 0, max = 0;
+    ExactSum sum, sum_sq;  // exact: the same bits however the inputs are split
+    double min = 0, max = 0;
     std::uint32_t min_input = 0, max_input = 0;  // input indexes
   };
   struct State {
