@@ -158,93 +158,76 @@ Expected<const OutputFormat*> resolve_output_format(std::string_view to, std::st
 namespace {
 Expected<bool> rank_values(const Profile& file, const InputFormat& format, const Request& r, std::vector<double>& self,
                            std::vector<double>& inclusive);
-constexpr std::size_t kHeatmapColumns = 128;
 }  // namespace
 
-Expected<Profile> read_and_merge(const Request& r, const InputFormat*& format, Diagnostics& diag,
-                                 std::size_t* input_bytes, RankTable* ranks) {
+Expected<const InputFormat*> input_format_of(const Request& r, FirstInput* first) {
   const std::size_t n = r.inputs.size();
   if (n == 0) return bad_usage("expected at least one input file, found none");
-  // The first input decides the format (and so the merge order).
-  std::optional<InputFile> first;
-  {
-    auto file = open_input(r.inputs.front());
-    if (!file) {
-      if (!r.keep_going || n == 1) return file.error();
-    } else {
-      first = std::move(file).value();
-    }
-  }
-  std::size_t first_index = 0;
-  format = nullptr;
-  std::vector<std::string> skipped;
-  // With --keep-going, the first readable input decides.
-  while (!format) {
-    if (!first) {
-      if (++first_index >= n) break;
-      auto file = open_input(r.inputs[first_index]);
-      if (!file) {
-        skipped.push_back(fmt::format("{} ({})", r.inputs[first_index], file.error().message));
-        continue;
-      }
-      first = std::move(file).value();
-    }
-    auto f = format_of(*first, r);
+  // The first input decides (with --keep-going, the first readable one).
+  std::optional<Error> first_error;
+  for (std::size_t i = 0; i < n; ++i) {
+    auto file = open_input(r.inputs[i]);
+    Expected<const InputFormat*> f = file ? format_of(*file, r) : Expected<const InputFormat*>(file.error());
     if (f) {
-      format = *f;
-      break;
+      if (first) {  // standard input cannot be opened twice
+        first->index = i;
+        first->file = std::move(file).value();
+      }
+      return f;
     }
-    if (!r.keep_going || f.error().kind == Error::Kind::kBadUsage) return f.error();
-    skipped.push_back(fmt::format("{} ({})", first->path(), f.error().message));
-    first.reset();
+    if (!r.keep_going || n == 1 || f.error().kind == Error::Kind::kBadUsage) return f.error();
+    if (!first_error) first_error = f.error();
   }
-  if (!format) return bad_input(fmt::format("none of the {} inputs could be read; {}", n, skipped.front()));
-  if (r.output && r.list_functions.empty())
-    if (auto ok = check_pair(*format, *r.output); !ok) return ok.error();
+  return bad_input(
+      fmt::format("none of the {} inputs could be read; {} ({})", n, r.inputs.front(), first_error->message));
+}
 
-  std::vector<std::size_t> order = merge_order(format->merge_order, n);
-  std::vector<Slot> slots(n);
-  Profile merged;
-  ProfileMerger merger(merged);
-  std::size_t added = 0;
-  std::optional<RankAccumulator> accumulator;
-  if (ranks) accumulator.emplace(r.inputs, format->merge_order == MergeOrder::kPstats, kHeatmapColumns);
+Expected<MergedShare> read_share(const Request& r, const InputFormat& format, std::size_t begin, std::size_t end,
+                                 bool want_ranks, Diagnostics& diag, FirstInput* first) {
+  const std::size_t n = r.inputs.size();
+  end = std::min(end, n);
+  begin = std::min(begin, end);
+  const InputFormat* fmt_ptr = &format;
+  std::vector<std::size_t> order = merge_order(format.merge_order, n);
+  MergedShare share;
+  ProfileMerger merger(share.profile);
+  if (want_ranks) share.ranks.emplace(r.inputs, format.merge_order == MergeOrder::kPstats, kHeatmapColumns, begin);
   std::vector<double> self_values, inclusive_values;
 
   // Two threads read ahead, at most kWindow profiles, while this one folds
   // them in merge order, so the result never depends on the threads' timing
   // and memory stays bounded however many files there are.
   constexpr std::size_t kWindow = 16;
+  // At most kWindow positions are in flight: a ring of slots, whatever n is.
+  std::vector<Slot> ring(kWindow);
+  auto slot = [&](std::size_t pos) -> Slot& { return ring[pos % kWindow]; };
   std::mutex mutex;
   std::condition_variable changed;
-  std::size_t next = 0, folded = 0;
+  std::size_t next = begin, folded = begin;
   bool stop = false;
   auto read_at = [&](std::size_t pos) {
-    std::size_t input = order[pos];
     std::optional<InputFile> opened;
-    if (input == first_index && first) opened = std::move(first);
-    return read_input(r.inputs[input], format, r, opened, slots[pos].diag, slots[pos].bytes);
+    if (first && first->file && order[pos] == first->index) opened = std::move(first->file);
+    return read_input(r.inputs[order[pos]], fmt_ptr, r, opened, slot(pos).diag, slot(pos).bytes);
   };
   auto worker = [&] {
     for (;;) {
       std::size_t pos;
       {
         std::unique_lock lock(mutex);
-        changed.wait(lock, [&] { return stop || next >= n || next < folded + kWindow; });
-        if (stop || next >= n) return;
+        changed.wait(lock, [&] { return stop || next >= end || next < folded + kWindow; });
+        if (stop || next >= end) return;
         pos = next++;
       }
       auto result = read_at(pos);
       std::lock_guard lock(mutex);
-      slots[pos].result = std::move(result);
+      slot(pos).result = std::move(result);
       changed.notify_all();
     }
   };
   std::vector<std::thread> workers;
-  if (n > 1) {
-    // The first input was opened here; it is read by a worker like the rest.
+  if (end - begin > 1)
     for (int t = 0; t < 2; ++t) workers.emplace_back(worker);
-  }
   auto finish = [&] {
     {
       std::lock_guard lock(mutex);
@@ -254,19 +237,20 @@ Expected<Profile> read_and_merge(const Request& r, const InputFormat*& format, D
     for (std::thread& t : workers) t.join();
   };
 
-  for (std::size_t pos = 0; pos < n; ++pos) {
+  for (std::size_t pos = begin; pos < end; ++pos) {
     std::optional<Expected<Profile>> result;
     if (workers.empty()) {
       result = read_at(pos);
     } else {
       std::unique_lock lock(mutex);
-      changed.wait(lock, [&] { return slots[pos].result.has_value(); });
-      result = std::move(slots[pos].result);
-      slots[pos].result.reset();
+      changed.wait(lock, [&] { return slot(pos).result.has_value(); });
+      result = std::move(slot(pos).result);
+      slot(pos).result.reset();
     }
-    for (const std::string& w : slots[pos].diag.warnings()) diag.warn(w);
-    slots[pos].diag.clear();
-    if (input_bytes) *input_bytes += slots[pos].bytes;
+    for (const std::string& w : slot(pos).diag.warnings()) diag.warn(w);
+    slot(pos).diag.clear();
+    share.input_bytes += slot(pos).bytes;
+    slot(pos).bytes = 0;
     const std::size_t input = order[pos];
     Expected<bool> ok = true;
     if (!*result) {
@@ -275,18 +259,17 @@ Expected<Profile> read_and_merge(const Request& r, const InputFormat*& format, D
         finish();
         return result->error();
       }
-      // The first input was skipped already while finding the format.
-      if (!(input < first_index)) skipped.push_back(fmt::format("{} ({})", r.inputs[input], result->error().message));
+      share.skipped.push_back(fmt::format("{} ({})", r.inputs[input], result->error().message));
+      if (share.ranks) share.ranks->add({}, {}, {});  // skipped: missing in every function
     } else {
       if (r.on_input) ok = r.on_input(input, **result);
       if (ok) ok = merger.add(**result, r.inputs[input]);
-      if (ok) ++added;
-      if (ok && accumulator) {
-        ok = rank_values(**result, *format, r, self_values, inclusive_values);
-        if (ok) accumulator->add(self_values, inclusive_values, merger.last_map());
+      if (ok && share.files++ == 0) share.first_input = r.inputs[input];
+      if (ok && share.ranks) {
+        ok = rank_values(**result, format, r, self_values, inclusive_values);
+        if (ok) share.ranks->add(self_values, inclusive_values, merger.last_map());
       }
     }
-    if (accumulator && !*result) accumulator->add({}, {}, {});  // skipped: missing in every function
     result.reset();
     {
       std::lock_guard lock(mutex);
@@ -299,16 +282,58 @@ Expected<Profile> read_and_merge(const Request& r, const InputFormat*& format, D
     }
   }
   finish();
-  if (added == 0) return bad_input(fmt::format("none of the {} inputs could be read; {}", n, skipped.front()));
-  merger.finish();
-  if (accumulator) *ranks = accumulator->finish(merged.functions.size(), merger.renumbering());
-  if (!skipped.empty()) {
-    std::string list;
-    for (std::size_t i = 0; i < skipped.size() && i < 10; ++i) list += (i ? "; " : "") + skipped[i];
-    if (skipped.size() > 10) list += fmt::format("; and {} more", skipped.size() - 10);
-    diag.warn(fmt::format("--keep-going: skipped {} of {} inputs that could not be read: {}", skipped.size(), n, list));
+  share.exact = merger.take_exact();
+  if (share.ranks) share.ranks->close(end);
+  return share;
+}
+
+Expected<bool> combine_shares(MergedShare& into, MergedShare next) {
+  std::vector<FuncId> map;
+  if (next.files > 0) {  // (a share whose inputs were all skipped adds no profile)
+    ProfileMerger merger(into.profile, std::move(into.exact), into.files, into.first_input);
+    if (auto ok = merger.add(next.profile, next.first_input, &next.exact); !ok) return ok;
+    into.exact = merger.take_exact();
+    map = merger.last_map();
+    if (into.files == 0) into.first_input = next.first_input;
   }
-  return merged;
+  into.files += next.files;
+  if (into.ranks && next.ranks) into.ranks->combine(*next.ranks, map);
+  into.skipped.insert(into.skipped.end(), std::make_move_iterator(next.skipped.begin()),
+                      std::make_move_iterator(next.skipped.end()));
+  into.input_bytes += next.input_bytes;
+  return true;
+}
+
+Expected<Profile> finish_share(MergedShare share, const Request& r, Diagnostics& diag, RankTable* ranks) {
+  const std::size_t n = r.inputs.size();
+  if (share.files == 0)
+    return bad_input(fmt::format("none of the {} inputs could be read; {}", n,
+                                 share.skipped.empty() ? std::string("no input") : share.skipped.front()));
+  share.exact = {};
+  std::vector<FuncId> renumbered = order_as_gprof2dot(share.profile);
+  if (ranks && share.ranks) *ranks = share.ranks->finish(share.profile.functions.size(), renumbered);
+  if (!share.skipped.empty()) {
+    std::string list;
+    for (std::size_t i = 0; i < share.skipped.size() && i < 10; ++i) list += (i ? "; " : "") + share.skipped[i];
+    if (share.skipped.size() > 10) list += fmt::format("; and {} more", share.skipped.size() - 10);
+    diag.warn(
+        fmt::format("--keep-going: skipped {} of {} inputs that could not be read: {}", share.skipped.size(), n, list));
+  }
+  return std::move(share.profile);
+}
+
+Expected<Profile> read_and_merge(const Request& r, const InputFormat*& format, Diagnostics& diag,
+                                 std::size_t* input_bytes, RankTable* ranks) {
+  FirstInput first;
+  auto detected = input_format_of(r, &first);
+  if (!detected) return detected.error();
+  format = *detected;
+  if (r.output && r.list_functions.empty())
+    if (auto ok = check_pair(*format, *r.output); !ok) return ok.error();
+  auto share = read_share(r, *format, 0, r.inputs.size(), ranks != nullptr, diag, &first);
+  if (!share) return share.error();
+  if (input_bytes) *input_bytes += share->input_bytes;
+  return finish_share(std::move(share).value(), r, diag, ranks);
 }
 
 namespace {

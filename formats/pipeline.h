@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "graphgen/analysis/merge.h"
 #include "graphgen/analysis/ranks.h"
 #include "graphgen/error.h"
 #include "graphgen/profile.h"
@@ -92,6 +93,48 @@ Expected<Output> convert(const Request& request, Diagnostics& diag);
 /// options (its inputs are not read). Appends the phases to `out`.
 Expected<bool> convert_profile(Profile profile, const InputFormat& format, const Request& request, Diagnostics& diag,
                                Output& out);
+
+/// The most columns of a heatmap (ranks are binned beyond).
+inline constexpr std::size_t kHeatmapColumns = 128;
+
+/// A share of the inputs read and merged, not finished: graphgen-mpi's
+/// processes each read one, then combine them in order.
+struct MergedShare {
+  Profile profile;
+  ProfileMerger::ExactTables exact;      // the floating cells' partials
+  std::size_t files = 0;                 // profiles merged into it
+  std::string first_input;               // the first of them, for messages
+  std::optional<RankAccumulator> ranks;  // per-rank statistics, when asked
+  std::vector<std::string> skipped;      // inputs --keep-going skipped
+  std::size_t input_bytes = 0;
+};
+
+/// The input input_format_of() opened to decide, handed on to be read
+/// (standard input cannot be opened twice).
+struct FirstInput {
+  std::size_t index = 0;
+  std::optional<InputFile> file;
+};
+
+/// The request's input format: -f, else the first input's (with
+/// --keep-going, the first readable input's); `first`, if given, gets
+/// that input, open.
+Expected<const InputFormat*> input_format_of(const Request& request, FirstInput* first = nullptr);
+
+/// Reads and merges the inputs at positions [begin, end) of the order
+/// `format` merges in (pstats: the first, then the last to the second);
+/// `first`, if given, is used instead of opening its input again.
+Expected<MergedShare> read_share(const Request& request, const InputFormat& format, std::size_t begin, std::size_t end,
+                                 bool ranks, Diagnostics& diag, FirstInput* first = nullptr);
+
+/// Appends `next`, the share that follows `into`'s, to `into`; the result
+/// is the share a single read of both ranges gives, bit for bit.
+Expected<bool> combine_shares(MergedShare& into, MergedShare next);
+
+/// The merged profile of a share holding every input: functions in
+/// gprof2dot's order, the per-rank table if `ranks` is given, skipped
+/// inputs in one warning.
+Expected<Profile> finish_share(MergedShare share, const Request& request, Diagnostics& diag, RankTable* ranks);
 
 /// The first two steps alone: every input read and merged into one profile
 /// (for front ends that need the profile itself). `format` gets the input format.

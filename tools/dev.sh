@@ -6,7 +6,8 @@
 #   tools/dev.sh test --sanitize   the whole suite built with ASan+UBSan, in build-sanitize/
 #   tools/dev.sh demo    build, render testdata/demo.pstats to build/demo.png, print its path
 #   tools/dev.sh format  reformat the sources with clang-format (the test command checks them)
-#   tools/dev.sh fuzz [SECONDS]   every libFuzzer target for SECONDS each (default 60), with clang
+#   tools/dev.sh fuzz [SECONDS [TARGET...]]   the libFuzzer targets (default: all) for SECONDS each
+#                        (default 60), built with clang in build-fuzz/
 #
 # Installing is idempotent and quiet when nothing is missing. Set
 # GRAPHGEN_BUILD_DIR to build elsewhere, GRAPHGEN_JOBS for the parallelism.
@@ -113,8 +114,15 @@ fuzz() {
   fi
   cmake --build "$dir" --parallel "$jobs"
   mkdir -p "$dir/findings"
-  local target
-  for target in pstats callgrind perf collapse lprof frontdoor; do
+  local target targets=("${@:2}")
+  # Every target of tests/fuzz (or the ones named after the seconds).
+  if [ ${#targets[@]} -eq 0 ]; then
+    for target in "$root"/tests/fuzz/fuzz_*.cc; do
+      target=${target##*/fuzz_}
+      targets+=("${target%.cc}")
+    done
+  fi
+  for target in "${targets[@]}"; do
     mkdir -p "$dir/corpus/$target"
     say "fuzzing $target for ${seconds}s"
     if ! (cd "$dir" && "$dir/tests/fuzz/fuzz_$target" -max_total_time="$seconds" -timeout=10 -max_len=100000 \
@@ -143,7 +151,7 @@ case "${1:-build}" in
     ctest --test-dir "$build" --output-on-failure --parallel "$jobs"
     ;;
   fuzz)
-    fuzz "${2:-60}"
+    fuzz "${2:-60}" "${@:3}"
     ;;
   format)
     install_missing
@@ -159,7 +167,7 @@ case "${1:-build}" in
     sed -n '2,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
     ;;
   *)
-    say "unknown command '$1' (expected build, test, test --sanitize, demo, format or fuzz [SECONDS])"
+    say "unknown command '$1' (expected build, test, test --sanitize, demo, format or fuzz [SECONDS [TARGET...]])"
     exit 2
     ;;
 esac

@@ -24,26 +24,31 @@ class ExactSum {
       has_special_ = true;
       return;
     }
+    double* p = data();
+    const std::size_t n = size();
     std::size_t i = 0;
-    for (double y : partials_) {
+    for (std::size_t k = 0; k < n; ++k) {
+      double y = p[k];
       if (std::fabs(x) < std::fabs(y)) std::swap(x, y);
       double hi = x + y;
       double lo = y - (hi - x);
-      if (lo != 0.0) partials_[i++] = lo;
+      if (lo != 0.0) p[i++] = lo;
       x = hi;
     }
-    partials_.resize(i);
     if (!std::isfinite(x)) {  // the running sum overflowed
+      resize(i);
       special_ += x;
       has_special_ = true;
       return;
     }
-    partials_.push_back(x);
+    resize(i);
+    push(x);
   }
 
   /// Adds another sum exactly (its partials, not its rounded value).
   void add(const ExactSum& other) {
-    for (double p : other.partials_) add(p);
+    const double* p = other.data();
+    for (std::size_t k = 0, n = other.size(); k < n; ++k) add(p[k]);
     if (other.has_special_) {
       special_ += other.special_;
       has_special_ = true;
@@ -53,41 +58,69 @@ class ExactSum {
   /// The double nearest the exact sum (ties to even).
   double value() const {
     if (has_special_) return special_;
-    std::size_t n = partials_.size();
+    const double* p = data();
+    std::size_t n = size();
     if (n == 0) return 0.0;
-    double hi = partials_[--n], lo = 0.0;
+    double hi = p[--n], lo = 0.0;
     while (n > 0) {
-      double x = hi, y = partials_[--n];
+      double x = hi, y = p[--n];
       hi = x + y;
       double yr = hi - x;
       lo = y - yr;
       if (lo != 0.0) break;
     }
     // Half-way cases: the partials below say which way to round.
-    if (n > 0 && ((lo < 0.0 && partials_[n - 1] < 0.0) || (lo > 0.0 && partials_[n - 1] > 0.0))) {
+    if (n > 0 && ((lo < 0.0 && p[n - 1] < 0.0) || (lo > 0.0 && p[n - 1] > 0.0))) {
       double y = lo * 2.0, x = hi + y;
       if (y == x - hi) hi = x;
     }
     return hi;
   }
 
-  bool empty() const { return partials_.empty() && !has_special_; }
+  bool empty() const { return size() == 0 && !has_special_; }
   /// The exact state, for sending it elsewhere (graphgen-mpi).
-  const std::vector<double>& partials() const { return partials_; }
+  std::vector<double> partials() const { return std::vector<double>(data(), data() + size()); }
   bool has_special() const { return has_special_; }
   double special() const { return special_; }
-  static ExactSum from_parts(std::vector<double> partials, bool has_special, double special) {
+  static ExactSum from_parts(const std::vector<double>& partials, bool has_special, double special) {
     ExactSum s;
-    s.partials_ = std::move(partials);
+    for (double p : partials) s.push(p);
     s.has_special_ = has_special;
     s.special_ = special;
     return s;
   }
 
  private:
-  std::vector<double> partials_;  // non-overlapping, increasing magnitude
-  double special_ = 0.0;
+  // Partials, non-overlapping, in increasing magnitude: a few in place (the
+  // common case, no allocation), more on the heap.
+  static constexpr std::size_t kInline = 3;
+  const double* data() const { return on_heap_ ? heap_.data() : inline_; }
+  double* data() { return on_heap_ ? heap_.data() : inline_; }
+  std::size_t size() const { return on_heap_ ? heap_.size() : n_; }
+  void resize(std::size_t n) {
+    if (on_heap_)
+      heap_.resize(n);
+    else
+      n_ = static_cast<std::uint8_t>(n);
+  }
+  void push(double x) {
+    if (!on_heap_ && n_ < kInline) {
+      inline_[n_++] = x;
+      return;
+    }
+    if (!on_heap_) {
+      heap_.assign(inline_, inline_ + n_);
+      on_heap_ = true;
+    }
+    heap_.push_back(x);
+  }
+
+  double inline_[kInline] = {0, 0, 0};
+  std::uint8_t n_ = 0;
+  bool on_heap_ = false;
   bool has_special_ = false;
+  double special_ = 0.0;
+  std::vector<double> heap_;
 };
 
 }  // namespace graphgen

@@ -17,7 +17,8 @@ std::int64_t add_count(std::int64_t a, std::int64_t b) {
 
 // Adds row `from` of `src` (width ne_src, event map) into row `to` of `dst`.
 // Adds row `from` of `src` to row `to` of `dst`. Floating costs add
-// exactly: `exact` holds each cell's partials (parallel to `dst`), and
+// exactly: `exact` holds each cell's partials (parallel to `dst`, whose
+// floating cells keep their first value until write_exact()), and
 // `src_exact`, when given, the source's own partials (a profile merged
 // elsewhere, graphgen-mpi), so the sum never depends on grouping.
 void add_row(const Profile& p, std::vector<Cost>& dst, std::size_t to, const std::vector<Cost>& src, std::size_t from,
@@ -37,8 +38,7 @@ void add_row(const Profile& p, std::vector<Cost>& dst, std::size_t to, const std
         sum.add((*src_exact)[source]);
       else
         sum.add(cost_float(v));
-      d = float_cost(sum.value());
-      continue;
+      continue;  // the cell gets its rounded value when the merger is done (write_exact)
     }
     if (scale[e] != 1.0) v = static_cast<Cost>(std::llround(static_cast<double>(v) * scale[e]));
     d = p.add(k, d, v);
@@ -227,6 +227,13 @@ ProfileMerger::ProfileMerger(Profile& into) : into_(into) {
         [&] { return n; });
   is_listed_.assign(into.functions.size(), false);
   for (FuncId f : into.listed) is_listed_[f] = true;
+}
+
+ProfileMerger::ProfileMerger(Profile& into, ExactTables exact, std::size_t files, std::string_view first_path)
+    : ProfileMerger(into) {
+  exact_ = std::move(exact);
+  files_ = files;
+  first_path_ = std::string(first_path);
 }
 
 std::uint64_t ProfileMerger::function_hash(const Profile& p, const Function& fn) {
@@ -524,10 +531,8 @@ Expected<bool> ProfileMerger::add(const Profile& other, std::string_view other_p
   return true;
 }
 
-void ProfileMerger::finish() {
-  Profile& p = into_;
-  for (std::vector<ExactSum>& t : exact_) std::vector<ExactSum>().swap(t);  // the values are final
-  if (p.listed.empty()) return;
+std::vector<FuncId> order_as_gprof2dot(Profile& p) {
+  if (p.listed.empty()) return {};
   // gprof2dot numbers pstats functions as it meets them: each entry of the
   // stats dict in order, then that entry's callers in their dict order.
   const std::size_t n = p.functions.size();
@@ -547,13 +552,33 @@ void ProfileMerger::finish() {
   for (FuncId f = 0; f < n; ++f) place(f);
   bool identity = true;
   for (FuncId k = 0; k < n && identity; ++k) identity = order[k] == k;
-  if (!identity) {
-    renumber_functions(p, order);
-    renumbered_.assign(n, 0);
-    for (FuncId k = 0; k < n; ++k) renumbered_[order[k]] = k;
-    // The indexes hold old ids; a finished merger takes no more profiles.
-    functions_ = FlatIndex();
-  }
+  if (identity) return {};
+  renumber_functions(p, order);
+  std::vector<FuncId> renumbered(n, 0);
+  for (FuncId k = 0; k < n; ++k) renumbered[order[k]] = k;
+  return renumbered;
+}
+
+void ProfileMerger::write_exact() {
+  Profile& p = into_;
+  std::vector<Cost>* tables[kTables] = {&p.self_cost, &p.total_cost,       &p.stack_total,    &p.call_cost,
+                                        &p.call_self, &p.line_cost_values, &p.call_site_cost, &p.stack_node_cost};
+  for (int t = 0; t < kTables; ++t)
+    for (std::size_t cell = 0; cell < exact_[t].size() && cell < tables[t]->size(); ++cell)
+      if (!exact_[t][cell].empty()) (*tables[t])[cell] = float_cost(exact_[t][cell].value());
+}
+
+ProfileMerger::ExactTables ProfileMerger::take_exact() {
+  write_exact();
+  return std::move(exact_);
+}
+
+void ProfileMerger::finish() {
+  write_exact();
+  for (std::vector<ExactSum>& t : exact_) std::vector<ExactSum>().swap(t);  // the values are final
+  renumbered_ = order_as_gprof2dot(into_);
+  // The indexes hold old ids; a finished merger takes no more profiles.
+  if (!renumbered_.empty()) functions_ = FlatIndex();
 }
 
 Expected<bool> add_profile(Profile& into, const Profile& other, std::string_view other_path) {

@@ -100,17 +100,23 @@ void RankAccumulator::see(Sums& s, double v, std::uint32_t input, bool first) co
   }
 }
 
+RankAccumulator::State& RankAccumulator::state(FuncId g) {
+  if (g >= states_.size()) {
+    State fresh;
+    fresh.last_position = static_cast<std::int64_t>(first_) - 1;  // missing since the share began
+    states_.resize(g + 1, fresh);
+    heat_.resize(states_.size() * columns_, 0.0);
+  }
+  return states_[g];
+}
+
 void RankAccumulator::add(const std::vector<double>& self, const std::vector<double>& inclusive,
                           const std::vector<FuncId>& to_merged) {
   const std::size_t position = position_++;
   const std::uint32_t input = input_at(position);
   for (std::size_t f = 0; f < to_merged.size(); ++f) {
     FuncId g = to_merged[f];
-    if (g >= states_.size()) {
-      states_.resize(g + 1);
-      heat_.resize(states_.size() * columns_, 0.0);
-    }
-    State& st = states_[g];
+    State& st = state(g);
     bool first = st.present == 0;
     missing_between(st, st.last_position, static_cast<std::int64_t>(position));
     st.last_position = static_cast<std::int64_t>(position);
@@ -119,6 +125,123 @@ void RankAccumulator::add(const std::vector<double>& self, const std::vector<dou
     see(st.inclusive, inclusive[f], input, first);
     if (columns_) heat_[static_cast<std::size_t>(g) * columns_ + column_of_[input]] += inclusive[f];
   }
+}
+
+RankAccumulator::RankAccumulator(const std::vector<std::string>& inputs, bool reversed_tail,
+                                 std::size_t heatmap_columns, std::size_t first_position)
+    : RankAccumulator(inputs, reversed_tail, heatmap_columns) {
+  first_ = position_ = first_position;
+}
+
+std::int64_t RankAccumulator::lowest_rank_arriving(std::size_t begin, std::size_t end) const {
+  std::int64_t best = INT64_MAX;
+  if (begin >= end) return best;
+  if (!reversed_tail_) return lowest_rank(begin, end - 1);
+  // Position 0 is input 0; positions p >= 1 are inputs n - p, a contiguous run.
+  if (begin == 0) {
+    best = ranks_.empty() ? best : ranks_[0];
+    begin = 1;
+  }
+  if (begin < end) best = std::min(best, lowest_rank(input_at(end - 1), input_at(begin)));
+  return best;
+}
+
+void RankAccumulator::close(std::size_t end_position) {
+  for (State& st : states_) {
+    missing_between(st, st.last_position, static_cast<std::int64_t>(end_position));
+    st.last_position = static_cast<std::int64_t>(end_position) - 1;
+  }
+  position_ = end_position;
+}
+
+void RankAccumulator::combine(const RankAccumulator& next, const std::vector<FuncId>& map) {
+  const std::size_t mine_begin = first_, mine_end = position_, theirs_end = next.position_;
+  const std::int64_t lowest_mine = lowest_rank_arriving(mine_begin, mine_end);
+  const std::int64_t lowest_theirs = lowest_rank_arriving(next.first_, theirs_end);
+  std::vector<bool> seen(states_.size(), false);
+  auto merge = [&](Sums& into, const Sums& from) {
+    into.sum.add(from.sum);
+    into.sum_sq.add(from.sum_sq);
+    if (from.min < into.min || (from.min == into.min && ranks_[from.min_input] < ranks_[into.min_input])) {
+      into.min = from.min;
+      into.min_input = from.min_input;
+    }
+    if (from.max > into.max || (from.max == into.max && ranks_[from.max_input] < ranks_[into.max_input])) {
+      into.max = from.max;
+      into.max_input = from.max_input;
+    }
+  };
+  for (FuncId g = 0; g < next.states_.size() && g < map.size(); ++g) {
+    const State& theirs = next.states_[g];
+    FuncId t = map[g];
+    bool fresh = t >= states_.size();
+    State& mine = state(t);
+    if (fresh || t >= seen.size() || states_[t].present == 0)
+      mine.lowest_missing_rank = std::min(mine.lowest_missing_rank, lowest_mine);
+    if (t < seen.size()) seen[t] = true;
+    if (mine.present == 0) {
+      mine.self = theirs.self;
+      mine.inclusive = theirs.inclusive;
+    } else if (theirs.present > 0) {
+      merge(mine.self, theirs.self);
+      merge(mine.inclusive, theirs.inclusive);
+    }
+    mine.present += theirs.present;
+    mine.lowest_missing_rank = std::min(mine.lowest_missing_rank, theirs.lowest_missing_rank);
+    for (std::size_t c = 0; c < columns_; ++c)
+      heat_[static_cast<std::size_t>(t) * columns_ + c] += next.heat_[static_cast<std::size_t>(g) * columns_ + c];
+  }
+  // What the next share never saw is missing in all of it.
+  for (FuncId t = 0; t < seen.size(); ++t)
+    if (!seen[t]) states_[t].lowest_missing_rank = std::min(states_[t].lowest_missing_rank, lowest_theirs);
+  for (State& st : states_) st.last_position = static_cast<std::int64_t>(theirs_end) - 1;
+  position_ = theirs_end;
+}
+
+void RankAccumulator::encode(wire::Writer& w) const {
+  w.put<std::uint64_t>(first_);
+  w.put<std::uint64_t>(position_);
+  w.put<std::uint64_t>(states_.size());
+  for (const State& st : states_) {
+    for (const Sums* s : {&st.self, &st.inclusive}) {
+      w.exact(s->sum);
+      w.exact(s->sum_sq);
+      w.put(s->min);
+      w.put(s->max);
+      w.put(s->min_input);
+      w.put(s->max_input);
+    }
+    w.put(st.present);
+    w.put(st.last_position);
+    w.put(st.lowest_missing_rank);
+  }
+  w.vec(heat_);
+}
+
+bool RankAccumulator::decode(wire::Reader& r) {
+  first_ = r.get<std::uint64_t>();
+  position_ = r.get<std::uint64_t>();
+  auto n = r.get<std::uint64_t>();
+  if (!r.ok() || first_ > ranks_.size() || position_ > ranks_.size() || n >= UINT32_MAX) return false;
+  states_.clear();
+  for (std::uint64_t i = 0; i < n && r.ok(); ++i) {
+    State st;
+    for (Sums* s : {&st.self, &st.inclusive}) {
+      s->sum = r.exact();
+      s->sum_sq = r.exact();
+      s->min = r.get<double>();
+      s->max = r.get<double>();
+      s->min_input = r.get<std::uint32_t>();
+      s->max_input = r.get<std::uint32_t>();
+      if (s->min_input >= ranks_.size() || s->max_input >= ranks_.size()) return false;
+    }
+    st.present = r.get<std::uint32_t>();
+    st.last_position = r.get<std::int64_t>();
+    st.lowest_missing_rank = r.get<std::int64_t>();
+    states_.push_back(std::move(st));
+  }
+  heat_ = r.vec<double>();
+  return r.ok() && heat_.size() == states_.size() * columns_;
 }
 
 RankMeasure RankAccumulator::measure(const Sums& s, const State& st) const {

@@ -61,6 +61,10 @@ class ProfileMerger {
   using ExactTables = std::array<std::vector<ExactSum>, kTables>;
 
   explicit ProfileMerger(Profile& into);
+  /// Goes on merging into a profile another merger built: `exact` are its
+  /// partials, `files` how many profiles it holds and `first_path` the first
+  /// of them, for messages (graphgen-mpi combining its processes' shares).
+  ProfileMerger(Profile& into, ExactTables exact, std::size_t files, std::string_view first_path);
   /// Adds `other`; `other_exact`, if given, holds its floating cells'
   /// partials (a profile merged by another ProfileMerger, which the sum
   /// then takes exactly instead of its rounded values).
@@ -70,8 +74,12 @@ class ProfileMerger {
   /// add(). A no-op for profiles without listed entries.
   void finish();
 
-  /// The partials of the floating cells added so far (until finish()).
-  const ExactTables& exact() const { return exact_; }
+  /// The partials of the floating cells added so far, handed over with
+  /// `into` holding their rounded values (the merger takes no more
+  /// profiles). finish() does the same and drops them.
+  ExactTables take_exact();
+  /// How many profiles were added (and held by `into` before, see above).
+  std::size_t files() const { return files_; }
 
   /// Where the last add() put each function of the profile it added.
   const std::vector<FuncId>& last_map() const { return map_; }
@@ -97,7 +105,15 @@ class ProfileMerger {
   std::vector<std::uint64_t> string_hash_;  // of the profile being added, by its string id (0: not yet)
   const Profile* hashing_ = nullptr;
   ExactTables exact_;
+  // Floating cells get their exactly rounded value (they are summed in
+  // exact_ meanwhile).
+  void write_exact();
 };
+
+/// What ProfileMerger::finish() does to a merged profile: functions of a
+/// listed profile put in gprof2dot's order. Returns each old id's new id,
+/// empty when nothing moved.
+std::vector<FuncId> order_as_gprof2dot(Profile& p);
 
 /// Adds `other` into `into`, as ProfileMerger::add does.
 Expected<bool> add_profile(Profile& into, const Profile& other, std::string_view other_path);

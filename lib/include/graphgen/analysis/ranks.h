@@ -20,6 +20,7 @@
 
 #include "graphgen/exact_sum.h"
 #include "graphgen/profile.h"
+#include "graphgen/wire.h"
 
 namespace graphgen {
 
@@ -65,6 +66,24 @@ class RankAccumulator {
   /// then the last to the second), else in input order; `heatmap_columns`
   /// bounds the heatmap's width (0: no heatmap).
   RankAccumulator(const std::vector<std::string>& inputs, bool reversed_tail, std::size_t heatmap_columns);
+  /// The same for a share of the inputs: the arrival positions from
+  /// `first_position` on (graphgen-mpi gives each process one).
+  RankAccumulator(const std::vector<std::string>& inputs, bool reversed_tail, std::size_t heatmap_columns,
+                  std::size_t first_position);
+
+  /// Ends the share at arrival position `end_position` (the next share's
+  /// first): functions not seen since their last input are missing up to
+  /// there.
+  void close(std::size_t end_position);
+  /// Appends the closed share that follows this closed one; `map` says
+  /// where each of its functions went when its profile was merged into this
+  /// one's (ProfileMerger::last_map()). Sums add exactly, so the table is
+  /// the one a single accumulator over both shares would give.
+  void combine(const RankAccumulator& next, const std::vector<FuncId>& map);
+  /// The share's state, for a message to another process, and back (the
+  /// receiver constructs with the same inputs, then decodes).
+  void encode(wire::Writer& w) const;
+  bool decode(wire::Reader& r);
 
   /// Adds the next input's values (the inputs come in the order the
   /// constructor says): self and inclusive per function of that input's
@@ -93,6 +112,9 @@ class RankAccumulator {
   void missing_between(State& st, std::int64_t from, std::int64_t to) const;
   void see(Sums& s, double v, std::uint32_t input, bool first) const;
   std::int64_t lowest_rank(std::size_t first, std::size_t last) const;
+  // The lowest rank of the inputs at arrival positions [begin, end).
+  std::int64_t lowest_rank_arriving(std::size_t begin, std::size_t end) const;
+  State& state(FuncId g);
   RankMeasure measure(const Sums& s, const State& st) const;
 
   std::vector<std::int64_t> ranks_;
@@ -100,6 +122,7 @@ class RankAccumulator {
   bool by_position_ = false;
   bool reversed_tail_ = false;
   std::size_t position_ = 0;
+  std::size_t first_ = 0;  // the share's first arrival position
   std::size_t columns_ = 0;
   std::vector<std::uint32_t> column_of_;  // per input position
   std::vector<std::uint32_t> column_size_;

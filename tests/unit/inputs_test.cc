@@ -1,0 +1,71 @@
+// Input arguments for more files than a command line holds: folders, quoted
+// globs and @LIST files, in natural order.
+#include "inputs.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "util/test_util.h"
+
+namespace graphgen {
+namespace {
+
+namespace fs = std::filesystem;
+using formats::expand_inputs;
+using formats::natural_less;
+
+TEST(Inputs, NaturalOrderPutsRank2BeforeRank10) {
+  std::vector<std::string> names = {"cpu_10.prof", "cpu_2.prof", "cpu_1.prof", "cpu_02.prof", "a", "cpu_100.prof"};
+  std::sort(names.begin(), names.end(), natural_less);
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"a", "cpu_1.prof", "cpu_02.prof", "cpu_2.prof", "cpu_10.prof", "cpu_100.prof"}));
+}
+
+TEST(Inputs, FoldersGlobsAndListsNameTheirFiles) {
+  fs::path dir = test::temp_dir();
+  fs::create_directory(dir / "ranks");
+  for (int r : {10, 2, 0, 1}) std::ofstream(dir / "ranks" / ("cpu_" + std::to_string(r) + ".prof")) << "x";
+  std::ofstream(dir / "ranks" / "notes.txt") << "x";
+  const std::string ranks = (dir / "ranks").string();
+  auto folder = expand_inputs({ranks});
+  ASSERT_TRUE(folder.has_value());
+  EXPECT_EQ(*folder, (std::vector<std::string>{ranks + "/cpu_0.prof", ranks + "/cpu_1.prof", ranks + "/cpu_2.prof",
+                                               ranks + "/cpu_10.prof", ranks + "/notes.txt"}));
+  auto glob = expand_inputs({ranks + "/cpu_*.prof", "-"});
+  ASSERT_TRUE(glob.has_value());
+  EXPECT_EQ(*glob, (std::vector<std::string>{ranks + "/cpu_0.prof", ranks + "/cpu_1.prof", ranks + "/cpu_2.prof",
+                                             ranks + "/cpu_10.prof", "-"}));
+  std::ofstream(dir / "list.txt") << ranks << "/cpu_10.prof\r\n\n" << ranks << "/cpu_0.prof\n";
+  auto list = expand_inputs({"@" + (dir / "list.txt").string()});
+  ASSERT_TRUE(list.has_value());
+  EXPECT_EQ(*list, (std::vector<std::string>{ranks + "/cpu_10.prof", ranks + "/cpu_0.prof"}));
+  // A file whose name looks like a pattern is that file.
+  std::ofstream(dir / "odd[1].prof") << "x";
+  auto odd = expand_inputs({(dir / "odd[1].prof").string()});
+  ASSERT_TRUE(odd.has_value());
+  EXPECT_EQ(odd->size(), 1u);
+
+  auto none = expand_inputs({ranks + "/gpu_*.prof"});
+  ASSERT_FALSE(none.has_value());
+  EXPECT_EQ(none.error().message, "'" + ranks + "/gpu_*.prof': no file matches this pattern");
+  fs::create_directory(dir / "empty");
+  auto empty = expand_inputs({(dir / "empty").string()});
+  ASSERT_FALSE(empty.has_value());
+  EXPECT_NE(empty.error().message.find("expected profile files in this folder, found none"), std::string::npos);
+  auto missing = expand_inputs({"@" + (dir / "nolist").string()});
+  ASSERT_FALSE(missing.has_value());
+  EXPECT_NE(missing.error().message.find("cannot read this list of inputs"), std::string::npos);
+}
+
+TEST(Inputs, AQuotedGlobMergesWhatTheShellWould) {
+  fs::path mpi = test::testdata_dir() / "mpi";
+  auto shell = test::run({"sh", "-c", "\"$0\" -T ranks.json \"$1\"/cpu_*.prof", GRAPHGEN_BINARY, mpi.string()});
+  auto quoted = test::graphgen({"-T", "ranks.json", (mpi / "cpu_*.prof").string()});
+  ASSERT_EQ(shell.exit_code, 0) << shell.err;
+  ASSERT_EQ(quoted.exit_code, 0) << quoted.err;
+  EXPECT_EQ(quoted.out, shell.out);
+}
+
+}  // namespace
+}  // namespace graphgen
