@@ -1,8 +1,13 @@
 #include "cli.h"
 
 #include <spdlog/spdlog.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 
 #include "dot/dot_writer.h"
 #include "graphgen/analysis/theme.h"
@@ -94,9 +99,16 @@ Expected<formats::Request> make_request(const Args& a, Diagnostics& diag) {
   if (!inputs) return inputs.error();
   r.inputs = std::move(inputs).value();
   r.input_format = a.format;
-  auto output = formats::resolve_output_format(a.to, a.output, diag);
+  auto output = a.kcachegrind && a.to.empty() && a.output == "-"
+                    ? Expected<const formats::OutputFormat*>(formats::find_output_format("callgrind"))
+                    : formats::resolve_output_format(a.to, a.output, diag);
   if (!output) return output.error();
   r.output = *output;
+  if (a.kcachegrind && r.output->name != "callgrind")
+    return bad_usage(
+        fmt::format("-k opens KCacheGrind on callgrind output, and -o {} asks for {}; leave out -o or "
+                    "give a .callgrind name",
+                    quote_input(a.output), r.output->name));
   if (a.skew < 0) return bad_usage(fmt::format("--skew must not be negative, found {}", a.skew));
   if (auto ok = dot::check_time_format(a.time_format); !ok) return ok.error();
 
@@ -161,6 +173,49 @@ Expected<formats::Request> make_request(const Args& a, Diagnostics& diag) {
 }
 
 // Help and version text, checked like every other output (`> /dev/full`).
+Expected<std::string> kcachegrind_path(const Args& a) {
+  if (a.output != "-") return a.output;
+  const char* dir = std::getenv("TMPDIR");
+  std::string path = std::string(dir && *dir ? dir : "/tmp") + "/graphgen-XXXXXX.callgrind";
+  int fd = ::mkstemps(path.data(), 10);
+  if (fd < 0)
+    return io_error(fmt::format("-k: cannot make a temporary file for the profile: {}", std::strerror(errno)));
+  ::close(fd);
+  return path;
+}
+
+int open_in_kcachegrind(const std::string& path) {
+  for (const char* viewer : {"kcachegrind", "qcachegrind"}) {
+    std::string found;
+    const char* env = std::getenv("PATH");
+    std::string dirs = env ? env : "/usr/bin:/bin";
+    for (std::size_t at = 0; at <= dirs.size();) {
+      std::size_t colon = dirs.find(':', at);
+      std::string dir = dirs.substr(at, colon == std::string::npos ? std::string::npos : colon - at);
+      std::string candidate = (dir.empty() ? "." : dir) + "/" + viewer;
+      if (::access(candidate.c_str(), X_OK) == 0) {
+        found = candidate;
+        break;
+      }
+      if (colon == std::string::npos) break;
+      at = colon + 1;
+    }
+    if (found.empty()) continue;
+    pid_t pid = ::fork();
+    if (pid == 0) {
+      ::execl(found.c_str(), viewer, path.c_str(), static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    int status = 0;
+    if (pid < 0 || ::waitpid(pid, &status, 0) < 0) return fail(io_error(fmt::format("-k: cannot start {}", found)));
+    return WIFEXITED(status) ? WEXITSTATUS(status) : kExitBadInput;
+  }
+  return fail(
+      bad_input(fmt::format("-k: neither kcachegrind nor qcachegrind is on PATH (apt-get install "
+                            "kcachegrind); the profile is in {}",
+                            path)));
+}
+
 int print_or_fail(const std::string& text) {
   auto written = write_output("-", text);
   return written ? kExitOk : fail(written.error());
@@ -307,6 +362,9 @@ void add_options(CLI::App& app, Args& a) {
                  "plus 32 times the input's size]; past it graphgen stops with one line instead of exhausting the "
                  "machine")
       ->type_name("SIZE");
+  app.add_flag("-k,--kcachegrind", a.kcachegrind,
+               "open the output in KCacheGrind (kcachegrind or qcachegrind, whichever is on PATH) when it is "
+               "written; the output is callgrind, in a temporary file unless -o names one (pyprof2calltree's -k)");
   app.add_flag("--timings", a.timings, "print the time each phase took (read, analyse, write) on stderr");
   app.add_flag("-q,--quiet", a.quiet, "do not print warnings");
 }

@@ -55,6 +55,7 @@ struct Args {
   unsigned jobs = 0;
   double tolerance = 0.001;
   bool only_slower = false, only_faster = false, color_by_difference = false;
+  bool kcachegrind = false;
   bool timings = false;
   bool quiet = false;
 };
@@ -72,6 +73,13 @@ int parse(CLI::App& app, int argc, char** argv, std::string_view tool);
 
 /// The request the options ask for, or the usage error.
 Expected<formats::Request> make_request(const Args& a, Diagnostics& diag);
+
+/// -k: the path the callgrind output goes to (-o, else a new temporary
+/// file, which is kept for the viewer).
+Expected<std::string> kcachegrind_path(const Args& a);
+/// Opens `path` in kcachegrind or qcachegrind, whichever is on PATH, and
+/// waits for it; its exit status, or 1 with a message when neither is there.
+int open_in_kcachegrind(const std::string& path);
 
 /// Prints an error (one line) and returns its exit status.
 int fail(const Error& e);

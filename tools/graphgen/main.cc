@@ -14,6 +14,7 @@
 #include "each.h"
 #include "graphgen/io.h"
 #include "pipeline.h"
+#include "run.h"
 
 namespace {
 
@@ -61,12 +62,59 @@ int run(const cli::Args& a) {
   cli::report(diag, a.quiet);
   if (!output) return fail(output.error());
   // --list-functions prints to standard output whatever -o says.
-  auto written = write_output(a.list_functions.empty() ? a.output : "-", output->bytes);
+  std::string path = a.list_functions.empty() ? a.output : "-";
+  if (a.kcachegrind && a.list_functions.empty()) {
+    auto temporary = cli::kcachegrind_path(a);
+    if (!temporary) return fail(temporary.error());
+    path = *temporary;
+  }
+  auto written = write_output(path, output->bytes);
   if (!written) return fail(written.error());
   if (a.timings)
     for (const auto& [phase, seconds] : output->phases)
       std::fprintf(stderr, "graphgen: timing: %-8s %8.3f s\n", phase.c_str(), seconds);
+  if (a.kcachegrind && a.list_functions.empty()) return cli::open_in_kcachegrind(path);
   return kExitOk;
+}
+
+// `graphgen run [OPTIONS] script.py [ARGS...]` / `graphgen run -m MODULE
+// [ARGS...]`: graphgen's options up to the script, the rest is the script's.
+int run_command(int argc, char** argv) {
+  cli::Args a;
+  CLI::App app{
+      "Runs a Python program under cProfile in the Python embedded in graphgen, as\n"
+      "python3 -m cProfile does, then writes what the options ask for (-o out.png,\n"
+      "-o out.callgrind, -k for KCacheGrind, ...), without a file in between. The\n"
+      "program's exit status is kept, and an uncaught exception is printed as Python\n"
+      "prints it; the profile is written either way.",
+      "graphgen run"};
+  app.get_formatter()->column_width(34);
+  cli::add_options(app, a);
+  app.remove_option(app.get_option("input"));
+  for (const char* name : {"--each", "--jobs", "--compare", "--compare-tolerance", "--compare-only-slower",
+                           "--compare-only-faster", "--compare-color-by-difference", "--keep-going"})
+    app.remove_option(app.get_option(name));
+  cli::RunTarget target;
+  app.add_option("-m,--module", target.module, "run this module as a script, as python3 -m does")->type_name("MODULE");
+  app.prefix_command();
+  app.footer(
+      "Usage: graphgen run [OPTIONS] script.py [ARGS...]   or   graphgen run [OPTIONS] -m MODULE [ARGS...]\n"
+      "Examples:\n"
+      "  graphgen run -o prof.png app.py --app-option     the call graph of app.py\n"
+      "  graphgen run -k -m pytest tests/                 pytest's profile in KCacheGrind\n");
+  if (int status = cli::parse(app, argc - 1, argv + 1, "graphgen run"); status >= 0) return status;
+  target.argv = app.remaining();
+  if (target.module.empty() && target.argv.empty())
+    return fail(bad_usage("graphgen run: expected a script (or -m MODULE) to profile, found none"));
+  if (!cli::can_run_python())
+    return fail(bad_usage(
+        "graphgen run: this graphgen was built without Python (python3-dev); profile with python3 -m cProfile -o "
+        "out.pstats script.py, then run graphgen out.pstats"));
+  try {
+    return cli::run_python(a, target);
+  } catch (const std::bad_alloc&) {
+    return fail(bad_input("graphgen run: out of memory"));
+  }
 }
 
 }  // namespace
@@ -76,6 +124,7 @@ int main(int argc, char** argv) {
   logger->set_pattern("graphgen: %l: %v");
   spdlog::set_default_logger(logger);
 
+  if (argc >= 2 && std::string_view(argv[1]) == "run") return run_command(argc, argv);
   cli::Args a;
   CLI::App app{
       "Reads profiles (Python pstats, valgrind callgrind, perf script, collapsed stacks, line_profiler,\n"
@@ -101,6 +150,7 @@ int main(int argc, char** argv) {
       "  graphgen cpu_*.prof -T ranks                per-function load imbalance across the ranks\n"
       "  graphgen --each cpu_*.prof -o 'png/{stem}.png'  one picture per rank, on every core\n"
       "  graphgen --compare before.prof after.prof   what changed between two runs\n"
+      "  graphgen run -o out.png app.py [args]       profile a Python program (graphgen run --help)\n"
       "  graphgen out.pstats -o out.callgrind        open a Python profile in KCacheGrind\n"
       "  graphgen -T text app.py.lprof               line_profiler's report, without Python\n"
       "  graphgen -n 0 -e 0 -z 'app:*:main' x.pstats everything below main\n"

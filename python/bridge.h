@@ -1,0 +1,23 @@
+// Python objects to graphgen's model, through the CPython API (the caller
+// holds the GIL): a cProfile/profile stats dict walked with PyDict_Next,
+// no marshal round trip. Shared by `graphgen run` (the embedded
+// interpreter) and the `graphgen` extension module.
+#pragma once
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "graphgen/error.h"
+#include "graphgen/profile.h"
+
+namespace graphgen::python {
+
+/// The profile of a stats dict as cProfile.Profile.create_stats() or
+/// pstats.Stats leave it: {(file, line, name): (cc, nc, tt, ct, callers)},
+/// callers {key: (nc, cc, tt, ct) | int}. The same model the pstats reader
+/// makes of the file the dict would be marshalled to: one function per key
+/// in gprof2dot's order, `listed` in the dict's order, exact doubles.
+/// `what` names the source in errors.
+Expected<Profile> profile_from_stats(PyObject* stats, std::string_view what);
+
+}  // namespace graphgen::python

@@ -1,0 +1,453 @@
+// The `graphgen` Python module: graphgen's library through the CPython
+// API (no binding generator: the surface is five functions and one type).
+//
+//   graphgen.render(source, path=None, format=None, **options) -> bytes | None
+//   graphgen.graph(source, **options) -> Graph   (_repr_svg_/_repr_png_ for notebooks)
+//   graphgen.merge(paths) -> bytes               (a pstats file, as pstats.Stats merges)
+//   graphgen.to_callgrind(source, **options) -> bytes
+//
+// `source` is a cProfile.Profile (or profile.Profile), a pstats.Stats, a
+// path or a list of paths (several files merge). Options are the command
+// line's long options with '_' for '-': node_thres=1, colormap="gray",
+// root="app:*:main", node_label=["self-time"], paths=[...] for -p, and
+// input_format="callgrind" for -f. Errors raise ValueError (the input or
+// the options) or OSError (files) with graphgen's one-line message; the
+// GIL is released while graphgen works.
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <CLI/CLI.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bridge.h"
+#include "cli.h"
+#include "pipeline.h"
+#include "registry.h"
+#ifdef GRAPHGEN_HAVE_RENDER
+#include "render/render.h"
+#endif
+
+namespace {
+
+using namespace graphgen;
+
+struct Ref {
+  PyObject* o;
+  explicit Ref(PyObject* x = nullptr) : o(x) {}
+  ~Ref() { Py_XDECREF(o); }
+  Ref(const Ref&) = delete;
+  Ref& operator=(const Ref&) = delete;
+  PyObject* release() {
+    PyObject* x = o;
+    o = nullptr;
+    return x;
+  }
+};
+
+// Sets the Python exception for a graphgen error; returns null.
+PyObject* raise(const Error& e) {
+  PyErr_SetString(e.kind == Error::Kind::kIo ? PyExc_OSError : PyExc_ValueError, one_line(e.message).c_str());
+  return nullptr;
+}
+
+// --- sources ------------------------------------------------------------------
+
+// What a source is: paths to read, or a stats dict already in memory.
+struct Source {
+  std::vector<std::string> paths;
+  std::optional<Profile> profile;  // from a live profiler or a pstats.Stats
+};
+
+bool path_of(PyObject* o, std::string& out) {
+  Ref fspath(PyOS_FSPath(o));
+  if (!fspath.o) {
+    PyErr_Clear();
+    return false;
+  }
+  Ref bytes;
+  if (PyUnicode_Check(fspath.o)) {
+    bytes.o = PyUnicode_EncodeFSDefault(fspath.o);
+  } else if (PyBytes_Check(fspath.o)) {
+    Py_INCREF(fspath.o);
+    bytes.o = fspath.o;
+  }
+  if (!bytes.o) {
+    PyErr_Clear();
+    return false;
+  }
+  out.assign(PyBytes_AS_STRING(bytes.o), PyBytes_GET_SIZE(bytes.o));
+  return true;
+}
+
+// False with a Python exception set when the source is none of the kinds.
+bool read_source(PyObject* source, Source& out) {
+  std::string path;
+  if (path_of(source, path)) {
+    out.paths.push_back(path);
+    return true;
+  }
+  if (PyList_Check(source) || PyTuple_Check(source)) {
+    Ref seq(PySequence_Fast(source, "a list of paths"));
+    for (Py_ssize_t i = 0; seq.o && i < PySequence_Fast_GET_SIZE(seq.o); ++i) {
+      if (!path_of(PySequence_Fast_GET_ITEM(seq.o, i), path)) {
+        PyErr_Format(PyExc_TypeError, "expected paths in the list of sources, found %s",
+                     Py_TYPE(PySequence_Fast_GET_ITEM(seq.o, i))->tp_name);
+        return false;
+      }
+      out.paths.push_back(path);
+    }
+    if (out.paths.empty()) {
+      PyErr_SetString(PyExc_ValueError, "expected at least one path, found an empty list");
+      return false;
+    }
+    return true;
+  }
+  // A live profiler: its stats as pstats.Stats(profile) takes them.
+  if (PyObject_HasAttrString(source, "create_stats") && PyObject_HasAttrString(source, "enable")) {
+    Ref done(PyObject_CallMethod(source, "create_stats", nullptr));
+    if (!done.o) return false;
+  }
+  Ref stats(PyObject_GetAttrString(source, "stats"));
+  if (!stats.o || !PyDict_Check(stats.o)) {
+    PyErr_Clear();
+    PyErr_Format(PyExc_TypeError, "expected a cProfile.Profile, a pstats.Stats, a path or a list of paths, found %s",
+                 Py_TYPE(source)->tp_name);
+    return false;
+  }
+  auto profile = python::profile_from_stats(stats.o, std::string("the ") + Py_TYPE(source)->tp_name);
+  if (!profile) {
+    raise(profile.error());
+    return false;
+  }
+  out.profile = std::move(profile).value();
+  return true;
+}
+
+// --- options --------------------------------------------------------------------
+
+// The keyword options as a command line, parsed by the CLI's own parser so
+// that names, checks and messages are the same.
+std::optional<formats::Request> request_of(PyObject* kwargs, const Source& source, const std::string& output,
+                                           const std::string& format) {
+  std::vector<std::string> args = {"graphgen"};
+  if (kwargs) {
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(kwargs, &pos, &key, &value)) {
+      std::string name = PyUnicode_AsUTF8(key);
+      static const char* kNotHere[] = {"each", "jobs",  "compare", "list_functions", "output",
+                                       "to",   "quiet", "timings", "kcachegrind",    "keep_going"};
+      for (const char* n : kNotHere)
+        if (name == n) {
+          PyErr_Format(PyExc_TypeError, "%s is not an option of graphgen's Python functions", n);
+          return std::nullopt;
+        }
+      std::string option = name == "paths" ? "--path" : name == "input_format" ? "--format" : "--" + name;
+      for (char& c : option)
+        if (c == '_') c = '-';
+      auto push = [&](PyObject* v) -> bool {
+        if (v == Py_None || v == Py_False) return true;
+        if (v == Py_True) {
+          args.push_back(option);
+          return true;
+        }
+        Ref text(PyObject_Str(v));
+        if (!text.o) return false;
+        args.push_back(option);
+        args.push_back(PyUnicode_AsUTF8(text.o));
+        return true;
+      };
+      if (PyList_Check(value) || PyTuple_Check(value)) {
+        Ref seq(PySequence_Fast(value, "a list"));
+        for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq.o); ++i)
+          if (!push(PySequence_Fast_GET_ITEM(seq.o, i))) return std::nullopt;
+      } else if (!push(value)) {
+        return std::nullopt;
+      }
+    }
+  }
+  if (!format.empty()) args.insert(args.end(), {"--to", format});
+  if (!output.empty()) args.insert(args.end(), {"--output", output});
+  args.push_back("--");
+  if (source.paths.empty())
+    args.push_back("-");  // a profile in memory: no input is read
+  else
+    args.insert(args.end(), source.paths.begin(), source.paths.end());
+
+  cli::Args a;
+  CLI::App app{"graphgen", "graphgen"};
+  cli::add_options(app, a);
+  std::vector<char*> argv;
+  for (std::string& s : args) argv.push_back(s.data());
+  try {
+    app.parse(static_cast<int>(argv.size()), argv.data());
+  } catch (const CLI::ParseError& e) {
+    std::string what = e.what();
+    for (char& c : what)
+      if (c == '\n') c = ' ';
+    PyErr_SetString(PyExc_ValueError, what.c_str());
+    return std::nullopt;
+  }
+  Diagnostics diag;
+  auto request = cli::make_request(a, diag);
+  if (!request) {
+    raise(request.error());
+    return std::nullopt;
+  }
+  for (const std::string& w : diag.warnings())
+    if (PyErr_WarnEx(PyExc_UserWarning, one_line(w).c_str(), 1) < 0) return std::nullopt;
+  if (source.profile) request->write.title = request->write.cmd = "Python profile";
+  return std::move(request).value();
+}
+
+// Runs the conversion without the GIL; warnings become Python warnings.
+PyObject* convert(Source& source, const formats::Request& request, std::string& out) {
+  Diagnostics diag;
+  std::optional<Error> error;
+  Py_BEGIN_ALLOW_THREADS;
+  if (source.profile) {
+    formats::Output o;
+    auto ok =
+        formats::convert_profile(std::move(*source.profile), *formats::find_input_format("pstats"), request, diag, o);
+    if (ok)
+      out = std::move(o.bytes);
+    else
+      error = ok.error();
+  } else {
+    auto o = formats::convert(request, diag);
+    if (o)
+      out = std::move(o->bytes);
+    else
+      error = o.error();
+  }
+  Py_END_ALLOW_THREADS;
+  for (const std::string& w : diag.warnings())
+    if (PyErr_WarnEx(PyExc_UserWarning, one_line(w).c_str(), 1) < 0) return nullptr;
+  if (error) return raise(*error);
+  Py_RETURN_NONE;
+}
+
+// The bytes a source and options give in `format` (empty: from `path`).
+PyObject* convert_to(PyObject* source_obj, PyObject* kwargs, const std::string& path, const std::string& format,
+                     std::string& out) {
+  Source source;
+  if (!read_source(source_obj, source)) return nullptr;
+  auto request = request_of(kwargs, source, path.empty() ? "" : path, format);
+  if (!request) return nullptr;
+  return convert(source, *request, out);
+}
+
+PyObject* bytes_of(const std::string& s) {
+  return PyBytes_FromStringAndSize(s.data(), static_cast<Py_ssize_t>(s.size()));
+}
+
+// --- functions -------------------------------------------------------------------
+
+PyObject* py_render(PyObject*, PyObject* args, PyObject* kwargs) {
+  PyObject *source = nullptr, *path = Py_None, *format = Py_None;
+  // source, path and format are positional or keywords; the rest are options.
+  Ref options(kwargs ? PyDict_Copy(kwargs) : PyDict_New());
+  if (!PyArg_ParseTuple(args, "O|OO:render", &source, &path, &format)) return nullptr;
+  // (Borrowed from the copy, the values stay owned by kwargs.)
+  for (auto [name, slot] : {std::pair{"path", &path}, std::pair{"format", &format}}) {
+    if (PyObject* v = PyDict_GetItemString(options.o, name)) {
+      *slot = v;
+      PyDict_DelItemString(options.o, name);
+    }
+  }
+  std::string out_path, fmt;
+  if (path != Py_None && !path_of(path, out_path)) {
+    PyErr_SetString(PyExc_TypeError, "path: expected a path or None");
+    return nullptr;
+  }
+  if (format != Py_None) {
+    if (!PyUnicode_Check(format)) {
+      PyErr_SetString(PyExc_TypeError, "format: expected a format name such as 'png' or None");
+      return nullptr;
+    }
+    fmt = PyUnicode_AsUTF8(format);
+  }
+  if (out_path.empty() && fmt.empty()) fmt = "dot";
+  std::string out;
+  Ref done(convert_to(source, options.o, out_path, fmt, out));
+  if (!done.o) return nullptr;
+  if (out_path.empty()) return bytes_of(out);
+  auto written = write_output(out_path, out);
+  if (!written) return raise(written.error());
+  Py_RETURN_NONE;
+}
+
+PyObject* py_merge(PyObject*, PyObject* args, PyObject* kwargs) {
+  PyObject* paths = nullptr;
+  static const char* kw[] = {"paths", nullptr};
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O:merge", const_cast<char**>(kw), &paths)) return nullptr;
+  std::string out;
+  Ref done(convert_to(paths, nullptr, "", "pstats", out));
+  return done.o ? bytes_of(out) : nullptr;
+}
+
+PyObject* py_to_callgrind(PyObject*, PyObject* args, PyObject* kwargs) {
+  PyObject* source = nullptr;
+  if (!PyArg_ParseTuple(args, "O:to_callgrind", &source)) return nullptr;
+  std::string out;
+  Ref done(convert_to(source, kwargs, "", "callgrind", out));
+  return done.o ? bytes_of(out) : nullptr;
+}
+
+// --- Graph ------------------------------------------------------------------------
+
+struct GraphObject {
+  PyObject_HEAD std::string* dot;
+  std::string* title;
+};
+
+PyObject* render_graph(GraphObject* self, const char* format, bool text) {
+#ifdef GRAPHGEN_HAVE_RENDER
+  std::string out;
+  std::optional<Error> error;
+  Py_BEGIN_ALLOW_THREADS;
+  auto r = render::render(*self->dot, format, *self->title);
+  if (r)
+    out = std::move(r).value();
+  else
+    error = r.error();
+  Py_END_ALLOW_THREADS;
+  if (error) return raise(*error);
+  return text ? PyUnicode_DecodeUTF8(out.data(), static_cast<Py_ssize_t>(out.size()), "replace") : bytes_of(out);
+#else
+  (void)self;
+  PyErr_Format(PyExc_RuntimeError, "this graphgen was built without Graphviz: no %s; use .dot", format);
+  return nullptr;
+#endif
+}
+
+PyObject* graph_svg(PyObject* self, PyObject*) {
+  return render_graph(reinterpret_cast<GraphObject*>(self), "svg", true);
+}
+PyObject* graph_png(PyObject* self, PyObject*) {
+  return render_graph(reinterpret_cast<GraphObject*>(self), "png", false);
+}
+
+PyObject* graph_save(PyObject* self, PyObject* args) {
+  PyObject* path_obj;
+  if (!PyArg_ParseTuple(args, "O:save", &path_obj)) return nullptr;
+  std::string path;
+  if (!path_of(path_obj, path)) {
+    PyErr_SetString(PyExc_TypeError, "save: expected a path");
+    return nullptr;
+  }
+  Diagnostics diag;
+  auto format = formats::resolve_output_format("", path, diag);
+  if (!format) return raise(format.error());
+  auto* g = reinterpret_cast<GraphObject*>(self);
+  std::string bytes;
+  if ((*format)->rendered) {
+    Ref image(render_graph(g, std::string((*format)->name).c_str(), false));
+    if (!image.o) return nullptr;
+    bytes.assign(PyBytes_AS_STRING(image.o), PyBytes_GET_SIZE(image.o));
+  } else if ((*format)->name == "dot") {
+    bytes = *g->dot;
+  } else {
+    PyErr_Format(PyExc_ValueError, "save: a graph is written as dot or an image, not %s",
+                 std::string((*format)->name).c_str());
+    return nullptr;
+  }
+  auto written = write_output(path, bytes);
+  if (!written) return raise(written.error());
+  Py_RETURN_NONE;
+}
+
+PyObject* graph_get_dot(PyObject* self, void*) {
+  const std::string& dot = *reinterpret_cast<GraphObject*>(self)->dot;
+  return PyUnicode_DecodeUTF8(dot.data(), static_cast<Py_ssize_t>(dot.size()), "replace");
+}
+
+PyObject* graph_repr(PyObject* self) {
+  return PyUnicode_FromFormat("<graphgen.Graph of %s>", reinterpret_cast<GraphObject*>(self)->title->c_str());
+}
+
+void graph_dealloc(PyObject* self) {
+  auto* g = reinterpret_cast<GraphObject*>(self);
+  delete g->dot;
+  delete g->title;
+  PyTypeObject* type = Py_TYPE(self);
+  type->tp_free(self);
+  Py_DECREF(type);
+}
+
+PyMethodDef kGraphMethods[] = {{"svg", graph_svg, METH_NOARGS, "The graph as SVG text (with tooltips)."},
+                               {"png", graph_png, METH_NOARGS, "The graph as PNG bytes."},
+                               {"save", graph_save, METH_VARARGS,
+                                "save(path): write the graph, as the name's extension says (.dot, .svg, .png ...)."},
+                               {"_repr_svg_", graph_svg, METH_NOARGS, "SVG for Jupyter."},
+                               {"_repr_png_", graph_png, METH_NOARGS, "PNG for Jupyter."},
+                               {nullptr, nullptr, 0, nullptr}};
+
+PyGetSetDef kGraphGetSet[] = {
+    {"dot", graph_get_dot, nullptr, "The graph in Graphviz dot, as gprof2dot writes it.", nullptr},
+    {nullptr, nullptr, nullptr, nullptr, nullptr}};
+
+PyType_Slot kGraphSlots[] = {{Py_tp_dealloc, reinterpret_cast<void*>(graph_dealloc)},
+                             {Py_tp_repr, reinterpret_cast<void*>(graph_repr)},
+                             {Py_tp_methods, kGraphMethods},
+                             {Py_tp_getset, kGraphGetSet},
+                             {Py_tp_doc, const_cast<char*>("A call graph: .dot, .svg(), .png(), .save(path); shown "
+                                                           "inline by Jupyter.")},
+                             {0, nullptr}};
+
+PyType_Spec kGraphSpec = {"graphgen.Graph", sizeof(GraphObject), 0, Py_TPFLAGS_DEFAULT, kGraphSlots};
+
+PyObject* graph_type = nullptr;
+
+PyObject* py_graph(PyObject*, PyObject* args, PyObject* kwargs) {
+  PyObject* source = nullptr;
+  if (!PyArg_ParseTuple(args, "O:graph", &source)) return nullptr;
+  std::string out;
+  Ref done(convert_to(source, kwargs, "", "dot", out));
+  if (!done.o) return nullptr;
+  auto* g = PyObject_New(GraphObject, reinterpret_cast<PyTypeObject*>(graph_type));
+  if (!g) return nullptr;
+  g->dot = new std::string(std::move(out));
+  std::string title = "a profile";
+  if (PyUnicode_Check(source)) title = PyUnicode_AsUTF8(source);
+  g->title = new std::string(title);
+  return reinterpret_cast<PyObject*>(g);
+}
+
+PyMethodDef kMethods[] = {
+    {"render", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(py_render)), METH_VARARGS | METH_KEYWORDS,
+     "render(source, path=None, format=None, **options): the call graph (or any graphgen output) of a "
+     "cProfile.Profile, pstats.Stats, path or list of paths; bytes when no path is given. Options are graphgen's "
+     "long options with _ for -."},
+    {"graph", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(py_graph)), METH_VARARGS | METH_KEYWORDS,
+     "graph(source, **options) -> Graph: the call graph, shown inline in Jupyter."},
+    {"merge", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(py_merge)), METH_VARARGS | METH_KEYWORDS,
+     "merge(paths) -> bytes: one pstats file of several (pstats.Stats loads it)."},
+    {"to_callgrind", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(py_to_callgrind)),
+     METH_VARARGS | METH_KEYWORDS, "to_callgrind(source, **options) -> bytes: for KCacheGrind."},
+    {nullptr, nullptr, 0, nullptr}};
+
+PyModuleDef kModule = {PyModuleDef_HEAD_INIT,
+                       "graphgen",
+                       "graphgen: call graphs and reports of profiles, from Python (see help(graphgen.render)).",
+                       -1,
+                       kMethods,
+                       nullptr,
+                       nullptr,
+                       nullptr,
+                       nullptr};
+
+}  // namespace
+
+PyMODINIT_FUNC PyInit_graphgen() {
+  Ref module(PyModule_Create(&kModule));
+  if (!module.o) return nullptr;
+  graph_type = PyType_FromSpec(&kGraphSpec);
+  if (!graph_type) return nullptr;
+  Py_INCREF(graph_type);
+  if (PyModule_AddObject(module.o, "Graph", graph_type) < 0) return nullptr;
+  if (PyModule_AddStringConstant(module.o, "__version__", GRAPHGEN_VERSION) < 0) return nullptr;
+  return module.release();
+}

@@ -1,0 +1,139 @@
+"""The graphgen module from Python: run by ctest with the Python graphgen was
+built for, PYTHONPATH=build/python and GRAPHGEN_BINARY=build/graphgen."""
+import cProfile
+import os
+import pstats
+import subprocess
+import sys
+import tempfile
+import unittest
+import warnings
+
+import graphgen
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TESTDATA = os.path.join(os.path.dirname(os.path.dirname(HERE)), "testdata")
+BINARY = os.environ.get("GRAPHGEN_BINARY", "graphgen")
+
+
+def fib(n):
+    return n if n < 2 else fib(n - 1) + fib(n - 2)
+
+
+def work():
+    return sum(fib(k) for k in range(12)) + len(sorted(str(i) for i in range(500)))
+
+
+def live_profile():
+    prof = cProfile.Profile()
+    prof.enable()
+    work()
+    prof.disable()
+    return prof
+
+
+class RenderTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="graphgen-py-")
+
+    def cli(self, *args):
+        return subprocess.run([BINARY, *args], check=True, capture_output=True).stdout
+
+    def test_a_live_profile_renders_as_the_cli_renders_its_dump(self):
+        prof = live_profile()
+        dumped = os.path.join(self.dir, "p.pstats")
+        prof.dump_stats(dumped)
+        for options, args in (({}, []), ({"node_thres": 0, "edge_thres": 0}, ["-n0", "-e0"]),
+                              ({"colormap": "gray", "node_label": ["self-time", "total-time"]},
+                               ["-c", "gray", "--node-label", "self-time", "--node-label", "total-time"])):
+            with self.subTest(options=options):
+                self.assertEqual(graphgen.render(prof, **options), self.cli(dumped, "-T", "dot", *args))
+                self.assertEqual(graphgen.render(pstats.Stats(prof), **options),
+                                 self.cli(dumped, "-T", "dot", *args))
+                self.assertEqual(graphgen.render(dumped, **options), self.cli(dumped, "-T", "dot", *args))
+
+    def test_images_and_files(self):
+        prof = live_profile()
+        png = graphgen.render(prof, format="png")
+        self.assertTrue(png.startswith(b"\x89PNG\r\n\x1a\n"))
+        svg_path = os.path.join(self.dir, "out.svg")
+        self.assertIsNone(graphgen.render(pstats.Stats(prof), svg_path))
+        with open(svg_path) as f:
+            self.assertIn("<svg", f.read())
+        self.assertIsNone(graphgen.render(prof, path=os.path.join(self.dir, "out.png")))
+
+    def test_notebooks_see_svg_and_png(self):
+        g = graphgen.graph(live_profile(), node_thres=0)
+        svg = g._repr_svg_()
+        self.assertTrue(svg.lstrip().startswith("<?xml"))
+        self.assertIn("fib", svg)
+        self.assertIn("work", svg)
+        self.assertTrue(g._repr_png_().startswith(b"\x89PNG"))
+        self.assertTrue(g.dot.startswith("digraph {"))
+        g.save(os.path.join(self.dir, "g.dot"))
+        with open(os.path.join(self.dir, "g.dot")) as f:
+            self.assertEqual(f.read(), g.dot)
+
+    def test_merge_and_callgrind(self):
+        ranks = [os.path.join(TESTDATA, "mpi", "cpu_%d.prof" % r) for r in range(8)]
+        merged = os.path.join(self.dir, "merged.pstats")
+        with open(merged, "wb") as f:
+            f.write(graphgen.merge(ranks))
+        self.assertEqual(pstats.Stats(merged).total_calls, pstats.Stats(*ranks).total_calls)
+        self.assertEqual(graphgen.merge(ranks), self.cli(*ranks, "-T", "pstats"))
+        callgrind = graphgen.to_callgrind(live_profile())
+        self.assertTrue(callgrind.startswith(b"# callgrind format\n"))
+        self.assertIn(b"fn=", callgrind)
+
+    def test_errors_raise(self):
+        prof = live_profile()
+        with self.assertRaises(ValueError) as e:
+            graphgen.render(prof, colormap="rainbow")
+        self.assertIn("rainbow", str(e.exception))
+        with self.assertRaises(OSError) as e:
+            graphgen.render(os.path.join(self.dir, "missing.pstats"))
+        self.assertIn("missing.pstats: cannot open", str(e.exception))
+        bad = os.path.join(self.dir, "bad.pstats")
+        with open(bad, "wb") as f:
+            f.write(b"{(not a profile")
+        with self.assertRaises(ValueError):
+            graphgen.render(bad)
+        with self.assertRaises(TypeError):
+            graphgen.render(3.14)
+        with self.assertRaises(TypeError):
+            graphgen.render(prof, each=True)
+        with self.assertRaises(ValueError):
+            graphgen.render(prof, no_such_option=1)
+        with self.assertRaises(ValueError):
+            graphgen.render(prof, root="no_such_function*")
+
+    def test_warnings_are_python_warnings(self):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            graphgen.render(os.path.join(TESTDATA, "perf", "q-g.perf"), format="pstats")
+        self.assertTrue(any("pstats holds seconds" in str(w.message) for w in caught), caught)
+
+    def test_the_gil_is_released_while_graphgen_works(self):
+        import threading
+        ranks = [os.path.join(TESTDATA, "mpi", "cpu_%d.prof" % r) for r in range(8)] * 64
+        ticks = []
+        done = threading.Event()
+
+        def ticker():
+            while not done.is_set():
+                ticks.append(1)
+                done.wait(0.001)
+
+        t = threading.Thread(target=ticker)
+        t.start()
+        try:
+            for _ in range(5):
+                graphgen.merge(ranks)
+        finally:
+            done.set()
+            t.join()
+        self.assertGreater(len(ticks), 3)
+
+
+if __name__ == "__main__":
+    unittest.main()

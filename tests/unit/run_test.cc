@@ -1,0 +1,245 @@
+// `graphgen run`: Python programs profiled in the embedded interpreter give
+// the graph `python3 -m cProfile -o p.pstats` and graphgen give, and keep
+// their exit status, traceback, threads, processes and C extensions.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "util/test_util.h"
+
+namespace graphgen {
+namespace {
+
+namespace fs = std::filesystem;
+using test::graphgen;
+
+fs::path scripts() { return test::testdata_dir() / "python"; }
+
+#ifdef GRAPHGEN_PYTHON_EXECUTABLE
+// What a graph says apart from timings: each node's name and call count,
+// each edge's ends and call count (percentages and colours come from times).
+std::multiset<std::string> structure(const std::string& dot) {
+  std::map<std::string, std::string> name;  // node id -> first label line
+  std::multiset<std::string> out;
+  std::regex node(R"re(^\t(\S+) \[.*label="([^"\\]*(?:\\.[^"\\]*)*)")re");
+  std::regex edge(R"re(^\t(\S+) -> (\S+) \[.*label="([^"]*)")re");
+  std::istringstream in(dot);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  auto calls = [](const std::string& label) {
+    std::smatch m;
+    static const std::regex times(R"re((\d+)×$)re");
+    return std::regex_search(label, m, times) ? m[1].str() : std::string("-");
+  };
+  for (const std::string& line : lines) {
+    std::smatch m;
+    if (line.find(" -> ") == std::string::npos && std::regex_search(line, m, node)) {
+      std::string label = m[2];
+      std::string first = label.substr(0, label.find("\\n"));
+      name[m[1]] = first;
+      out.insert("node " + first + " " + calls(label));
+    }
+  }
+  for (const std::string& line : lines) {
+    std::smatch m;
+    if (std::regex_search(line, m, edge)) out.insert("edge " + name[m[1]] + " -> " + name[m[2]] + " " + calls(m[3]));
+  }
+  return out;
+}
+
+// The program's part: the import system's frames (<frozen importlib...>)
+// depend on what the interpreter had imported and cached before, and
+// built-ins' total counts include its calls; the program's functions, their
+// calls and the calls they make are the program's.
+std::multiset<std::string> programs_own(const std::multiset<std::string>& all) {
+  std::multiset<std::string> out;
+  for (const std::string& s : all)
+    if (s.find("<frozen") == std::string::npos && !s.starts_with("node ~:0:")) out.insert(s);
+  return out;
+}
+
+std::string differences(const std::multiset<std::string>& want, const std::multiset<std::string>& got) {
+  std::string out;
+  for (const std::string& s : want)
+    if (!got.count(s)) out += "- " + s + "\n";
+  for (const std::string& s : got)
+    if (!want.count(s)) out += "+ " + s + "\n";
+  return out;
+}
+
+// python3 -m cProfile -o p.pstats ARGS..., then graphgen p.pstats: the dot.
+std::string through_a_file(const std::vector<std::string>& args, const fs::path& dir) {
+  std::vector<std::string> argv = {GRAPHGEN_PYTHON_EXECUTABLE, "-m", "cProfile", "-o", (dir / "p.pstats").string()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  auto r = test::run(argv, scripts());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  auto g = graphgen({"-n0", "-e0", "-T", "dot", (dir / "p.pstats").string()});
+  EXPECT_EQ(g.exit_code, 0) << g.err;
+  return g.out;
+}
+
+test::RunResult run_python(std::vector<std::string> args, const fs::path& out) {
+  std::vector<std::string> argv = {"run", "-n0", "-e0", "-T", "dot", "-o", out.string()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return graphgen(argv, scripts());
+}
+#endif
+
+#ifdef GRAPHGEN_PYTHON_EXECUTABLE
+#define SKIP_WITHOUT_PYTHON()
+#else
+#define SKIP_WITHOUT_PYTHON() GTEST_SKIP() << "graphgen is built without Python (python3-dev)"
+#endif
+
+TEST(Run, AScriptGivesTheGraphOfCProfileAndAFile) {
+  SKIP_WITHOUT_PYTHON();
+#ifdef GRAPHGEN_PYTHON_EXECUTABLE
+  fs::path dir = test::temp_dir();
+  auto r = run_python({"work.py", "6"}, dir / "run.dot");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "total 689905\n");  // the program's own output, as under python3
+  auto want = programs_own(structure(through_a_file({"work.py", "6"}, dir)));
+  auto got = programs_own(structure(test::read_file(dir / "run.dot")));
+  EXPECT_GT(got.size(), 15u);
+  EXPECT_TRUE(got.count("node work:15:fib 465")) << differences(want, got);
+  EXPECT_TRUE(got.count("node helper:4:checksum 1")) << differences(want, got);
+  EXPECT_EQ(differences(want, got), "");
+#endif
+}
+
+TEST(Run, AModuleRunsAsPythonDashMDoes) {
+  SKIP_WITHOUT_PYTHON();
+#ifdef GRAPHGEN_PYTHON_EXECUTABLE
+  fs::path dir = test::temp_dir();
+  auto r = run_python({"-m", "demo_module", "300"}, dir / "run.dot");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // sys.argv[0] is the module's file, as under python3 -m.
+  EXPECT_EQ(r.out, "True 43171\n");
+  // The module's own functions are cProfile's; runpy's frames differ (graphgen
+  // runs the module as python3 -m does, cProfile without alter_sys).
+  auto keep = [](const std::multiset<std::string>& all) {
+    std::multiset<std::string> out;
+    for (const std::string& s : all)
+      if (s.find("runpy") == std::string::npos && s.find("<frozen") == std::string::npos &&
+          s.find("_ModifiedArgv0") == std::string::npos && s.find("_TempModule") == std::string::npos &&
+          s.find("sys.") == std::string::npos && s.find("builtins.") == std::string::npos &&
+          s.find("~:0:") == std::string::npos)
+        out.insert(s);
+    return out;
+  };
+  auto want = keep(structure(through_a_file({"-m", "demo_module", "300"}, dir)));
+  auto got = keep(structure(test::read_file(dir / "run.dot")));
+  EXPECT_TRUE(got.count("node demo_module:7:squares 1")) << differences(want, got);
+  EXPECT_EQ(differences(want, got), "");
+#endif
+}
+
+TEST(Run, AnUncaughtExceptionIsPrintedAsPythonPrintsItAndTheProfileWritten) {
+  SKIP_WITHOUT_PYTHON();
+#ifdef GRAPHGEN_PYTHON_EXECUTABLE
+  fs::path dir = test::temp_dir();
+  auto r = run_python({"raises.py"}, dir / "run.dot");
+  EXPECT_EQ(r.exit_code, 1);
+  auto python = test::run({GRAPHGEN_PYTHON_EXECUTABLE, "raises.py"}, scripts());
+  // The same traceback as python3 raises.py prints, but for the file name as
+  // given (python3 makes a script's path absolute).
+  std::string expected = std::regex_replace(python.err, std::regex(R"re("/[^"]*/raises\.py")re"), "\"raises.py\"");
+  EXPECT_EQ(r.err, expected);
+  EXPECT_TRUE(r.err.starts_with("Traceback (most recent call last):\n  File \"raises.py\", line 15, in <module>"))
+      << r.err;
+  EXPECT_TRUE(r.err.ends_with("ValueError: no more work\n")) << r.err;
+  auto got = structure(test::read_file(dir / "run.dot"));
+  EXPECT_TRUE(got.count("node raises:4:inner 4")) << differences({}, got);
+#endif
+}
+
+TEST(Run, SystemExitKeepsItsStatus) {
+  SKIP_WITHOUT_PYTHON();
+#ifdef GRAPHGEN_PYTHON_EXECUTABLE
+  fs::path dir = test::temp_dir();
+  auto r = run_python({"exits.py"}, dir / "run.dot");
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.err, "");
+  EXPECT_TRUE(structure(test::read_file(dir / "run.dot")).count("node exits:5:leave 1"));
+#endif
+}
+
+TEST(Run, ThreadsProcessesAndNumpyWork) {
+  SKIP_WITHOUT_PYTHON();
+#ifdef GRAPHGEN_PYTHON_EXECUTABLE
+  fs::path dir = test::temp_dir();
+  struct Case {
+    std::vector<std::string> args;
+    std::string output, function;
+  };
+  for (const Case& c : std::vector<Case>{{{"threads.py"}, "threads done\n", "node threads:5:spin 1"},
+                                         {{"processes.py", "fork"}, "fork 328350\n", "node processes:10:main 1"},
+                                         {{"processes.py", "spawn"}, "spawn 328350\n", "node processes:10:main 1"}}) {
+    SCOPED_TRACE(c.args.back());
+    auto r = run_python(c.args, dir / "run.dot");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, c.output);
+    EXPECT_TRUE(structure(test::read_file(dir / "run.dot")).count(c.function)) << test::read_file(dir / "run.dot");
+  }
+  auto numpy = test::run({GRAPHGEN_PYTHON_EXECUTABLE, "-c", "import numpy"});
+  if (numpy.exit_code != 0) GTEST_SKIP() << "numpy (python3-numpy) is not installed";
+  auto r = run_python({"with_numpy.py"}, dir / "run.dot");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "21081693\n");
+  std::string dot = test::read_file(dir / "run.dot");
+  EXPECT_NE(dot.find("with_numpy:5:compute"), std::string::npos);
+  EXPECT_NE(dot.find("numpy"), std::string::npos);  // numpy's own functions, called from compute
+#endif
+}
+
+TEST(Run, KCacheGrindOpensTheCallgrindOutput) {
+  SKIP_WITHOUT_PYTHON();
+#ifdef GRAPHGEN_PYTHON_EXECUTABLE
+  fs::path dir = test::temp_dir();
+  fs::create_directory(dir / "bin");
+  // A stand-in viewer that records what it was given.
+  std::ofstream(dir / "bin" / "qcachegrind")
+      << "#!/bin/sh\ncp \"$1\" \"" << (dir / "seen.callgrind").string() << "\"\n";
+  fs::permissions(dir / "bin" / "qcachegrind", fs::perms::owner_all);
+  std::string path = (dir / "bin").string() + ":/usr/bin:/bin";
+  auto r = graphgen({"run", "-k", "exits.py"}, scripts(), {"PATH=" + path, "TMPDIR=" + dir.string()});
+  EXPECT_EQ(r.exit_code, 3);  // the program's status stands
+  std::string seen = test::read_file(dir / "seen.callgrind");
+  EXPECT_TRUE(seen.starts_with("# callgrind format")) << seen.substr(0, 100);
+  EXPECT_NE(seen.find("leave"), std::string::npos);
+  // Without a viewer: where the profile is, and how to get one.
+  auto none =
+      graphgen({"run", "-k", "-o", (dir / "p.callgrind").string(), "work.py", "3"}, scripts(), {"PATH=/nonexistent"});
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_NE(none.err.find("-k: neither kcachegrind nor qcachegrind is on PATH (apt-get install kcachegrind); the "
+                          "profile is in " +
+                          (dir / "p.callgrind").string()),
+            std::string::npos)
+      << none.err;
+  auto png = graphgen({"run", "-k", "-o", "x.png", "exits.py"}, scripts());
+  EXPECT_EQ(png.exit_code, 2);
+  EXPECT_NE(png.err.find("-k opens KCacheGrind on callgrind output"), std::string::npos) << png.err;
+#endif
+}
+
+TEST(Run, MistakesAreSaidInOneLine) {
+  auto none = graphgen({"run", "-o", "x.dot"});
+  EXPECT_EQ(none.exit_code, 2);
+#ifdef GRAPHGEN_PYTHON_EXECUTABLE
+  EXPECT_EQ(none.err, "graphgen: error: graphgen run: expected a script (or -m MODULE) to profile, found none\n");
+  fs::path dir = test::temp_dir();
+  auto missing = graphgen({"run", "-o", (dir / "x.dot").string(), "no_such_script.py"}, dir);
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_EQ(missing.err, "graphgen run: can't open file 'no_such_script.py': [Errno 2] No such file or directory\n");
+  EXPECT_FALSE(fs::exists(dir / "x.dot"));
+  auto onto = graphgen({"run", "-o", "exits.py", "exits.py"}, scripts());
+  EXPECT_EQ(onto.exit_code, 2);  // never overwrites the script
+#endif
+}
+
+}  // namespace
+}  // namespace graphgen

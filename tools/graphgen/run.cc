@@ -1,0 +1,199 @@
+#include "run.h"
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+
+#include "bridge.h"
+#include "graphgen/io.h"
+#include "pipeline.h"
+#include "registry.h"
+
+namespace graphgen::cli {
+
+namespace {
+
+// What `python3 -m cProfile script.py` runs (Lib/cProfile.py's main), with
+// what `python3 script.py` does besides: __main__ is a real module (so
+// multiprocessing's spawn finds the script's functions), sys.path[0] is the
+// script's folder (the working folder for -m), -m runs as `python3 -m`
+// does (alter_sys), the exit status of SystemExit is kept and an uncaught
+// exception is printed as Python prints it, without these frames.
+constexpr const char* kBootstrap = R"PY(
+def _graphgen_run(module, argv):
+    import cProfile, os, runpy, sys, types
+    sys.argv[:] = argv
+    if module:
+        sys.path.insert(0, os.getcwd())
+        code = "run_module(modname, run_name='__main__', alter_sys=True)"
+        globs = {'run_module': runpy.run_module, 'modname': module}
+    else:
+        progname = argv[0]
+        sys.path.insert(0, os.path.dirname(os.path.abspath(progname)))
+        try:
+            with open(progname, 'rb') as fp:
+                source = fp.read()
+        except OSError as e:
+            sys.stderr.write("graphgen run: can't open file %r: [Errno %d] %s\n" % (progname, e.errno, e.strerror))
+            return None, 2
+        try:
+            code = compile(source, progname, 'exec')
+        except SyntaxError:
+            sys.excepthook(*_graphgen_trimmed(sys.exc_info()))
+            return None, 1
+        main = types.ModuleType('__main__')
+        main.__dict__.update({'__file__': progname, '__package__': None, '__cached__': None})
+        sys.modules['__main__'] = main
+        globs = main.__dict__
+    prof = cProfile.Profile()
+    status = 0
+    failure = None
+    try:
+        prof.runctx(code, globs, None)
+    except SystemExit as e:
+        if e.code is None:
+            status = 0
+        elif isinstance(e.code, int):
+            status = e.code
+        else:
+            sys.stderr.write('%s\n' % (e.code,))
+            status = 1
+    except BaseException:
+        failure = sys.exc_info()
+        status = 130 if isinstance(failure[1], KeyboardInterrupt) else 1
+    prof.create_stats()
+    if failure is not None:
+        sys.excepthook(*_graphgen_trimmed(failure))
+    try:
+        sys.stdout.flush()
+    except Exception:
+        pass
+    return prof.stats, status
+
+def _graphgen_trimmed(info):
+    import cProfile
+    kind, value, tb = info
+    ours = ('<graphgen run>', cProfile.__file__)
+    while tb is not None and tb.tb_frame.f_code.co_filename in ours:
+        tb = tb.tb_next
+    if value is not None:
+        value = value.with_traceback(tb)
+    return kind, value, tb
+)PY";
+
+// A reference released at the end of the scope.
+struct Ref {
+  PyObject* o;
+  explicit Ref(PyObject* x) : o(x) {}
+  ~Ref() { Py_XDECREF(o); }
+  Ref(const Ref&) = delete;
+  Ref& operator=(const Ref&) = delete;
+};
+
+// The status of a Python error that escaped the bootstrap (a bug of ours).
+int python_failed(const char* what) {
+  std::fprintf(stderr, "graphgen run: %s\n", what);
+  if (PyErr_Occurred()) PyErr_Print();
+  return kExitBadInput;
+}
+
+}  // namespace
+
+bool can_run_python() { return true; }
+
+int run_python(const Args& a, const RunTarget& target) {
+  Diagnostics diag;
+  auto request = make_request(a, diag);
+  report(diag, a.quiet);
+  diag.clear();
+  if (!request) return fail(request.error());
+  if (auto checked = check_output_is_not_an_input(a.output, target.argv); !checked) return fail(checked.error());
+
+  PyConfig config;
+  PyConfig_InitPythonConfig(&config);
+  config.parse_argv = 0;
+  config.install_signal_handlers = 1;
+  // sys.executable is the Python graphgen was built with, so multiprocessing's
+  // spawn starts that Python, and the standard library is found beside it.
+  PyStatus status = PyConfig_SetBytesString(&config, &config.program_name, GRAPHGEN_PYTHON_EXECUTABLE);
+  std::vector<char*> argv;
+  for (const std::string& s : target.argv) argv.push_back(const_cast<char*>(s.c_str()));
+  std::string module_arg = target.module;
+  if (!PyStatus_Exception(status) && !target.module.empty() && argv.empty()) argv.push_back(module_arg.data());
+  if (!PyStatus_Exception(status))
+    status = PyConfig_SetBytesArgv(&config, static_cast<Py_ssize_t>(argv.size()), argv.data());
+  if (!PyStatus_Exception(status)) status = Py_InitializeFromConfig(&config);
+  PyConfig_Clear(&config);
+  if (PyStatus_Exception(status)) {
+    std::fprintf(stderr, "graphgen run: cannot start Python %s: %s\n", GRAPHGEN_PYTHON_EXECUTABLE,
+                 status.err_msg ? status.err_msg : "unknown error");
+    return kExitBadInput;
+  }
+
+  int exit_status = 0;
+  std::optional<Profile> profile;
+  {
+    Ref globals(PyDict_New());
+    PyDict_SetItemString(globals.o, "__builtins__", PyEval_GetBuiltins());
+    Ref code(Py_CompileString(kBootstrap, "<graphgen run>", Py_file_input));
+    Ref done(code.o ? PyEval_EvalCode(code.o, globals.o, globals.o) : nullptr);
+    PyObject* run = done.o ? PyDict_GetItemString(globals.o, "_graphgen_run") : nullptr;
+    if (!run) return python_failed("cannot set up the profiler");
+    // sys.argv as cProfile sets it: the script and its arguments, or the
+    // module's name and its arguments (runpy then puts the module's file).
+    std::vector<std::string> sys_argv = target.argv;
+    if (!target.module.empty()) sys_argv.insert(sys_argv.begin(), target.module);
+    Ref args(PyList_New(0));
+    for (const std::string& s : sys_argv) {
+      Ref item(PyUnicode_DecodeFSDefault(s.c_str()));
+      PyList_Append(args.o, item.o);
+    }
+    Ref module(target.module.empty() ? Py_NewRef(Py_None) : PyUnicode_DecodeFSDefault(target.module.c_str()));
+    Ref result(PyObject_CallFunctionObjArgs(run, module.o, args.o, nullptr));
+    if (!result.o || !PyTuple_Check(result.o) || PyTuple_GET_SIZE(result.o) != 2)
+      return python_failed("the profiler failed");
+    exit_status = static_cast<int>(PyLong_AsLong(PyTuple_GET_ITEM(result.o, 1)));
+    PyObject* stats = PyTuple_GET_ITEM(result.o, 0);
+    if (stats != Py_None) {
+      auto converted = python::profile_from_stats(
+          stats, "the profile of " + (target.module.empty() ? target.argv.front() : "-m " + target.module));
+      if (!converted) {
+        Py_FinalizeEx();
+        return fail(converted.error());
+      }
+      profile = std::move(converted).value();
+    }
+  }
+  // Waits for the program's other threads and runs its atexit handlers, as
+  // Python does on exit; 120 is Python's status when flushing fails there.
+  if (Py_FinalizeEx() < 0 && exit_status == 0) exit_status = 120;
+  if (!profile) return exit_status;  // nothing ran: the program's message said why
+
+  formats::Output out;
+  auto ok = formats::convert_profile(std::move(*profile), *formats::find_input_format("pstats"), *request, diag, out);
+  report(diag, a.quiet);
+  if (!ok) {
+    int code = fail(ok.error());
+    return exit_status ? exit_status : code;
+  }
+  std::string path = a.output;
+  if (a.kcachegrind) {
+    auto temporary = kcachegrind_path(a);
+    if (!temporary) return exit_status ? exit_status : fail(temporary.error());
+    path = *temporary;
+  }
+  auto written = write_output(path, out.bytes);
+  if (!written) {
+    int code = fail(written.error());
+    return exit_status ? exit_status : code;
+  }
+  if (a.kcachegrind) {
+    int viewer = open_in_kcachegrind(path);
+    return exit_status ? exit_status : viewer;
+  }
+  return exit_status;
+}
+
+}  // namespace graphgen::cli

@@ -1,0 +1,30 @@
+// `graphgen run [OPTIONS] script.py [ARGS...]` and `graphgen run -m MODULE
+// [ARGS...]`: profile a Python program with cProfile in the Python embedded
+// in graphgen (the Debian CPython it was built with), then write what the
+// options ask for, as `python3 -m cProfile -o p.pstats script.py && graphgen
+// p.pstats ...` would, without the file in between.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli.h"
+
+namespace graphgen::cli {
+
+struct RunTarget {
+  std::string module;             // -m MODULE, else empty
+  std::vector<std::string> argv;  // script and its arguments, or the module's arguments
+};
+
+/// Whether this graphgen embeds Python (built with python3-dev).
+bool can_run_python();
+
+/// Runs the target under cProfile and writes the output `a` asks for.
+/// Returns the program's exit status (its SystemExit code, 1 for an
+/// uncaught exception, whose traceback is printed as Python prints it), or
+/// graphgen's own when the program succeeded and the output could not be
+/// written.
+int run_python(const Args& a, const RunTarget& target);
+
+}  // namespace graphgen::cli

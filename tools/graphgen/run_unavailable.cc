@@ -1,0 +1,11 @@
+// `graphgen run` in a build without python3-dev: main.cc says so (the
+// profiler needs the embedded interpreter).
+#include "run.h"
+
+namespace graphgen::cli {
+
+bool can_run_python() { return false; }
+
+int run_python(const Args&, const RunTarget&) { return kExitBadUsage; }
+
+}  // namespace graphgen::cli
