@@ -351,8 +351,9 @@ Expected<std::size_t> pick_event(const Profile& p, const InputFormat& format, co
       fmt::format("--event {}: the profile has no such event; it has {}", quote_input(event), join(names)));
 }
 
-Expected<CallGraph> build_graph(const Profile& p, const InputFormat& format, std::size_t event, const GraphOptions& o,
-                                Diagnostics& diag) {
+// Each function's totals, as the format's rules give them (no pruning).
+CallGraph graph_totals(const Profile& p, const InputFormat& format, std::size_t event, const GraphOptions& o,
+                       Diagnostics& diag) {
   CallGraph graph;
   if (format.totals == GraphTotals::kGprof) {
     RatioRule rule;
@@ -371,6 +372,12 @@ Expected<CallGraph> build_graph(const Profile& p, const InputFormat& format, std
                             format.name));
     graph = graph_from_call_ratios(p, event, diag);
   }
+  return graph;
+}
+
+Expected<CallGraph> build_graph(const Profile& p, const InputFormat& format, std::size_t event, const GraphOptions& o,
+                                Diagnostics& diag) {
+  CallGraph graph = graph_totals(p, format, event, o, diag);
   PruneOptions prune_options;
   prune_options.node_threshold_percent = o.node_threshold_percent;
   prune_options.edge_threshold_percent = o.edge_threshold_percent;
@@ -495,6 +502,14 @@ Expected<Output> convert(const Request& r, Diagnostics& diag) {
     out.ranks = std::move(table);
   }
   phases.mark("read");
+  if (r.output->needs == Needs::kTotals && r.write.stats.files.empty()) {
+    // pstats' report names its files first, in the order they merged.
+    Request with_files = r;
+    for (std::size_t input : merge_order(format->merge_order, r.inputs.size()))
+      with_files.write.stats.files.push_back(stats::file_line(r.inputs[input]));
+    if (auto ok = convert_profile(std::move(read).value(), *format, with_files, diag, out); !ok) return ok.error();
+    return out;
+  }
   if (auto ok = convert_profile(std::move(read).value(), *format, r, diag, out); !ok) return ok.error();
   return out;
 }
@@ -548,6 +563,13 @@ Expected<bool> convert_profile(Profile profile, const InputFormat& input_format,
   if (!event) return event.error();
   const bool graph_output = !r.list_functions.empty() || r.output->needs == Needs::kGraph;
   std::optional<CallGraph> graph;
+  if (r.output->needs == Needs::kTotals && !profile.has_total_cost()) {
+    // A report's inclusive costs: exact from sample stacks where there are
+    // some (the share of samples whose stack holds the function).
+    GraphOptions totals = r.graph;
+    if (profile.keeps_stack_totals) totals.total = TotalMethod::kCallStacks;
+    graph = graph_totals(profile, *format, *event, totals, diag);
+  }
   if (graph_output) {
     // (Not with per-rank statistics, whose ids are the profile's.)
     std::string listing;

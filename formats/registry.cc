@@ -19,6 +19,7 @@
 #include "pstats/writer.h"
 #include "ranks/writer.h"
 #include "sleepy/reader.h"
+#include "stats/writer.h"
 #include "sysprof/reader.h"
 #include "xperf/reader.h"
 #ifdef GRAPHGEN_HAVE_RENDER
@@ -130,6 +131,10 @@ Expected<std::string> write_heatmap(const WriteInput& in, std::string_view forma
 }
 Expected<std::string> write_heatmap_svg(const WriteInput& in, Diagnostics&) { return write_heatmap(in, "svg"); }
 Expected<std::string> write_heatmap_png(const WriteInput& in, Diagnostics&) { return write_heatmap(in, "png"); }
+
+Expected<std::string> write_stats(const WriteInput& in, Diagnostics&) {
+  return stats::write(in.profile, in.event, in.graph, in.options.stats);
+}
 
 Expected<std::string> write_dot(const WriteInput& in, Diagnostics& diag) {
   return dot::write(in.profile, *in.graph, in.options.theme, dot_options(in), diag);
@@ -397,6 +402,8 @@ const std::vector<OutputFormat>& output_formats() {
        true,
        write_heatmap_svg},
       {"heatmap.png", "the heatmap as PNG", {".heatmap.png"}, Needs::kRanks, true, write_heatmap_png},
+      {"stats", "pstats' report: print_stats, or with --callers/--callees their tables; sorted by --sort",
+       {".stats"}, Needs::kTotals, false, write_stats},
   };
   return kFormats;
 }

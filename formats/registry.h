@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "dot/dot_writer.h"
+#include "stats/writer.h"
 #include "graphgen/analysis/graph.h"
 #include "graphgen/analysis/ranks.h"
 #include "graphgen/analysis/theme.h"
@@ -104,6 +105,9 @@ struct WriteOptions {
   std::size_t top = 0;
   /// Graphs: colour nodes by per-rank imbalance and say it in their labels.
   bool imbalance = false;
+  /// The pstats report (-T stats): sort keys, restrictions, --strip-dirs,
+  /// --callers/--callees, and its header's file lines (set by the pipeline).
+  stats::Options stats;
 };
 
 /// What an output format writes from.
@@ -112,6 +116,7 @@ enum class Needs {
   kProfile,   // the whole profile (callgrind, pstats)
   kLineHits,  // per-line time and hits (line_profiler's report)
   kRanks,     // per-rank statistics over the inputs (each input one rank)
+  kTotals,    // the whole profile and each function's inclusive cost (pstats' report)
 };
 
 /// What a writer gets: the whole profile, the graph when it needs one, the

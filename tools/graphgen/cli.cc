@@ -161,6 +161,14 @@ Expected<formats::Request> make_request(const Args& a, Diagnostics& diag) {
   w.skip_zero = a.skip_zero;
   w.source_root = a.source_root;
   w.top = a.top;
+  w.stats.sort = a.sort;
+  w.stats.restrictions = a.restrictions;
+  if (a.top) w.stats.restrictions.push_back(std::to_string(a.top));
+  w.stats.strip_dirs = a.strip_dirs;
+  w.stats.report = a.callers ? stats::Report::kCallers : a.callees ? stats::Report::kCallees : stats::Report::kStats;
+  if (r.output->name != "stats" &&
+      (!a.sort.empty() || !a.restrictions.empty() || a.strip_dirs || a.callers || a.callees))
+    return bad_usage("--sort, --restrict, --strip-dirs, --callers and --callees shape -T stats, pstats' report");
   w.imbalance = a.imbalance;
   r.compare = a.compare;
   r.compare_options = {a.tolerance, a.only_slower, a.only_faster, a.color_by_difference};
@@ -326,9 +334,23 @@ void add_options(CLI::App& app, Args& a) {
   app.add_flag("--keep-going", a.keep_going,
                "when merging, skip inputs that cannot be read (empty or broken files), listed in one warning");
   app.add_option("--top", a.top,
-                 "ranks, ranks.csv, ranks.json and heatmap outputs: show the N functions of highest imbalance "
+                 "ranks, ranks.csv, ranks.json and heatmap outputs: show the N functions of highest imbalance; "
+                 "stats: the first N lines "
                  "[default: 25 in the table, 30 in the heatmap, all in CSV and JSON]")
       ->type_name("N");
+  repeatable(app, "--sort", a.sort,
+             "stats output: sort by this pstats key, repeatable (calls, cumulative, file, line, name, nfl, pcalls, "
+             "stdname, time ...) [default: cumulative]")
+      ->type_name("KEY")
+      ->check(CLI::IsMember(stats::sort_keys()));
+  repeatable(app, "--restrict", a.restrictions,
+             "stats output: a pstats restriction, repeatable, in order: N lines, a fraction in [0, 1), or a regular "
+             "expression the file:line(function) must match")
+      ->type_name("R");
+  app.add_flag("--strip-dirs", a.strip_dirs, "stats output: file names without their folders (pstats' strip_dirs)");
+  auto* callers = app.add_flag("--callers", a.callers, "stats output: each function's callers (print_callers)");
+  auto* callees = app.add_flag("--callees", a.callees, "stats output: each function's callees (print_callees)");
+  callers->excludes(callees);
   app.add_flag("--imbalance", a.imbalance,
                "graph outputs of several inputs (one per MPI rank): colour each function by how unevenly the ranks "
                "spend its time (Imb%) and add a line 'imb 23% (max r5, min r61)'");

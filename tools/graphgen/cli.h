@@ -56,6 +56,9 @@ struct Args {
   double tolerance = 0.001;
   bool only_slower = false, only_faster = false, color_by_difference = false;
   bool kcachegrind = false;
+  std::vector<std::string> sort;
+  std::vector<std::string> restrictions;
+  bool strip_dirs = false, callers = false, callees = false;
   bool timings = false;
   bool quiet = false;
 };

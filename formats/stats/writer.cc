@@ -1,0 +1,473 @@
+#include "writer.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <ctime>
+#include <regex>
+#include <unordered_map>
+
+#include "graphgen/labels.h"
+
+namespace graphgen::stats {
+
+namespace {
+
+struct Key {
+  std::string file;
+  std::int64_t line = 0;
+  std::string name;
+};
+
+bool key_less(const Key& a, const Key& b) {
+  if (a.file != b.file) return a.file < b.file;  // UTF-8 bytes: code point order
+  if (a.line != b.line) return a.line < b.line;
+  return a.name < b.name;
+}
+
+// pstats' func_std_string.
+std::string std_string(const Key& k) {
+  if (k.file == "~" && k.line == 0) {
+    if (k.name.size() >= 2 && k.name.front() == '<' && k.name.back() == '>')
+      return "{" + k.name.substr(1, k.name.size() - 2) + "}";
+    return k.name;
+  }
+  return fmt::format("{}:{}({})", k.file, k.line, k.name);
+}
+
+// Python's len(): code points.
+std::size_t length(std::string_view s) {
+  std::size_t n = 0;
+  for (char c : s)
+    if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) ++n;
+  return n;
+}
+
+std::string ljust(const std::string& s, std::size_t width) {
+  std::size_t n = length(s);
+  return n >= width ? s : s + std::string(width - n, ' ');
+}
+
+std::string rjust(const std::string& s, std::size_t width) {
+  std::size_t n = length(s);
+  return n >= width ? s : std::string(width - n, ' ') + s;
+}
+
+// printf's %8.3f, as Python's %-formatting (the exact value, ties to even).
+std::string f8(double x) {
+  char buf[64];
+  int n = std::snprintf(buf, sizeof buf, "%8.3f", x);
+  return std::string(buf, static_cast<std::size_t>(std::max(n, 0)));
+}
+
+// A caller's stats: (nc, cc, tt, ct), or the pure-Python profiler's count.
+struct Caller {
+  bool is_int = false;
+  std::int64_t nc = 0, cc = 0;
+  double tt = 0, ct = 0;
+};
+
+struct Entry {
+  std::uint32_t key = 0;
+  std::int64_t cc = 0, nc = 0;
+  double tt = 0, ct = 0;
+  std::vector<std::pair<std::uint32_t, Caller>> callers;  // dict order
+};
+
+class Table {
+ public:
+  std::uint32_t intern(Key k) {
+    std::string id = fmt::format("{}\x1f{}\x1f{}", k.file, k.line, k.name);
+    auto [it, fresh] = index_.try_emplace(std::move(id), static_cast<std::uint32_t>(keys_.size()));
+    if (fresh) keys_.push_back(std::move(k));
+    return it->second;
+  }
+  const Key& key(std::uint32_t i) const { return keys_[i]; }
+
+ private:
+  std::vector<Key> keys_;
+  std::unordered_map<std::string, std::uint32_t> index_;
+};
+
+// The stats dict of a profile: pstats' own for pstats input, else the
+// model's functions with their inclusive costs.
+std::vector<Entry> entries_of(const Profile& p, std::size_t event, const CallGraph* graph, Table& table) {
+  const Event& ev = p.events[event];
+  const bool python = p.label_style == LabelStyle::kPython;
+  auto key_of = [&](FuncId f) {
+    const Function& fn = p.functions[f];
+    Key k;
+    if (fn.file != kNoString || python) {
+      k.file = std::string(p.str(fn.file));
+      k.line = fn.line;
+      k.name = std::string(p.str(fn.name));
+    } else {
+      k.file = "~";
+      std::string module;
+      k.name = module_line(p, f, module) && !module.empty() ? module + ":" + std::string(p.str(fn.name))
+                                                            : std::string(p.str(fn.name));
+    }
+    return table.intern(std::move(k));
+  };
+  double self_sum = 0;
+  for (FuncId f = 0; f < p.functions.size(); ++f) self_sum += event_value(ev, p.self(f, event));
+  std::vector<FuncId> order = p.listed;
+  if (order.empty())
+    for (FuncId f = 0; f < p.functions.size(); ++f) order.push_back(f);
+  Adjacency adj = Adjacency::build(p);
+  std::vector<Entry> out;
+  out.reserve(order.size());
+  for (FuncId f : order) {
+    const Function& fn = p.functions[f];
+    Entry e;
+    e.key = key_of(f);
+    e.nc = fn.calls == kUnknownCount ? 0 : fn.calls;
+    e.cc = fn.primitive_calls == kUnknownCount ? e.nc : fn.primitive_calls;
+    e.tt = event_value(ev, p.self(f, event));
+    if (p.has_total_cost())
+      e.ct = event_value(ev, p.total(f, event));
+    else if (graph && f < graph->nodes.size() && graph->nodes[f].total_ratio)
+      e.ct = *graph->nodes[f].total_ratio * self_sum;
+    for (std::uint32_t i = adj.in_begin[f]; i < adj.in_begin[f + 1]; ++i) {
+      CallId c = adj.in_calls[i];
+      const Call& call = p.calls[c];
+      Caller v;
+      if (p.call_costs_from_counts && call.primitive_count == kUnknownCount) {
+        v.is_int = true;
+        v.nc = call.count;
+      } else {
+        v.nc = call.count == kUnknownCount ? 0 : call.count;
+        v.cc = call.primitive_count == kUnknownCount ? v.nc : call.primitive_count;
+        v.tt = p.keeps_call_self ? event_value(ev, p.along(c, event)) : 0.0;
+        v.ct = shown_value(ev, p.call_value(c, event));
+      }
+      e.callers.emplace_back(key_of(call.caller), v);
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+// pstats' strip_dirs: file names without folders; entries that become one
+// add up (add_func_stats), in first-appearance order.
+std::vector<Entry> strip_dirs(const std::vector<Entry>& in, Table& table) {
+  auto stripped = [&](std::uint32_t k) {
+    Key key = table.key(k);
+    std::size_t slash = key.file.rfind('/');
+    if (slash != std::string::npos) key.file = key.file.substr(slash + 1);
+    return table.intern(std::move(key));
+  };
+  std::vector<Entry> out;
+  std::unordered_map<std::uint32_t, std::size_t> at;
+  for (const Entry& e : in) {
+    std::uint32_t k = stripped(e.key);
+    std::vector<std::pair<std::uint32_t, Caller>> callers;
+    for (const auto& [ck, v] : e.callers) {
+      std::uint32_t s = stripped(ck);
+      auto same = std::find_if(callers.begin(), callers.end(), [&](const auto& c) { return c.first == s; });
+      if (same == callers.end())
+        callers.emplace_back(s, v);
+      else
+        same->second = v;  // a dict: the last value of a repeated key
+    }
+    auto [it, fresh] = at.try_emplace(k, out.size());
+    if (fresh) {
+      Entry n = e;
+      n.key = k;
+      n.callers = std::move(callers);
+      out.push_back(std::move(n));
+      continue;
+    }
+    Entry& t = out[it->second];
+    t.cc += e.cc;
+    t.nc += e.nc;
+    t.tt = e.tt + t.tt;
+    t.ct = e.ct + t.ct;
+    for (auto& [ck, v] : callers) {  // add_callers(target, source)
+      auto same = std::find_if(t.callers.begin(), t.callers.end(), [&](const auto& c) { return c.first == ck; });
+      if (same == t.callers.end()) {
+        t.callers.emplace_back(ck, v);
+      } else if (v.is_int) {
+        same->second.nc += v.nc;
+      } else {
+        same->second.nc = v.nc + same->second.nc;
+        same->second.cc = v.cc + same->second.cc;
+        same->second.tt = v.tt + same->second.tt;
+        same->second.ct = v.ct + same->second.ct;
+      }
+    }
+  }
+  return out;
+}
+
+struct SortKey {
+  const char* name;
+  std::vector<std::pair<int, int>> fields;  // (tuple index, direction)
+  const char* description;
+};
+
+const std::vector<SortKey>& sort_defs() {
+  static const std::vector<SortKey> kDefs = {
+      {"calls", {{1, -1}}, "call count"},
+      {"ncalls", {{1, -1}}, "call count"},
+      {"cumtime", {{3, -1}}, "cumulative time"},
+      {"cumulative", {{3, -1}}, "cumulative time"},
+      {"file", {{4, 1}}, "file name"},
+      {"filename", {{4, 1}}, "file name"},
+      {"line", {{5, 1}}, "line number"},
+      {"module", {{4, 1}}, "file name"},
+      {"name", {{6, 1}}, "function name"},
+      {"nfl", {{6, 1}, {4, 1}, {5, 1}}, "name/file/line"},
+      {"pcalls", {{0, -1}}, "primitive call count"},
+      {"stdname", {{7, 1}}, "standard name"},
+      {"time", {{2, -1}}, "internal time"},
+      {"tottime", {{2, -1}}, "internal time"},
+  };
+  return kDefs;
+}
+
+// -1, 0, 1 for one field of pstats' sort tuple.
+int compare_field(const Entry& a, const Entry& b, int field, const Table& t) {
+  auto cmp = [](auto x, auto y) { return x < y ? -1 : y < x ? 1 : 0; };
+  switch (field) {
+    case 0:
+      return cmp(a.cc, b.cc);
+    case 1:
+      return cmp(a.nc, b.nc);
+    case 2:
+      return cmp(a.tt, b.tt);
+    case 3:
+      return cmp(a.ct, b.ct);
+    case 4:
+      return cmp(t.key(a.key).file, t.key(b.key).file);
+    case 5:
+      return cmp(t.key(a.key).line, t.key(b.key).line);
+    case 6:
+      return cmp(t.key(a.key).name, t.key(b.key).name);
+    default:
+      return cmp(std_string(t.key(a.key)), std_string(t.key(b.key)));
+  }
+}
+
+// Python's repr() of a str, as %r prints it.
+std::string py_repr(const std::string& s) {
+  char quote = s.find('\'') != std::string::npos && s.find('"') == std::string::npos ? '"' : '\'';
+  std::string out(1, quote);
+  for (char c : s) {
+    if (c == quote || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
+    } else {
+      out += c;
+    }
+  }
+  return out + quote;
+}
+
+std::string python_float_repr(double v) {
+  // Shortest round-trip digits, with ".0" for whole numbers (repr(0.5), repr(1.0)).
+  std::string s = fmt::format("{}", v);
+  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
+  return s;
+}
+
+// pstats' eval_print_amount for one restriction.
+Expected<std::vector<std::uint32_t>> restrict(const std::vector<std::uint32_t>& list, const std::string& sel,
+                                              const std::vector<Entry>& entries, const Table& t, std::string& msg) {
+  std::vector<std::uint32_t> out = list;
+  std::string shown;
+  std::int64_t as_int = 0;
+  double as_float = 0;
+  auto [ie, iec] = std::from_chars(sel.data(), sel.data() + sel.size(), as_int);
+  auto [fe, fec] = std::from_chars(sel.data(), sel.data() + sel.size(), as_float);
+  if (!sel.empty() && iec == std::errc() && ie == sel.data() + sel.size()) {
+    shown = std::to_string(as_int);
+    if (as_int >= 0 && static_cast<std::size_t>(as_int) < list.size()) out.resize(static_cast<std::size_t>(as_int));
+  } else if (!sel.empty() && fec == std::errc() && fe == sel.data() + sel.size()) {
+    shown = python_float_repr(as_float);
+    if (as_float >= 0.0 && as_float < 1.0)
+      out.resize(static_cast<std::size_t>(static_cast<double>(list.size()) * as_float + .5));
+  } else {
+    shown = py_repr(sel);
+    std::regex rex;
+    try {
+      rex = std::regex(sel, std::regex::ECMAScript);
+    } catch (const std::regex_error&) {
+      msg += "   <Invalid regular expression " + py_repr(sel) + ">\n";
+      return out;
+    }
+    out.clear();
+    for (std::uint32_t i : list)
+      if (std::regex_search(std_string(t.key(entries[i].key)), rex)) out.push_back(i);
+  }
+  if (out.size() != list.size())
+    msg += fmt::format("   List reduced from {} to {} due to restriction <{}>\n", list.size(), out.size(), shown);
+  return out;
+}
+
+std::string ncalls(std::int64_t nc, std::int64_t cc) {
+  return nc != cc ? fmt::format("{}/{}", nc, cc) : std::to_string(nc);
+}
+
+}  // namespace
+
+const std::vector<std::string>& sort_keys() {
+  static const std::vector<std::string> kKeys = [] {
+    std::vector<std::string> k;
+    for (const SortKey& d : sort_defs()) k.push_back(d.name);
+    return k;
+  }();
+  return kKeys;
+}
+
+std::string file_line(const std::string& path) {
+  struct stat st;
+  if (path == "-" || ::stat(path.c_str(), &st) != 0) return path;
+  std::time_t t = st.st_mtime;
+  std::tm local{};
+  if (!::localtime_r(&t, &local)) return path;
+  static const char* kDays[] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
+  static const char* kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+  return fmt::format("{} {} {:2d} {:02d}:{:02d}:{:02d} {}    {}", kDays[local.tm_wday], kMonths[local.tm_mon],
+                     local.tm_mday, local.tm_hour, local.tm_min, local.tm_sec, local.tm_year + 1900, path);
+}
+
+Expected<std::string> write(const Profile& p, std::size_t event, const CallGraph* graph, const Options& o) {
+  Table table;
+  std::vector<Entry> entries = entries_of(p, event, graph, table);
+  if (o.strip_dirs) entries = strip_dirs(entries, table);
+  const Event& ev = p.events[event];
+  const bool seconds = ev.floating || ev.seconds_per_unit > 0;
+
+  std::int64_t total_calls = 0, prim_calls = 0;
+  double total_tt = 0;
+  std::size_t max_name_len = 0;
+  for (const Entry& e : entries) {
+    total_calls += e.nc;
+    prim_calls += e.cc;
+    total_tt += e.tt;
+    max_name_len = std::max(max_name_len, length(std_string(table.key(e.key))));
+  }
+
+  // sort_stats: a stable sort on pstats' tuple fields.
+  std::vector<std::pair<int, int>> fields;
+  std::string sort_type;
+  for (const std::string& word : o.sort.empty() ? std::vector<std::string>{"cumulative"} : o.sort) {
+    auto def = std::find_if(sort_defs().begin(), sort_defs().end(), [&](const SortKey& d) { return word == d.name; });
+    if (def == sort_defs().end())
+      return bad_usage(
+          fmt::format("--sort {}: not a pstats sort key (known: {})", quote_input(word), fmt::join(sort_keys(), ", ")));
+    fields.insert(fields.end(), def->fields.begin(), def->fields.end());
+    sort_type += (sort_type.empty() ? "" : ", ") + std::string(def->description);
+  }
+  std::vector<std::uint32_t> list(entries.size());
+  for (std::uint32_t i = 0; i < list.size(); ++i) list[i] = i;
+  std::stable_sort(list.begin(), list.end(), [&](std::uint32_t a, std::uint32_t b) {
+    for (auto [field, direction] : fields) {
+      int c = compare_field(entries[a], entries[b], field, table);
+      if (c != 0) return c * direction < 0;
+    }
+    return false;
+  });
+
+  std::string out;
+  if (o.report == Report::kStats) {
+    for (const std::string& f : o.files) out += f + "\n";
+    if (!o.files.empty()) out += "\n";
+    out += fmt::format("         {} function calls ", total_calls);
+    if (total_calls != prim_calls) out += fmt::format("({} primitive calls) ", prim_calls);
+    out += seconds ? fmt::format("in {:.3f} seconds\n\n", total_tt)
+                   : fmt::format("in {:.0f} {}\n\n", total_tt, p.str(ev.name));
+  }
+  // get_print_list
+  std::string msg = "   Ordered by: " + sort_type + "\n";
+  for (const std::string& sel : o.restrictions) {
+    auto reduced = restrict(list, sel, entries, table, msg);
+    if (!reduced) return reduced.error();
+    list = std::move(reduced).value();
+  }
+  if (list.empty()) return out;
+  out += msg + "\n";
+  std::size_t width = max_name_len;
+  if (list.size() < entries.size()) {
+    width = 0;
+    for (std::uint32_t i : list) width = std::max(width, length(std_string(table.key(entries[i].key))));
+  }
+  width += 2;
+
+  if (o.report == Report::kStats) {
+    out += "   ncalls  tottime  percall  cumtime  percall filename:lineno(function)\n";
+    for (std::uint32_t i : list) {
+      const Entry& e = entries[i];
+      out += rjust(ncalls(e.nc, e.cc), 9) + " " + f8(e.tt) + " ";
+      out += (e.nc == 0 ? std::string(8, ' ') : f8(e.tt / static_cast<double>(e.nc))) + " ";
+      out += f8(e.ct) + " ";
+      out += (e.cc == 0 ? std::string(8, ' ') : f8(e.ct / static_cast<double>(e.cc))) + " ";
+      out += std_string(table.key(e.key)) + "\n";
+    }
+    out += "\n\n";
+    return out;
+  }
+
+  // print_callers / print_callees
+  std::unordered_map<std::uint32_t, std::size_t> entry_of;
+  for (std::size_t i = 0; i < entries.size(); ++i) entry_of.emplace(entries[i].key, i);
+  const bool callers = o.report == Report::kCallers;
+  out += ljust("Function ", width) + (callers ? "was called by..." : "called...") + "\n";
+  for (const Entry& e : entries)
+    if (!e.callers.empty()) {
+      if (!e.callers.front().second.is_int) out += std::string(width, ' ') + "    ncalls  tottime  cumtime\n";
+      break;
+    }
+  // calc_callees: per caller key, its callees and the caller stats.
+  std::unordered_map<std::uint32_t, std::vector<std::pair<std::uint32_t, Caller>>> callees;
+  if (!callers)
+    for (const Entry& e : entries)
+      for (const auto& [ck, v] : e.callers) callees[ck].emplace_back(e.key, v);
+  for (std::uint32_t i : list) {
+    const Entry& e = entries[i];
+    std::vector<std::pair<std::uint32_t, Caller>> dict = callers ? e.callers : callees[e.key];
+    out += ljust(std_string(table.key(e.key)), width) + (callers ? "<-" : "->") + " ";
+    if (dict.empty()) {
+      out += "\n";
+      continue;
+    }
+    std::stable_sort(dict.begin(), dict.end(),
+                     [&](const auto& a, const auto& b) { return key_less(table.key(a.first), table.key(b.first)); });
+    std::string indent;
+    for (const auto& [k, v] : dict) {
+      std::string name = std_string(table.key(k));
+      std::size_t left_width;
+      std::string substats;
+      if (!v.is_int) {
+        substats = rjust(ncalls(v.nc, v.cc), 7 + 2 * indent.size()) + " " + f8(v.tt) + " " + f8(v.ct) + "  " + name;
+        left_width = width + 1;
+      } else {
+        auto it = entry_of.find(k);
+        double ct = it == entry_of.end() ? 0.0 : entries[it->second].ct;
+        substats = name + "(" + std::to_string(v.nc) + ") " + f8(ct);
+        left_width = width + 3;
+      }
+      std::string lead;
+      for (std::size_t r = 0; r < left_width; ++r) lead += indent;
+      out += lead + substats + "\n";
+      indent = " ";
+    }
+  }
+  out += "\n\n";
+  return out;
+}
+
+}  // namespace graphgen::stats
