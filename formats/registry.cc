@@ -402,8 +402,12 @@ const std::vector<OutputFormat>& output_formats() {
        true,
        write_heatmap_svg},
       {"heatmap.png", "the heatmap as PNG", {".heatmap.png"}, Needs::kRanks, true, write_heatmap_png},
-      {"stats", "pstats' report: print_stats, or with --callers/--callees their tables; sorted by --sort",
-       {".stats"}, Needs::kTotals, false, write_stats},
+      {"stats",
+       "pstats' report: print_stats, or with --callers/--callees their tables; sorted by --sort",
+       {".stats"},
+       Needs::kTotals,
+       false,
+       write_stats},
   };
   return kFormats;
 }

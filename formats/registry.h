@@ -21,7 +21,6 @@
 #include <vector>
 
 #include "dot/dot_writer.h"
-#include "stats/writer.h"
 #include "graphgen/analysis/graph.h"
 #include "graphgen/analysis/ranks.h"
 #include "graphgen/analysis/theme.h"
@@ -29,6 +28,7 @@
 #include "graphgen/io.h"
 #include "graphgen/profile.h"
 #include "read_options.h"
+#include "stats/writer.h"
 
 namespace graphgen::formats {
 

@@ -281,8 +281,7 @@ bool sniff(std::string_view head) {
   if (start.starts_with("Flat profile:") || start.starts_with("call graph profile:") || start.starts_with("Call graph"))
     return true;
   // Only then look for a header line (binary heads have no "index").
-  if (head.find("index") == std::string_view::npos && head.find("called/total") == std::string_view::npos)
-    return false;
+  if (head.find("index") == std::string_view::npos && head.find("called/total") == std::string_view::npos) return false;
   LineScanner scanner(head);
   std::string_view line;
   while (scanner.next(line))
