@@ -26,6 +26,10 @@ jobs=${GRAPHGEN_JOBS:-$(nproc 2>/dev/null || echo 2)}
 #   libzip-dev                         Very Sleepy's .sleepy files (zip archives)
 #   libexpat1-dev                      sysprof's XML
 #   libsimdjson-dev                    gprof2dot's JSON format
+#   python3-dev                        graphgen run (embedded CPython) and the graphgen module
+#   python3-numpy                      tests profile a script that calls a C extension
+#   libopenmpi-dev openmpi-bin         graphgen-mpi, and its tests under mpirun
+#   chromium                           tests open the flame graph and the HTML report headless
 #   help2man                           the man page cmake --install puts beside graphgen
 #   libgtest-dev                       unit and conformance tests
 #   clang-format                       the suite checks the sources follow .clang-format
@@ -35,6 +39,7 @@ jobs=${GRAPHGEN_JOBS:-$(nproc 2>/dev/null || echo 2)}
 #   python3                            the conformance comparators in ../shared
 packages=(cmake g++ ninja-build pkg-config libgraphviz-dev libspdlog-dev libfmt-dev libcli11-dev
           zlib1g-dev libbz2-dev liblzma-dev libzstd-dev libzip-dev libexpat1-dev libsimdjson-dev help2man
+          python3-dev python3-numpy libopenmpi-dev openmpi-bin chromium
           libgtest-dev clang-format nlohmann-json3-dev valgrind xz-utils)
 
 say() { printf 'dev.sh: %s\n' "$*" >&2; }
