@@ -6,10 +6,15 @@
 #include <cmath>
 
 #include "graphgen/labels.h"
+#include "markup.h"
 
 namespace graphgen::ranks {
 
 namespace {
+
+using formats::json_number;
+using formats::json_text;
+using formats::xml_text;
 
 std::string unit_of(const Profile& p, std::size_t event) {
   const Event& e = p.events[event];
@@ -54,70 +59,12 @@ std::string csv_field(std::string_view s) {
   return out + "\"";
 }
 
-std::string json_string(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    auto u = static_cast<unsigned char>(c);
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (u < 0x20)
-          out += fmt::format("\\u{:04x}", u);
-        else
-          out += c;
-    }
-  }
-  return out + "\"";
-}
-
-std::string json_number(double v) {
-  if (!std::isfinite(v)) return "null";
-  return fmt::format("{}", v);
-}
-
 std::string json_measure(const RankMeasure& m) {
   return fmt::format(
       "{{\"total\": {}, \"mean\": {}, \"stddev\": {}, \"min\": {}, \"min_rank\": {}, \"max\": {}, \"max_rank\": {}, "
       "\"imbalance\": {}, \"imbalance_percent\": {}}}",
       json_number(m.total), json_number(m.mean), json_number(m.stddev), json_number(m.min), m.min_rank,
       json_number(m.max), m.max_rank, json_number(m.imbalance), json_number(m.imbalance_percent));
-}
-
-std::string html_escape(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
 }
 
 // Blue (below the mean) through white (the mean) to red (above it).
@@ -197,7 +144,7 @@ std::string write_csv(const Profile& p, const RankTable& t, const Options& o) {
 
 std::string write_json(const Profile& p, const RankTable& t, const Options& o) {
   std::string out = fmt::format("{{\"ranks\": {}, \"numbered_by_position\": {}, \"unit\": {}, \"rank_numbers\": [",
-                                t.ranks, t.numbered_by_position ? "true" : "false", json_string(unit_of(p, o.event)));
+                                t.ranks, t.numbered_by_position ? "true" : "false", json_text(unit_of(p, o.event)));
   for (std::size_t i = 0; i < t.rank_numbers.size(); ++i) out += fmt::format("{}{}", i ? ", " : "", t.rank_numbers[i]);
   out += "],\n \"functions\": [";
   std::vector<FuncId> order = by_imbalance(t);
@@ -208,10 +155,9 @@ std::string write_json(const Profile& p, const RankTable& t, const Options& o) {
     out += fmt::format(
         "{}\n  {{\"label\": {}, \"name\": {}, \"file\": {}, \"line\": {}, \"object\": {}, \"present\": {}, "
         "\"missing_rank\": {}, \"inclusive\": {}, \"self\": {}}}",
-        i ? "," : "", json_string(function_label(p, f)), json_string(p.str(fn.name)), json_string(p.str(fn.file)),
-        fn.line, json_string(p.str(fn.object)), fr.present,
-        fr.missing_rank < 0 ? "null" : std::to_string(fr.missing_rank), json_measure(fr.inclusive),
-        json_measure(fr.self));
+        i ? "," : "", json_text(function_label(p, f)), json_text(p.str(fn.name)), json_text(p.str(fn.file)), fn.line,
+        json_text(p.str(fn.object)), fr.present, fr.missing_rank < 0 ? "null" : std::to_string(fr.missing_rank),
+        json_measure(fr.inclusive), json_measure(fr.self));
   }
   out += "\n]}\n";
   return out;
@@ -234,7 +180,7 @@ std::string heatmap_dot(const Profile& p, const RankTable& t, const Options& o) 
   std::string out = "digraph {\n\tgraph [fontname=Arial, margin=0.2];\n\tnode [shape=plaintext, fontname=Arial];\n";
   out += "\theatmap [label=<<TABLE BORDER=\"0\" CELLBORDER=\"0\" CELLSPACING=\"0\" CELLPADDING=\"0\">\n";
   out += fmt::format("<TR><TD COLSPAN=\"{}\" ALIGN=\"LEFT\"><FONT POINT-SIZE=\"12\">{}</FONT></TD></TR>\n",
-                     h.columns + 3, html_escape(title));
+                     h.columns + 3, xml_text(title));
   // Rank axis: a label over every few columns (the first rank of each group).
   std::size_t every = std::max<std::size_t>(1, (h.columns + 7) / 8);
   out += "<TR><TD ALIGN=\"RIGHT\"><FONT POINT-SIZE=\"9\">rank </FONT></TD>";
@@ -254,7 +200,7 @@ std::string heatmap_dot(const Profile& p, const RankTable& t, const Options& o) 
     const FunctionRanks& fr = t.functions[f];
     std::string name = function_label(p, f);
     if (name.size() > 60) name = name.substr(0, 57) + "...";
-    out += fmt::format("<TR><TD ALIGN=\"RIGHT\"><FONT POINT-SIZE=\"9\">{} </FONT></TD>", html_escape(name));
+    out += fmt::format("<TR><TD ALIGN=\"RIGHT\"><FONT POINT-SIZE=\"9\">{} </FONT></TD>", xml_text(name));
     for (std::size_t c = 0; c < h.columns; ++c) {
       double v = h.cells[static_cast<std::size_t>(f) * h.columns + c];
       std::string ranks = h.first_rank[c] == h.last_rank[c]
@@ -264,7 +210,7 @@ std::string heatmap_dot(const Profile& p, const RankTable& t, const Options& o) 
       // Graphviz writes a cell's TOOLTIP into SVG only for a cell with a link.
       out += fmt::format("<TD BGCOLOR=\"{}\" WIDTH=\"{}\" HEIGHT=\"14\" HREF=\"#\" TOOLTIP=\"{}\"> </TD>",
                          heat_colour(v, fr.inclusive.mean), width,
-                         html_escape(fmt::format("{}: {} {}{}", ranks, number(v), unit, ratio)));
+                         xml_text(fmt::format("{}: {} {}{}", ranks, number(v), unit, ratio)));
     }
     out += fmt::format(
         "<TD ALIGN=\"RIGHT\"><FONT POINT-SIZE=\"9\"> {:.0f}%</FONT></TD><TD ALIGN=\"LEFT\"><FONT "

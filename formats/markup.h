@@ -1,0 +1,27 @@
+// Text inside SVG, HTML and JSON outputs. Names come from untrusted
+// profiles: bytes that are not UTF-8 become U+FFFD and control characters
+// are escaped or replaced, so a hostile name cannot break the document
+// (an SVG with one bad byte does not open at all) or close a <script>.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace graphgen::formats {
+
+/// The text as valid UTF-8: each byte of an invalid sequence becomes U+FFFD.
+std::string valid_utf8(std::string_view s);
+
+/// For XML/HTML text and attribute values: & < > " ' escaped, control
+/// characters (other than tab and newline) replaced by U+FFFD.
+std::string xml_text(std::string_view s);
+
+/// A JSON string literal, quotes included. `in_html` also escapes '<', '>'
+/// and '&' so the JSON can sit inside an HTML <script> element.
+std::string json_text(std::string_view s, bool in_html = false);
+
+/// A JSON number: the shortest form that reads back the same; null for
+/// infinities and NaN.
+std::string json_number(double v);
+
+}  // namespace graphgen::formats
