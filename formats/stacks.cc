@@ -15,8 +15,8 @@ StackBuilder::StackBuilder(Profile& p, std::string_view event_name, std::string_
   }
 }
 
-FuncId StackBuilder::function(std::string_view name, std::string_view object, bool has_object,
-                              std::string_view process) {
+FuncId StackBuilder::function(std::string_view name, std::string_view object, bool has_object, std::string_view process,
+                              bool unresolved) {
   std::uint64_t h = FlatIndex::hash_bytes(process, FlatIndex::hash_bytes(object, FlatIndex::hash_bytes(name)));
   return functions_.find_or_add(
       h,
@@ -30,11 +30,13 @@ FuncId StackBuilder::function(std::string_view name, std::string_view object, bo
         f.object = p_.strings.intern(object);
         f.process = process.empty() ? kNoString : p_.strings.intern(process);
         f.has_object = has_object;
+        f.unresolved = unresolved;
         return p_.add_function(f);
       });
 }
 
-void StackBuilder::add_sample(const std::vector<FuncId>& leaf_first, Cost weight, Cost call_weight) {
+void StackBuilder::add_sample(const std::vector<FuncId>& leaf_first, Cost weight, Cost call_weight,
+                              std::string_view process) {
   if (leaf_first.empty()) return;
   ++samples_;
   if (seen_in_sample_.size() < p_.functions.size()) seen_in_sample_.resize(p_.functions.size(), 0);
@@ -58,19 +60,29 @@ void StackBuilder::add_sample(const std::vector<FuncId>& leaf_first, Cost weight
     p_.stack_inclusive(f, 0) = p_.add(0, p_.stack_inclusive(f, 0), weight);
   }
   if (!keep_tree_) return;
-  // Callsite tree, root first.
-  std::uint32_t node = 0;
-  for (std::size_t i = leaf_first.size(); i-- > 0;) {
-    FuncId f = leaf_first[i];
-    node = children_.find_or_add(
-        FlatIndex::mix(node, f),
-        [&](std::uint32_t n) { return p_.stack_nodes[n].parent == node && p_.stack_nodes[n].function == f; },
+  // Callsite tree, root first: the process, then the outermost frame.
+  auto child = [&](std::uint32_t parent, FuncId f, StringId proc) {
+    return children_.find_or_add(
+        FlatIndex::mix(parent, f, proc),
+        [&](std::uint32_t n) {
+          const StackNode& s = p_.stack_nodes[n];
+          return s.parent == parent && s.function == f && s.process == proc;
+        },
         [&] {
-          p_.stack_nodes.push_back({node, f});
+          p_.stack_nodes.push_back({parent, f, proc});
           p_.stack_node_cost.push_back(0);
           return static_cast<std::uint32_t>(p_.stack_nodes.size() - 1);
         });
+  };
+  std::uint32_t node = 0;
+  if (!process.empty()) {
+    if (last_process_ == kNoString || process != last_process_name_) {
+      last_process_ = p_.strings.intern(process);
+      last_process_name_ = std::string(process);
+    }
+    node = child(0, 0, last_process_);
   }
+  for (std::size_t i = leaf_first.size(); i-- > 0;) node = child(node, leaf_first[i], kNoString);
   p_.stack_node_cost[node] = p_.add(0, p_.stack_node_cost[node], weight);
 }
 

@@ -23,7 +23,8 @@ class StackBuilder {
 
   /// The function for (name, object, process): interned once per distinct
   /// triple. `has_object` says the input named an object (possibly empty).
-  FuncId function(std::string_view name, std::string_view object, bool has_object, std::string_view process = {});
+  FuncId function(std::string_view name, std::string_view object, bool has_object, std::string_view process = {},
+                  bool unresolved = false);
 
   /// Adds one sample: `leaf_first` frames, innermost first, weighing `weight`.
   /// Self cost goes to the leaf, each adjacent pair adds to its call, every
@@ -32,8 +33,9 @@ class StackBuilder {
   /// Profile::add_function directly (formats that number their functions).
   void add_sample(const std::vector<FuncId>& leaf_first, Cost weight) { add_sample(leaf_first, weight, weight); }
   /// The same with another weight for the calls (xperf counts calls once
-  /// per sample whatever its weight).
-  void add_sample(const std::vector<FuncId>& leaf_first, Cost weight, Cost call_weight);
+  /// per sample whatever its weight), and the process the sample ran in
+  /// (perf's comm: a frame of the callsite tree above the outermost one).
+  void add_sample(const std::vector<FuncId>& leaf_first, Cost weight, Cost call_weight, std::string_view process = {});
 
   /// A weight as a cost of the builder's event.
   Cost cost(double weight) const { return p_.cost_of(0, weight); }
@@ -43,9 +45,11 @@ class StackBuilder {
  private:
   Profile& p_;
   bool keep_tree_;
-  FlatIndex functions_;  // (name, object) -> FuncId
-  FlatIndex calls_;      // (caller, callee) -> CallId
-  FlatIndex children_;   // (parent node, function) -> stack node
+  FlatIndex functions_;                // (name, object) -> FuncId
+  FlatIndex calls_;                    // (caller, callee) -> CallId
+  FlatIndex children_;                 // (parent node, function or process) -> stack node
+  StringId last_process_ = kNoString;  // the interned id of the last process name
+  std::string last_process_name_;
   std::vector<std::size_t> seen_in_sample_;
   std::size_t samples_ = 0;
 };

@@ -133,7 +133,8 @@ bool parse_header(std::string_view line, Header& h) {
 
 struct Frame {
   std::string_view address, symbol, dso;
-  bool has_dso = false;  // "(...)" present, possibly empty
+  bool unresolved = false;  // no symbol: named by its address
+  bool has_dso = false;     // "(...)" present, possibly empty
 };
 
 // `addr symbol[+0xoff] (dso)`, leading whitespace already removed. The dso is
@@ -163,7 +164,8 @@ bool parse_frame(std::string_view s, Frame& f) {
   if (plus != std::string_view::npos && plus + 3 < rest.size() &&
       std::all_of(rest.begin() + static_cast<std::ptrdiff_t>(plus + 3), rest.end(), is_hex))
     rest = rest.substr(0, plus);
-  f.symbol = rest.empty() || rest == "[unknown]" ? f.address : rest;
+  f.unresolved = rest.empty() || rest == "[unknown]";
+  f.symbol = f.unresolved ? f.address : rest;
   return true;
 }
 
@@ -346,6 +348,7 @@ class Reader {
       }
     }
     if (keep_ && !is_clock_event(h.event)) untimed_kept_ = true;
+    comm_ = h.comm;
     weight_ = 1;
     if (options_.weight_by_period) {
       if (h.has_period)
@@ -357,12 +360,12 @@ class Reader {
 
   void add_frame(const Frame& f) {
     if (!keep_) return;
-    frames_.push_back(builder_.function(f.symbol, f.dso, f.has_dso));
+    frames_.push_back(builder_.function(f.symbol, f.dso, f.has_dso, {}, f.unresolved));
   }
 
   void flush() {
     if (in_sample_ && keep_ && !frames_.empty()) {
-      builder_.add_sample(frames_, weight_);
+      builder_.add_sample(frames_, weight_, weight_, comm_);
       ++kept_;
     }
     in_sample_ = false;
@@ -370,6 +373,7 @@ class Reader {
   }
 
   detail::StackBuilder builder_;
+  std::string_view comm_;  // the current sample's command (in the input)
   const formats::ReadOptions& options_;
   Part part_{};
   std::string path_;

@@ -33,7 +33,7 @@ void put_profile(Writer& w, const Profile& p) {
     w.put(f.line);
     w.put(f.calls);
     w.put(f.primitive_calls);
-    w.put<std::uint8_t>(f.has_object);
+    w.put<std::uint8_t>(static_cast<std::uint8_t>(f.has_object | (f.unresolved << 1)));
     w.put(f.instance);
   }
   w.vec(p.self_cost);
@@ -97,6 +97,7 @@ void put_profile(Writer& w, const Profile& p) {
   for (const StackNode& n : p.stack_nodes) {
     w.put(n.parent);
     w.put(n.function);
+    w.put(n.process);
   }
   w.vec(p.stack_node_cost);
 }
@@ -140,7 +141,9 @@ Expected<Profile> get_profile(Reader& r, std::string_view what) {
     f.line = r.get<std::int64_t>();
     f.calls = r.get<std::int64_t>();
     f.primitive_calls = r.get<std::int64_t>();
-    f.has_object = r.get<std::uint8_t>() != 0;
+    auto bits = r.get<std::uint8_t>();
+    f.has_object = (bits & 1) != 0;
+    f.unresolved = (bits & 2) != 0;
     f.instance = r.get<std::uint32_t>();
     if (!string_ok(f.name) || !string_ok(f.object) || !string_ok(f.file) || !string_ok(f.process) || !string_ok(f.code))
       return broken("functions");
@@ -235,7 +238,9 @@ Expected<Profile> get_profile(Reader& r, std::string_view what) {
     StackNode n;
     n.parent = r.get<std::uint32_t>();
     n.function = r.get<FuncId>();
-    if (n.parent >= nodes || (i > 0 && n.function >= nf)) return broken("stack nodes");
+    n.process = r.get<StringId>();
+    if (n.parent >= nodes || !string_ok(n.process) || (i > 0 && n.process == kNoString && n.function >= nf))
+      return broken("stack nodes");
     p.stack_nodes.push_back(n);
   }
   p.stack_node_cost = r.vec<Cost>();

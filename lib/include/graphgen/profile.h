@@ -82,6 +82,9 @@ struct Function {
   std::int64_t primitive_calls = kUnknownCount;
   /// The input named an object, possibly empty (perf's `sym ()`).
   bool has_object = false;
+  /// No symbol was found for the frame: the name is its address (perf's
+  /// `[unknown]`, named by address as gprof2dot does).
+  bool unresolved = false;
   /// Tells apart functions the input keeps apart although every field
   /// above is equal (two gprof entries named `init`: static functions of
   /// different files): 0 for the first of a name, then 1, 2... Part of the
@@ -148,6 +151,10 @@ struct Jump {
 struct StackNode {
   std::uint32_t parent = 0;
   FuncId function = 0;
+  /// Not kNoString: the node is the process the samples below it ran in
+  /// (perf's comm, the root frame of FlameGraph's folded stacks), not a
+  /// function (`function` is then meaningless).
+  StringId process = kNoString;
 };
 
 /// Which subpositions the per-position layers hold (callgrind `positions:`).

@@ -83,7 +83,8 @@ void renumber_functions(Profile& p, const std::vector<FuncId>& order) {
     j.function = new_id[j.function];
     j.target = new_id[j.target];
   }
-  for (std::size_t s = 1; s < p.stack_nodes.size(); ++s) p.stack_nodes[s].function = new_id[p.stack_nodes[s].function];
+  for (std::size_t s = 1; s < p.stack_nodes.size(); ++s)
+    if (p.stack_nodes[s].process == kNoString) p.stack_nodes[s].function = new_id[p.stack_nodes[s].function];
   for (FuncId& f : p.listed) f = new_id[f];
   if (!p.reported_share.empty()) {
     std::vector<double> share(n);
@@ -177,7 +178,8 @@ Profile merge_functions(Profile p, FunctionKey key) {
     j.function = map[j.function];
     j.target = map[j.target];
   }
-  for (std::size_t s = 1; s < p.stack_nodes.size(); ++s) p.stack_nodes[s].function = map[p.stack_nodes[s].function];
+  for (std::size_t s = 1; s < p.stack_nodes.size(); ++s)
+    if (p.stack_nodes[s].process == kNoString) p.stack_nodes[s].function = map[p.stack_nodes[s].function];
   std::vector<bool> seen(p.functions.size(), false);
   std::vector<FuncId> listed;
   for (FuncId f : p.listed)
@@ -223,8 +225,8 @@ ProfileMerger::ProfileMerger(Profile& into) : into_(into) {
   }
   for (std::uint32_t n = 1; n < into.stack_nodes.size(); ++n)
     children_.find_or_add(
-        FlatIndex::mix(into.stack_nodes[n].parent, into.stack_nodes[n].function), [](std::uint32_t) { return false; },
-        [&] { return n; });
+        FlatIndex::mix(into.stack_nodes[n].parent, into.stack_nodes[n].function, into.stack_nodes[n].process),
+        [](std::uint32_t) { return false; }, [&] { return n; });
   is_listed_.assign(into.functions.size(), false);
   for (FuncId f : into.listed) is_listed_[f] = true;
 }
@@ -513,13 +515,18 @@ Expected<bool> ProfileMerger::add(const Profile& other, std::string_view other_p
     }
     std::vector<std::uint32_t> node_map(other.stack_nodes.size(), 0);
     for (std::uint32_t n = 1; n < other.stack_nodes.size(); ++n) {
-      std::uint32_t parent = node_map[other.stack_nodes[n].parent];
-      FuncId f = map[other.stack_nodes[n].function];
+      const StackNode& theirs = other.stack_nodes[n];
+      std::uint32_t parent = node_map[theirs.parent];
+      StringId process = str(theirs.process);
+      FuncId f = process == kNoString ? map[theirs.function] : 0;
       node_map[n] = children_.find_or_add(
-          FlatIndex::mix(parent, f),
-          [&](std::uint32_t m) { return into.stack_nodes[m].parent == parent && into.stack_nodes[m].function == f; },
+          FlatIndex::mix(parent, f, process),
+          [&](std::uint32_t m) {
+            const StackNode& mine = into.stack_nodes[m];
+            return mine.parent == parent && mine.function == f && mine.process == process;
+          },
           [&] {
-            into.stack_nodes.push_back({parent, f});
+            into.stack_nodes.push_back({parent, f, process});
             into.stack_node_cost.resize(into.stack_node_cost.size() + ne, 0);
             return static_cast<std::uint32_t>(into.stack_nodes.size() - 1);
           });
