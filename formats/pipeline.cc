@@ -491,7 +491,9 @@ Expected<Output> convert(const Request& r, Diagnostics& diag) {
   Output out;
   Phases phases(out);
   const InputFormat* format = nullptr;
-  const bool want_ranks = r.output->needs == Needs::kRanks || r.write.imbalance;
+  // (The HTML report has a ranks table when there are several inputs.)
+  const bool want_ranks = r.output->needs == Needs::kRanks || r.write.imbalance ||
+                          (r.output->needs == Needs::kReport && r.inputs.size() > 1);
   RankTable table;
   auto read = read_and_merge(r, format, diag, &out.input_bytes, want_ranks ? &table : nullptr);
   if (!read) return read.error();
@@ -561,9 +563,10 @@ Expected<bool> convert_profile(Profile profile, const InputFormat& input_format,
   }
   auto event = pick_event(profile, *format, r.event);
   if (!event) return event.error();
-  const bool graph_output = !r.list_functions.empty() || r.output->needs == Needs::kGraph;
-  std::optional<CallGraph> graph;
-  if (r.output->needs == Needs::kTotals && !profile.has_total_cost()) {
+  const Needs needs = r.output->needs;
+  const bool graph_output = !r.list_functions.empty() || needs == Needs::kGraph || needs == Needs::kReport;
+  std::optional<CallGraph> graph, totals;
+  if (needs == Needs::kTotals && !profile.has_total_cost()) {
     // A report's inclusive costs: exact from sample stacks where there are
     // some (the share of samples whose stack holds the function).
     GraphOptions totals = r.graph;
@@ -586,6 +589,8 @@ Expected<bool> convert_profile(Profile profile, const InputFormat& input_format,
       // Nothing was recorded (gprof's "no time accumulated"), no option to blame.
       if (r.output->rendered) return bad_input("nothing to draw: the profile holds no function");
       diag.warn("the profile holds no function: the graph is empty");
+    } else if (nodes == 0 && needs == Needs::kReport) {
+      diag.warn("the thresholds and selections left no function: the report's call graph is empty (lower -n/-e)");
     } else if (nodes == 0 && r.output->rendered) {
       return bad_input(
           "nothing to draw: the thresholds and selections left no function (lower -n/-e, check "
@@ -599,11 +604,20 @@ Expected<bool> convert_profile(Profile profile, const InputFormat& input_format,
                       "keep the heaviest with --node-count N",
                       nodes));
   }
+  if (needs == Needs::kReport || (needs == Needs::kStacks && profile.stack_nodes.size() <= 1)) {
+    // Every function's inclusive cost, unpruned: the report's table, and
+    // the call ratios flame graphs are rebuilt from when there are no stacks.
+    // (After graph_of, which may have merged functions.)
+    GraphOptions all = r.graph;
+    if (profile.keeps_stack_totals) all.total = TotalMethod::kCallStacks;
+    totals = graph_totals(profile, *format, *event, all, diag);
+  }
   phases.mark("analyse");
   WriteOptions write = r.write;
   write.max_output = r.max_memory ? r.max_memory : default_budget(out.input_bytes);
-  auto bytes =
-      r.output->write({profile, graph ? &*graph : nullptr, *event, write, out.ranks ? &*out.ranks : nullptr}, diag);
+  auto bytes = r.output->write({profile, graph ? &*graph : nullptr, *event, write, out.ranks ? &*out.ranks : nullptr,
+                                totals ? &*totals : nullptr},
+                               diag);
   if (!bytes) return bytes.error();
   out.bytes = std::move(bytes).value();
   phases.mark("write");

@@ -10,7 +10,10 @@
 #include "collapse/reader.h"
 #include "dot/dot_writer.h"
 #include "dtrace/reader.h"
+#include "flame/writer.h"
+#include "graphgen/analysis/flame.h"
 #include "hprof/reader.h"
+#include "html/report.h"
 #include "json/reader.h"
 #include "lprof/reader.h"
 #include "perf/reader.h"
@@ -134,6 +137,57 @@ Expected<std::string> write_heatmap_png(const WriteInput& in, Diagnostics&) { re
 
 Expected<std::string> write_stats(const WriteInput& in, Diagnostics&) {
   return stats::write(in.profile, in.event, in.graph, in.options.stats);
+}
+
+// The stacks of a flame graph, with a word when they are rebuilt.
+FlameTree stacks_of(const WriteInput& in, Diagnostics& diag, std::string_view what) {
+  FlameTree tree = flame_tree(in.profile, in.event, in.totals);
+  if (tree.approximate && tree.frames.size() > 1)
+    diag.warn(fmt::format(
+        "{} is approximate: the profile records a call graph, not stacks, so the stacks are "
+        "rebuilt from call ratios{}",
+        what,
+        tree.pruned ? fmt::format(" ({} branches under 0.001% of the whole left out)", tree.pruned) : std::string()));
+  return tree;
+}
+
+Expected<std::string> write_folded(const WriteInput& in, Diagnostics& diag) {
+  return flame::write_folded(in.profile, stacks_of(in, diag, "-T folded"), in.event, in.options.max_output);
+}
+
+Expected<std::string> write_flame(const WriteInput& in, Diagnostics& diag) {
+  flame::SvgOptions o;
+  o.reverse = in.options.flame_reverse;
+  if (!in.options.title.empty())
+    o.title = fmt::format("{} of {}", o.reverse ? "Icicle Graph" : "Flame Graph", in.options.title);
+  o.max_bytes = in.options.max_output;
+  return flame::write_svg(in.profile, stacks_of(in, diag, "the flame graph"), in.event, o);
+}
+
+Expected<std::string> write_html(const WriteInput& in, Diagnostics& diag) {
+  html::Options o;
+  o.title = in.options.title;
+  o.creator = in.options.creator;
+  o.max_bytes = in.options.max_output;
+  o.rank_rows = in.options.top;
+#ifdef GRAPHGEN_HAVE_RENDER
+  bool any = std::any_of(in.graph->nodes.begin(), in.graph->nodes.end(), [](const GraphNode& n) { return n.kept; });
+  if (!in.options.report_graph) {
+    o.graph_note = "The call graph was left out.";
+  } else if (any) {
+    auto text = dot::write(in.profile, *in.graph, in.options.theme, dot_options(in), diag);
+    if (!text) return text.error();
+    auto svg = render::render(*text, "svg", in.options.title);
+    if (!svg) return svg.error();
+    o.graph_svg = std::move(svg).value();
+  } else {
+    o.graph_note = "The thresholds left no function to draw: lower -n/-e.";
+  }
+#else
+  o.graph_note = "This graphgen was built without Graphviz: write the call graph with -T dot.";
+#endif
+  FlameTree tree = flame_tree(in.profile, in.event, in.totals);
+  return html::write(in.profile, in.event, *in.totals, tree, in.ranks, o);
 }
 
 Expected<std::string> write_dot(const WriteInput& in, Diagnostics& diag) {
@@ -408,6 +462,24 @@ const std::vector<OutputFormat>& output_formats() {
        Needs::kTotals,
        false,
        write_stats},
+      {"folded",
+       "collapsed stacks for FlameGraph, inferno and speedscope (rebuilt from call ratios for call graphs)",
+       {".folded"},
+       Needs::kStacks,
+       false,
+       write_folded},
+      {"flame",
+       "interactive flame graph SVG: hover, click to zoom, search; --flame-reverse for an icicle",
+       {".flame.svg"},
+       Needs::kStacks,
+       false,
+       write_flame},
+      {"html",
+       "one self-contained HTML report: function table, icicle, call graph, per-rank table",
+       {".html", ".htm"},
+       Needs::kReport,
+       false,
+       write_html},
   };
   return kFormats;
 }

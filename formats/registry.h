@@ -108,6 +108,11 @@ struct WriteOptions {
   /// The pstats report (-T stats): sort keys, restrictions, --strip-dirs,
   /// --callers/--callees, and its header's file lines (set by the pipeline).
   stats::Options stats;
+  /// Flame graphs: the root at the top (an icicle).
+  bool flame_reverse = false;
+  /// The HTML report lays out its call graph with Graphviz (the fuzz
+  /// targets leave it out: layout time is Graphviz's, not graphgen's).
+  bool report_graph = true;
 };
 
 /// What an output format writes from.
@@ -117,6 +122,8 @@ enum class Needs {
   kLineHits,  // per-line time and hits (line_profiler's report)
   kRanks,     // per-rank statistics over the inputs (each input one rank)
   kTotals,    // the whole profile and each function's inclusive cost (pstats' report)
+  kStacks,    // the sample stacks, or the call graph's totals to rebuild them from (flame graphs)
+  kReport,    // everything: stacks or totals, the pruned graph, per-rank statistics (the HTML report)
 };
 
 /// What a writer gets: the whole profile, the graph when it needs one, the
@@ -128,6 +135,9 @@ struct WriteInput {
   const WriteOptions& options;
   /// Per-rank statistics, for outputs that need them and --imbalance.
   const RankTable* ranks = nullptr;
+  /// Every function's inclusive cost, unpruned (Needs::kStacks without
+  /// sample stacks, Needs::kReport).
+  const CallGraph* totals = nullptr;
 };
 
 struct OutputFormat {

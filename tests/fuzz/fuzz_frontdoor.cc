@@ -1,6 +1,7 @@
 // The front door: decompression, format detection, the reader it picks,
 // then the passes and every writer that is not Graphviz's (dot, callgrind,
-// pstats, the text report), with a selection and a strip for good measure.
+// pstats, the text report, folded stacks, the flame graph, the HTML report),
+// with a selection and a strip for good measure.
 #include "decompress.h"
 #include "fuzz.h"
 #include "pipeline.h"
@@ -26,6 +27,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     r.graph.root = "*";
     r.write.dot.strip = true;
     r.write.source_root = "/nonexistent-fuzz-root";
+    r.write.report_graph = false;
     formats::Output o;
     o.input_bytes = size;
     fuzz::check(formats::convert_profile(std::move(profile).value(), **format, r, diag, o));

@@ -119,7 +119,8 @@ Expected<formats::Request> make_request(const Args& a, Diagnostics& diag) {
   r.read.comms = a.comms;
   // Readers keep the detail only writers of the whole profile show.
   r.read.keep_positions = r.output->needs != formats::Needs::kGraph && a.list_functions.empty();
-  r.read.keep_stacks = false;
+  // Sample stacks are kept only for the outputs that draw them.
+  r.read.keep_stacks = r.output->needs == formats::Needs::kStacks || r.output->needs == formats::Needs::kReport;
   r.event = a.event;
 
   r.graph.total = a.total == "callstacks" ? formats::TotalMethod::kCallStacks : formats::TotalMethod::kCallRatios;
@@ -170,6 +171,7 @@ Expected<formats::Request> make_request(const Args& a, Diagnostics& diag) {
       (!a.sort.empty() || !a.restrictions.empty() || a.strip_dirs || a.callers || a.callees))
     return bad_usage("--sort, --restrict, --strip-dirs, --callers and --callees shape -T stats, pstats' report");
   w.imbalance = a.imbalance;
+  w.flame_reverse = a.flame_reverse;
   r.compare = a.compare;
   r.compare_options = {a.tolerance, a.only_slower, a.only_faster, a.color_by_difference};
   if (a.jobs && !a.each) return bad_usage("--jobs goes with --each");
@@ -354,6 +356,9 @@ void add_options(CLI::App& app, Args& a) {
   app.add_flag("--imbalance", a.imbalance,
                "graph outputs of several inputs (one per MPI rank): colour each function by how unevenly the ranks "
                "spend its time (Imb%) and add a line 'imb 23% (max r5, min r61)'");
+  app.add_flag("--flame-reverse", a.flame_reverse,
+               "flame output: the root at the top and callees below it (an icicle), instead of a flame that "
+               "grows up from the bottom");
   app.add_flag("--each", a.each,
                "convert every input on its own to its own output, in parallel, instead of merging them; -o is a "
                "template: {stem} (cpu_3.prof -> cpu_3), {name}, {dir}, {rank} (the last number in the name), "

@@ -50,6 +50,7 @@ struct Args {
   std::string max_memory;
   std::size_t top = 0;
   bool imbalance = false;
+  bool flame_reverse = false;
   bool compare = false;
   bool each = false;
   unsigned jobs = 0;

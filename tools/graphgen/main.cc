@@ -152,6 +152,8 @@ int main(int argc, char** argv) {
       "  graphgen --compare before.prof after.prof   what changed between two runs\n"
       "  graphgen run -o out.png app.py [args]       profile a Python program (graphgen run --help)\n"
       "  graphgen out.pstats -o out.callgrind        open a Python profile in KCacheGrind\n"
+      "  perf script | graphgen - -o perf.flame.svg  an interactive flame graph of perf samples\n"
+      "  graphgen out.pstats -o report.html          one self-contained HTML report to browse or share\n"
       "  graphgen -T text app.py.lprof               line_profiler's report, without Python\n"
       "  graphgen -n 0 -e 0 -z 'app:*:main' x.pstats everything below main\n"
       "Exit status: 0 ok, 1 bad or unreadable input, 2 bad usage.");

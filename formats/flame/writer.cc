@@ -1,0 +1,287 @@
+#include "flame/writer.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string_view>
+
+#include "flame/flame_js.h"
+#include "markup.h"
+
+namespace graphgen::flame {
+namespace {
+
+using formats::json_number;
+using formats::valid_utf8;
+using formats::xml_text;
+
+bool is_time(const Event& e) { return e.floating || e.seconds_per_unit > 0; }
+
+// A name as a folded frame: no ';' (the separator), nothing that ends the line.
+void append_folded(std::string& out, std::string_view name, bool process) {
+  for (char c : name) {
+    if (c == ';')
+      out += ':';
+    else if (c == '\n' || c == '\r')
+      out += ' ';
+    else if (process && c == ' ')
+      out += '_';
+    else
+      out += c;
+  }
+}
+
+// Names by function, computed once each.
+class Names {
+ public:
+  explicit Names(const Profile& p) : p_(p), by_function_(p.functions.size()), known_(p.functions.size(), false) {}
+  const std::string& of(const FlameFrame& f) {
+    if (f.process != kNoString) {
+      process_ = frame_name(p_, f);
+      return process_;
+    }
+    if (!known_[f.function]) {
+      by_function_[f.function] = frame_name(p_, f);
+      known_[f.function] = true;
+    }
+    return by_function_[f.function];
+  }
+
+ private:
+  const Profile& p_;
+  std::vector<std::string> by_function_;
+  std::vector<bool> known_;
+  std::string process_;
+};
+
+std::string with_separators(double v) {
+  auto s = fmt::format("{:.0f}", v);
+  std::string out;
+  std::size_t digits = s.size() - (s[0] == '-' ? 1 : 0);
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    out += s[i];
+    std::size_t left = s.size() - i - 1;
+    if (s[i] != '-' && left > 0 && left % 3 == 0 && digits > 3) out += ',';
+  }
+  return out;
+}
+
+// One hue per module (hashed), away from the search highlight's magenta;
+// the name moves the lightness a little so neighbours stay apart.
+std::string colour(std::string_view module, std::string_view name, bool process, bool root) {
+  if (root) return "rgb(200,200,200)";
+  if (process) return "rgb(180,180,190)";
+  auto hash = [](std::string_view s) {
+    std::uint32_t h = 2166136261u;
+    for (char c : s) h = (h ^ static_cast<unsigned char>(c)) * 16777619u;
+    return h;
+  };
+  std::uint32_t hn = hash(name);
+  if (module.empty()) {
+    // FlameGraph's "hot" palette.
+    int r = 205 + static_cast<int>(hn % 51), g = static_cast<int>((hn >> 8) % 231),
+        b = static_cast<int>((hn >> 16) % 56);
+    return fmt::format("rgb({},{},{})", r, g, b);
+  }
+  std::uint32_t hm = hash(module);
+  int hue = static_cast<int>(hm % 270);
+  if (hue > 250) hue += 60;  // skip magenta
+  int light = 58 + static_cast<int>(hn % 14);
+  int sat = 55 + static_cast<int>((hm >> 12) % 25);
+  return fmt::format("hsl({},{}%,{}%)", hue, sat, light);
+}
+
+// The name cut to what fits in `width` pixels at 12 px (FlameGraph's 0.59
+// em per character), ending in ".." when cut; on a character boundary.
+std::string fit(std::string_view name, double width) {
+  if (width < 21) return {};
+  auto room = static_cast<std::size_t>((width - 6) / 7.08);
+  std::size_t chars = 0, i = 0;
+  while (i < name.size()) {
+    auto c = static_cast<unsigned char>(name[i]);
+    std::size_t n = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+    ++chars;
+    i += n;
+  }
+  if (chars <= room) return std::string(name);
+  if (room < 3) return {};
+  std::size_t keep = room - 2;
+  i = 0;
+  for (std::size_t k = 0; k < keep && i < name.size(); ++k) {
+    auto c = static_cast<unsigned char>(name[i]);
+    i += c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+  }
+  return std::string(name.substr(0, std::min(i, name.size()))) + "..";
+}
+
+}  // namespace
+
+double folded_scale(const Event& e) {
+  if (e.floating) return 1e6;  // seconds -> whole microseconds
+  return 1;
+}
+
+std::string unit_name(const Profile& p, std::size_t event) {
+  const Event& e = p.events[event];
+  if (is_time(e)) return "s";
+  std::string_view name = p.str(e.name);
+  return name.empty() ? "samples" : std::string(name);
+}
+
+std::string format_value(const Profile& p, std::size_t event, double v) {
+  const Event& e = p.events[event];
+  if (is_time(e)) return fmt::format("{:.6g} s", shown_value(e, v));
+  return fmt::format("{} {}", with_separators(v), unit_name(p, event));
+}
+
+Expected<std::string> write_folded(const Profile& p, const FlameTree& tree, std::size_t event, std::size_t max_bytes) {
+  const double scale = folded_scale(p.events[event]);
+  Names names(p);
+  std::vector<std::string> lines;
+  std::size_t bytes = 0;
+  std::vector<std::uint32_t> path;
+  for (std::uint32_t n = 1; n < tree.frames.size(); ++n) {
+    double count = std::round(tree.frames[n].self * scale);
+    if (!(count >= 1)) continue;
+    path.clear();
+    for (std::uint32_t k = n; k != 0; k = tree.frames[k].parent) path.push_back(k);
+    std::string line;
+    for (std::size_t i = path.size(); i-- > 0;) {
+      const FlameFrame& f = tree.frames[path[i]];
+      append_folded(line, names.of(f), f.process != kNoString);
+      if (i) line += ';';
+    }
+    line += fmt::format(" {:.0f}\n", count);
+    bytes += line.size();
+    if (max_bytes && bytes > max_bytes) return output_too_large("folded", max_bytes);
+    lines.push_back(std::move(line));
+  }
+  // Frames of one name under one parent are one frame in the tree, but two
+  // names can fold to one (`a;b` and `a:b`): add such lines up.
+  std::sort(lines.begin(), lines.end());
+  std::string out;
+  out.reserve(bytes);
+  for (std::size_t i = 0; i < lines.size();) {
+    std::size_t j = i + 1;
+    std::string_view stack(lines[i].data(), lines[i].rfind(' '));
+    double sum = std::stod(lines[i].substr(stack.size() + 1));
+    while (j < lines.size() && std::string_view(lines[j]).starts_with(stack) && lines[j].size() > stack.size() &&
+           lines[j][stack.size()] == ' ') {
+      sum += std::stod(lines[j].substr(stack.size() + 1));
+      ++j;
+    }
+    out += stack;
+    out += fmt::format(" {:.0f}\n", sum);
+    i = j;
+  }
+  return out;
+}
+
+Layout lay_out(const Profile& p, const FlameTree& tree, double min_value) {
+  Layout l;
+  const std::size_t n = tree.frames.size();
+  l.start.assign(n, 0);
+  l.depth.assign(n, 0);
+  l.names.resize(n);
+  // Children by parent (CSR), each run sorted by name.
+  std::vector<std::uint32_t> begin(n + 1, 0), children(n > 0 ? n - 1 : 0);
+  for (std::size_t k = 1; k < n; ++k) ++begin[tree.frames[k].parent + 1];
+  for (std::size_t k = 0; k < n; ++k) begin[k + 1] += begin[k];
+  std::vector<std::uint32_t> fill(begin.begin(), begin.end() - 1);
+  for (std::uint32_t k = 1; k < n; ++k) children[fill[tree.frames[k].parent]++] = k;
+  Names names(p);
+  if (n == 0) return l;
+  l.names[0] = "all";
+  l.order.push_back(0);
+  std::vector<std::pair<std::string_view, std::uint32_t>> run;
+  for (std::size_t i = 0; i < l.order.size(); ++i) {
+    std::uint32_t f = l.order[i];
+    run.clear();
+    for (std::uint32_t c = begin[f]; c < begin[f + 1]; ++c) {
+      std::uint32_t k = children[c];
+      if (l.names[k].empty()) l.names[k] = names.of(tree.frames[k]);
+      run.emplace_back(l.names[k], k);
+    }
+    std::sort(run.begin(), run.end());
+    double x = l.start[f];
+    for (auto& [name, k] : run) {
+      l.start[k] = x;
+      x += tree.frames[k].total;
+      if (tree.frames[k].total < min_value) {
+        l.names[k].clear();
+        l.names[k].shrink_to_fit();
+        continue;
+      }
+      l.depth[k] = l.depth[f] + 1;
+      l.max_depth = std::max(l.max_depth, l.depth[k]);
+      l.order.push_back(k);
+    }
+  }
+  return l;
+}
+
+Expected<std::string> write_svg(const Profile& p, const FlameTree& tree, std::size_t event, const SvgOptions& o) {
+  if (tree.frames.empty() || !(tree.frames[0].total > 0))
+    return bad_input(fmt::format("nothing to draw: no cost of {} is in the profile's stacks", unit_name(p, event)));
+  const double total = tree.frames[0].total;
+  const double width = std::max(o.width, 200);
+  const double pad = 10, usable = width - 2 * pad, frame_h = 16;
+  const double top = tree.approximate ? 64 : 46, bottom = 34;
+  Layout l = lay_out(p, tree, total * 0.1 / usable);
+  const double height = top + bottom + (l.max_depth + 1) * frame_h;
+  std::string out;
+  out.reserve(output_reservation(o.max_bytes, 4096 + l.order.size() * 260));
+  const std::string unit = unit_name(p, event);
+  out += fmt::format(
+      "<?xml version=\"1.0\" standalone=\"no\"?>\n"
+      "<svg version=\"1.1\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
+      "xmlns=\"http://www.w3.org/2000/svg\" data-total=\"{2}\" data-unit=\"{3}\" data-reverse=\"{4}\" "
+      "data-approximate=\"{5}\">\n",
+      width, height, json_number(total), xml_text(unit), o.reverse ? 1 : 0, tree.approximate ? 1 : 0);
+  out +=
+      "<defs><linearGradient id=\"bg\" y1=\"0\" y2=\"1\" x1=\"0\" x2=\"0\">"
+      "<stop stop-color=\"#eeeeee\" offset=\"5%\"/><stop stop-color=\"#eeeeb0\" offset=\"95%\"/>"
+      "</linearGradient></defs>\n";
+  out +=
+      "<style type=\"text/css\">text{font-family:Verdana,'DejaVu Sans',sans-serif;font-size:12px;fill:#000}"
+      "#title{font-size:17px;text-anchor:middle}#subtitle{text-anchor:middle;fill:#a00}"
+      "#search,#unzoom{cursor:pointer}#search,#matched{text-anchor:end}"
+      ".f{cursor:pointer}.f:hover rect{stroke:#000;stroke-width:0.5}.f text{pointer-events:none}"
+      ".hide{display:none}.parent{opacity:0.55}</style>\n";
+  out += "<script type=\"text/ecmascript\"><![CDATA[\n";
+  out += kFlameJs;
+  out += "]]></script>\n";
+  out += fmt::format("<rect x=\"0\" y=\"0\" width=\"{}\" height=\"{}\" fill=\"url(#bg)\"/>\n", width, height);
+  out += fmt::format("<text id=\"title\" x=\"{}\" y=\"24\">{}</text>\n", width / 2,
+                     xml_text(o.title.empty() ? (o.reverse ? "Icicle Graph" : "Flame Graph") : o.title));
+  if (tree.approximate)
+    out += fmt::format(
+        "<text id=\"subtitle\" x=\"{}\" y=\"44\">approximate: built from call ratios (the profile has no "
+        "stacks)</text>\n",
+        width / 2);
+  out += fmt::format("<text id=\"unzoom\" class=\"hide\" x=\"{}\" y=\"24\">Reset Zoom</text>\n", pad);
+  out += fmt::format("<text id=\"search\" x=\"{}\" y=\"24\">Search</text>\n", width - pad);
+  out += fmt::format("<text id=\"details\" x=\"{}\" y=\"{}\"> </text>\n", pad, height - 12);
+  out += fmt::format("<text id=\"matched\" x=\"{}\" y=\"{}\"> </text>\n", width - pad, height - 12);
+  out += "<g id=\"frames\">\n";
+  for (std::uint32_t k : l.order) {
+    const FlameFrame& f = tree.frames[k];
+    double x = pad + l.start[k] / total * usable, w = f.total / total * usable;
+    double y = o.reverse ? top + l.depth[k] * frame_h : height - bottom - (l.depth[k] + 1) * frame_h;
+    std::string name = valid_utf8(l.names[k]);
+    std::string module = k == 0 ? std::string() : frame_module(p, f);
+    std::string tip = fmt::format("{} ({}, {:.2f}%)", name, format_value(p, event, f.total), 100.0 * f.total / total);
+    if (!module.empty()) tip += fmt::format(" in {}", module);
+    out += fmt::format(
+        "<g class=\"f\" data-d=\"{}\" data-n=\"{}\"><title>{}</title><rect x=\"{:.2f}\" y=\"{}\" width=\"{:.2f}\" "
+        "height=\"{}\" fill=\"{}\" rx=\"2\" ry=\"2\"/><text x=\"{:.2f}\" y=\"{}\">{}</text></g>\n",
+        l.depth[k], xml_text(name), xml_text(tip), x, y, w, frame_h - 1,
+        colour(module, name, f.process != kNoString, k == 0), x + 3, y + 11.5, xml_text(fit(name, w)));
+    if (o.max_bytes && out.size() > o.max_bytes) return output_too_large("flame", o.max_bytes);
+  }
+  out += "</g>\n</svg>\n";
+  return out;
+}
+
+}  // namespace graphgen::flame

@@ -1,0 +1,174 @@
+#include "html/report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "flame/writer.h"
+#include "graphgen/labels.h"
+#include "html/report_css.h"
+#include "html/report_js.h"
+#include "markup.h"
+#include "ranks/writer.h"
+
+namespace graphgen::html {
+namespace {
+
+using formats::json_text;
+using formats::xml_text;
+
+// Nine significant digits: what a table or a tooltip can show, at half the
+// bytes of the shortest round trip.
+std::string num(double v) {
+  if (!std::isfinite(v)) return "null";
+  return fmt::format("{:.9g}", v);
+}
+
+// Strings used many times (frame names, modules), sent once each.
+class StringList {
+ public:
+  std::size_t id(const std::string& s) {
+    auto [it, added] = ids_.emplace(s, list_.size());
+    if (added) list_.push_back(&it->first);
+    return it->second;
+  }
+  void write(std::string& out) const {
+    out += '[';
+    for (std::size_t i = 0; i < list_.size(); ++i) {
+      if (i) out += ',';
+      out += json_text(*list_[i], true);
+    }
+    out += ']';
+  }
+
+ private:
+  std::unordered_map<std::string, std::size_t> ids_;
+  std::vector<const std::string*> list_;
+};
+
+constexpr std::size_t kMaxFrames = 300'000;
+
+}  // namespace
+
+Expected<std::string> write(const Profile& p, std::size_t event, const CallGraph& totals, const FlameTree& tree,
+                            const RankTable* ranks, const Options& o) {
+  const Event& ev = p.events[event];
+  const bool time = ev.floating || ev.seconds_per_unit > 0;
+  const std::string unit = flame::unit_name(p, event);
+  std::string data;
+  data.reserve(output_reservation(o.max_bytes, 4096 + p.functions.size() * 120 + tree.frames.size() * 24));
+  double self_sum = 0, largest = 0;
+  for (const GraphNode& n : totals.nodes) {
+    self_sum += n.self_time.value_or(0);
+    largest = std::max(largest, n.total_time.value_or(0));
+  }
+  data += fmt::format("{{\"title\":{},\"creator\":{},\"event\":{},\"unit\":{},\"time\":{},\"total\":{},",
+                      json_text(o.title, true), json_text(o.creator, true), json_text(p.str(ev.name), true),
+                      json_text(unit, true), time ? "true" : "false", num(std::max(self_sum, largest)));
+  // The table: [label, file, line, self, inclusive, calls, primitive calls].
+  data += "\"functions\":[";
+  bool first = true;
+  for (FuncId f = 0; f < p.functions.size() && f < totals.nodes.size(); ++f) {
+    const Function& fn = p.functions[f];
+    const GraphNode& n = totals.nodes[f];
+    double self = n.self_time.value_or(0), incl = n.total_time.value_or(self);
+    auto count = [](std::int64_t c) { return c == kUnknownCount ? std::string("null") : fmt::format("{}", c); };
+    std::int64_t calls = fn.calls != kUnknownCount ? fn.calls : n.called;
+    std::string where(p.str(fn.file));
+    if (where.empty()) where = p.str(fn.object);
+    data += fmt::format("{}[{},{},{},{},{},{},{}]", first ? "" : ",\n", json_text(function_label(p, f), true),
+                        json_text(where, true), fn.line, num(self), num(incl), count(calls), count(fn.primitive_calls));
+    first = false;
+    if (o.max_bytes && data.size() > o.max_bytes) return output_too_large("html", o.max_bytes);
+  }
+  data += "],\n";
+  // The icicle: frames parents first, [parent, name, module, start, total].
+  data += fmt::format("\"approximate\":{},\"frames\":[", tree.approximate ? "true" : "false");
+  StringList names, modules;
+  if (!tree.frames.empty() && tree.frames[0].total > 0) {
+    flame::Layout l = flame::lay_out(p, tree, tree.frames[0].total * 1e-5);
+    std::vector<std::int64_t> index(tree.frames.size(), -1);
+    std::size_t written = 0;
+    for (std::uint32_t k : l.order) {
+      if (written >= kMaxFrames) break;
+      const FlameFrame& f = tree.frames[k];
+      std::int64_t parent = k == 0 ? -1 : index[f.parent];
+      if (k != 0 && parent < 0) continue;
+      index[k] = static_cast<std::int64_t>(written++);
+      data += fmt::format("{}[{},{},{},{},{}]", k == 0 ? "" : ",", parent, names.id(l.names[k]),
+                          modules.id(k == 0 ? std::string() : frame_module(p, f)), num(shown_value(ev, l.start[k])),
+                          num(shown_value(ev, f.total)));
+      if (o.max_bytes && data.size() > o.max_bytes) return output_too_large("html", o.max_bytes);
+    }
+  }
+  data += "],\n\"names\":";
+  names.write(data);
+  data += ",\n\"modules\":";
+  modules.write(data);
+  // Per-rank statistics of inclusive cost, most imbalanced first.
+  data += ",\n\"ranks\":";
+  if (ranks && ranks->ranks > 1) {
+    data += fmt::format("{{\"count\":{},\"by_position\":{},\"rows\":[", ranks->ranks,
+                        ranks->numbered_by_position ? "true" : "false");
+    std::vector<FuncId> order = ranks::by_imbalance(*ranks);
+    std::size_t rows = std::min(order.size(), o.rank_rows ? o.rank_rows : 200);
+    for (std::size_t i = 0; i < rows; ++i) {
+      const FunctionRanks& fr = ranks->functions[order[i]];
+      const RankMeasure& m = fr.inclusive;
+      data += fmt::format("{}[{},{},{},{},{},{},{},{},{},{}]", i ? "," : "",
+                          json_text(function_label(p, order[i]), true), num(m.imbalance_percent), num(m.imbalance),
+                          num(m.mean), num(m.min), m.min_rank, num(m.max), m.max_rank, num(m.stddev), fr.present);
+    }
+    data += "]}";
+  } else {
+    data += "null";
+  }
+  data += "}";
+
+  std::string out;
+  out.reserve(data.size() + o.graph_svg.size() + kReportJs.size() + kReportCss.size() + 4096);
+  std::string title = xml_text(o.title.empty() ? std::string("profile") : o.title);
+  out += fmt::format(
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+      "<meta name=\"generator\" content=\"{}\">\n<title>{} - graphgen report</title>\n<style>\n",
+      xml_text(o.creator), title);
+  out += kReportCss;
+  out += "</style>\n</head>\n<body>\n";
+  out += fmt::format("<header><h1>{}</h1><p id=\"summary\"></p></header>\n", title);
+  out +=
+      "<nav id=\"tabs\"><button data-tab=\"functions\" class=\"active\">Functions</button>"
+      "<button data-tab=\"icicle\">Icicle</button><button data-tab=\"graph\">Call graph</button>"
+      "<button data-tab=\"ranks\">Ranks</button></nav>\n"
+      "<main>\n<section id=\"functions\">\n<div class=\"bar\"><input id=\"filter\" type=\"search\" "
+      "placeholder=\"Filter: text, or /regular expression/\" aria-label=\"filter functions\"> "
+      "<span id=\"count\"></span></div>\n<table id=\"table\"><thead><tr></tr></thead><tbody></tbody></table>\n"
+      "<div class=\"bar pager\"><button id=\"prev\">&#8249; Previous</button> <span id=\"page\"></span> "
+      "<button id=\"next\">Next &#8250;</button></div>\n</section>\n"
+      "<section id=\"icicle\" hidden>\n<p id=\"icicle-note\" class=\"note\"></p>\n"
+      "<div class=\"bar\"><button id=\"unzoom\" disabled>Reset zoom</button> <span id=\"crumbs\"></span></div>\n"
+      "<canvas id=\"icicle-canvas\" height=\"100\"></canvas>\n<p id=\"icicle-details\" class=\"details\">&#160;</p>\n"
+      "</section>\n<section id=\"graph\" hidden>\n";
+  if (!o.graph_svg.empty()) {
+    // Graphviz's document without its XML declaration and DOCTYPE.
+    std::size_t svg = o.graph_svg.find("<svg");
+    out += "<div id=\"graph-svg\">";
+    out += svg == std::string::npos ? std::string_view() : std::string_view(o.graph_svg).substr(svg);
+    out += "</div>\n";
+  } else {
+    out += fmt::format("<p class=\"note\">{}</p>\n", xml_text(o.graph_note));
+  }
+  out +=
+      "</section>\n<section id=\"ranks\" hidden>\n<p id=\"ranks-note\" class=\"note\"></p>\n"
+      "<table id=\"ranks-table\"><thead><tr></tr></thead><tbody></tbody></table>\n</section>\n</main>\n";
+  out += "<script type=\"application/json\" id=\"data\">";
+  out += data;
+  out += "</script>\n<script>\n";
+  out += kReportJs;
+  out += "</script>\n</body>\n</html>\n";
+  if (o.max_bytes && out.size() > o.max_bytes) return output_too_large("html", o.max_bytes);
+  return out;
+}
+
+}  // namespace graphgen::html

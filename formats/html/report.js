@@ -1,0 +1,349 @@
+// The HTML report's behaviour (embedded in every report by
+// cmake/embed.cmake). The page's data is the JSON in #data:
+//   functions: [label, where, line, self, inclusive, calls, primitive calls]
+//   frames:    [parent, name id, module id, start, total], parents first
+//   ranks:     {count, by_position, rows: [label, imb%, imb, mean, min,
+//               min rank, max, max rank, stddev, present]} or null
+// Opened with #selftest, the page sorts, filters, pages and zooms by itself
+// and writes what it saw to <body data-selftest> (the browser tests read it);
+// #icicle, #graph and #ranks open on that tab.
+(function () {
+  "use strict";
+  var errors = [];
+  window.addEventListener("error", function (e) { errors.push(String(e.message)); });
+  var D = JSON.parse(document.getElementById("data").textContent);
+  var PAGE = 100, ROW = 18;
+  var $ = function (id) { return document.getElementById(id); };
+
+  // ---- numbers --------------------------------------------------------
+  function fmtValue(v) {
+    if (v === null || v === undefined) return "";
+    if (D.time) {
+      if (v === 0) return "0";
+      var a = Math.abs(v);
+      if (a >= 100) return v.toFixed(2) + " s";
+      if (a >= 1) return v.toFixed(3) + " s";
+      if (a >= 1e-3) return (v * 1e3).toFixed(3) + " ms";
+      return (v * 1e6).toFixed(3) + " \u00b5s";
+    }
+    return Math.round(v).toLocaleString("en-US");
+  }
+  function fmtCount(c) { return c === null ? "" : c.toLocaleString("en-US"); }
+  function fmtShare(v) { return D.total > 0 ? (100 * v / D.total).toFixed(2) + "%" : ""; }
+
+  // ---- the function table --------------------------------------------
+  var rows = D.functions.map(function (f, i) {
+    var calls = f[5];
+    return {
+      id: i, name: f[0], where: f[1] + (f[2] > 0 ? ":" + f[2] : ""), self: f[3], incl: f[4],
+      calls: calls, pcalls: f[6],
+      selfpc: calls > 0 ? f[3] / calls : null, inclpc: calls > 0 ? f[4] / calls : null
+    };
+  });
+  var columns = [
+    { key: "name", label: "Function", text: true },
+    { key: "self", label: "Self", value: true },
+    { key: "selfp", label: "Self %", sortKey: "self", share: "self" },
+    { key: "incl", label: "Inclusive", value: true },
+    { key: "inclp", label: "Incl. %", sortKey: "incl", share: "incl" },
+    { key: "calls", label: "Calls", count: true },
+    { key: "selfpc", label: "Self/call", value: true },
+    { key: "inclpc", label: "Incl./call", value: true },
+    { key: "where", label: "File:line", text: true }
+  ];
+  var sortKey = "self", sortDesc = true, page = 0, shown = rows;
+  function compare(a, b) {
+    var x = a[sortKey], y = b[sortKey];
+    if (x === null && y === null) return a.id - b.id;
+    if (x === null) return 1;
+    if (y === null) return -1;
+    var c = typeof x === "string" ? x.localeCompare(y) : x - y;
+    if (sortDesc) c = -c;
+    return c || a.id - b.id;
+  }
+  function header() {
+    var tr = document.querySelector("#table thead tr");
+    tr.textContent = "";
+    columns.forEach(function (col) {
+      var th = document.createElement("th");
+      th.textContent = col.label;
+      th.dataset.key = col.sortKey || col.key;
+      if (col.text) th.className = col.key;
+      if ((col.sortKey || col.key) === sortKey && !col.share) th.classList.add("sorted", sortDesc ? "desc" : "asc");
+      th.addEventListener("click", function () { sortBy(th.dataset.key); });
+      tr.appendChild(th);
+    });
+  }
+  function sortBy(key) {
+    if (key === sortKey) {
+      sortDesc = !sortDesc;
+    } else {
+      sortKey = key;
+      sortDesc = !(key === "name" || key === "where");
+    }
+    page = 0;
+    shown.sort(compare);
+    header();
+    render();
+  }
+  function filter(text) {
+    var test;
+    var m = /^\/(.*)\/([a-z]*)$/.exec(text);
+    if (m) {
+      try {
+        var re = new RegExp(m[1], m[2]);
+        test = function (r) { return re.test(r.name) || re.test(r.where); };
+      } catch (e) {
+        $("count").textContent = "bad expression: " + e.message;
+        return;
+      }
+    } else {
+      var t = text.toLowerCase();
+      test = function (r) { return r.name.toLowerCase().indexOf(t) >= 0 || r.where.toLowerCase().indexOf(t) >= 0; };
+    }
+    shown = text ? rows.filter(test) : rows.slice();
+    shown.sort(compare);
+    page = 0;
+    render();
+  }
+  function cell(tr, text, cls, title) {
+    var td = document.createElement("td");
+    td.textContent = text;
+    if (cls) td.className = cls;
+    if (title) td.title = title;
+    tr.appendChild(td);
+  }
+  function render() {
+    var pages = Math.max(1, Math.ceil(shown.length / PAGE));
+    page = Math.min(page, pages - 1);
+    var body = document.createDocumentFragment();
+    shown.slice(page * PAGE, page * PAGE + PAGE).forEach(function (r) {
+      var tr = document.createElement("tr");
+      cell(tr, r.name, "name", r.name);
+      cell(tr, fmtValue(r.self));
+      cell(tr, fmtShare(r.self));
+      cell(tr, fmtValue(r.incl));
+      cell(tr, fmtShare(r.incl));
+      cell(tr, r.calls === null ? "" : fmtCount(r.calls) + (r.pcalls !== null && r.pcalls !== r.calls ? "/" + fmtCount(r.pcalls) : ""));
+      cell(tr, fmtValue(r.selfpc));
+      cell(tr, fmtValue(r.inclpc));
+      cell(tr, r.where, "where", r.where);
+      body.appendChild(tr);
+    });
+    var tbody = document.querySelector("#table tbody");
+    tbody.textContent = "";
+    tbody.appendChild(body);
+    $("count").textContent = shown.length === rows.length ? rows.length + " functions"
+      : shown.length + " of " + rows.length + " functions";
+    $("page").textContent = "page " + (page + 1) + " of " + pages;
+    $("prev").disabled = page === 0;
+    $("next").disabled = page >= pages - 1;
+  }
+
+  // ---- the icicle ------------------------------------------------------
+  var F = D.frames, n = F.length, depth = new Int32Array(n), zoomed = 0, drawn = [], canvas = $("icicle-canvas");
+  for (var i = 1; i < n; ++i) depth[i] = depth[F[i][0]] + 1;
+  function hash(s) {
+    var h = 2166136261;
+    for (var k = 0; k < s.length; ++k) h = Math.imul(h ^ s.charCodeAt(k), 16777619) >>> 0;
+    return h;
+  }
+  function colour(k) {
+    if (k === 0) return "rgb(200,200,200)";
+    var module = D.modules[F[k][2]], hn = hash(D.names[F[k][1]]);
+    if (!module) return "rgb(" + (205 + hn % 51) + "," + ((hn >>> 8) % 231) + "," + ((hn >>> 16) % 56) + ")";
+    var hm = hash(module), hue = hm % 270;
+    if (hue > 250) hue += 60;
+    return "hsl(" + hue + "," + (55 + (hm >>> 12) % 25) + "%," + (58 + hn % 14) + "%)";
+  }
+  function isUnder(k, z) {
+    if (depth[k] < depth[z]) return false;
+    var s = F[k][3], zs = F[z][3], eps = 1e-9 * (F[0][4] || 1);
+    return s >= zs - eps && s + F[k][4] <= zs + F[z][4] + eps;
+  }
+  function ancestors(z) {
+    var a = [];
+    for (var k = F[z][0]; k >= 0; k = F[k][0]) a.unshift(k);
+    return a;
+  }
+  function drawIcicle() {
+    if (n === 0 || F[0][4] <= 0) return;
+    var ratio = window.devicePixelRatio || 1, width = canvas.clientWidth || 800;
+    var up = ancestors(zoomed), top = up.length, z = F[zoomed];
+    var scale = width / z[4], rowsNeeded = top + 1;
+    drawn = [];
+    var visible = [];
+    for (var k = 0; k < n; ++k) {
+      if (!isUnder(k, zoomed)) continue;
+      var w = F[k][4] * scale;
+      if (w < 0.5) continue;  // under a pixel: skipped, as are its children
+      var row = top + depth[k] - depth[zoomed];
+      visible.push([k, (F[k][3] - z[3]) * scale, w, row]);
+      rowsNeeded = Math.max(rowsNeeded, row + 1);
+    }
+    var height = Math.min(rowsNeeded * ROW, 30000);
+    canvas.style.height = height + "px";
+    canvas.width = Math.round(width * ratio);
+    canvas.height = Math.round(height * ratio);
+    var c = canvas.getContext("2d");
+    c.setTransform(ratio, 0, 0, ratio, 0, 0);
+    c.clearRect(0, 0, width, height);
+    c.font = "12px Verdana, 'DejaVu Sans', sans-serif";
+    c.textBaseline = "middle";
+    function bar(k, x, w, row, faded) {
+      c.globalAlpha = faded ? 0.45 : 1;
+      c.fillStyle = colour(k);
+      c.fillRect(x, row * ROW, Math.max(w - 0.5, 0.5), ROW - 1);
+      if (w > 30) {
+        var name = k === 0 ? "all" : D.names[F[k][1]], room = Math.floor((w - 6) / 7);
+        c.fillStyle = "#000";
+        c.fillText(name.length <= room ? name : name.slice(0, Math.max(room - 2, 0)) + "..", x + 3, row * ROW + ROW / 2);
+      }
+      drawn.push([k, x, w, row]);
+    }
+    up.forEach(function (k, row) { bar(k, 0, width, row, true); });
+    visible.forEach(function (v) { bar(v[0], v[1], v[2], v[3], false); });
+    c.globalAlpha = 1;
+    $("unzoom").disabled = zoomed === 0;
+    $("crumbs").textContent = up.concat([zoomed]).map(function (k) { return k === 0 ? "all" : D.names[F[k][1]]; }).join(" \u203a ");
+  }
+  function frameAt(x, y) {
+    var row = Math.floor(y / ROW);
+    for (var k = 0; k < drawn.length; ++k) {
+      var d = drawn[k];
+      if (d[3] === row && x >= d[1] && x < d[1] + d[2]) return d[0];
+    }
+    return -1;
+  }
+  function describe(k) {
+    var name = k === 0 ? "all" : D.names[F[k][1]], module = k === 0 ? "" : D.modules[F[k][2]];
+    return name + "  " + fmtValue(F[k][4]) + " (" + fmtShare(F[k][4]) + ")" + (module ? "  in " + module : "");
+  }
+  function zoomTo(k) { zoomed = k; drawIcicle(); }
+  canvas.addEventListener("click", function (e) {
+    var r = canvas.getBoundingClientRect(), k = frameAt(e.clientX - r.left, e.clientY - r.top);
+    if (k >= 0) zoomTo(k);
+  });
+  canvas.addEventListener("mousemove", function (e) {
+    var r = canvas.getBoundingClientRect(), k = frameAt(e.clientX - r.left, e.clientY - r.top);
+    $("icicle-details").textContent = k >= 0 ? describe(k) : "\u00a0";
+  });
+  $("unzoom").addEventListener("click", function () { zoomTo(0); });
+
+  // ---- ranks -----------------------------------------------------------
+  function ranksTable() {
+    var R = D.ranks;
+    if (!R) return;
+    $("ranks-note").textContent = R.count + " ranks" + (R.by_position ? " (numbered by position: the file names have no numbers)" : "") +
+      "; inclusive cost; Imb = max \u2212 mean, Imb% = (max \u2212 mean) / max \u00d7 N/(N\u22121) (CrayPat); a function missing in a rank counts 0 there. The " + R.rows.length + " most imbalanced functions:";
+    var tr = document.querySelector("#ranks-table thead tr");
+    ["Imb%", "Imb", "Mean", "Min", "min rank", "Max", "max rank", "Std dev", "Ranks", "Function"].forEach(function (h) {
+      var th = document.createElement("th");
+      th.textContent = h;
+      if (h === "Function") th.className = "name";
+      tr.appendChild(th);
+    });
+    var body = document.querySelector("#ranks-table tbody");
+    R.rows.forEach(function (r) {
+      var row = document.createElement("tr");
+      cell(row, r[1].toFixed(1) + "%");
+      cell(row, fmtValue(r[2]));
+      cell(row, fmtValue(r[3]));
+      cell(row, fmtValue(r[4]));
+      cell(row, String(r[5]));
+      cell(row, fmtValue(r[6]));
+      cell(row, String(r[7]));
+      cell(row, fmtValue(r[8]));
+      cell(row, r[9] + "/" + R.count);
+      cell(row, r[0], "name", r[0]);
+      body.appendChild(row);
+    });
+  }
+
+  // ---- tabs and start ------------------------------------------------
+  function show(tab) {
+    Array.prototype.forEach.call(document.querySelectorAll("nav#tabs button"), function (b) {
+      b.classList.toggle("active", b.dataset.tab === tab);
+      $(b.dataset.tab).hidden = b.dataset.tab !== tab;
+    });
+    if (tab === "icicle") drawIcicle();
+  }
+  Array.prototype.forEach.call(document.querySelectorAll("nav#tabs button"), function (b) {
+    b.addEventListener("click", function () { show(b.dataset.tab); });
+  });
+  if (!D.ranks) document.querySelector("nav#tabs button[data-tab=ranks]").disabled = true;
+  $("filter").addEventListener("input", function () { filter(this.value); });
+  $("prev").addEventListener("click", function () { --page; render(); });
+  $("next").addEventListener("click", function () { ++page; render(); });
+  window.addEventListener("resize", function () { if (!$("icicle").hidden) drawIcicle(); });
+  $("summary").textContent = (D.event ? D.event + ": " : "") + fmtValue(D.total) + " in all, " + rows.length + " functions" +
+    (D.creator ? "; written by " + D.creator : "");
+  if (D.approximate) {
+    $("icicle-note").textContent = "Approximate: built from call ratios. This profile records a call graph, not stacks; " +
+      "each call's share of its caller is assumed the same on every path.";
+    $("icicle-note").classList.add("warn");
+  }
+  shown.sort(compare);
+  header();
+  render();
+  ranksTable();
+
+  function selftest() {
+    var result = { errors: errors, functions: rows.length };
+    try {
+      var names = function () {
+        return Array.prototype.map.call(document.querySelectorAll("#table tbody tr td.name"), function (td) { return td.textContent; });
+      };
+      result.first_rows = names().slice(0, 5);
+      var th = document.querySelector("#table th[data-key=calls]");
+      th.dispatchEvent(new MouseEvent("click", { bubbles: true }));
+      var calls = Array.prototype.map.call(document.querySelectorAll("#table tbody tr"), function (tr) {
+        return parseInt(tr.children[5].textContent.replace(/,/g, ""), 10) || 0;
+      });
+      result.sorted_by_calls = calls.every(function (c, k) { return k === 0 || calls[k - 1] >= c; });
+      result.first_by_calls = names()[0];
+      document.querySelector("#table th[data-key=self]").dispatchEvent(new MouseEvent("click", { bubbles: true }));
+      result.resorted = names()[0] === result.first_rows[0];
+      var f = $("filter");
+      f.value = result.first_rows[0] || "";
+      f.dispatchEvent(new Event("input"));
+      result.filtered = shown.length;
+      f.value = "";
+      f.dispatchEvent(new Event("input"));
+      if (rows.length > PAGE) {
+        $("next").click();
+        result.page = $("page").textContent;
+        $("prev").click();
+      }
+      show("icicle");
+      result.frames = n;
+      var widest = -1;
+      drawn.forEach(function (d) { if (depth[d[0]] === 1 && (widest < 0 || d[2] > drawn[widest][2])) widest = drawn.indexOf(d); });
+      if (widest >= 0) {
+        var d = drawn[widest], r = canvas.getBoundingClientRect(), target = d[0];
+        canvas.dispatchEvent(new MouseEvent("click", { bubbles: true, clientX: r.left + d[1] + d[2] / 2, clientY: r.top + d[3] * ROW + ROW / 2 }));
+        result.zoomed = zoomed === target;
+        var mine = drawn.filter(function (x) { return x[0] === target; })[0];
+        result.zoom_fills = !!mine && Math.abs(mine[2] - (canvas.clientWidth || 800)) < 0.5;
+        result.crumbs = $("crumbs").textContent;
+        $("unzoom").click();
+        result.unzoomed = zoomed === 0;
+      }
+      show("graph");
+      result.graph = !!document.querySelector("#graph-svg svg g.node");
+      if (D.ranks) {
+        show("ranks");
+        result.rank_rows = document.querySelectorAll("#ranks-table tbody tr").length;
+      }
+      show("functions");
+    } catch (e) {
+      errors.push(String(e && e.stack || e));
+    }
+    result.ready_ms = Math.round(performance.now());
+    result.pass = errors.length === 0 && result.sorted_by_calls && result.resorted && result.filtered > 0 &&
+      (result.zoomed === undefined || (result.zoomed && result.zoom_fills && result.unzoomed));
+    document.body.setAttribute("data-selftest", JSON.stringify(result));
+  }
+  if (window.location.hash === "#selftest") selftest();
+  else if (/^#(icicle|graph|ranks)$/.test(window.location.hash)) show(window.location.hash.slice(1));
+})();

@@ -1,0 +1,234 @@
+#include "graphgen/analysis/flame.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "graphgen/analysis/integrate.h"
+#include "graphgen/labels.h"
+
+namespace graphgen {
+namespace {
+
+FlameTree from_stacks(const Profile& p, std::size_t event) {
+  FlameTree tree;
+  const std::size_t ne = p.events.size();
+  tree.frames.resize(p.stack_nodes.size());
+  for (std::size_t n = 0; n < p.stack_nodes.size(); ++n) {
+    FlameFrame& f = tree.frames[n];
+    f.parent = p.stack_nodes[n].parent;
+    f.function = p.stack_nodes[n].function;
+    f.process = p.stack_nodes[n].process;
+    f.self = p.value(event, p.stack_node_cost[n * ne + event]);
+    f.total = f.self;
+  }
+  // Children come after their parent: one backward pass sums the totals.
+  for (std::size_t n = tree.frames.size(); n-- > 1;) tree.frames[tree.frames[n].parent].total += tree.frames[n].total;
+  return tree;
+}
+
+FlameTree from_call_ratios(const Profile& p, std::size_t event, const CallGraph& g, double min_share,
+                           std::size_t max_frames) {
+  FlameTree tree;
+  tree.approximate = true;
+  tree.frames.push_back({});
+  const std::size_t n = g.nodes.size();
+  if (n == 0 || g.edge_begin.size() != n + 1) return tree;
+  // The whole, as the graph's ratios are relative to it, in the event's unit.
+  double self_sum = 0, largest = 0;
+  for (const GraphNode& node : g.nodes) {
+    self_sum += node.self_time.value_or(0);
+    largest = std::max(largest, node.total_time.value_or(0));
+  }
+  double whole = std::max(self_sum, largest);
+  const Event& e = p.events[event];
+  // (The graph shows seconds for time events: back to the event's unit.)
+  if (!e.floating && e.seconds_per_unit == 1e-9)
+    whole *= 1e9;
+  else if (!e.floating && e.seconds_per_unit > 0 && e.seconds_per_unit != 1)
+    whole /= e.seconds_per_unit;
+  auto total_of = [&](FuncId f) { return g.nodes[f].total_ratio.value_or(0); };
+  // What a function passes to its callees, scaled down where recursion makes
+  // the calls' shares add up to more than the function itself.
+  std::vector<double> pass(n, 0);
+  for (FuncId f = 0; f < n; ++f) {
+    double out = 0;
+    for (std::uint32_t i = g.edge_begin[f]; i < g.edge_begin[f + 1]; ++i)
+      if (g.edges[i].callee != f) out += g.edges[i].total_ratio.value_or(0);
+    double t = total_of(f);
+    pass[f] = t <= 0 ? 0 : (out > t ? 1.0 / out : 1.0 / t);
+  }
+  // The roots: the heaviest function of each group of mutually recursive
+  // functions (strongly connected component) that nothing outside calls.
+  // (Python's exec calls the module that calls runpy that calls exec: the
+  // program's entry is in a cycle, and only the profiler's own `disable`
+  // is called by nothing.)
+  const bool same_ids = n == p.functions.size();
+  std::vector<FuncId> roots;
+  if (same_ids) {
+    Cycles cycles = find_cycles(p, Adjacency::build(p));
+    auto component = [&](FuncId f) -> std::size_t {
+      return cycles.cycle_of[f] == Cycles::kNone ? cycles.members.size() + f : cycles.cycle_of[f];
+    };
+    std::vector<bool> entered(cycles.members.size() + n, false);
+    for (const Call& c : p.calls)
+      if (c.caller < n && c.callee < n && component(c.caller) != component(c.callee))
+        entered[component(c.callee)] = true;
+    std::vector<FuncId> best(cycles.members.size() + n, UINT32_MAX);
+    for (FuncId f = 0; f < n; ++f) {
+      std::size_t k = component(f);
+      if (!entered[k] && total_of(f) > 0 && (best[k] == UINT32_MAX || total_of(f) > total_of(best[k]))) best[k] = f;
+    }
+    for (FuncId f : best)
+      if (f != UINT32_MAX) roots.push_back(f);
+    std::sort(roots.begin(), roots.end());
+  }
+  if (roots.empty()) {
+    FuncId heaviest = 0;
+    for (FuncId f = 1; f < n; ++f)
+      if (total_of(f) > total_of(heaviest)) heaviest = f;
+    if (total_of(heaviest) > 0) roots.push_back(heaviest);
+  }
+  struct Open {
+    FuncId f;
+    std::uint32_t frame;
+    std::uint32_t next, end;
+    double scale;  // the frame's weight per unit of the function's total
+  };
+  std::vector<Open> stack;
+  std::vector<std::uint32_t> on_path(n, 0);
+  auto open = [&](std::uint32_t parent, FuncId f, double weight) {
+    if (tree.frames.size() >= max_frames) {
+      ++tree.pruned;
+      return;
+    }
+    tree.frames.push_back({parent, f, kNoString, 0, weight});
+    ++on_path[f];
+    stack.push_back({f, static_cast<std::uint32_t>(tree.frames.size() - 1), g.edge_begin[f], g.edge_begin[f + 1],
+                     weight * pass[f]});
+  };
+  for (FuncId root : roots) {
+    if (total_of(root) < min_share) {
+      ++tree.pruned;
+      continue;
+    }
+    open(0, root, total_of(root));
+    while (!stack.empty()) {
+      Open& top = stack.back();
+      if (top.next == top.end) {
+        --on_path[top.f];
+        stack.pop_back();
+        continue;
+      }
+      const GraphEdge& edge = g.edges[top.next++];
+      if (on_path[edge.callee]) continue;  // recursion: stays in the caller
+      double weight = top.scale * edge.total_ratio.value_or(0);
+      if (weight <= 0) continue;
+      if (weight < min_share) {
+        ++tree.pruned;
+        continue;
+      }
+      open(top.frame, edge.callee, weight);
+    }
+  }
+  // Shares to the event's unit; what the children leave is the frame's self.
+  for (FlameFrame& f : tree.frames) f.total *= whole;
+  for (std::size_t i = 1; i < tree.frames.size(); ++i) tree.frames[i].self = tree.frames[i].total;
+  for (std::size_t i = 1; i < tree.frames.size(); ++i) {
+    FlameFrame& f = tree.frames[i];
+    if (f.parent != 0) tree.frames[f.parent].self -= f.total;
+    tree.frames[0].total += f.parent == 0 ? f.total : 0;
+  }
+  for (FlameFrame& f : tree.frames) f.self = std::max(0.0, f.self);
+  return tree;
+}
+
+// Frames of one name under one parent become one frame, as in folded
+// stacks (two unresolved addresses of one library are both `[libz.so.1]`).
+// Parents come before their children, so one pass in order does it.
+FlameTree merge_same_names(const Profile& p, FlameTree tree) {
+  std::unordered_map<std::string, std::uint32_t> ids;
+  std::vector<std::uint32_t> function_name(p.functions.size(), UINT32_MAX);
+  auto name_id = [&](const FlameFrame& f) -> std::uint64_t {
+    if (f.process != kNoString) return (std::uint64_t{1} << 32) | f.process;
+    std::uint32_t& id = function_name[f.function];
+    if (id == UINT32_MAX) id = ids.emplace(frame_name(p, f), static_cast<std::uint32_t>(ids.size())).first->second;
+    return id;
+  };
+  std::vector<std::uint32_t> map(tree.frames.size(), 0);
+  std::unordered_map<std::uint64_t, std::uint32_t> merged;  // (new parent, name) -> new frame
+  std::vector<FlameFrame> out;
+  out.reserve(tree.frames.size());
+  if (!tree.frames.empty()) out.push_back(tree.frames[0]);
+  for (std::size_t n = 1; n < tree.frames.size(); ++n) {
+    const FlameFrame& f = tree.frames[n];
+    std::uint32_t parent = map[f.parent];
+    // Exact keys: names below 2^33, frames below 2^31.
+    std::uint64_t key = (std::uint64_t{parent} << 33) | name_id(f);
+    auto [it, added] = merged.emplace(key, static_cast<std::uint32_t>(out.size()));
+    if (!added) {
+      FlameFrame& into = out[it->second];
+      into.self += f.self;
+      into.total += f.total;
+      map[n] = it->second;
+      continue;
+    }
+    map[n] = static_cast<std::uint32_t>(out.size());
+    FlameFrame copy = f;
+    copy.parent = parent;
+    out.push_back(copy);
+  }
+  tree.frames = std::move(out);
+  return tree;
+}
+
+bool is_path_separator(char c) { return c == '/' || c == '\\'; }
+
+std::string_view basename(std::string_view path) {
+  std::size_t i = path.size();
+  while (i > 0 && !is_path_separator(path[i - 1])) --i;
+  return path.substr(i);
+}
+
+}  // namespace
+
+FlameTree flame_tree(const Profile& p, std::size_t event, const CallGraph* totals, double min_share,
+                     std::size_t max_frames) {
+  if (p.stack_nodes.size() > 1) return merge_same_names(p, from_stacks(p, event));
+  if (!totals) {
+    FlameTree empty;
+    empty.frames.push_back({});
+    empty.approximate = true;
+    return empty;
+  }
+  return merge_same_names(p, from_call_ratios(p, event, *totals, min_share, max_frames));
+}
+
+std::string frame_name(const Profile& p, const FlameFrame& f) {
+  std::string name;
+  if (f.process != kNoString) {
+    name = p.str(f.process);
+  } else if (p.functions[f.function].unresolved) {
+    // stackcollapse-perf.pl's rule: the object's basename, unless perf did
+    // not know the object either.
+    std::string_view object = p.str(p.functions[f.function].object);
+    name = object.empty() || object == "[unknown]" ? "[unknown]" : fmt::format("[{}]", basename(object));
+  } else {
+    name = function_label(p, f.function);
+  }
+  for (char& c : name)
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  return name;
+}
+
+std::string frame_module(const Profile& p, const FlameFrame& f) {
+  if (f.process != kNoString) return {};
+  const Function& fn = p.functions[f.function];
+  if (p.label_style == LabelStyle::kPython) return python_module(p.str(fn.file));
+  if (fn.object != kNoString && !p.str(fn.object).empty()) return std::string(basename(p.str(fn.object)));
+  if (fn.file != kNoString) return std::string(basename(p.str(fn.file)));
+  return {};
+}
+
+}  // namespace graphgen

@@ -1,0 +1,315 @@
+// Flame graphs and the HTML report: -T folded against FlameGraph's
+// stackcollapse-perf.pl and perf's own stackcollapse.py on a real perf
+// recording, -T flame's rectangles against the folded stacks, stacks rebuilt
+// from call ratios for pstats, and both pictures driven in headless Chromium
+// (each page has a #selftest that zooms, sorts, filters and searches by
+// itself); screenshots go to <build>/screenshots/ for people to look at.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "util/test_util.h"
+
+namespace graphgen {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path flame_dir() { return test::testdata_dir() / "flame"; }
+
+// A folded file as stack -> count; `unknown` maps every [bracketed] frame
+// to [unknown] first (perf's stackcollapse.py does not name them by DSO).
+std::map<std::string, long long> folded(const std::string& text, bool unknown = false) {
+  std::map<std::string, long long> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::size_t space = line.rfind(' ');
+    EXPECT_NE(space, std::string::npos) << line;
+    if (space == std::string::npos) continue;
+    std::string stack = line.substr(0, space);
+    if (unknown) {
+      std::string mapped, frame;
+      std::istringstream frames(stack);
+      while (std::getline(frames, frame, ';')) {
+        if (!mapped.empty()) mapped += ';';
+        mapped += frame.size() >= 2 && frame.front() == '[' && frame.back() == ']' ? "[unknown]" : frame;
+      }
+      stack = mapped;
+    }
+    out[stack] += std::stoll(line.substr(space + 1));
+  }
+  return out;
+}
+
+bool have(const std::string& program) { return test::run({"sh", "-c", "command -v " + program}).exit_code == 0; }
+
+std::string unescape(std::string s) {
+  for (auto [from, to] : {std::pair<std::string, std::string>{"&quot;", "\""},
+                          {"&lt;", "<"},
+                          {"&gt;", ">"},
+                          {"&#39;", "'"},
+                          {"&amp;", "&"}}) {
+    for (std::size_t at = 0; (at = s.find(from, at)) != std::string::npos; at += to.size())
+      s.replace(at, from.size(), to);
+  }
+  return s;
+}
+
+// Opens `file#selftest` in headless Chromium and returns the JSON its page
+// wrote to data-selftest; also screenshots the file to <build>/screenshots.
+nlohmann::json selftest(const fs::path& file, const std::string& screenshot, const std::string& tab = "") {
+  fs::path profile = test::temp_dir();
+  std::vector<std::string> common = {"chromium",
+                                     "--headless",
+                                     "--no-sandbox",
+                                     "--disable-gpu",
+                                     "--disable-dev-shm-usage",
+                                     "--no-first-run",
+                                     "--user-data-dir=" + profile.string()};
+  auto dump = common;
+  dump.push_back("--virtual-time-budget=10000");
+  dump.push_back("--dump-dom");
+  dump.push_back("file://" + file.string() + "#selftest");
+  auto r = test::run(dump, {}, {"HOME=" + profile.string()}, 120);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::smatch m;
+  static const std::regex attribute("data-selftest=\"([^\"]*)\"");
+  EXPECT_TRUE(std::regex_search(r.out, m, attribute))
+      << "no data-selftest in what Chromium shows of " << file << " (did the page load?):\n"
+      << r.out.substr(0, 2000) << r.err.substr(0, 2000);
+  nlohmann::json result = nlohmann::json::parse(unescape(m.size() > 1 ? m[1].str() : "{}"));
+  fs::path shots = fs::path(GRAPHGEN_BUILD_DIR) / "screenshots";
+  fs::create_directories(shots);
+  auto shot = common;
+  shot.push_back("--window-size=1280,900");
+  shot.push_back("--screenshot=" + (shots / screenshot).string());
+  shot.push_back("file://" + file.string());
+  auto s = test::run(shot, {}, {"HOME=" + profile.string()}, 120);
+  EXPECT_EQ(s.exit_code, 0) << s.err;
+  EXPECT_TRUE(fs::exists(shots / screenshot));
+  if (!tab.empty()) {
+    // The same page opened on another tab (the report's #icicle, #ranks).
+    shot[shot.size() - 2] = "--screenshot=" + (shots / (tab + "-" + screenshot)).string();
+    shot.back() += "#" + tab;
+    EXPECT_EQ(test::run(shot, {}, {"HOME=" + profile.string()}, 120).exit_code, 0);
+  }
+  return result;
+}
+
+TEST(Folded, EqualsStackcollapsePerfPlByteForByte) {
+  // stackcollapse-perf.pl weighs samples by their period, names unresolved
+  // frames by their library and sorts the lines.
+  auto r = test::graphgen({"-T", "folded", "--weight", "period", (flame_dir() / "flame.perf").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, test::read_file(flame_dir() / "flame.stackcollapse-pl.folded"));
+}
+
+TEST(Folded, EqualsPerfsStackcollapseByMeaning) {
+  // perf script report stackcollapse counts samples and writes [unknown].
+  auto r = test::graphgen({"-T", "folded", (flame_dir() / "flame.perf").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto mine = folded(r.out, true);
+  auto perf = folded(test::read_file(flame_dir() / "flame.stackcollapse-py.folded"), true);
+  EXPECT_EQ(mine, perf);
+  long long samples = 0;
+  for (auto& [stack, count] : mine) samples += count;
+  EXPECT_EQ(samples, 162);
+}
+
+TEST(Folded, KeepsEachProcessAsTheRootFrame) {
+  auto r = test::graphgen({"-T", "folded", (test::testdata_dir() / "perf/multi.perf").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::set<std::string> roots;
+  for (auto& [stack, count] : folded(r.out)) roots.insert(stack.substr(0, stack.find(';')));
+  // `my worker` (a thread's comm with a space) as FlameGraph writes it.
+  EXPECT_EQ(roots, (std::set<std::string>{"my_worker", "other", "q"}));
+}
+
+TEST(Folded, MergedFilesAddUpStackByStack) {
+  fs::path perf = test::testdata_dir() / "perf/multi.perf";
+  auto once = test::graphgen({"-T", "folded", perf.string()});
+  auto twice = test::graphgen({"-T", "folded", perf.string(), perf.string()});
+  ASSERT_EQ(twice.exit_code, 0) << twice.err;
+  auto doubled = folded(once.out);
+  for (auto& [stack, count] : doubled) count *= 2;
+  EXPECT_EQ(folded(twice.out), doubled);
+}
+
+TEST(Folded, CollapsedStacksRoundTrip) {
+  fs::path in = test::write_temp("in.folded", "main;parse;lex 30\nmain;parse 10\nmain;eval;add 45\nidle 5\n");
+  auto r = test::graphgen({"-T", "folded", in.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "idle 5\nmain;eval;add 45\nmain;parse 10\nmain;parse;lex 30\n");
+}
+
+TEST(Folded, CallGraphsAreRebuiltFromCallRatiosAndSaySo) {
+  auto r = test::graphgen({"-T", "folded", (test::testdata_dir() / "demo.pstats").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("approximate"), std::string::npos) << r.err;
+  // main is not recursive: the lines through it add up to its cumulative
+  // time (whole microseconds), as pstats reports it.
+  auto stats = test::graphgen({"-T", "stats", "--restrict", "main", (test::testdata_dir() / "demo.pstats").string()});
+  ASSERT_EQ(stats.exit_code, 0) << stats.err;
+  std::smatch m;
+  ASSERT_TRUE(
+      std::regex_search(stats.out, m, std::regex(R"(\n\s+\d+\s+[\d.]+\s+[\d.]+\s+([\d.]+)\s+[\d.]+ \S+:51\(main\))")))
+      << stats.out;
+  double cumulative_us = std::stod(m[1]) * 1e6;
+  long long through_main = 0;
+  for (auto& [stack, count] : folded(r.out))
+    if (stack.find("wordfreq:51:main") != std::string::npos) through_main += count;
+  EXPECT_NEAR(static_cast<double>(through_main), cumulative_us, cumulative_us * 0.01 + 600);
+}
+
+// Each (depth, name) of the flame SVG's frames with its width, against the
+// stack prefixes of the folded output.
+TEST(Flame, OneRectanglePerStackPrefixWithItsWidth) {
+  fs::path perf = flame_dir() / "flame.perf";
+  auto f = test::graphgen({"-T", "folded", perf.string()});
+  auto svg = test::graphgen({"-T", "flame", perf.string()});
+  ASSERT_EQ(f.exit_code, 0) << f.err;
+  ASSERT_EQ(svg.exit_code, 0) << svg.err;
+  std::map<std::string, long long> prefixes;  // "depth|name-path" -> samples
+  long long total = 0;
+  for (auto& [stack, count] : folded(f.out)) {
+    total += count;
+    std::string path;
+    std::istringstream frames(stack);
+    std::string frame;
+    while (std::getline(frames, frame, ';')) {
+      path += (path.empty() ? "" : ";") + frame;
+      prefixes[path] += count;
+    }
+  }
+  const double usable = 1180;  // 1200 wide, 10 px either side
+  std::multiset<std::pair<std::string, long>> expected, drawn;
+  for (auto& [path, count] : prefixes) {
+    double width = count * usable / total;
+    if (width < 0.1) continue;
+    std::size_t depth = static_cast<std::size_t>(std::count(path.begin(), path.end(), ';')) + 1;
+    std::string name = path.substr(path.rfind(';') == std::string::npos ? 0 : path.rfind(';') + 1);
+    expected.insert({std::to_string(depth) + "|" + name, std::lround(width * 10)});
+  }
+  static const std::regex frame(
+      R"re(<g class="f" data-d="(\d+)" data-n="([^"]*)"><title>[^<]*</title><rect x="[\d.]+" y="[\d.]+" width="([\d.]+)")re");
+  for (auto it = std::sregex_iterator(svg.out.begin(), svg.out.end(), frame); it != std::sregex_iterator(); ++it) {
+    if ((*it)[1] == "0") {
+      EXPECT_EQ((*it)[2], "all");
+      EXPECT_EQ(std::stod((*it)[3]), usable);
+      continue;
+    }
+    drawn.insert({(*it)[1].str() + "|" + unescape((*it)[2]), std::lround(std::stod((*it)[3]) * 10)});
+  }
+  EXPECT_EQ(drawn.size(), expected.size());
+  EXPECT_EQ(drawn, expected);
+}
+
+TEST(Flame, SaysWhenTheStacksAreApproximate) {
+  auto svg = test::graphgen({"-T", "flame", (test::testdata_dir() / "demo.pstats").string()});
+  ASSERT_EQ(svg.exit_code, 0) << svg.err;
+  EXPECT_NE(svg.out.find("approximate: built from call ratios"), std::string::npos);
+  auto exact = test::graphgen({"-T", "flame", (flame_dir() / "flame.perf").string()});
+  EXPECT_EQ(exact.out.find("approximate: built"), std::string::npos);
+  EXPECT_NE(exact.out.find("data-approximate=\"0\""), std::string::npos);
+}
+
+TEST(Flame, ReverseDrawsTheRootAtTheTop) {
+  auto down = test::graphgen({"-T", "flame", "--flame-reverse", (flame_dir() / "flame.perf").string()});
+  ASSERT_EQ(down.exit_code, 0) << down.err;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(down.out, m,
+                                std::regex(R"re(data-n="all"><title>[^<]*</title><rect x="[\d.]+" y="([\d.]+)")re")));
+  EXPECT_LT(std::stod(m[1]), 100.0);
+  EXPECT_NE(down.out.find("Icicle Graph"), std::string::npos);
+}
+
+TEST(Html, ReportHoldsEveryFunctionAndFetchesNothing) {
+  fs::path out = test::temp_dir() / "r.html";
+  auto r = test::graphgen({(test::testdata_dir() / "sphinx/jsontool.pstats").string(), "-o", out.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string html = test::read_file(out);
+  EXPECT_EQ(html.find("src=\"http"), std::string::npos);
+  EXPECT_EQ(html.find("href=\"http"), std::string::npos);
+  EXPECT_EQ(html.find("<link"), std::string::npos);
+  std::size_t begin = html.find("<script type=\"application/json\" id=\"data\">");
+  ASSERT_NE(begin, std::string::npos);
+  begin = html.find('>', begin) + 1;
+  std::size_t end = html.find("</script>", begin);
+  auto data = nlohmann::json::parse(html.substr(begin, end - begin));
+  EXPECT_EQ(data["functions"].size(), 323u);
+  EXPECT_TRUE(data["approximate"].get<bool>());
+  EXPECT_GT(data["frames"].size(), 100u);
+  EXPECT_TRUE(data["ranks"].is_null());
+}
+
+TEST(Browser, FlameGraphZoomsAndSearches) {
+  if (!have("chromium")) GTEST_SKIP() << "chromium (Debian package chromium) is not installed";
+  fs::path dir = test::temp_dir();
+  for (auto [input, name] : {std::pair<fs::path, std::string>{flame_dir() / "flame.perf", "perf.flame.svg"},
+                             {test::testdata_dir() / "sphinx/jsontool.pstats", "pstats.flame.svg"}}) {
+    auto r = test::graphgen({input.string(), "-o", (dir / name).string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto result = selftest(dir / name, name + ".png");
+    EXPECT_TRUE(result.value("pass", false)) << name << ": " << result.dump();
+    EXPECT_TRUE(result["errors"].empty()) << result.dump();
+    EXPECT_GT(result.value("frames", 0), 10) << result.dump();
+  }
+}
+
+TEST(Browser, HtmlReportSortsFiltersAndZooms) {
+  if (!have("chromium")) GTEST_SKIP() << "chromium (Debian package chromium) is not installed";
+  fs::path dir = test::temp_dir();
+  auto r =
+      test::graphgen({(test::testdata_dir() / "sphinx/jsontool.pstats").string(), "-o", (dir / "r.html").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto result = selftest(dir / "r.html", "report.png", "icicle");
+  EXPECT_TRUE(result.value("pass", false)) << result.dump();
+  // The first rows: the functions of highest self time, as -T stats --sort tottime has them.
+  auto stats = test::graphgen(
+      {"-T", "stats", "--sort", "tottime", "--top", "3", (test::testdata_dir() / "sphinx/jsontool.pstats").string()});
+  ASSERT_EQ(stats.exit_code, 0) << stats.err;
+  ASSERT_GE(result["first_rows"].size(), 3u) << result.dump();
+  EXPECT_NE(stats.out.find("method 'write' of '_io.TextIOWrapper' objects"), std::string::npos) << stats.out;
+  EXPECT_EQ(result["first_rows"][0], "~:0:<method 'write' of '_io.TextIOWrapper' objects>") << result.dump();
+  EXPECT_TRUE(result.value("sorted_by_calls", false));
+  EXPECT_TRUE(result.value("zoomed", false)) << result.dump();
+  EXPECT_TRUE(result.value("graph", false)) << result.dump();
+  EXPECT_EQ(result.value("page", std::string()), "page 2 of 4");
+}
+
+TEST(Browser, HtmlReportOfRanksHasTheImbalanceTable) {
+  if (!have("chromium")) GTEST_SKIP() << "chromium (Debian package chromium) is not installed";
+  fs::path dir = test::temp_dir();
+  std::vector<std::string> args;
+  for (int i = 0; i < 8; ++i)
+    args.push_back((test::testdata_dir() / "mpi" / ("cpu_" + std::to_string(i) + ".prof")).string());
+  args.insert(args.end(), {"-o", (dir / "ranks.html").string()});
+  auto r = test::graphgen(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto result = selftest(dir / "ranks.html", "report-ranks.png", "ranks");
+  EXPECT_TRUE(result.value("pass", false)) << result.dump();
+  EXPECT_GT(result.value("rank_rows", 0), 10) << result.dump();
+}
+
+TEST(Browser, HostileNamesCannotBreakThePages) {
+  if (!have("chromium")) GTEST_SKIP() << "chromium (Debian package chromium) is not installed";
+  fs::path dir = test::temp_dir();
+  fs::path in = test::write_temp("hostile.folded",
+                                 "main;</script><script>document.body.setAttribute('data-selftest','{}')</script> 5\n"
+                                 "main;]]><x y=\"\xff\xfe\" &amp; 7\nmain;\x01\x02odd 3\nmain;plain 9\n");
+  for (std::string name : {"h.flame.svg", "h.html"}) {
+    auto r = test::graphgen({in.string(), "-o", (dir / name).string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto result = selftest(dir / name, "hostile-" + name + ".png");
+    EXPECT_TRUE(result.value("pass", false)) << name << ": " << result.dump();
+  }
+}
+
+}  // namespace
+}  // namespace graphgen
