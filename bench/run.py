@@ -2,6 +2,7 @@
 """Measure graphgen on the inputs of ../shared/bench and print the README table.
 
   bench/run.py [--graphgen build/graphgen] [--baseline OLD_BINARY] [--runs 5] [--work build/bench]
+               [--sections core,formats,ranks,each] [--gprof2dot PATH/gprof2dot.py] [--format-scale 1]
 
 Inputs: pydoc-sep3.callgrind and scatter-long.perf (decompressed from
 ../shared/bench), a perf file whose stacks form one big cycle
@@ -12,7 +13,17 @@ Each case runs --runs times; the table shows medians of wall time, of the
 read phase (graphgen --timings) as MB/s, and of peak resident memory (from
 /usr/bin/time, else from getrusage). Reference times are those measured for
 today's tools in ../shared/bench/README.md on this machine kind.
-With --baseline, every case also runs an earlier graphgen binary (built from
+The formats table generates an input per gprof2dot format (make_format_inputs.py,
+sized so that gprof2dot needs 15-20 s) and, with --gprof2dot, times gprof2dot
+on it in the same run. The ranks table merges 1024, 10 000 and 100 000 rank
+files made from testdata/mpi/cpu_0.prof (and with graphgen-mpi on two
+processes when it is built); the each table times --each over 64 rank files
+with one worker and with one per core. The views table writes the HTML report
+of a Sphinx profile (made here when python3-sphinx is installed) and of the
+100k-function pstats, and the flame graph of scatter-long.perf, and opens each
+in headless Chromium (the page's own clock, #selftest). The python table times
+`graphgen run` against `python3 -m cProfile -o` on bench/workload.py.
+With --baseline, every case of the core table also runs an earlier graphgen binary (built from
 an older commit), alternating with the new one, and the table shows both and
 their ratio: changes are judged side by side in one run, never against
 figures from another day.
@@ -122,27 +133,223 @@ def merge_case(a):
                                          "met (≥ 40×)" if ref / wall >= 40 else "missed (≥ 40×)"))
 
 
+# gprof2dot's other formats: the size at which gprof2dot needs 15-20 s here.
+FORMAT_SIZES = [("prof", 80), ("axe", 120), ("hprof", 200), ("json", 100), ("sleepy", 20), ("sysprof", 100),
+                ("xperf", 200), ("dtrace", 250)]
+
+
+def timed(cmd, stdout=subprocess.DEVNULL):
+    """Wall seconds and peak MB of one command (through /usr/bin/time when there)."""
+    timer = shutil.which("time") or "/usr/bin/time"
+    use_time = os.path.exists(timer)
+    full = ([timer, "-f", "peak-kb %M"] if use_time else []) + cmd
+    start = time.perf_counter()
+    res = subprocess.run(full, stdout=stdout, stderr=subprocess.PIPE, check=True)
+    wall = time.perf_counter() - start
+    err = res.stderr.decode()
+    peak = int(re.search(r"peak-kb (\d+)", err).group(1)) / 1024 if use_time else float("nan")
+    return wall, peak, err
+
+
+def formats_section(a):
+    """Each reader of gprof2dot's other formats on a generated input, against gprof2dot in the same run."""
+    work = os.path.join(a.work, "formats")
+    os.makedirs(work, exist_ok=True)
+    print()
+    print("| format | input | graphgen | read | peak memory | gprof2dot (this run) | ratio |")
+    print("|---|---|---|---|---|---|---|")
+    for fmt, size in FORMAT_SIZES:
+        size = max(1, int(size * a.format_scale))
+        path = os.path.join(work, "big-%d.%s" % (size, fmt))
+        if not os.path.exists(path):
+            subprocess.run([sys.executable, os.path.join(HERE, "make_format_inputs.py"), fmt, path + ".tmp", str(size)],
+                           check=True, stdout=subprocess.DEVNULL)
+            os.rename(path + ".tmp", path)
+        size_mb = os.path.getsize(path) / 1e6
+        out = os.path.join(work, "out.dot")
+        runs = [run_once(a.graphgen, ["-f", fmt], path, out) for _ in range(a.runs)]
+        wall, read, peak = (statistics.median(r[i] for r in runs) for i in range(3))
+        ref = "-"
+        ratio = "-"
+        if a.gprof2dot:
+            ref_wall, ref_peak, _ = timed([sys.executable, a.gprof2dot, "-f", fmt, path, "-o",
+                                           os.path.join(work, "gprof2dot.dot")])
+            ref = "%.1f s, %.0f MB" % (ref_wall, ref_peak)
+            ratio = "%.0f×" % (ref_wall / wall)
+        print("| %s | %.0f MB | %.2f s | %.0f MB/s | %.0f MB | %s | %s |" %
+              (fmt, size_mb, wall, size_mb / read if read > 0 else float("inf"), peak, ref, ratio))
+
+
+def make_ranks(work, name, count):
+    """`count` rank files from testdata/mpi/cpu_0.prof (a small source: 100 000 files stay 400 MB)."""
+    folder = os.path.join(work, name)
+    if not os.path.exists(os.path.join(folder, "cpu_%d.prof" % (count - 1))):
+        os.makedirs(folder, exist_ok=True)
+        subprocess.run([sys.executable, os.path.join(SHARED_BENCH, "make_ranks.py"),
+                        os.path.join(ROOT, "testdata", "mpi", "cpu_0.prof"), str(count), folder],
+                       check=True, stdout=subprocess.DEVNULL)
+    return folder
+
+
+def ranks_section(a):
+    """1024, 10 000 and 100 000 rank files merged and summarised; graphgen-mpi on two processes."""
+    print()
+    print("| rank files | size | -> merged pstats | -> -T ranks | graphgen-mpi -np 2 -> pstats |")
+    print("|---|---|---|---|---|")
+    mpi = os.path.join(os.path.dirname(a.graphgen), "graphgen-mpi")
+    for name, count in (("ranks1k", 1024), ("ranks10k", 10000), ("ranks100k", 100000)):
+        folder = make_ranks(a.work, name, count)
+        size_mb = sum(e.stat().st_size for e in os.scandir(folder)) / 1e6
+        glob = os.path.join(folder, "cpu_*.prof")
+        cells = []
+        for args in (["-o", os.path.join(a.work, "m.pstats")], ["-T", "ranks", "-o", os.path.join(a.work, "m.txt")]):
+            rs = [timed([a.graphgen, glob] + args) for _ in range(a.runs)]
+            cells.append("%.2f s, %.0f MB" % (statistics.median(r[0] for r in rs), statistics.median(r[1] for r in rs)))
+        if os.path.exists(mpi) and shutil.which("mpirun"):
+            rs = [timed(["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "2", mpi, glob, "-o",
+                         os.path.join(a.work, "mpi.pstats")]) for _ in range(a.runs)]
+            cells.append("%.2f s (per process %.0f MB)" % (statistics.median(r[0] for r in rs),
+                                                           statistics.median(r[1] for r in rs)))
+        else:
+            cells.append("-")
+        print("| %d | %.0f MB | %s | %s | %s |" % (count, size_mb, cells[0], cells[1], cells[2]))
+
+
+def each_section(a):
+    """--each over 64 rank files to PNG: one worker against one per core."""
+    ranks = sorted((os.path.join(a.work, "ranks", f) for f in os.listdir(os.path.join(a.work, "ranks"))),
+                   key=lambda p: int(re.findall(r"\d+", os.path.basename(p))[-1]))[:64]
+    print()
+    print("| --each, 64 rank files -> 64 PNG | --jobs 1 | one per core (%d) | speed-up |" % os.cpu_count())
+    print("|---|---|---|---|")
+    out = os.path.join(a.work, "each", "{stem}.png")
+    one = statistics.median(timed([a.graphgen, "--each", "--jobs", "1", "-o", out] + ranks)[0] for _ in range(a.runs))
+    all_ = statistics.median(timed([a.graphgen, "--each", "-o", out] + ranks)[0] for _ in range(a.runs))
+    print("| scatter.pstats ranks (%.0f MB) | %.2f s | %.2f s | %.2f× |" %
+          (sum(os.path.getsize(r) for r in ranks) / 1e6, one, all_, one / all_))
+
+
+SPHINX_MODULES = ["argparse", "json", "email.message", "email.parser", "collections", "configparser", "csv",
+                  "difflib", "http.client", "logging", "pathlib", "shutil", "string", "textwrap", "urllib.parse",
+                  "zipfile", "tarfile", "xml.dom.minidom", "unittest.case", "pprint", "datetime", "decimal",
+                  "fractions", "statistics", "calendar"]
+
+
+def sphinx_profile(work):
+    """A cProfile of Sphinx 5 (python3-sphinx) building autodoc pages of 25 stdlib modules: ~6 500 functions."""
+    path = os.path.join(work, "sphinx.pstats")
+    if os.path.exists(path):
+        return path
+    python = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+    if subprocess.run([python, "-c", "import sphinx"], stderr=subprocess.DEVNULL).returncode != 0:
+        return None
+    src = os.path.join(work, "sphinx-src")
+    os.makedirs(src, exist_ok=True)
+    with open(os.path.join(src, "conf.py"), "w") as f:
+        f.write('project = "bench"\nextensions = ["sphinx.ext.autodoc", "sphinx.ext.viewcode", "sphinx.ext.napoleon"]\n')
+    with open(os.path.join(src, "index.rst"), "w") as f:
+        f.write("Bench\n=====\n\n.. toctree::\n\n" + "".join("   %s\n" % m for m in SPHINX_MODULES))
+    for m in SPHINX_MODULES:
+        with open(os.path.join(src, m + ".rst"), "w") as f:
+            f.write("%s\n%s\n\n.. automodule:: %s\n   :members:\n   :undoc-members:\n" % (m, "=" * len(m), m))
+    subprocess.run([python, "-m", "cProfile", "-o", path + ".tmp", "-m", "sphinx", "-q", "-b", "html", src,
+                    os.path.join(work, "sphinx-out")], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.rename(path + ".tmp", path)
+    return path
+
+
+def views_section(a):
+    """The HTML report and the flame graph: size, time to write, and time to open in headless Chromium."""
+    print()
+    print("| view | input | graphgen | output size | ready in Chromium (page's own clock) |")
+    print("|---|---|---|---|---|")
+    chromium = shutil.which("chromium")
+    cases = []
+    sphinx = sphinx_profile(a.work)
+    if sphinx:
+        cases.append(("html report", sphinx, "sphinx.html", "Sphinx build, %d functions"))
+    cases.append(("flame graph", os.path.join(a.work, "scatter-long.perf"), "scatter.flame.svg", "scatter-long.perf"))
+    cases.append(("html report", os.path.join(a.work, "big.pstats"), "big.html", "100k-function pstats"))
+    for view, path, out_name, what in cases:
+        out = os.path.join(a.work, out_name)
+        wall = statistics.median(timed([a.graphgen, "-q", path, "-o", out])[0] for _ in range(a.runs))
+        if "%d" in what:
+            n = re.search(r"from (\d+) to", subprocess.run([a.graphgen, "-T", "stats", "--top", "1", path],
+                                                           capture_output=True, text=True).stdout)
+            what = what % int(n.group(1)) if n else what.replace(", %d functions", "")
+        ready = "-"
+        if chromium:
+            ms = []
+            for _ in range(a.runs):
+                dom = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=20000",
+                                      "--dump-dom", "file://" + out + "#selftest"], capture_output=True, text=True).stdout
+                m = re.search(r"ready_ms&quot;:(\d+)", dom)
+                if m:
+                    ms.append(int(m.group(1)))
+            ready = "%.2f s" % (statistics.median(ms) / 1000) if ms else "did not report"
+        print("| %s | %s (%.1f MB) | %.2f s | %.1f MB | %s |" %
+              (view, what, os.path.getsize(path) / 1e6, wall, os.path.getsize(out) / 1e6, ready))
+
+
+def python_section(a):
+    """graphgen run against python3 -m cProfile -o on the same script and interpreter."""
+    python = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+    script = os.path.join(HERE, "workload.py")
+    out = os.path.join(a.work, "run.pstats")
+    print()
+    print("| profiling bench/workload.py | median of %d | overhead |" % a.runs)
+    print("|---|---|---|")
+    plain = statistics.median(timed([python, script])[0] for _ in range(a.runs))
+    base, run = [], []
+    for _ in range(a.runs):  # alternating, so drift hits both alike
+        base.append(timed([python, "-m", "cProfile", "-o", out, script])[0])
+        run.append(timed([a.graphgen, "run", "-q", "-o", out, script])[0])
+    b, r = statistics.median(base), statistics.median(run)
+    print("| python3 (no profiler) | %.2f s | - |" % plain)
+    print("| python3 -m cProfile -o out.pstats | %.2f s | - |" % b)
+    print("| graphgen run -o out.pstats | %.2f s | %+.1f%% against cProfile |" % (r, 100 * (r - b) / b))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--graphgen", default=os.path.join(ROOT, "build", "graphgen"))
     ap.add_argument("--baseline", help="an earlier graphgen binary to run alternately, for side-by-side ratios")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--work", default=os.path.join(ROOT, "build", "bench"))
+    ap.add_argument("--sections", default="core,formats,ranks,each,views,python",
+                    help="which tables: core (the inputs of ../shared/bench), formats (gprof2dot's other "
+                         "formats), ranks (1024 to 100 000 rank files), each (--each's speed-up), views (HTML "
+                         "report, flame graph), python (graphgen run against python3 -m cProfile)")
+    ap.add_argument("--gprof2dot", help="gprof2dot.py, run on the same inputs for the formats table")
+    ap.add_argument("--format-scale", type=float, default=1.0,
+                    help="scale the generated format inputs (1: the sizes gprof2dot needs 15-20 s for)")
     a = ap.parse_args()
+    sections = a.sections.split(",")
     prepare(a.work)
-    out = os.path.join(a.work, "out.dot")
-    print("| work | input | graphgen | read | peak memory | today's tool | ratio | target |")
-    print("|---|---|---|---|---|---|---|---|")
-    for name, inp, args, tool, ref_s, ref_mb, target in CASES:
-        path = os.path.join(a.work, inp)
-        size_mb = os.path.getsize(path) / 1e6
-        new, old = alternate(a, args, path, out)
-        wall, read, peak = new
-        verdict = "-" if target is None else ("met (≤ %g s)" % target if wall <= target else "missed (≤ %g s)" % target)
-        print("| %s | %.1f MB | %.3f s%s | %.0f MB/s | %.0f MB | %s %.1f s, %d MB | %.0f× | %s |" %
-              (name, size_mb, wall, baseline_note(new, old), size_mb / read if read > 0 else float("inf"), peak, tool,
-               ref_s, ref_mb, ref_s / wall, verdict))
-    merge_case(a)
+    if "core" in sections:
+        out = os.path.join(a.work, "out.dot")
+        print("| work | input | graphgen | read | peak memory | today's tool | ratio | target |")
+        print("|---|---|---|---|---|---|---|---|")
+        for name, inp, args, tool, ref_s, ref_mb, target in CASES:
+            path = os.path.join(a.work, inp)
+            size_mb = os.path.getsize(path) / 1e6
+            new, old = alternate(a, args, path, out)
+            wall, read, peak = new
+            verdict = "-" if target is None else ("met (≤ %g s)" % target if wall <= target else "missed (≤ %g s)" % target)
+            print("| %s | %.1f MB | %.3f s%s | %.0f MB/s | %.0f MB | %s %.1f s, %d MB | %.0f× | %s |" %
+                  (name, size_mb, wall, baseline_note(new, old), size_mb / read if read > 0 else float("inf"), peak,
+                   tool, ref_s, ref_mb, ref_s / wall, verdict))
+        merge_case(a)
+    if "formats" in sections:
+        formats_section(a)
+    if "ranks" in sections:
+        ranks_section(a)
+    if "each" in sections:
+        each_section(a)
+    if "views" in sections:
+        views_section(a)
+    if "python" in sections:
+        python_section(a)
 
 
 if __name__ == "__main__":

@@ -118,6 +118,7 @@
     } catch (e) {
       errors.push(String(e && e.stack || e));
     }
+    result.ready_ms = Math.round(performance.now());
     result.pass = errors.length === 0 && (!result.hasOwnProperty("zoom_fills") ||
       (result.zoom_fills && result.others_hidden && result.unzoomed && result.matches > 0));
     svg.setAttribute("data-selftest", JSON.stringify(result));
