@@ -14,6 +14,7 @@
 
 #include "graphgen/analysis/merge.h"
 #include "graphgen/labels.h"
+#include "graphgen/text.h"
 
 namespace graphgen::dot {
 
@@ -113,11 +114,7 @@ void append_id(std::string& out, std::string_view s) {
 
 // printf's %.2f rounds the exact binary value half-to-even, as Python's
 // %-formatting does; keep to it rather than another formatter.
-std::string fixed2(double value) {
-  char buf[64];
-  int n = std::snprintf(buf, sizeof buf, "%.2f", value);
-  return std::string(buf, static_cast<std::size_t>(n));
-}
+std::string fixed2(double value) { return printf_double("%.2f", value); }
 
 std::string percentage(double ratio) { return fixed2(ratio * 100.0) + "%"; }
 

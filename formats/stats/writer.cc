@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "graphgen/labels.h"
+#include "graphgen/text.h"
 
 namespace graphgen::stats {
 
@@ -58,11 +59,7 @@ std::string rjust(const std::string& s, std::size_t width) {
 }
 
 // printf's %8.3f, as Python's %-formatting (the exact value, ties to even).
-std::string f8(double x) {
-  char buf[64];
-  int n = std::snprintf(buf, sizeof buf, "%8.3f", x);
-  return std::string(buf, static_cast<std::size_t>(std::max(n, 0)));
-}
+std::string f8(double x) { return printf_double("%8.3f", x); }
 
 // A caller's stats: (nc, cc, tt, ct), or the pure-Python profiler's count.
 struct Caller {

@@ -153,5 +153,22 @@ TEST(Stats, OptionsOfTheReportNeedIt) {
   EXPECT_NE(regex.out.find("   <Invalid regular expression '('>\n"), std::string::npos) << regex.out;
 }
 
+TEST(Stats, HugeTimesPrintInFullAsPythonPrintsThem) {
+  // printf's %8.3f of 1e300 is 304 characters: it once overran a 64-byte
+  // buffer (AddressSanitizer: stack-buffer-overflow).
+  fs::path in =
+      test::write_temp("huge.json",
+                       "{\"version\": 0, \"costs\": [{\"description\": \"Time\", \"unit\": \"s\"}], "
+                       "\"functions\": [{\"name\": \"main\"}, {\"name\": \"work\"}], \"events\": "
+                       "[{\"callchain\": [1, 0], \"cost\": [1e300]}, {\"callchain\": [0], \"cost\": [2.5]}]}");
+  auto r = test::graphgen({"-T", "stats", in.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto python = test::run({"python3", "-c", "print('%8.3f' % 1e300)"});
+  ASSERT_EQ(python.exit_code, 0);
+  std::string digits = python.out.substr(0, python.out.size() - 1);
+  EXPECT_EQ(digits.size(), 305u);
+  EXPECT_NE(r.out.find(" in " + digits + " seconds"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace graphgen

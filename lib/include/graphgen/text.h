@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <string_view>
@@ -101,6 +102,20 @@ inline std::string_view trim(std::string_view s) {
 inline std::string_view basename_of(std::string_view path) {
   std::size_t slash = path.rfind('/');
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+/// printf's formatting of one double (`%8.3f`, `%.2f`: the exact binary
+/// value rounded half to even, as Python's %-formatting), never trusting a
+/// would-be length past the buffer: 1e300 is 300 digits.
+inline std::string printf_double(const char* format, double value) {
+  char buf[64];
+  int n = std::snprintf(buf, sizeof buf, format, value);
+  if (n < 0) return {};
+  if (static_cast<std::size_t>(n) < sizeof buf) return std::string(buf, static_cast<std::size_t>(n));
+  std::string big(static_cast<std::size_t>(n) + 1, '\0');
+  std::snprintf(big.data(), big.size(), format, value);
+  big.resize(static_cast<std::size_t>(n));
+  return big;
 }
 
 }  // namespace graphgen
