@@ -5,6 +5,7 @@
 #include <graphviz/gvc.h>
 
 #include <memory>
+#include <mutex>
 #include <string>
 
 namespace graphgen::render {
@@ -24,6 +25,17 @@ int collect_error(char* message) {
   }
   return 0;
 }
+
+// One Graphviz context for the process, never freed. A context's font
+// names outlive it in Graphviz's pango plugin, which caches a pointer to the
+// last one: a second context measuring text compares against freed memory
+// (AddressSanitizer caught it when --each renders several pictures in one
+// worker). Rendering is serialised: Graphviz's state is global.
+GVC_t* context() {
+  static GVC_t* gvc = gvContext();
+  return gvc;
+}
+std::mutex g_render;
 
 }  // namespace
 
@@ -45,25 +57,26 @@ std::string graph_name(std::string_view title) {
 }  // namespace
 
 Expected<std::string> render(std::string_view dot_source, std::string_view format, std::string_view title) {
+  std::lock_guard<std::mutex> lock(g_render);
   g_errors.clear();
   agseterrf(collect_error);
   agseterr(AGERR);
-  std::unique_ptr<GVC_t, int (*)(GVC_t*)> gvc(gvContext(), gvFreeContext);
+  GVC_t* gvc = context();
   if (!gvc) return io_error("graphviz: cannot create a rendering context");
   std::string source(dot_source);
   if (!title.empty() && source.starts_with("digraph {")) source.replace(0, 9, "digraph " + graph_name(title) + " {");
   Agraph_t* graph = agmemread(source.c_str());
   if (!graph) return io_error(fmt::format("graphviz: cannot parse the graph: {}", g_errors));
   std::unique_ptr<Agraph_t, int (*)(Agraph_t*)> graph_owner(graph, agclose);
-  if (gvLayout(gvc.get(), graph, "dot") != 0) return io_error(fmt::format("graphviz: layout failed: {}", g_errors));
+  if (gvLayout(gvc, graph, "dot") != 0) return io_error(fmt::format("graphviz: layout failed: {}", g_errors));
   char* data = nullptr;
   unsigned int length = 0;
   std::string fmt_name(format);
-  int rc = gvRenderData(gvc.get(), graph, fmt_name.c_str(), &data, &length);
+  int rc = gvRenderData(gvc, graph, fmt_name.c_str(), &data, &length);
   std::string out;
   if (rc == 0 && data) out.assign(data, length);
   if (data) gvFreeRenderData(data);
-  gvFreeLayout(gvc.get(), graph);
+  gvFreeLayout(gvc, graph);
   if (rc != 0)
     return io_error(fmt::format("graphviz: cannot render {} (is the Graphviz {} plugin installed?){}{}", format, format,
                                 g_errors.empty() ? "" : ": ", g_errors));
