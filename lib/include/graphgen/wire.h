@@ -33,7 +33,7 @@ class Writer {
   void vec(const std::vector<T>& v) {
     static_assert(std::is_arithmetic_v<T>);
     put<std::uint64_t>(v.size());
-    out_.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+    if (!v.empty()) out_.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
   }
   void exact(const ExactSum& s) {
     vec(s.partials());
@@ -80,7 +80,7 @@ class Reader {
       return v;
     }
     v.resize(n);
-    std::memcpy(v.data(), in_.data(), n * sizeof(T));
+    if (n > 0) std::memcpy(v.data(), in_.data(), n * sizeof(T));  // (an empty vector's data() may be null)
     in_.remove_prefix(n * sizeof(T));
     return v;
   }
