@@ -90,8 +90,9 @@ check_format() {
   fi
 }
 
-# A second build with sanitizers; leaks of Graphviz's and fontconfig's own
-# caches are the only ones suppressed (tests/sanitizer/lsan.supp).
+# A second build with sanitizers; leaks of Graphviz's, fontconfig's, Python's
+# and its C extensions' own allocations are the only ones suppressed
+# (tests/sanitizer/lsan.supp).
 test_sanitized() {
   install_missing
   local dir=${GRAPHGEN_SANITIZE_DIR:-$root/build-sanitize} generator=()
