@@ -337,8 +337,8 @@ void add_options(CLI::App& app, Args& a) {
                "when merging, skip inputs that cannot be read (empty or broken files), listed in one warning");
   app.add_option("--top", a.top,
                  "ranks, ranks.csv, ranks.json and heatmap outputs: show the N functions of highest imbalance; "
-                 "stats: the first N lines "
-                 "[default: 25 in the table, 30 in the heatmap, all in CSV and JSON]")
+                 "stats: the first N lines; html: rows of its ranks table "
+                 "[default: 25 in the table, 30 in the heatmap, all in CSV and JSON, 200 in html]")
       ->type_name("N");
   repeatable(app, "--sort", a.sort,
              "stats output: sort by this pstats key, repeatable (calls, cumulative, file, line, name, nfl, pcalls, "
