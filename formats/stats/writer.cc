@@ -185,7 +185,9 @@ std::vector<Entry> strip_dirs(const std::vector<Entry>& in, Table& table) {
     t.tt = e.tt + t.tt;
     t.ct = e.ct + t.ct;
     for (auto& [ck, v] : callers) {  // add_callers(target, source)
-      auto same = std::find_if(t.callers.begin(), t.callers.end(), [&](const auto& c) { return c.first == ck; });
+      // (A copy: clang 14 cannot capture a structured binding.)
+      auto key = ck;
+      auto same = std::find_if(t.callers.begin(), t.callers.end(), [&](const auto& c) { return c.first == key; });
       if (same == t.callers.end()) {
         t.callers.emplace_back(ck, v);
       } else if (v.is_int) {
