@@ -138,7 +138,7 @@ std::string format_value(const Profile& p, std::size_t event, double v) {
 Expected<std::string> write_folded(const Profile& p, const FlameTree& tree, std::size_t event, std::size_t max_bytes) {
   const double scale = folded_scale(p.events[event]);
   Names names(p);
-  std::vector<std::string> lines;
+  std::vector<std::pair<std::string, double>> lines;  // stack, count
   std::size_t bytes = 0;
   std::vector<std::uint32_t> path;
   for (std::uint32_t n = 1; n < tree.frames.size(); ++n) {
@@ -146,32 +146,27 @@ Expected<std::string> write_folded(const Profile& p, const FlameTree& tree, std:
     if (!(count >= 1)) continue;
     path.clear();
     for (std::uint32_t k = n; k != 0; k = tree.frames[k].parent) path.push_back(k);
-    std::string line;
+    std::string stack;
     for (std::size_t i = path.size(); i-- > 0;) {
       const FlameFrame& f = tree.frames[path[i]];
-      append_folded(line, names.of(f), f.process != kNoString);
-      if (i) line += ';';
+      append_folded(stack, names.of(f), f.process != kNoString);
+      if (i) stack += ';';
     }
-    line += fmt::format(" {:.0f}\n", count);
-    bytes += line.size();
+    bytes += stack.size() + 24;
     if (max_bytes && bytes > max_bytes) return output_too_large("folded", max_bytes);
-    lines.push_back(std::move(line));
+    lines.emplace_back(std::move(stack), count);
   }
   // Frames of one name under one parent are one frame in the tree, but two
-  // names can fold to one (`a;b` and `a:b`): add such lines up.
+  // names can fold to one (`a;b` and `a:b`): such stacks add up. (Names may
+  // hold spaces: the stack and its count stay apart until written.)
   std::sort(lines.begin(), lines.end());
   std::string out;
   out.reserve(bytes);
   for (std::size_t i = 0; i < lines.size();) {
-    std::size_t j = i + 1;
-    std::string_view stack(lines[i].data(), lines[i].rfind(' '));
-    double sum = std::stod(lines[i].substr(stack.size() + 1));
-    while (j < lines.size() && std::string_view(lines[j]).starts_with(stack) && lines[j].size() > stack.size() &&
-           lines[j][stack.size()] == ' ') {
-      sum += std::stod(lines[j].substr(stack.size() + 1));
-      ++j;
-    }
-    out += stack;
+    double sum = 0;
+    std::size_t j = i;
+    for (; j < lines.size() && lines[j].first == lines[i].first; ++j) sum += lines[j].second;
+    out += lines[i].first;
     out += fmt::format(" {:.0f}\n", sum);
     i = j;
   }

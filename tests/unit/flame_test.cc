@@ -148,6 +148,15 @@ TEST(Folded, CollapsedStacksRoundTrip) {
   EXPECT_EQ(r.out, "idle 5\nmain;eval;add 45\nmain;parse 10\nmain;parse;lex 30\n");
 }
 
+TEST(Folded, NamesWithSpacesKeepTheirCounts) {
+  // Found by fuzz_frontdoor: a stack that is another one plus " word" was
+  // taken for a count, and std::stod threw.
+  fs::path in = test::write_temp("spaces.folded", "main;work;inner 5\nmain _(x:3);ork -b.py:10ner 5\nmain 1\nmain 2\n");
+  auto r = test::graphgen({"-T", "folded", in.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "main 3\nmain _(x:3);ork -b.py:10ner 5\nmain;work;inner 5\n");
+}
+
 TEST(Folded, CallGraphsAreRebuiltFromCallRatiosAndSaySo) {
   auto r = test::graphgen({"-T", "folded", (test::testdata_dir() / "demo.pstats").string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
