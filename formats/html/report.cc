@@ -58,14 +58,9 @@ Expected<std::string> write(const Profile& p, std::size_t event, const CallGraph
   const std::string unit = flame::unit_name(p, event);
   std::string data;
   data.reserve(output_reservation(o.max_bytes, 4096 + p.functions.size() * 120 + tree.frames.size() * 24));
-  double self_sum = 0, largest = 0;
-  for (const GraphNode& n : totals.nodes) {
-    self_sum += n.self_time.value_or(0);
-    largest = std::max(largest, n.total_time.value_or(0));
-  }
   data += fmt::format("{{\"title\":{},\"creator\":{},\"event\":{},\"unit\":{},\"time\":{},\"total\":{},",
                       json_text(o.title, true), json_text(o.creator, true), json_text(p.str(ev.name), true),
-                      json_text(unit, true), time ? "true" : "false", num(std::max(self_sum, largest)));
+                      json_text(unit, true), time ? "true" : "false", num(shown_whole(totals)));
   // The table: [label, file, line, self, inclusive, calls, primitive calls].
   data += "\"functions\":[";
   bool first = true;

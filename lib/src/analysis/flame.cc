@@ -36,12 +36,7 @@ FlameTree from_call_ratios(const Profile& p, std::size_t event, const CallGraph&
   const std::size_t n = g.nodes.size();
   if (n == 0 || g.edge_begin.size() != n + 1) return tree;
   // The whole, as the graph's ratios are relative to it, in the event's unit.
-  double self_sum = 0, largest = 0;
-  for (const GraphNode& node : g.nodes) {
-    self_sum += node.self_time.value_or(0);
-    largest = std::max(largest, node.total_time.value_or(0));
-  }
-  double whole = std::max(self_sum, largest);
+  double whole = shown_whole(g);
   const Event& e = p.events[event];
   // (The graph shows seconds for time events: back to the event's unit.)
   if (!e.floating && e.seconds_per_unit == 1e-9)

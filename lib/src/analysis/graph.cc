@@ -25,6 +25,15 @@ double ratio(double numerator, double denominator, std::uint64_t* clamped) {
 
 namespace {}  // namespace
 
+double shown_whole(const CallGraph& g) {
+  double self_sum = 0, largest = 0;
+  for (const GraphNode& n : g.nodes) {
+    self_sum += n.self_time.value_or(0);
+    largest = std::max(largest, n.total_time.value_or(0));
+  }
+  return std::max(self_sum, largest);
+}
+
 void sort_edges(CallGraph& g) {
   std::sort(g.edges.begin(), g.edges.end(), [](const GraphEdge& x, const GraphEdge& y) {
     return x.caller != y.caller ? x.caller < y.caller : x.callee < y.callee;

@@ -42,6 +42,10 @@ struct CallGraph {
   std::vector<std::uint32_t> edge_begin;
 };
 
+/// What the graph's ratios are relative to, in its shown unit: the larger of
+/// the sum of self costs and the largest inclusive cost.
+double shown_whole(const CallGraph& g);
+
 /// Sorts edges by (caller, callee), in place, and fills edge_begin.
 void sort_edges(CallGraph& g);
 
