@@ -20,15 +20,6 @@ struct Key {
   friend bool operator==(const Key&, const Key&) = default;
 };
 
-// A reference that is released at the end of the scope.
-struct Ref {
-  PyObject* o;
-  explicit Ref(PyObject* x) : o(x) {}
-  ~Ref() { Py_XDECREF(o); }
-  Ref(const Ref&) = delete;
-  Ref& operator=(const Ref&) = delete;
-};
-
 class Converter {
  public:
   Converter(Profile& p, std::string_view what) : p_(p), what_(what) {}

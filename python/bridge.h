@@ -12,6 +12,15 @@
 
 namespace graphgen::python {
 
+/// A reference released at the end of the scope.
+struct Ref {
+  PyObject* o;
+  explicit Ref(PyObject* x) : o(x) {}
+  ~Ref() { Py_XDECREF(o); }
+  Ref(const Ref&) = delete;
+  Ref& operator=(const Ref&) = delete;
+};
+
 /// The profile of a stats dict as cProfile.Profile.create_stats() or
 /// pstats.Stats leave it: {(file, line, name): (cc, nc, tt, ct, callers)},
 /// callers {key: (nc, cc, tt, ct) | int}. The same model the pstats reader

@@ -15,6 +15,8 @@ namespace graphgen::cli {
 
 namespace {
 
+using python::Ref;
+
 // What `python3 -m cProfile script.py` runs (Lib/cProfile.py's main), with
 // what `python3 script.py` does besides: __main__ is a real module (so
 // multiprocessing's spawn finds the script's functions), sys.path[0] is the
@@ -82,15 +84,6 @@ def _graphgen_trimmed(info):
         value = value.with_traceback(tb)
     return kind, value, tb
 )PY";
-
-// A reference released at the end of the scope.
-struct Ref {
-  PyObject* o;
-  explicit Ref(PyObject* x) : o(x) {}
-  ~Ref() { Py_XDECREF(o); }
-  Ref(const Ref&) = delete;
-  Ref& operator=(const Ref&) = delete;
-};
 
 // The status of a Python error that escaped the bootstrap (a bug of ours).
 int python_failed(const char* what) {
