@@ -17,6 +17,14 @@ struct ReadOptions {
   /// empty: all.
   std::vector<std::int64_t> pids;
   std::vector<std::string> comms;
+  /// perf: keep `[unknown]` frames apart by address, as gprof2dot names
+  /// them (default: one `[unknown]` function per DSO, a run of them one frame).
+  bool keep_addresses = false;
+  /// perf: in samples holding Python frames (`py::NAME:FILE`, python -X
+  /// perf), hide the interpreter's own frames (formats/perf/python.h).
+  /// kAuto does it with a note, kOn without, kOff keeps every frame.
+  enum class PythonView : std::uint8_t { kAuto, kOn, kOff };
+  PythonView python = PythonView::kAuto;
   /// callgrind: scope cob= as gprof2dot does (until the next self cost
   /// line), for its name-only identity.
   bool merge_by_name = false;

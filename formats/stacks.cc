@@ -35,6 +35,22 @@ FuncId StackBuilder::function(std::string_view name, std::string_view object, bo
       });
 }
 
+FuncId StackBuilder::python_function(std::string_view name, std::string_view file) {
+  return python_.find_or_add(
+      FlatIndex::hash_bytes(file, FlatIndex::hash_bytes(name)),
+      [&](std::uint32_t f) {
+        const Function& fn = p_.functions[f];
+        return p_.str(fn.name) == name && p_.str(fn.file) == file;
+      },
+      [&] {
+        Function f;
+        f.name = p_.strings.intern(name);
+        f.file = p_.strings.intern(file);
+        f.python = true;
+        return p_.add_function(f);
+      });
+}
+
 void StackBuilder::add_sample(const std::vector<FuncId>& leaf_first, Cost weight, Cost call_weight,
                               std::string_view process) {
   if (leaf_first.empty()) return;

@@ -26,6 +26,10 @@ class StackBuilder {
   FuncId function(std::string_view name, std::string_view object, bool has_object, std::string_view process = {},
                   bool unresolved = false);
 
+  /// The Python function NAME of FILE seen in a native stack (perf's
+  /// `py::NAME:FILE`): one per (name, file), whatever map file named it.
+  FuncId python_function(std::string_view name, std::string_view file);
+
   /// Adds one sample: `leaf_first` frames, innermost first, weighing `weight`.
   /// Self cost goes to the leaf, each adjacent pair adds to its call, every
   /// distinct function of the stack adds to its stack total, and the stack
@@ -46,6 +50,7 @@ class StackBuilder {
   Profile& p_;
   bool keep_tree_;
   FlatIndex functions_;                // (name, object) -> FuncId
+  FlatIndex python_;                   // (name, file) -> FuncId of Python frames
   FlatIndex calls_;                    // (caller, callee) -> CallId
   FlatIndex children_;                 // (parent node, function or process) -> stack node
   StringId last_process_ = kNoString;  // the interned id of the last process name

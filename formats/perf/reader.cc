@@ -11,6 +11,7 @@
 #include "graphgen/analysis/merge.h"
 #include "graphgen/flat_index.h"
 #include "graphgen/text.h"
+#include "python.h"
 #include "stacks.h"
 
 namespace graphgen::perf {
@@ -135,6 +136,8 @@ struct Frame {
   std::string_view address, symbol, dso;
   bool unresolved = false;  // no symbol: named by its address
   bool has_dso = false;     // "(...)" present, possibly empty
+  bool python = false;      // `py::NAME:FILE`: symbol is NAME, file FILE
+  std::string_view file;
 };
 
 // `addr symbol[+0xoff] (dso)`, leading whitespace already removed. The dso is
@@ -166,6 +169,16 @@ bool parse_frame(std::string_view s, Frame& f) {
     rest = rest.substr(0, plus);
   f.unresolved = rest.empty() || rest == "[unknown]";
   f.symbol = f.unresolved ? f.address : rest;
+  f.python = false;
+  f.file = {};
+  if (rest.starts_with("py::") && rest.size() > 4) {
+    // python -X perf: `py::QUALNAME:FILENAME` (a qualname has no ':').
+    f.python = true;
+    rest.remove_prefix(4);
+    std::size_t colon = rest.find(':');
+    f.symbol = rest.substr(0, colon);
+    if (colon != std::string_view::npos) f.file = rest.substr(colon + 1);
+  }
   return true;
 }
 
@@ -288,6 +301,7 @@ class Reader {
     events_.add_all(other.events_);
     processes_.add_all(other.processes_);
     kept_ += other.kept_;
+    python_samples_ += other.python_samples_;
     filtered_ += other.filtered_;
     untimed_kept_ = untimed_kept_ || other.untimed_kept_;
     missing_period_ += other.missing_period_;
@@ -305,6 +319,17 @@ class Reader {
     if (options_.event.empty() && events_.size() > 1)
       diag.warn(fmt::format("{}: samples of {} events are counted together ({}); pick one with --event", path_,
                             events_.size(), events_.list()));
+    using PythonView = formats::ReadOptions::PythonView;
+    if (python_samples_ > 0 && options_.python == PythonView::kAuto)
+      diag.warn(
+          fmt::format("{}: {} of {} samples hold Python frames (py::): the interpreter's own frames are hidden "
+                      "between them (--no-python keeps them)",
+                      path_, python_samples_, kept_));
+    if (python_samples_ == 0 && options_.python == PythonView::kOn && kept_ > 0)
+      diag.warn(
+          fmt::format("--python: {} has no Python frames (py::); record Python 3.12+ with python -X perf, or "
+                      "3.13+ with -X perf_jit and perf inject --jit",
+                      path_));
     if (missing_period_ > 0)
       diag.warn(
           fmt::format("{}: {} sample(s) have no period in their header and count 1 each", path_, missing_period_));
@@ -360,16 +385,56 @@ class Reader {
 
   void add_frame(const Frame& f) {
     if (!keep_) return;
-    frames_.push_back(builder_.function(f.symbol, f.dso, f.has_dso, {}, f.unresolved));
+    FuncId id;
+    if (f.python) {
+      id = builder_.python_function(f.symbol, f.file);
+    } else if (f.unresolved && !options_.keep_addresses) {
+      // One `[unknown]` per DSO, and a run of them one frame.
+      id = builder_.function("[unknown]", f.dso, f.has_dso, {}, true);
+      if (!frames_.empty() && frames_.back() == id) return;
+    } else {
+      id = builder_.function(f.symbol, f.dso, f.has_dso, {}, f.unresolved);
+    }
+    if (id >= kinds_.size()) {
+      kinds_.resize(profile.functions.size(), kOther);
+      const Function& fn = profile.functions[id];
+      kinds_[id] = fn.python                                    ? kPython
+                   : fn.unresolved                              ? kUnresolved
+                   : is_interpreter_frame(profile.str(fn.name)) ? kInterpreter
+                                                                : kOther;
+    }
+    frames_.push_back(id);
   }
 
   void flush() {
     if (in_sample_ && keep_ && !frames_.empty()) {
+      if (options_.python != formats::ReadOptions::PythonView::kOff) python_view();
       builder_.add_sample(frames_, weight_, weight_, comm_);
       ++kept_;
     }
     in_sample_ = false;
     frames_.clear();
+  }
+
+  // python.h: in a sample with a Python frame, drops the interpreter's
+  // frames, and unresolved frames above the innermost Python frame.
+  void python_view() {
+    std::size_t innermost = frames_.size();
+    for (std::size_t i = 0; i < frames_.size(); ++i)
+      if (kinds_[frames_[i]] == kPython) {
+        innermost = i;
+        break;
+      }
+    if (innermost == frames_.size()) return;
+    ++python_samples_;
+    std::size_t out = 0;
+    for (std::size_t i = 0; i < frames_.size(); ++i) {
+      Kind k = kinds_[frames_[i]];
+      if (k == kInterpreter || (k == kUnresolved && i > innermost)) continue;
+      if (k == kUnresolved && out > 0 && frames_[out - 1] == frames_[i]) continue;  // a run, once more
+      frames_[out++] = frames_[i];
+    }
+    frames_.resize(out);
   }
 
   detail::StackBuilder builder_;
@@ -381,6 +446,9 @@ class Reader {
   bool keep_ = true;
   Cost weight_ = 1;
   std::vector<FuncId> frames_;
+  enum Kind : std::uint8_t { kOther, kPython, kInterpreter, kUnresolved };
+  std::vector<Kind> kinds_;  // per function, for the Python view
+  std::size_t python_samples_ = 0;
   NameSet events_, processes_;
   std::size_t kept_ = 0, filtered_ = 0;
   bool untimed_kept_ = false;  // a kept sample of an event whose period is not time

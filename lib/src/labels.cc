@@ -25,6 +25,8 @@ std::string python_module(std::string_view filename) {
 std::string label_prefix(const Profile& p, FuncId f) {
   const Function& fn = p.functions[f];
   if (p.label_style == LabelStyle::kPython) return fmt::format("{}:{}:", python_module(p.str(fn.file)), fn.line);
+  // perf knows a Python function's file, not its first line.
+  if (fn.python) return python_module(p.str(fn.file)) + ':';
   return {};
 }
 
@@ -34,7 +36,7 @@ std::string function_label(const Profile& p, FuncId f) {
 
 bool module_line(const Profile& p, FuncId f, std::string& out) {
   const Function& fn = p.functions[f];
-  if (p.label_style == LabelStyle::kPython || !fn.has_object) return false;
+  if (p.label_style == LabelStyle::kPython || fn.python || !fn.has_object) return false;
   std::string_view object = p.str(fn.object);
   if (p.label_style == LabelStyle::kName) {
     std::size_t slash = object.rfind('/');

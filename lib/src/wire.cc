@@ -33,7 +33,7 @@ void put_profile(Writer& w, const Profile& p) {
     w.put(f.line);
     w.put(f.calls);
     w.put(f.primitive_calls);
-    w.put<std::uint8_t>(static_cast<std::uint8_t>(f.has_object | (f.unresolved << 1)));
+    w.put<std::uint8_t>(static_cast<std::uint8_t>(f.has_object | (f.unresolved << 1) | (f.python << 2)));
     w.put(f.instance);
   }
   w.vec(p.self_cost);
@@ -144,6 +144,7 @@ Expected<Profile> get_profile(Reader& r, std::string_view what) {
     auto bits = r.get<std::uint8_t>();
     f.has_object = (bits & 1) != 0;
     f.unresolved = (bits & 2) != 0;
+    f.python = (bits & 4) != 0;
     f.instance = r.get<std::uint32_t>();
     if (!string_ok(f.name) || !string_ok(f.object) || !string_ok(f.file) || !string_ok(f.process) || !string_ok(f.code))
       return broken("functions");

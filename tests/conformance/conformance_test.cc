@@ -9,7 +9,10 @@
 // purpose"): gprof2dot identifies callgrind functions by name alone and so
 // merges same-named functions of different objects. Those cases are run
 // with --merge-by-name, which restores gprof2dot's identity, and must then
-// match exactly: the identity is the only difference.
+// match exactly: the identity is the only difference. gprof2dot names each
+// unresolved perf frame by its address, graphgen one per DSO (every perf
+// file of the corpus has some): perf cases are run with --keep-addresses,
+// and must then match exactly too.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -47,6 +50,10 @@ const std::vector<std::string> kMergedByNameInGprof2dot = {
     "real/callgrind/dot-layout.callgrind",
 };
 
+bool listed(const std::vector<std::string>& list, const std::string& rel) {
+  return std::find(list.begin(), list.end(), rel) != list.end();
+}
+
 std::vector<Case> cases() {
   std::vector<Case> out;
   fs::path corpus = test::corpus_dir();
@@ -74,9 +81,8 @@ std::vector<Case> cases() {
       std::string rel = fs::relative(f, corpus).string();
       std::string ref_rel = fs::relative(ref, corpus).string();
       std::vector<std::string> extra;
-      if (std::find(kMergedByNameInGprof2dot.begin(), kMergedByNameInGprof2dot.end(), rel) !=
-          kMergedByNameInGprof2dot.end())
-        extra.push_back("--merge-by-name");
+      if (listed(kMergedByNameInGprof2dot, rel)) extra.push_back("--merge-by-name");
+      if (std::string(d.format) == "perf") extra.push_back("--keep-addresses");
       std::vector<std::string> forced{"-f", d.format};
       forced.insert(forced.end(), extra.begin(), extra.end());
       forced.push_back(rel);
@@ -90,9 +96,12 @@ std::vector<Case> cases() {
     for (const auto& e : fs::directory_iterator(corpus / "options" / fmt))
       if (e.path().extension() == ".args") argfiles.push_back(e.path());
   std::sort(argfiles.begin(), argfiles.end());
-  for (const fs::path& a : argfiles)
-    out.push_back({fs::relative(a, corpus).string(), split_words(test::read_file(a)),
+  for (const fs::path& a : argfiles) {
+    std::vector<std::string> args = split_words(test::read_file(a));
+    if (a.parent_path().filename() == "perf") args.insert(args.begin(), "--keep-addresses");
+    out.push_back({fs::relative(a, corpus).string(), args,
                    fs::relative(a.parent_path() / (a.stem().string() + ".dot"), corpus).string()});
+  }
   // --compare A B (gprof2dot's callgrind identity is the name: as above).
   for (const char* fmt : {"axe", "callgrind", "pstats"}) {
     std::vector<fs::path> dirs;

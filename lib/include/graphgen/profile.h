@@ -85,6 +85,10 @@ struct Function {
   /// No symbol was found for the frame: the name is its address (perf's
   /// `[unknown]`, named by address as gprof2dot does).
   bool unresolved = false;
+  /// A Python function seen in native stacks (perf's `py::NAME:FILE`
+  /// frames of `python -X perf`): labelled `module:NAME` as pstats labels
+  /// Python functions, whatever the profile's label style.
+  bool python = false;
   /// Tells apart functions the input keeps apart although every field
   /// above is equal (two gprof entries named `init`: static functions of
   /// different files): 0 for the first of a name, then 1, 2... Part of the

@@ -220,7 +220,7 @@ std::string frame_name(const Profile& p, const FlameFrame& f) {
 std::string frame_module(const Profile& p, const FlameFrame& f) {
   if (f.process != kNoString) return {};
   const Function& fn = p.functions[f.function];
-  if (p.label_style == LabelStyle::kPython) return python_module(p.str(fn.file));
+  if (p.label_style == LabelStyle::kPython || fn.python) return python_module(p.str(fn.file));
   if (fn.object != kNoString && !p.str(fn.object).empty()) return std::string(basename(p.str(fn.object)));
   if (fn.file != kNoString) return std::string(basename(p.str(fn.file)));
   return {};

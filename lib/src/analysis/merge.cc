@@ -255,8 +255,9 @@ std::uint64_t ProfileMerger::function_hash(const Profile& p, const Function& fn)
 
 bool same_identity(const Profile& pa, const Function& a, const Profile& pb, const Function& b) {
   return (pa.label_style != LabelStyle::kPython || a.line == b.line) && a.instance == b.instance &&
-         pa.str(a.name) == pb.str(b.name) && pa.str(a.file) == pb.str(b.file) && pa.str(a.object) == pb.str(b.object) &&
-         pa.str(a.process) == pb.str(b.process) && pa.str(a.code) == pb.str(b.code);
+         a.python == b.python && pa.str(a.name) == pb.str(b.name) && pa.str(a.file) == pb.str(b.file) &&
+         pa.str(a.object) == pb.str(b.object) && pa.str(a.process) == pb.str(b.process) &&
+         pa.str(a.code) == pb.str(b.code);
 }
 
 std::vector<FuncId> match_functions_by_identity(const Profile& a, const Profile& b, bool name_only) {
