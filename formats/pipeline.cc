@@ -451,6 +451,7 @@ Expected<Output> compare(const Request& r, Diagnostics& diag) {
   phases.mark("read");
   CallGraph graphs[2];
   for (int i = 0; i < 2; ++i) {
+    if (auto ok = apply_filters(profiles[i], r.filters, diag); !ok) return ok.error();
     auto event = pick_event(profiles[i], *formats[i], r.event);
     if (!event) return event.error();
     auto built = graph_of(profiles[i], *formats[i], *event, r, true, diag);
@@ -551,6 +552,7 @@ Expected<bool> convert_profile(Profile profile, const InputFormat& input_format,
                                Output& out) {
   const InputFormat* format = &input_format;
   Phases phases(out);
+  if (auto ok = apply_filters(profile, r.filters, diag); !ok) return ok;
   if ((r.output->needs == Needs::kRanks || r.write.imbalance) && !out.ranks) {
     // A profile given as it is: one rank.
     RankAccumulator one({"profile"}, false, kHeatmapColumns);

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "filter.h"
 #include "graphgen/analysis/merge.h"
 #include "graphgen/analysis/ranks.h"
 #include "graphgen/error.h"
@@ -50,6 +51,8 @@ struct Request {
   /// --event: the cost column (callgrind) or the samples kept (perf).
   std::string event;
   GraphOptions graph;
+  /// pprof's --focus/--ignore/--hide/--show, before every other pass.
+  Filters filters;
   const OutputFormat* output = nullptr;
   WriteOptions write;
   /// Non-empty: instead of the output, the functions left after pruning

@@ -117,10 +117,17 @@ Expected<formats::Request> make_request(const Args& a, Diagnostics& diag) {
   r.read.merge_by_name = a.merge_by_name;
   r.read.pids = a.pids;
   r.read.comms = a.comms;
+  r.read.keep_addresses = a.keep_addresses;
+  using PythonView = formats::ReadOptions::PythonView;
+  r.read.python = a.python ? PythonView::kOn : a.no_python ? PythonView::kOff : PythonView::kAuto;
+  r.filters = {a.focus, a.ignore, a.hide, a.show};
+  if (auto ok = formats::check_filters(r.filters); !ok) return ok.error();
   // Readers keep the detail only writers of the whole profile show.
   r.read.keep_positions = r.output->needs != formats::Needs::kGraph && a.list_functions.empty();
   // Sample stacks are kept only for the outputs that draw them.
-  r.read.keep_stacks = r.output->needs == formats::Needs::kStacks || r.output->needs == formats::Needs::kReport;
+  // (And for the filters, which are exact on them.)
+  r.read.keep_stacks =
+      r.output->needs == formats::Needs::kStacks || r.output->needs == formats::Needs::kReport || !r.filters.empty();
   r.event = a.event;
 
   r.graph.total = a.total == "callstacks" ? formats::TotalMethod::kCallStacks : formats::TotalMethod::kCallRatios;
@@ -291,6 +298,19 @@ void add_options(CLI::App& app, Args& a) {
              "keep only functions whose file starts with PATH (repeatable; absolute paths), or whose module "
              "contains it")
       ->type_name("PATH");
+  repeatable(app, "--focus", a.focus,
+             "pprof's filters, before everything else, for every format and output: keep only the samples whose "
+             "stack holds a function matching REGEX (repeatable; POSIX extended, searched in the name, label, file "
+             "and object); call-graph formats keep the matches' callers and callees")
+      ->type_name("REGEX");
+  repeatable(app, "--ignore", a.ignore,
+             "drop the samples whose stack holds a match (call-graph formats: the matches and what only they call)")
+      ->type_name("REGEX");
+  repeatable(app, "--hide", a.hide,
+             "drop matching frames from the stacks, their cost going to their callers (call-graph formats: "
+             "folded into their callers by call ratios)")
+      ->type_name("REGEX");
+  repeatable(app, "--show", a.show, "keep only matching frames: hide every other function")->type_name("REGEX");
   app.add_option("--node-count", a.node_count,
                  "after pruning, keep only the N nodes of highest total share (0: all); for big graphs")
       ->capture_default_str()
@@ -321,6 +341,15 @@ void add_options(CLI::App& app, Args& a) {
       ->type_name("ID");
   repeatable(app, "--comm", a.comms, "perf: keep only samples of this command name (repeatable), e.g. under mpirun")
       ->type_name("NAME");
+  app.add_flag("--keep-addresses", a.keep_addresses,
+               "perf: keep [unknown] frames apart by address, as gprof2dot does [default: one [unknown] per DSO, "
+               "a run of them one frame]");
+  app.add_flag("--python", a.python,
+               "perf: in samples with Python frames (py::, python -X perf), hide the interpreter's own frames so "
+               "Python functions call Python and C functions directly [default: on when there are py:: frames, "
+               "with a note]");
+  app.add_flag("--no-python", a.no_python, "perf: keep the interpreter's frames between Python frames")
+      ->excludes("--python");
   app.add_flag("--merge-by-name", a.merge_by_name,
                "callgrind: identify functions by name alone, as gprof2dot does, merging same-named functions of "
                "different objects (e.g. malloc in ld.so and libc)");

@@ -42,6 +42,9 @@ struct Args {
   std::string weight = "samples";
   std::vector<std::int64_t> pids;
   std::vector<std::string> comms;
+  std::vector<std::string> focus, ignore, hide, show;
+  bool keep_addresses = false;
+  bool python = false, no_python = false;  // neither: automatic
   bool merge_by_name = false;
   double unit = 1e-6;
   bool skip_zero = false;
