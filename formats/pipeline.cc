@@ -193,6 +193,8 @@ Expected<MergedShare> read_share(const Request& r, const InputFormat& format, st
   ProfileMerger merger(share.profile);
   if (want_ranks) share.ranks.emplace(r.inputs, format.merge_order == MergeOrder::kPstats, kHeatmapColumns, begin);
   std::vector<double> self_values, inclusive_values;
+  // One pstats file is the merged profile itself: no copy through the merger.
+  const bool solo = end - begin == 1 && format.merge_order == MergeOrder::kPstats && !want_ranks;
 
   // Two threads read ahead, at most kWindow profiles, while this one folds
   // them in merge order, so the result never depends on the threads' timing
@@ -263,7 +265,10 @@ Expected<MergedShare> read_share(const Request& r, const InputFormat& format, st
       if (share.ranks) share.ranks->add({}, {}, {});  // skipped: missing in every function
     } else {
       if (r.on_input) ok = r.on_input(input, **result);
-      if (ok) ok = merger.add(**result, r.inputs[input]);
+      if (ok && solo)
+        share.profile = std::move(**result);  // (pstats keys are unique: the merge would copy it as it is)
+      else if (ok)
+        ok = merger.add(**result, r.inputs[input]);
       if (ok && share.files++ == 0) share.first_input = r.inputs[input];
       if (ok && share.ranks) {
         ok = rank_values(**result, format, r, self_values, inclusive_values);
