@@ -6,25 +6,6 @@
 
 namespace graphgen {
 
-double ratio(double numerator, double denominator, std::uint64_t* clamped) {
-  constexpr double kTolerance = 1.0 / (1 << 23);
-  // Python raises ZeroDivisionError for any x/0.0, which gprof2dot maps to
-  // 1.0 (0/0 is undefined; 1 is the useful answer).
-  if (denominator == 0) return 1.0;
-  double r = numerator / denominator;
-  if (r < 0.0) {
-    if (r < -kTolerance && clamped) ++*clamped;
-    return 0.0;
-  }
-  if (r > 1.0) {
-    if (r > 1.0 + kTolerance && clamped) ++*clamped;
-    return 1.0;
-  }
-  return r;
-}
-
-namespace {}  // namespace
-
 double shown_whole(const CallGraph& g) {
   double self_sum = 0, largest = 0;
   for (const GraphNode& n : g.nodes) {

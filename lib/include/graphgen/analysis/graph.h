@@ -51,7 +51,23 @@ void sort_edges(CallGraph& g);
 
 /// gprof2dot's ratio(): 0/0 is 1, results clamped to [0, 1]; values outside
 /// by more than 2^-23 are counted in `clamped` (reported once by the caller).
-double ratio(double numerator, double denominator, std::uint64_t* clamped = nullptr);
+/// Inline: the cycle integration calls it per call and entry point.
+inline double ratio(double numerator, double denominator, std::uint64_t* clamped = nullptr) {
+  constexpr double kTolerance = 1.0 / (1 << 23);
+  // Python raises ZeroDivisionError for any x/0.0, which gprof2dot maps to
+  // 1.0 (0/0 is undefined; 1 is the useful answer).
+  if (denominator == 0) return 1.0;
+  double r = numerator / denominator;
+  if (r < 0.0) {
+    if (r < -kTolerance && clamped) ++*clamped;
+    return 0.0;
+  }
+  if (r > 1.0) {
+    if (r > 1.0 + kTolerance && clamped) ++*clamped;
+    return 1.0;
+  }
+  return r;
+}
 
 /// Builds the graph of a profile that reports its own inclusive costs
 /// (Profile::total_cost, e.g. pstats): total = max(sum of self, largest
