@@ -398,6 +398,7 @@ class Reader {
     if (id >= kinds_.size()) {
       kinds_.resize(profile.functions.size(), kOther);
       const Function& fn = profile.functions[id];
+      python_seen_ = python_seen_ || fn.python;
       kinds_[id] = fn.python                                    ? kPython
                    : fn.unresolved                              ? kUnresolved
                    : is_interpreter_frame(profile.str(fn.name)) ? kInterpreter
@@ -419,6 +420,7 @@ class Reader {
   // python.h: in a sample with a Python frame, drops the interpreter's
   // frames, and unresolved frames above the innermost Python frame.
   void python_view() {
+    if (!python_seen_) return;  // (no py:: frame yet: nothing to look for)
     std::size_t innermost = frames_.size();
     for (std::size_t i = 0; i < frames_.size(); ++i)
       if (kinds_[frames_[i]] == kPython) {
@@ -449,6 +451,7 @@ class Reader {
   enum Kind : std::uint8_t { kOther, kPython, kInterpreter, kUnresolved };
   std::vector<Kind> kinds_;  // per function, for the Python view
   std::size_t python_samples_ = 0;
+  bool python_seen_ = false;  // a py:: function exists
   NameSet events_, processes_;
   std::size_t kept_ = 0, filtered_ = 0;
   bool untimed_kept_ = false;  // a kept sample of an event whose period is not time
