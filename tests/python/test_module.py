@@ -52,6 +52,20 @@ class RenderTest(unittest.TestCase):
                                  self.cli(dumped, "-T", "dot", *args))
                 self.assertEqual(graphgen.render(dumped, **options), self.cli(dumped, "-T", "dot", *args))
 
+    def test_pprofs_filters_are_keywords(self):
+        # A live profile: the live path has no file, the filters still apply.
+        prof = live_profile()
+        dumped = os.path.join(self.dir, "p.pstats")
+        prof.dump_stats(dumped)
+        hidden = graphgen.render(prof, hide=["^fib$"], node_thres=0, edge_thres=0)
+        self.assertNotIn(b"fib", hidden)
+        self.assertIn(b"work", hidden)
+        self.assertEqual(hidden, self.cli(dumped, "-T", "dot", "--hide", "^fib$", "-n0", "-e0"))
+        focused = graphgen.render(dumped, focus=["^fib$"], format="stats")
+        self.assertIn(b"(fib)", focused)
+        # (sorted stays: it calls the <genexpr> of work's line, which calls fib.)
+        self.assertNotIn(b"builtins.len", focused)
+
     def test_images_and_files(self):
         prof = live_profile()
         png = graphgen.render(prof, format="png")
