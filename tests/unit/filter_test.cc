@@ -29,26 +29,16 @@ constexpr const char* kStacks =
 
 Profile stacks() { return test::read_ok({test::write_temp("s.folded", kStacks)}, "collapse"); }
 
-formats::Filters hide(std::vector<std::string> re) {
+// Filters with one option set.
+formats::Filters with(std::vector<std::string> formats::Filters::*option, std::vector<std::string> re) {
   formats::Filters f;
-  f.hide = std::move(re);
+  f.*option = std::move(re);
   return f;
 }
-formats::Filters focus_on(std::vector<std::string> re) {
-  formats::Filters f;
-  f.focus = std::move(re);
-  return f;
-}
-formats::Filters ignoring(std::vector<std::string> re) {
-  formats::Filters f;
-  f.ignore = std::move(re);
-  return f;
-}
-formats::Filters showing(std::vector<std::string> re) {
-  formats::Filters f;
-  f.show = std::move(re);
-  return f;
-}
+formats::Filters hide(std::vector<std::string> re) { return with(&formats::Filters::hide, std::move(re)); }
+formats::Filters focus_on(std::vector<std::string> re) { return with(&formats::Filters::focus, std::move(re)); }
+formats::Filters ignoring(std::vector<std::string> re) { return with(&formats::Filters::ignore, std::move(re)); }
+formats::Filters showing(std::vector<std::string> re) { return with(&formats::Filters::show, std::move(re)); }
 
 Profile filtered(Profile p, const formats::Filters& f, Diagnostics* diag = nullptr) {
   Diagnostics local;
