@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <memory>
+#include <tuple>
 
 #include "graphgen/flat_index.h"
 #include "graphgen/labels.h"
@@ -63,18 +64,13 @@ struct Compiled {
 
 Expected<Compiled> compile_all(const Filters& f) {
   Compiled c;
-  auto focus = compile("--focus", f.focus);
-  if (!focus) return focus.error();
-  auto ignore = compile("--ignore", f.ignore);
-  if (!ignore) return ignore.error();
-  auto hide = compile("--hide", f.hide);
-  if (!hide) return hide.error();
-  auto show = compile("--show", f.show);
-  if (!show) return show.error();
-  c.focus = std::move(focus).value();
-  c.ignore = std::move(ignore).value();
-  c.hide = std::move(hide).value();
-  c.show = std::move(show).value();
+  for (auto [into, option, patterns] :
+       {std::tuple{&c.focus, "--focus", &f.focus}, std::tuple{&c.ignore, "--ignore", &f.ignore},
+        std::tuple{&c.hide, "--hide", &f.hide}, std::tuple{&c.show, "--show", &f.show}}) {
+    auto matcher = compile(option, *patterns);
+    if (!matcher) return matcher.error();
+    *into = std::move(matcher).value();
+  }
   return c;
 }
 
