@@ -494,20 +494,11 @@ def main():
                   (name, size_mb, wall, baseline_note(new, old), size_mb / read, floor_text, peak, tool, ref_s,
                    ref_mb, ref_s / wall, verdict))
         merge_case(a)
-    if "formats" in sections:
-        formats_section(a)
-    if "scaling" in sections:
-        scaling_section(a)
-    if "picture" in sections:
-        picture_section(a)
-    if "ranks" in sections:
-        ranks_section(a)
-    if "each" in sections:
-        each_section(a)
-    if "views" in sections:
-        views_section(a)
-    if "python" in sections:
-        python_section(a)
+    for name, section in (("formats", formats_section), ("scaling", scaling_section), ("picture", picture_section),
+                          ("ranks", ranks_section), ("each", each_section), ("views", views_section),
+                          ("python", python_section)):
+        if name in sections:
+            section(a)
 
 
 if __name__ == "__main__":
