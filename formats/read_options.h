@@ -17,9 +17,9 @@ struct ReadOptions {
   /// empty: all.
   std::vector<std::int64_t> pids;
   std::vector<std::string> comms;
-  /// perf: keep `[unknown]` frames apart by address, as gprof2dot names
-  /// them (default: one `[unknown]` function per DSO, a run of them one frame).
-  bool keep_addresses = false;
+  /// perf: one `[unknown]` function per DSO, and a run of unresolved frames
+  /// one frame (default: apart by address, as gprof2dot names them).
+  bool fold_unknown = false;
   /// perf: in samples holding Python frames (`py::NAME:FILE`, python -X
   /// perf), hide the interpreter's own frames (formats/perf/python.h).
   /// kAuto does it with a note, kOn without, kOff keeps every frame.

@@ -388,7 +388,7 @@ class Reader {
     FuncId id;
     if (f.python) {
       id = builder_.python_function(f.symbol, f.file);
-    } else if (f.unresolved && !options_.keep_addresses) {
+    } else if (f.unresolved && options_.fold_unknown) {
       // One `[unknown]` per DSO, and a run of them one frame.
       id = builder_.function("[unknown]", f.dso, f.has_dso, {}, true);
       if (!frames_.empty() && frames_.back() == id) return;

@@ -9,10 +9,8 @@
 // purpose"): gprof2dot identifies callgrind functions by name alone and so
 // merges same-named functions of different objects. Those cases are run
 // with --merge-by-name, which restores gprof2dot's identity, and must then
-// match exactly: the identity is the only difference. gprof2dot names each
-// unresolved perf frame by its address, graphgen one per DSO (every perf
-// file of the corpus has some): perf cases are run with --keep-addresses,
-// and must then match exactly too.
+// match exactly: the identity is the only difference. Every other case,
+// perf included, matches with graphgen's defaults.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -82,7 +80,6 @@ std::vector<Case> cases() {
       std::string ref_rel = fs::relative(ref, corpus).string();
       std::vector<std::string> extra;
       if (listed(kMergedByNameInGprof2dot, rel)) extra.push_back("--merge-by-name");
-      if (std::string(d.format) == "perf") extra.push_back("--keep-addresses");
       std::vector<std::string> forced{"-f", d.format};
       forced.insert(forced.end(), extra.begin(), extra.end());
       forced.push_back(rel);
@@ -98,7 +95,6 @@ std::vector<Case> cases() {
   std::sort(argfiles.begin(), argfiles.end());
   for (const fs::path& a : argfiles) {
     std::vector<std::string> args = split_words(test::read_file(a));
-    if (a.parent_path().filename() == "perf") args.insert(args.begin(), "--keep-addresses");
     out.push_back({fs::relative(a, corpus).string(), args,
                    fs::relative(a.parent_path() / (a.stem().string() + ".dot"), corpus).string()});
   }

@@ -300,13 +300,13 @@ TEST(PerfPython, PythonFunctionsCallTheCFunctionsTheyReallyCalled) {
   EXPECT_EQ(total_self(raw), 228);
 }
 
-TEST(PerfPython, UnknownFramesAreOneFunctionPerDso) {
+TEST(PerfPython, FoldUnknownMakesOneFunctionPerDso) {
   // flame.perf: Debian's python3.11 without symbols, a wall of addresses.
   fs::path flame = test::testdata_dir() / "flame" / "flame.perf";
-  Profile p = test::read_ok({flame});
-  formats::ReadOptions keep;
-  keep.keep_addresses = true;
-  Profile addresses = test::read_ok({flame}, "", keep);
+  formats::ReadOptions fold;
+  fold.fold_unknown = true;
+  Profile p = test::read_ok({flame}, "", fold);
+  Profile addresses = test::read_ok({flame});
   std::map<std::string, int> per_object, by_address;
   for (const Function& f : p.functions)
     if (f.unresolved) {

@@ -117,7 +117,7 @@ Expected<formats::Request> make_request(const Args& a, Diagnostics& diag) {
   r.read.merge_by_name = a.merge_by_name;
   r.read.pids = a.pids;
   r.read.comms = a.comms;
-  r.read.keep_addresses = a.keep_addresses;
+  r.read.fold_unknown = a.fold_unknown;
   using PythonView = formats::ReadOptions::PythonView;
   r.read.python = a.python ? PythonView::kOn : a.no_python ? PythonView::kOff : PythonView::kAuto;
   r.filters = {a.focus, a.ignore, a.hide, a.show};
@@ -341,9 +341,9 @@ void add_options(CLI::App& app, Args& a) {
       ->type_name("ID");
   repeatable(app, "--comm", a.comms, "perf: keep only samples of this command name (repeatable), e.g. under mpirun")
       ->type_name("NAME");
-  app.add_flag("--keep-addresses", a.keep_addresses,
-               "perf: keep [unknown] frames apart by address, as gprof2dot does [default: one [unknown] per DSO, "
-               "a run of them one frame]");
+  app.add_flag("--fold-unknown", a.fold_unknown,
+               "perf: one [unknown] function per DSO, a run of unresolved frames one frame, instead of a node per "
+               "address [default: apart by address, as gprof2dot names them]");
   app.add_flag("--python", a.python,
                "perf: in samples with Python frames (py::, python -X perf), hide the interpreter's own frames so "
                "Python functions call Python and C functions directly [default: on when there are py:: frames, "

@@ -43,7 +43,7 @@ struct Args {
   std::vector<std::int64_t> pids;
   std::vector<std::string> comms;
   std::vector<std::string> focus, ignore, hide, show;
-  bool keep_addresses = false;
+  bool fold_unknown = false;
   bool python = false, no_python = false;  // neither: automatic
   bool merge_by_name = false;
   double unit = 1e-6;
