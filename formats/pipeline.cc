@@ -497,9 +497,22 @@ Expected<Output> convert(const Request& r, Diagnostics& diag) {
   Output out;
   Phases phases(out);
   const InputFormat* format = nullptr;
-  // (The HTML report has a ranks table when there are several inputs.)
-  const bool want_ranks = r.output->needs == Needs::kRanks || r.write.imbalance ||
-                          (r.output->needs == Needs::kReport && r.inputs.size() > 1);
+  // Per-rank statistics are taken from each input as it streams into the
+  // merge, before the filters, which apply to the merged profile.
+  const bool rank_output = r.output->needs == Needs::kRanks || r.write.imbalance;
+  if (rank_output && r.inputs.size() > 1 && !r.filters.empty())
+    return bad_usage(
+        fmt::format("--focus, --ignore, --hide and --show apply to the merged profile, not to the "
+                    "per-rank statistics of {}; leave them out, or filter one rank at a time",
+                    r.write.imbalance ? "--imbalance" : fmt::format("-T {}", r.output->name)));
+  // (The HTML report has a ranks table when there are several inputs and
+  // no filter.)
+  const bool report_ranks = r.output->needs == Needs::kReport && r.inputs.size() > 1;
+  if (report_ranks && !r.filters.empty())
+    diag.warn(
+        "the report has no ranks table: --focus, --ignore, --hide and --show apply to the merged profile, "
+        "not to each rank");
+  const bool want_ranks = rank_output || (report_ranks && r.filters.empty());
   RankTable table;
   auto read = read_and_merge(r, format, diag, &out.input_bytes, want_ranks ? &table : nullptr);
   if (!read) return read.error();

@@ -5,10 +5,12 @@
 // one [unknown] per DSO.
 #include "filter.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <map>
+#include <nlohmann/json.hpp>
 
 #include "graphgen/labels.h"
 #include "perf/python.h"
@@ -245,6 +247,38 @@ TEST(Filters, WorkInEveryOutput) {
       EXPECT_NE(r.out.find(c.kept), std::string::npos) << out.name << " of " << c.input;
     }
   }
+}
+
+TEST(Filters, PerRankStatisticsOfSeveralInputsRefuseThem) {
+  // Each rank's numbers are taken as it streams into the merge: a filter
+  // would change the graph and not the ranks, so it is refused.
+  std::vector<std::string> ranks;
+  for (int i = 0; i < 4; ++i) ranks.push_back((test::testdata_dir() / "mpi" / fmt::format("cpu_{}.prof", i)).string());
+  for (std::vector<std::string> extra : {std::vector<std::string>{"-T", "ranks"}, {"-T", "heatmap"}, {"--imbalance"}}) {
+    std::vector<std::string> args = ranks;
+    args.insert(args.end(), extra.begin(), extra.end());
+    args.insert(args.end(), {"--hide", "checkpoint", "-o", "-"});
+    auto r = test::graphgen(args);
+    EXPECT_EQ(r.exit_code, 2) << extra.back();
+    EXPECT_NE(r.err.find("apply to the merged profile, not to the per-rank statistics of " +
+                         (extra.size() == 1 ? extra[0] : "-T " + extra[1])),
+              std::string::npos)
+        << r.err;
+  }
+  // The HTML report leaves its ranks table out and says so.
+  fs::path html = test::temp_dir() / "r.html";
+  std::vector<std::string> args = ranks;
+  args.insert(args.end(), {"--hide", "checkpoint", "-o", html.string()});
+  auto r = test::graphgen(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("the report has no ranks table"), std::string::npos) << r.err;
+  std::string page = test::read_file(html);
+  std::size_t begin = page.find('>', page.find("<script type=\"application/json\" id=\"data\">")) + 1;
+  auto data = nlohmann::json::parse(page.substr(begin, page.find("</script>", begin) - begin));
+  EXPECT_TRUE(data["ranks"].is_null());
+  // One input is one rank, filtered like the graph.
+  auto one = test::graphgen({ranks[0], "-T", "ranks", "--hide", "checkpoint"});
+  EXPECT_EQ(one.exit_code, 0) << one.err;
 }
 
 // ---- perf's Python frames -------------------------------------------------
