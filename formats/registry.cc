@@ -339,6 +339,8 @@ const InputFormat* find_input_format(std::string_view name) {
   return nullptr;
 }
 
+const InputFormat& cprofile_format() { return *find_input_format("pstats"); }
+
 std::vector<std::string_view> input_format_names() {
   std::vector<std::string_view> names;
   for (const InputFormat& f : input_formats()) names.push_back(f.name);
@@ -489,6 +491,8 @@ const OutputFormat* find_output_format(std::string_view name) {
     if (f.name == name) return &f;
   return nullptr;
 }
+
+const OutputFormat& kcachegrind_format() { return *find_output_format("callgrind"); }
 
 const OutputFormat* output_format_for_path(std::string_view path) {
   std::size_t slash = path.rfind('/');

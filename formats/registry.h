@@ -82,6 +82,9 @@ struct InputFormat {
 
 const std::vector<InputFormat>& input_formats();
 const InputFormat* find_input_format(std::string_view name);
+/// The format of the profiles cProfile takes in-process (`graphgen run`,
+/// the Python module's live profiles): pstats.
+const InputFormat& cprofile_format();
 std::vector<std::string_view> input_format_names();
 
 /// Picks the format from the bytes (strongest sniffer wins; the extension
@@ -152,6 +155,8 @@ struct OutputFormat {
 
 const std::vector<OutputFormat>& output_formats();
 const OutputFormat* find_output_format(std::string_view name);
+/// The output KCacheGrind opens (`-k`): callgrind.
+const OutputFormat& kcachegrind_format();
 /// The output format an output path's name implies (its extension, or
 /// valgrind's `callgrind.out.*` naming), or null.
 const OutputFormat* output_format_for_path(std::string_view path);

@@ -209,8 +209,7 @@ PyObject* convert(Source& source, const formats::Request& request, std::string& 
   Py_BEGIN_ALLOW_THREADS;
   if (source.profile) {
     formats::Output o;
-    auto ok =
-        formats::convert_profile(std::move(*source.profile), *formats::find_input_format("pstats"), request, diag, o);
+    auto ok = formats::convert_profile(std::move(*source.profile), formats::cprofile_format(), request, diag, o);
     if (ok)
       out = std::move(o.bytes);
     else

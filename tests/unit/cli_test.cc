@@ -5,6 +5,7 @@
 
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -96,6 +97,22 @@ std::set<std::string> long_options(const std::string& text) {
     if (j > i + 2 && std::isalpha(static_cast<unsigned char>(text[i + 2]))) out.insert(text.substr(i, j - i));
   }
   return out;
+}
+
+TEST(Cli, TheFrontEndsNameNoFormat) {
+  // Formats live in formats/registry.cc; the command line, graphgen run and
+  // graphgen-mpi only map options to a request (README "Adding an input or
+  // output format"), so no source under tools/ spells a format's name.
+  const std::regex named("\"(perf|callgrind|pstats|lprof|collapse)\"");
+  std::size_t files = 0;
+  for (const auto& e : fs::recursive_directory_iterator(test::source_dir() / "tools")) {
+    if (e.path().extension() != ".cc" && e.path().extension() != ".h") continue;
+    ++files;
+    std::string text = test::read_file(e.path());
+    std::smatch m;
+    EXPECT_FALSE(std::regex_search(text, m, named)) << e.path() << " names " << m.str();
+  }
+  EXPECT_GT(files, 5u);
 }
 
 TEST(Cli, HelpAndReadmeDocumentTheSameOptions) {

@@ -100,11 +100,11 @@ Expected<formats::Request> make_request(const Args& a, Diagnostics& diag) {
   r.inputs = std::move(inputs).value();
   r.input_format = a.format;
   auto output = a.kcachegrind && a.to.empty() && a.output == "-"
-                    ? Expected<const formats::OutputFormat*>(formats::find_output_format("callgrind"))
+                    ? Expected<const formats::OutputFormat*>(&formats::kcachegrind_format())
                     : formats::resolve_output_format(a.to, a.output, diag);
   if (!output) return output.error();
   r.output = *output;
-  if (a.kcachegrind && r.output->name != "callgrind")
+  if (a.kcachegrind && r.output != &formats::kcachegrind_format())
     return bad_usage(
         fmt::format("-k opens KCacheGrind on callgrind output, and -o {} asks for {}; leave out -o or "
                     "give a .callgrind name",

@@ -165,7 +165,7 @@ int run_python(const Args& a, const RunTarget& target) {
   if (!profile) return exit_status;  // nothing ran: the program's message said why
 
   formats::Output out;
-  auto ok = formats::convert_profile(std::move(*profile), *formats::find_input_format("pstats"), *request, diag, out);
+  auto ok = formats::convert_profile(std::move(*profile), formats::cprofile_format(), *request, diag, out);
   report(diag, a.quiet);
   if (!ok) {
     int code = fail(ok.error());
