@@ -20,6 +20,7 @@ jobs=${GRAPHGEN_JOBS:-$(nproc 2>/dev/null || echo 2)}
 # What the build and the tests need, all from Debian:
 #   cmake g++ ninja-build pkg-config   the toolchain
 #   libgraphviz-dev                    in-process PNG/SVG/PDF (cgraph + gvc)
+#   libpng-dev                         PNG written from cairo's pixels at a fast zlib level
 #   libspdlog-dev libfmt-dev           logging, formatting
 #   libcli11-dev                       the command line
 #   zlib1g-dev libbz2-dev liblzma-dev libzstd-dev   compressed inputs (.gz .bz2 .xz .zst)
@@ -37,7 +38,7 @@ jobs=${GRAPHGEN_JOBS:-$(nproc 2>/dev/null || echo 2)}
 #   valgrind                           tests check written callgrind files with callgrind_annotate
 #   xz-utils                           bench/ decompresses ../shared/bench
 #   python3                            the conformance comparators in ../shared
-packages=(cmake g++ ninja-build pkg-config libgraphviz-dev libspdlog-dev libfmt-dev libcli11-dev
+packages=(cmake g++ ninja-build pkg-config libgraphviz-dev libpng-dev libspdlog-dev libfmt-dev libcli11-dev
           zlib1g-dev libbz2-dev liblzma-dev libzstd-dev libzip-dev libexpat1-dev libsimdjson-dev help2man
           python3-dev python3-numpy libopenmpi-dev openmpi-bin chromium
           libgtest-dev clang-format nlohmann-json3-dev valgrind xz-utils)
