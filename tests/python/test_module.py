@@ -3,6 +3,7 @@ built for, PYTHONPATH=build/python and GRAPHGEN_BINARY=build/graphgen."""
 import cProfile
 import os
 import pstats
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -35,6 +36,7 @@ def live_profile():
 class RenderTest(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.mkdtemp(prefix="graphgen-py-")
+        self.addCleanup(shutil.rmtree, self.dir, ignore_errors=True)
 
     def cli(self, *args):
         return subprocess.run([BINARY, *args], check=True, capture_output=True).stdout

@@ -46,10 +46,30 @@ std::string read_file(const fs::path& p) {
   return s.str();
 }
 
+namespace {
+
+// One folder per test process, holding every temp_dir() of it, removed
+// when the process exits (never by a forked child), so runs of the suite
+// leave nothing in the temporary folder.
+struct ProcessTempRoot {
+  pid_t owner = ::getpid();
+  fs::path path = fs::temp_directory_path() / ("graphgen-test-" + std::to_string(owner));
+  ProcessTempRoot() {
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~ProcessTempRoot() {
+    std::error_code ignored;
+    if (::getpid() == owner) fs::remove_all(path, ignored);
+  }
+};
+
+}  // namespace
+
 fs::path temp_dir() {
+  static ProcessTempRoot root;
   static int counter = 0;
-  fs::path base =
-      fs::temp_directory_path() / ("graphgen-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+  fs::path base = root.path / std::to_string(counter++);
   fs::remove_all(base);
   fs::create_directories(base);
   return base;
