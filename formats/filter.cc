@@ -253,24 +253,21 @@ void filter_graph(Profile& p, const Compiled& c, const Marks& m, Diagnostics& di
   bool folded = false;
   if (!c.hide.empty() || !c.show.empty()) {
     const std::size_t ne = p.events.size();
+    // (caller, callee) -> the call; `add` makes it when there is none.
     FlatIndex index;
-    for (CallId k = 0; k < p.calls.size(); ++k) {
-      const Call& call = p.calls[k];
-      index.find_or_add(
-          FlatIndex::mix(call.caller, call.callee),
-          [&](std::uint32_t j) { return p.calls[j].caller == call.caller && p.calls[j].callee == call.callee; },
-          [&] { return k; });
-    }
-    auto call_to = [&](FuncId caller, FuncId callee) {
+    auto find_call = [&](FuncId caller, FuncId callee, auto&& add) {
       return index.find_or_add(
           FlatIndex::mix(caller, callee),
-          [&](std::uint32_t j) { return p.calls[j].caller == caller && p.calls[j].callee == callee; },
-          [&] {
-            CallId k = p.add_call({caller, callee, 0, 0});
-            out[caller].push_back(k);
-            in[callee].push_back(k);
-            return k;
-          });
+          [&](std::uint32_t j) { return p.calls[j].caller == caller && p.calls[j].callee == callee; }, add);
+    };
+    for (CallId k = 0; k < p.calls.size(); ++k) find_call(p.calls[k].caller, p.calls[k].callee, [k] { return k; });
+    auto call_to = [&](FuncId caller, FuncId callee) {
+      return find_call(caller, callee, [&] {
+        CallId k = p.add_call({caller, callee, 0, 0});
+        out[caller].push_back(k);
+        in[callee].push_back(k);
+        return k;
+      });
     };
     auto add_count = [](std::int64_t& into, std::int64_t part) {
       into = into == kUnknownCount || part == kUnknownCount ? kUnknownCount : into + part;
@@ -315,19 +312,18 @@ void filter_graph(Profile& p, const Compiled& c, const Marks& m, Diagnostics& di
         });
         for (CallId o : outs) {
           FuncId callee = p.calls[o].callee;
-          split(p, e, p.inclusive(o, e), shares, [&](std::size_t i, Cost part) {
-            FuncId caller = p.calls[ins[i]].caller;
-            if (caller == callee) return;  // back into the caller: already its cost
-            CallId k = call_to(caller, callee);
-            p.inclusive(k, e) = p.add(e, p.inclusive(k, e), part);
-          });
-          if (p.keeps_call_self)
-            split(p, e, p.along(o, e), shares, [&](std::size_t i, Cost part) {
+          // The call's `cell` (inclusive or along) spread over the callers'
+          // calls to the callee.
+          auto spread = [&](auto&& cell) {
+            split(p, e, cell(o), shares, [&](std::size_t i, Cost part) {
               FuncId caller = p.calls[ins[i]].caller;
-              if (caller == callee) return;
-              CallId k = call_to(caller, callee);
-              p.along(k, e) = p.add(e, p.along(k, e), part);
+              if (caller == callee) return;  // back into the caller: already its cost
+              Cost& into = cell(call_to(caller, callee));
+              into = p.add(e, into, part);
             });
+          };
+          spread([&](CallId k) -> Cost& { return p.inclusive(k, e); });
+          if (p.keeps_call_self) spread([&](CallId k) -> Cost& { return p.along(k, e); });
         }
       }
       // Call counts along the new paths, in the same proportions.
