@@ -32,6 +32,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// The output is per-rank statistics (-T ranks, heatmaps) or colours by them.
+bool rank_output(const Request& r) { return r.output->needs == Needs::kRanks || r.write.imbalance; }
+
 class Phases {
  public:
   explicit Phases(Output& out) : out_(out), last_(Clock::now()) {}
@@ -499,8 +502,7 @@ Expected<Output> convert(const Request& r, Diagnostics& diag) {
   const InputFormat* format = nullptr;
   // Per-rank statistics are taken from each input as it streams into the
   // merge, before the filters, which apply to the merged profile.
-  const bool rank_output = r.output->needs == Needs::kRanks || r.write.imbalance;
-  if (rank_output && r.inputs.size() > 1 && !r.filters.empty())
+  if (rank_output(r) && r.inputs.size() > 1 && !r.filters.empty())
     return bad_usage(
         fmt::format("--focus, --ignore, --hide and --show apply to the merged profile, not to the "
                     "per-rank statistics of {}; leave them out, or filter one rank at a time",
@@ -512,7 +514,7 @@ Expected<Output> convert(const Request& r, Diagnostics& diag) {
     diag.warn(
         "the report has no ranks table: --focus, --ignore, --hide and --show apply to the merged profile, "
         "not to each rank");
-  const bool want_ranks = rank_output || (report_ranks && r.filters.empty());
+  const bool want_ranks = rank_output(r) || (report_ranks && r.filters.empty());
   RankTable table;
   auto read = read_and_merge(r, format, diag, &out.input_bytes, want_ranks ? &table : nullptr);
   if (!read) return read.error();
@@ -571,7 +573,7 @@ Expected<bool> convert_profile(Profile profile, const InputFormat& input_format,
   const InputFormat* format = &input_format;
   Phases phases(out);
   if (auto ok = apply_filters(profile, r.filters, diag); !ok) return ok;
-  if ((r.output->needs == Needs::kRanks || r.write.imbalance) && !out.ranks) {
+  if (rank_output(r) && !out.ranks) {
     // A profile given as it is: one rank.
     RankAccumulator one({"profile"}, false, kHeatmapColumns);
     std::vector<double> self_values, inclusive_values;
