@@ -68,7 +68,6 @@ TEST(Cli, MissingInputIsOneLine) {
 TEST(Cli, BadUsageExitsTwo) {
   fs::path demo = test::testdata_dir() / "demo.pstats";
   for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
-           {},
            {"--no-such-option", demo},
            {"-f", "yaml", demo},
            {"-T", "bmp", demo},
@@ -79,7 +78,7 @@ TEST(Cli, BadUsageExitsTwo) {
            {"--time-format", "%q", demo},
        }) {
     auto r = graphgen(args);
-    SCOPED_TRACE(args.empty() ? "(no arguments)" : args[0]);
+    SCOPED_TRACE(args[0]);
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_EQ(count_lines(r.err), 1u) << r.err;
     EXPECT_TRUE(r.err.starts_with("graphgen: error: ")) << r.err;
@@ -147,6 +146,32 @@ TEST(Cli, ReadsStandardInput) {
   auto piped = test::run({"sh", "-c", std::string("\"$0\" - < \"$1\""), GRAPHGEN_BINARY, demo.string()});
   EXPECT_EQ(piped.exit_code, 0) << piped.err;
   EXPECT_EQ(piped.out, direct.out);
+}
+
+// gprof2dot reads standard input when no file is named (`perf script |
+// gprof2dot -f perf | dot`, `gprof prog | gprof2dot`); so does graphgen, but
+// not from a terminal, where nobody would type a profile.
+TEST(Cli, ReadsStandardInputWhenNoInputIsNamed) {
+  fs::path perf = test::testdata_dir() / "perf" / "q-g.perf";
+  auto named = graphgen({"-f", "perf", perf});
+  ASSERT_EQ(named.exit_code, 0) << named.err;
+  auto piped = graphgen({"-f", "perf"}, {}, {}, {perf});
+  EXPECT_EQ(piped.exit_code, 0) << piped.err;
+  EXPECT_EQ(piped.out, named.out);
+  fs::path prof = test::testdata_dir() / "prof" / "prog.prof";
+  auto detected = graphgen({"-T", "folded"}, {}, {}, {prof});
+  EXPECT_EQ(detected.exit_code, 0) << detected.err;
+  EXPECT_EQ(detected.out, graphgen({"-T", "folded", prof}).out);
+  auto terminal = graphgen({"-f", "perf"}, {}, {}, {.file = {}, .terminal = true});
+  EXPECT_EQ(terminal.exit_code, 2);
+  EXPECT_EQ(terminal.err,
+            "graphgen: error: expected a profile to read (a file, or - for standard input), found none; standard "
+            "input is a terminal (see graphgen --help)\n");
+  EXPECT_EQ(terminal.out, "");
+  // Nothing piped in is an empty input, not a usage error.
+  auto empty = graphgen({});
+  EXPECT_EQ(empty.exit_code, 1);
+  EXPECT_EQ(empty.err, "-: expected a profile, found an empty file\n");
 }
 
 TEST(Cli, WritesTheOutputFileAtomically) {

@@ -76,15 +76,28 @@ fs::path temp_dir() {
 }
 
 RunResult run(const std::vector<std::string>& argv, const fs::path& cwd, const std::vector<std::string>& env,
-              int timeout_seconds) {
+              int timeout_seconds, const Stdin& in) {
   fs::path dir = temp_dir();
   fs::path out = dir / "stdout", err = dir / "stderr";
   RunResult r;
+  int terminal = -1;
+  std::string terminal_name;
+  if (in.terminal) {
+    terminal = ::posix_openpt(O_RDWR | O_NOCTTY);
+    if (terminal < 0 || ::grantpt(terminal) != 0 || ::unlockpt(terminal) != 0) {
+      r.err = "cannot open a pseudo-terminal";
+      return r;
+    }
+    terminal_name = ::ptsname(terminal);
+  }
   pid_t pid = ::fork();
   if (pid == 0) {
     int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    int n = ::open("/dev/null", O_RDONLY);
+    int n = ::open(in.terminal       ? terminal_name.c_str()
+                   : in.file.empty() ? "/dev/null"
+                                     : in.file.c_str(),
+                   in.terminal ? O_RDWR | O_NOCTTY : O_RDONLY);
     ::dup2(n, 0);
     ::dup2(o, 1);
     ::dup2(e, 2);
@@ -110,6 +123,7 @@ RunResult run(const std::vector<std::string>& argv, const fs::path& cwd, const s
     }
     if (timeout_seconds > 0) ::usleep(2000);
   }
+  if (terminal >= 0) ::close(terminal);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   r.peak_kb = usage.ru_maxrss;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -119,10 +133,11 @@ RunResult run(const std::vector<std::string>& argv, const fs::path& cwd, const s
   return r;
 }
 
-RunResult graphgen(const std::vector<std::string>& args, const fs::path& cwd, const std::vector<std::string>& env) {
+RunResult graphgen(const std::vector<std::string>& args, const fs::path& cwd, const std::vector<std::string>& env,
+                   const Stdin& in) {
   std::vector<std::string> argv{GRAPHGEN_BINARY};
   argv.insert(argv.end(), args.begin(), args.end());
-  return run(argv, cwd, env);
+  return run(argv, cwd, env, 0, in);
 }
 
 fs::path write_temp(const std::string& name, const std::string& text) {

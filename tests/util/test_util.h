@@ -34,13 +34,20 @@ struct RunResult {
   bool timed_out = false;  // killed after the timeout (a hang)
 };
 
+/// What a child's standard input is: /dev/null, a file, or a terminal (a
+/// pseudo-terminal nobody types into).
+struct Stdin {
+  fs::path file;
+  bool terminal = false;
+};
+
 /// Runs a program with arguments (no shell interpretation of them) in `cwd`,
 /// with optional extra environment assignments ("PATH=/x").
 RunResult run(const std::vector<std::string>& argv, const fs::path& cwd = {}, const std::vector<std::string>& env = {},
-              int timeout_seconds = 0);
+              int timeout_seconds = 0, const Stdin& in = {});
 /// Runs the built graphgen.
 RunResult graphgen(const std::vector<std::string>& args, const fs::path& cwd = {},
-                   const std::vector<std::string>& env = {});
+                   const std::vector<std::string>& env = {}, const Stdin& in = {});
 
 /// A fresh empty folder under the system temp dir, removed at exit.
 fs::path temp_dir();

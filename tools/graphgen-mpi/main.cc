@@ -206,6 +206,8 @@ int main(int argc, char** argv) {
              "  srun graphgen-mpi ranks/cpu_*.prof -T ranks -o imbalance.txt    (in a Slurm job)\n"
              "Exit status: 0 ok, 1 bad or unreadable input, 2 bad usage.");
   cli::add_options(app, a);
+  // Under mpirun, standard input is not the profile's: inputs are named.
+  app.get_option("input")->required();
   // What only makes sense in one process: graphgen has them.
   for (const char* name : {"--each", "--jobs", "--compare", "--compare-tolerance", "--compare-only-slower",
                            "--compare-only-faster", "--compare-color-by-difference", "--list-functions", "--timings"})

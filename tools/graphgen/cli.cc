@@ -243,8 +243,8 @@ void add_options(CLI::App& app, Args& a) {
                  "profile file(s), or - for standard input; several files of one format are merged; gzip, "
                  "bzip2, xz and zstd files are read as they are. A folder stands for its files, a quoted glob "
                  "('ranks/cpu_*.prof') for its matches and @LIST for the paths listed in LIST, one per line (for "
-                 "more files than a command line holds)")
-      ->required()
+                 "more files than a command line holds). With none, standard input is read when it is not a "
+                 "terminal (`perf script | graphgen | dot -Tpng`, as gprof2dot reads it)")
       ->type_name("FILE");
   app.add_option("-o,--output", a.output,
                  "write here instead of standard output; the name picks the output format unless -T is given "

@@ -49,7 +49,16 @@ int run_each(const cli::Args& a, const formats::Request& request) {
   return status;
 }
 
-int run(const cli::Args& a) {
+int run(cli::Args& a) {
+  // No input named: standard input, as gprof2dot reads it, unless a person
+  // is typing there (then the usage error says what is missing).
+  if (a.inputs.empty()) {
+    if (::isatty(STDIN_FILENO))
+      return fail(
+          bad_usage("expected a profile to read (a file, or - for standard input), found none; standard input is a "
+                    "terminal (see graphgen --help)"));
+    a.inputs.push_back("-");
+  }
   Diagnostics diag;
   auto request = cli::make_request(a, diag);
   cli::report(diag, a.quiet);
