@@ -420,9 +420,7 @@ Expected<bool> rank_values(const Profile& file, const InputFormat& format, const
   CallGraph g = r.graph.total == TotalMethod::kCallStacks && file.keeps_stack_totals
                     ? graph_from_call_stacks(file, *event, quiet)
                     : graph_from_call_ratios(file, *event, quiet);
-  double whole = 0;
-  for (FuncId f = 0; f < n; ++f) whole += self[f];
-  for (FuncId f = 0; f < n; ++f) inclusive[f] = g.nodes[f].total_ratio.value_or(0.0) * whole;
+  for (FuncId f = 0; f < n; ++f) inclusive[f] = node_total(g, f);
   return true;
 }
 

@@ -67,7 +67,7 @@ Expected<std::string> write(const Profile& p, std::size_t event, const CallGraph
   for (FuncId f = 0; f < p.functions.size() && f < totals.nodes.size(); ++f) {
     const Function& fn = p.functions[f];
     const GraphNode& n = totals.nodes[f];
-    double self = n.self_time.value_or(0), incl = n.total_time.value_or(self);
+    double self = node_self(totals, f), incl = node_total(totals, f);
     auto count = [](std::int64_t c) { return c == kUnknownCount ? std::string("null") : fmt::format("{}", c); };
     std::int64_t calls = fn.calls != kUnknownCount ? fn.calls : n.called;
     std::string where(p.str(fn.file));

@@ -110,8 +110,6 @@ std::vector<Entry> entries_of(const Profile& p, std::size_t event, const CallGra
     }
     return table.intern(std::move(k));
   };
-  double self_sum = 0;
-  for (FuncId f = 0; f < p.functions.size(); ++f) self_sum += event_value(ev, p.self(f, event));
   std::vector<FuncId> order = p.listed;
   if (order.empty())
     for (FuncId f = 0; f < p.functions.size(); ++f) order.push_back(f);
@@ -127,8 +125,8 @@ std::vector<Entry> entries_of(const Profile& p, std::size_t event, const CallGra
     e.tt = event_value(ev, p.self(f, event));
     if (p.has_total_cost())
       e.ct = event_value(ev, p.total(f, event));
-    else if (graph && f < graph->nodes.size() && graph->nodes[f].total_ratio)
-      e.ct = *graph->nodes[f].total_ratio * self_sum;
+    else if (graph && f < graph->nodes.size())
+      e.ct = node_total(*graph, f);
     for (std::uint32_t i = adj.in_begin[f]; i < adj.in_begin[f + 1]; ++i) {
       CallId c = adj.in_calls[i];
       const Call& call = p.calls[c];

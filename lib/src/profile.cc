@@ -99,6 +99,13 @@ double shown_value(const Event& event, double value) {
   return value;
 }
 
+double unit_value(const Event& event, double shown) {
+  if (event.floating || event.seconds_per_unit == 1) return shown;
+  if (event.seconds_per_unit == 1e-9) return shown * 1e9;
+  if (event.seconds_per_unit > 0) return shown / event.seconds_per_unit;
+  return shown;
+}
+
 double event_value(const Event& event, Cost cost) {
   return shown_value(event, event.floating ? cost_float(cost) : static_cast<double>(cost));
 }

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -255,6 +256,59 @@ TEST(Html, ReportHoldsEveryFunctionAndFetchesNothing) {
   EXPECT_TRUE(data["approximate"].get<bool>());
   EXPECT_GT(data["frames"].size(), 100u);
   EXPECT_TRUE(data["ranks"].is_null());
+}
+
+// The report's data: the JSON the page draws its table and icicle from.
+nlohmann::json report_data(const std::string& html) {
+  std::size_t begin = html.find("<script type=\"application/json\" id=\"data\">");
+  if (begin == std::string::npos) return {};
+  begin = html.find('>', begin) + 1;
+  return nlohmann::json::parse(html.substr(begin, html.find("</script>", begin) - begin));
+}
+
+// Sampled profiles have no reported times, only ratios: the table showed 0
+// for every function (issue 21).
+TEST(Html, SampledProfilesShowTheirCostsInTheTable) {
+  fs::path dir = test::temp_dir();
+  std::ofstream(dir / "s.folded") << "main;a;b 10\nmain;a 5\nmain;c 3\n";
+  auto r = test::graphgen({(dir / "s.folded").string(), "-o", (dir / "s.html").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto data = report_data(test::read_file(dir / "s.html"));
+  EXPECT_EQ(data["total"], 18);
+  std::map<std::string, std::pair<double, double>> rows;  // label -> self, inclusive
+  for (auto& f : data["functions"]) rows[f[0]] = {f[3].get<double>(), f[4].get<double>()};
+  EXPECT_EQ(rows, (std::map<std::string, std::pair<double, double>>{
+                      {"main", {0, 18}}, {"a", {5, 15}}, {"b", {10, 10}}, {"c", {3, 3}}}));
+  // A real recording: the self column adds up to its 228 samples.
+  auto perf =
+      test::graphgen({(test::testdata_dir() / "pyperf/work.perf.xz").string(), "-o", (dir / "p.html").string()});
+  ASSERT_EQ(perf.exit_code, 0) << perf.err;
+  data = report_data(test::read_file(dir / "p.html"));
+  double self = 0;
+  for (auto& f : data["functions"]) self += f[3].get<double>();
+  EXPECT_EQ(data["total"], 228);
+  EXPECT_DOUBLE_EQ(self, 228);
+  fs::remove_all(dir);
+}
+
+// Call-graph profiles have no self times in their graph either: every
+// callgrind profile's folded output was empty (issue 21).
+TEST(Folded, CallgrindStacksAddUpToTheSummary) {
+  for (const char* name : {"sites.callgrind", "cxx.callgrind", "threads.callgrind"}) {
+    SCOPED_TRACE(name);
+    fs::path in = test::testdata_dir() / "callgrind" / name;
+    std::smatch m;
+    std::string text = test::read_file(in);
+    ASSERT_TRUE(std::regex_search(text, m, std::regex("\n(?:summary|totals): (\\d+)"))) << in;
+    double summary = std::stod(m[1]);
+    auto r = test::graphgen({"-T", "folded", in.string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    double sum = 0, lines = 0;
+    for (auto& [stack, count] : folded(r.out)) sum += static_cast<double>(count), ++lines;
+    // Each line is rounded; branches under 0.001% of the whole are left out.
+    EXPECT_GT(lines, 10);
+    EXPECT_NEAR(sum, summary, lines / 2 + summary * 1e-3) << r.out.substr(0, 2000);
+  }
 }
 
 TEST(Browser, FlameGraphZoomsAndSearches) {

@@ -271,6 +271,8 @@ inline double cost_float(Cost c) { return std::bit_cast<double>(c); }
 double shown_value(const Event& event, double value);
 /// A cost as a number to show, as shown_value(); exact for floating events.
 double event_value(const Event& event, Cost cost);
+/// The inverse of shown_value(): a shown number in the event's unit.
+double unit_value(const Event& event, double shown);
 
 /// CSR adjacency over Profile::calls: out-calls and in-calls per function,
 /// each range in call-index order.

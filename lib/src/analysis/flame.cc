@@ -35,14 +35,9 @@ FlameTree from_call_ratios(const Profile& p, std::size_t event, const CallGraph&
   tree.frames.push_back({});
   const std::size_t n = g.nodes.size();
   if (n == 0 || g.edge_begin.size() != n + 1) return tree;
-  // The whole, as the graph's ratios are relative to it, in the event's unit.
-  double whole = shown_whole(g);
-  const Event& e = p.events[event];
-  // (The graph shows seconds for time events: back to the event's unit.)
-  if (!e.floating && e.seconds_per_unit == 1e-9)
-    whole *= 1e9;
-  else if (!e.floating && e.seconds_per_unit > 0 && e.seconds_per_unit != 1)
-    whole /= e.seconds_per_unit;
+  // The whole, as the graph's ratios are relative to it, in the event's unit
+  // (the graph shows seconds for time events).
+  const double whole = unit_value(p.events[event], shown_whole(g));
   auto total_of = [&](FuncId f) { return g.nodes[f].total_ratio.value_or(0); };
   // What a function passes to its callees, scaled down where recursion makes
   // the calls' shares add up to more than the function itself.

@@ -6,13 +6,19 @@
 
 namespace graphgen {
 
-double shown_whole(const CallGraph& g) {
-  double self_sum = 0, largest = 0;
-  for (const GraphNode& n : g.nodes) {
-    self_sum += n.self_time.value_or(0);
-    largest = std::max(largest, n.total_time.value_or(0));
-  }
-  return std::max(self_sum, largest);
+double node_self(const CallGraph& g, FuncId f) {
+  const GraphNode& n = g.nodes[f];
+  if (n.self_time) return *n.self_time;
+  // Ratio graphs: self ratios are of the sum of self costs, which is the
+  // whole when totals are integrated (no reported totals).
+  return n.self_ratio.value_or(0) * g.whole;
+}
+
+double node_total(const CallGraph& g, FuncId f) {
+  const GraphNode& n = g.nodes[f];
+  if (n.total_time) return *n.total_time;
+  if (n.total_ratio) return *n.total_ratio * g.whole;
+  return node_self(g, f);
 }
 
 void sort_edges(CallGraph& g) {
@@ -43,6 +49,7 @@ CallGraph graph_from_reported_totals(const Profile& p, std::size_t event, Diagno
   double profile_total = self_sum;
   if (p.has_total_cost())
     for (FuncId f = 0; f < n; ++f) profile_total = std::max(profile_total, event_value(ev, p.total(f, event)));
+  g.whole = profile_total;
 
   std::uint64_t clamped = 0;
   for (FuncId f = 0; f < n; ++f) {

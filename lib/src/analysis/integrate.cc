@@ -113,6 +113,7 @@ CallGraph base_graph(const Profile& p, std::size_t event, double& self_sum) {
     for (FuncId f : p.listed) sum = p.add(event, sum, p.self(f, event));
   }
   self_sum = p.value(event, sum);
+  g.whole = shown_value(p.events[event], self_sum);
   for (FuncId f = 0; f < n; ++f) {
     GraphNode& node = g.nodes[f];
     double self = p.value(event, p.self(f, event));

@@ -40,11 +40,21 @@ struct CallGraph {
   std::vector<GraphEdge> edges;
   /// edges of caller f are edges[edge_begin[f] .. edge_begin[f+1]).
   std::vector<std::uint32_t> edge_begin;
+  /// What the total ratios are relative to, in the shown unit (seconds for
+  /// time events, else the event's unit): the sum of self costs, or with
+  /// reported totals the larger of that and the largest inclusive cost.
+  double whole = 0;
 };
 
-/// What the graph's ratios are relative to, in its shown unit: the larger of
-/// the sum of self costs and the largest inclusive cost.
-double shown_whole(const CallGraph& g);
+/// What the graph's ratios are relative to, in its shown unit.
+inline double shown_whole(const CallGraph& g) { return g.whole; }
+
+/// A node's self cost in the shown unit: its time where the graph has one,
+/// else its share of the sum of self costs.
+double node_self(const CallGraph& g, FuncId f);
+/// A node's inclusive cost in the shown unit: its time where the graph has
+/// one, else its ratio of the whole; its self cost when it has neither.
+double node_total(const CallGraph& g, FuncId f);
 
 /// Sorts edges by (caller, callee), in place, and fills edge_begin.
 void sort_edges(CallGraph& g);
