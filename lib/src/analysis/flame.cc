@@ -50,10 +50,12 @@ FlameTree from_call_ratios(const Profile& p, std::size_t event, const CallGraph&
     pass[f] = t <= 0 ? 0 : (out > t ? 1.0 / out : 1.0 / t);
   }
   // The roots: the heaviest function of each group of mutually recursive
-  // functions (strongly connected component) that nothing outside calls.
+  // functions (strongly connected component) that no other function calls.
   // (Python's exec calls the module that calls runpy that calls exec: the
   // program's entry is in a cycle, and only the profiler's own `disable`
-  // is called by nothing.)
+  // is called by nothing.) A function whose only caller is itself (Python
+  // 3.11's nested comprehensions on one line share one key) is a root only
+  // when nothing else is, and its calls do not hide the real entry.
   const bool same_ids = n == p.functions.size();
   std::vector<FuncId> roots;
   if (same_ids) {
@@ -61,17 +63,31 @@ FlameTree from_call_ratios(const Profile& p, std::size_t event, const CallGraph&
     auto component = [&](FuncId f) -> std::size_t {
       return cycles.cycle_of[f] == Cycles::kNone ? cycles.members.size() + f : cycles.cycle_of[f];
     };
-    std::vector<bool> entered(cycles.members.size() + n, false);
-    for (const Call& c : p.calls)
-      if (c.caller < n && c.callee < n && component(c.caller) != component(c.callee))
-        entered[component(c.callee)] = true;
-    std::vector<FuncId> best(cycles.members.size() + n, UINT32_MAX);
-    for (FuncId f = 0; f < n; ++f) {
-      std::size_t k = component(f);
-      if (!entered[k] && total_of(f) > 0 && (best[k] == UINT32_MAX || total_of(f) > total_of(best[k]))) best[k] = f;
+    const std::size_t nc = cycles.members.size() + n;
+    std::vector<bool> entered(nc, false), calls_itself(n, false);
+    for (const Call& c : p.calls) {
+      if (c.caller >= n || c.callee >= n) continue;
+      if (c.caller == c.callee) calls_itself[c.caller] = true;
+      if (component(c.caller) != component(c.callee)) entered[component(c.callee)] = true;
     }
-    for (FuncId f : best)
-      if (f != UINT32_MAX) roots.push_back(f);
+    std::vector<bool> self_only(n, false);
+    for (FuncId f = 0; f < n; ++f)
+      self_only[f] = calls_itself[f] && cycles.cycle_of[f] == Cycles::kNone && !entered[component(f)];
+    std::fill(entered.begin(), entered.end(), false);
+    for (const Call& c : p.calls)
+      if (c.caller < n && c.callee < n && !self_only[c.caller] && component(c.caller) != component(c.callee))
+        entered[component(c.callee)] = true;
+    for (bool fallback : {false, true}) {
+      std::vector<FuncId> best(nc, UINT32_MAX);
+      for (FuncId f = 0; f < n; ++f) {
+        std::size_t k = component(f);
+        if (entered[k] || self_only[f] != fallback || total_of(f) <= 0) continue;
+        if (best[k] == UINT32_MAX || total_of(f) > total_of(best[k])) best[k] = f;
+      }
+      for (FuncId f : best)
+        if (f != UINT32_MAX) roots.push_back(f);
+      if (!roots.empty()) break;
+    }
     std::sort(roots.begin(), roots.end());
   }
   if (roots.empty()) {
