@@ -80,6 +80,14 @@ class Reader {
   }
 
   void finish() {
+    // The self costs the summary and totals lines go with (callgrind's
+    // writer keeps them while these still add up the same).
+    if (!p_.reported.summary.empty() || !p_.reported.totals.empty()) {
+      p_.reported.self_sums.assign(p_.events.size(), 0);
+      for (FuncId f = 0; f < p_.functions.size(); ++f)
+        for (std::size_t e = 0; e < p_.events.size(); ++e)
+          p_.reported.self_sums[e] = saturating_add(p_.reported.self_sums[e], p_.self(f, e));
+    }
     if (ignored_headers_ > 0)
       diag_.warn(fmt::format("{}: ignored {} header line(s) of unknown keys, first {}", path_, ignored_headers_,
                              quote_input(first_ignored_)));
@@ -124,7 +132,7 @@ class Reader {
         return fail(line_no_, colon + 3, fmt::format("expected format version 1, found {}", quote_input(value)));
       return true;
     }
-    if (key == "summary" || key == "totals") return true;  // recomputed by writers
+    if (key == "summary" || key == "totals") return reported_line(key == "summary", line, colon + 1);
     static constexpr std::array<std::string_view, 6> kKept = {"creator", "pid", "cmd", "part", "thread", "desc"};
     for (std::string_view k : kKept) {
       if (key != k) continue;
@@ -157,6 +165,29 @@ class Reader {
     std::string s;
     for (const Event& e : p_.events) s += (s.empty() ? "" : " ") + std::string(p_.str(e.name));
     return s;
+  }
+
+  // `summary: costs` / `totals: costs`, per event column, trailing zeros
+  // left out as on cost lines; the last line of each counts, as in
+  // callgrind_annotate. Unreadable ones are ignored (they are recomputed).
+  Expected<bool> reported_line(bool summary, std::string_view line, std::size_t at) {
+    if (!saw_events_) return true;
+    std::vector<Cost> costs;
+    const char* p = line.data() + at;
+    const char* end = line.data() + line.size();
+    for (std::size_t column = 0;; ++column) {
+      while (p < end && is_blank(*p)) ++p;
+      if (p >= end) break;
+      std::uint64_t v = 0;
+      const char* q = p;
+      while (p < end && *p >= '0' && *p <= '9' && p - q < 19) v = v * 10 + static_cast<std::uint64_t>(*p++ - '0');
+      if (p == q || (p < end && !is_blank(*p)) || column >= columns_.size()) return true;
+      std::uint32_t e = columns_[column];
+      if (costs.size() <= e) costs.resize(e + 1, 0);
+      costs[e] = static_cast<Cost>(std::min<std::uint64_t>(v, INT64_MAX));
+    }
+    (summary ? p_.reported.summary : p_.reported.totals) = std::move(costs);
+    return true;
   }
 
   // `event: Name[ = formula][ : Long name]`: the long name for viewers.
@@ -497,6 +528,7 @@ class Reader {
     // Events absent from this part's columns stay 0 in costs_; only the
     // columns this line leaves out need clearing (no memset per line).
     std::size_t column = 0;
+    given_ = 0;
     for (;;) {
       while (p < end && is_blank(*p)) ++p;
       if (p >= end) break;
@@ -510,6 +542,7 @@ class Reader {
       }
       if (p == q || (p < end && !is_blank(*p))) return bad_cost(line, q, false);
       if (column >= columns_.size()) return bad_cost(line, q, true);
+      given_ = std::max<std::uint32_t>(given_, columns_[column] + 1);
       costs_[columns_[column++]] = static_cast<Cost>(std::min<std::uint64_t>(v, INT64_MAX));
     }
     for (std::size_t c = column; c < columns_.size(); ++c) costs_[columns_[c]] = 0;
@@ -556,17 +589,18 @@ class Reader {
           return lc.function == f && lc.file == fi_ && lc.line == at.line && lc.address == at.address;
         },
         [&] {
-          p_.line_costs.push_back({f, fi_, at.line, at.address});
+          p_.line_costs.push_back({f, fi_, at.line, 0, at.address});
           p_.line_cost_values.resize(p_.line_cost_values.size() + ne, 0);
           return static_cast<std::uint32_t>(p_.line_costs.size() - 1);
         });
+    p_.line_costs[row].columns = std::max(p_.line_costs[row].columns, given_);
     Cost* values = &p_.line_cost_values[static_cast<std::size_t>(row) * ne];
     for (std::size_t e = 0; e < ne; ++e) values[e] = saturating_add(values[e], costs_[e]);
   }
 
   void add_call_site(CallId c, const Position& at) {
     const std::size_t ne = p_.events.size();
-    CallSite key{c, fi_, at.line, at.address, target_.line, target_.address, 0, callee_file_implicit_};
+    CallSite key{c, fi_, at.line, 0, at.address, target_.line, target_.address, 0, callee_file_implicit_};
     std::uint32_t row = sites_.find_or_add(
         FlatIndex::mix(c, FlatIndex::mix(key.file, key.line, key.address),
                        FlatIndex::mix(key.target_line, key.target_address)),
@@ -581,6 +615,7 @@ class Reader {
           return static_cast<std::uint32_t>(p_.call_sites.size() - 1);
         });
     p_.call_sites[row].count = saturating_add(p_.call_sites[row].count, call_count_);
+    p_.call_sites[row].columns = std::max(p_.call_sites[row].columns, given_);
     Cost* values = &p_.call_site_cost[static_cast<std::size_t>(row) * ne];
     for (std::size_t e = 0; e < ne; ++e) values[e] = saturating_add(values[e], costs_[e]);
   }
@@ -631,6 +666,7 @@ class Reader {
   int address_position_ = -1;
   std::array<std::int64_t, kMaxPositions> last_{};
   std::vector<std::uint32_t> columns_;  // cost column -> event index
+  std::uint32_t given_ = 0;             // this cost line's last written event + 1
   std::vector<Cost> costs_;
   bool saw_events_ = false;
   FlatIndex functions_;  // (name, object, file) -> FuncId

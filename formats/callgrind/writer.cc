@@ -89,9 +89,18 @@ class Writer {
   Expected<std::string> run() {
     out_.reserve(output_reservation(o_.max_bytes, 4096 + p_.functions.size() * 64));
     plan_names();
-    std::vector<Cost> totals(ne_, 0);
+    std::vector<Cost> totals(ne_, 0), self_sums(ne_, 0);
     for (FuncId f = 0; f < p_.functions.size(); ++f)
-      for (std::size_t e = 0; e < ne_; ++e) totals[e] = saturating_add(totals[e], cost(e, p_.self(f, e)));
+      for (std::size_t e = 0; e < ne_; ++e) {
+        totals[e] = saturating_add(totals[e], cost(e, p_.self(f, e)));
+        self_sums[e] = saturating_add(self_sums[e], p_.self(f, e));
+      }
+    // The input's own summary and totals while its costs are unchanged
+    // (valgrind's can differ from the cost lines' sum by a few units).
+    const auto& reported = p_.reported;
+    const bool as_read = reported.self_sums == self_sums;
+    const std::vector<Cost>& summary = as_read && !reported.summary.empty() ? reported.summary : totals;
+    const std::vector<Cost>& final_totals = as_read && !reported.totals.empty() ? reported.totals : totals;
     out_ += "# callgrind format\nversion: 1\n";
     bool creator = false, cmd = false;
     for (const auto& [k, v] : p_.metadata) {
@@ -114,7 +123,7 @@ class Writer {
     out_ += "events:";
     for (const std::string& n : names) out_ += " " + n;
     out_ += "\nsummary:";
-    append_costs(totals);
+    append_costs(summary);
     out_ += "\n\n";
     index_rows();
     for (FuncId f : block_order()) {
@@ -124,7 +133,7 @@ class Writer {
       if (o_.max_bytes && out_.size() > o_.max_bytes) return output_too_large("callgrind", o_.max_bytes);
     }
     out_ += "totals:";
-    append_costs(totals);
+    append_costs(final_totals);
     out_ += "\n";
     return std::move(out_);
   }
@@ -148,8 +157,14 @@ class Writer {
   void append_costs(const std::vector<Cost>& costs) {
     for (Cost c : costs) out_ += fmt::format(" {}", c);
   }
-  void append_costs(const Cost* costs) {
-    for (std::size_t e = 0; e < ne_; ++e) out_ += fmt::format(" {}", cost(e, costs[e]));
+  // The costs of a line: as many as the input wrote (`columns`), and every
+  // one up to the last that is not 0 (callgrind leaves out trailing zeros;
+  // callgrind_annotate shows `.` for a cost never written, `0` for a 0).
+  void append_costs(const Cost* costs, std::uint32_t columns = kAllColumns) {
+    std::size_t n = std::min<std::size_t>(ne_, columns);
+    for (std::size_t e = n; e < ne_; ++e)
+      if (cost(e, costs[e]) != 0) n = e + 1;
+    for (std::size_t e = 0; e < n; ++e) out_ += fmt::format(" {}", cost(e, costs[e]));
   }
 
   void append_position(std::uint64_t address, std::uint32_t line) {
@@ -254,7 +269,7 @@ class Writer {
       const Cost* costs = &p_.line_cost_values[static_cast<std::size_t>(r) * ne_];
       switch_file(fn, lc.file);
       append_position(lc.address, lc.line);
-      append_costs(costs);
+      append_costs(costs, lc.columns);
       out_ += "\n";
       for (std::size_t e = 0; e < ne_; ++e) rest[e] = minus(e, rest[e], costs[e]);
     }
@@ -272,7 +287,7 @@ class Writer {
 
   void call_lines(const Function& caller, CallId c, std::int64_t count, std::uint64_t target_address,
                   std::uint32_t target_line, std::uint64_t address, std::uint32_t line, const Cost* costs,
-                  bool implicit_file = false) {
+                  bool implicit_file = false, std::uint32_t columns = kAllColumns) {
     const Call& call = p_.calls[c];
     const Function& callee = p_.functions[call.callee];
     if (callee.object != caller.object) out_ += "cob=" + objects_.ref(callee.object, p_.str(callee.object)) + "\n";
@@ -287,7 +302,7 @@ class Writer {
     append_position(target_address, target_line);
     out_ += "\n";
     append_position(address, line);
-    append_costs(costs);
+    append_costs(costs, columns);
     out_ += "\n";
   }
 
@@ -302,7 +317,8 @@ class Writer {
       const CallSite& s = p_.call_sites[site_order_[i]];
       const Cost* costs = &p_.call_site_cost[static_cast<std::size_t>(site_order_[i]) * ne_];
       switch_file(caller, s.file);
-      call_lines(caller, c, s.count, s.target_address, s.target_line, s.address, s.line, costs, s.callee_file_implicit);
+      call_lines(caller, c, s.count, s.target_address, s.target_line, s.address, s.line, costs, s.callee_file_implicit,
+                 s.columns);
       if (count != kUnknownCount) count -= s.count;
       for (std::size_t e = 0; e < ne_; ++e) rest[e] = minus(e, rest[e], costs[e]);
     }

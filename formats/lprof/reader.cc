@@ -178,8 +178,9 @@ Profile to_profile(LineStats& stats) {
     for (const auto& row : f.lines) {
       p.self(id, 0) = saturating_add(p.self(id, 0), row[2]);
       p.self(id, 1) = saturating_add(p.self(id, 1), row[1]);
-      p.line_costs.push_back(
-          {id, fn.file, static_cast<std::uint32_t>(std::clamp<std::int64_t>(row[0], 0, UINT32_MAX)), 0});
+      p.line_costs.push_back({.function = id,
+                              .file = fn.file,
+                              .line = static_cast<std::uint32_t>(std::clamp<std::int64_t>(row[0], 0, UINT32_MAX))});
       p.line_cost_values.push_back(row[2]);
       p.line_cost_values.push_back(row[1]);
     }

@@ -60,6 +60,7 @@ void put_profile(Writer& w, const Profile& p) {
     w.put(l.function);
     w.put(l.file);
     w.put(l.line);
+    w.put(l.columns);
     w.put(l.address);
   }
   w.vec(p.line_cost_values);
@@ -68,6 +69,7 @@ void put_profile(Writer& w, const Profile& p) {
     w.put(s.call);
     w.put(s.file);
     w.put(s.line);
+    w.put(s.columns);
     w.put(s.address);
     w.put(s.target_line);
     w.put(s.target_address);
@@ -93,6 +95,9 @@ void put_profile(Writer& w, const Profile& p) {
     w.put(k);
     w.put(v);
   }
+  w.vec(p.reported.summary);
+  w.vec(p.reported.totals);
+  w.vec(p.reported.self_sums);
   w.put<std::uint64_t>(p.stack_nodes.size());
   for (const StackNode& n : p.stack_nodes) {
     w.put(n.parent);
@@ -189,6 +194,7 @@ Expected<Profile> get_profile(Reader& r, std::string_view what) {
     l.function = r.get<FuncId>();
     l.file = r.get<StringId>();
     l.line = r.get<std::uint32_t>();
+    l.columns = r.get<std::uint32_t>();
     l.address = r.get<std::uint64_t>();
     if (l.function >= nf || !string_ok(l.file)) return broken("line costs");
     p.line_costs.push_back(l);
@@ -201,6 +207,7 @@ Expected<Profile> get_profile(Reader& r, std::string_view what) {
     s.call = r.get<CallId>();
     s.file = r.get<StringId>();
     s.line = r.get<std::uint32_t>();
+    s.columns = r.get<std::uint32_t>();
     s.address = r.get<std::uint64_t>();
     s.target_line = r.get<std::uint32_t>();
     s.target_address = r.get<std::uint64_t>();
@@ -234,6 +241,9 @@ Expected<Profile> get_profile(Reader& r, std::string_view what) {
     if (!string_ok(k) || !string_ok(v)) return broken("metadata");
     p.metadata.emplace_back(k, v);
   }
+  p.reported.summary = r.vec<Cost>();
+  p.reported.totals = r.vec<Cost>();
+  p.reported.self_sums = r.vec<Cost>();
   auto nodes = r.get<std::uint64_t>();
   for (std::uint64_t i = 0; i < nodes && r.ok(); ++i) {
     StackNode n;

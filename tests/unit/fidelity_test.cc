@@ -262,6 +262,70 @@ TEST(CallgrindRoundTrip, AnnotateInclusiveTreeBothPrintsTheSame) {
   }
 }
 
+// Real profiles of Debian programs (testdata/callgrind/real/README rows):
+// the cache and branch simulator's 13 events, whose summary valgrind wrote 2
+// above the sum of its cost lines and whose lines leave trailing zero costs
+// out (callgrind_annotate shows `.` for those, `0` for a written 0);
+// --dump-instr, --collect-jumps, --separate-threads, --dump-line=no,
+// --compress-strings=no. callgrind_annotate prints, for graphgen's copy,
+// exactly what it printed for the original (the stored oracles).
+TEST(CallgrindRoundTrip, RealProfilesAnnotateAsTheOriginals) {
+  if (!have("callgrind_annotate")) GTEST_SKIP() << "callgrind_annotate (valgrind) is not installed";
+  fs::path real = test::testdata_dir() / "callgrind" / "real";
+  struct Case {
+    std::string file, oracle;
+  };
+  const std::vector<Case> cases = {
+      {"gzip-cachesim.callgrind", "gzip-cachesim"},
+      {"xz-instr.callgrind", "xz-instr"},
+      {"lua-jumps.callgrind", "lua-jumps"},
+      {"sqlite-cte.callgrind", "sqlite-cte"},
+      {"python-tiny.callgrind", "python-tiny"},
+      {"sqlite-instronly.callgrind", "sqlite-instronly"},
+      {"sqlite-nocompress.callgrind", "sqlite-nocompress"},
+      {"xz-threads.callgrind-01", "xz-threads-01"},
+      {"xz-threads.callgrind-02", "xz-threads-02"},
+      {"xz-threads.callgrind-03", "xz-threads-03"},
+  };
+  auto unxz = [](const fs::path& from, const fs::path& to) {
+    auto r = test::run({"sh", "-c", "xz -dc \"$0\" > \"$1\"", from.string(), to.string()});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+  };
+  std::vector<std::string> env{"PERL_HASH_SEED=0", "PERL_PERTURB_KEYS=0"};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.file);
+    // The copy under the original's name, so the header annotate prints is
+    // the same; no source files beside it, as when the oracles were made.
+    fs::path original = test::temp_dir(), copy = test::temp_dir();
+    unxz(real / (c.file + ".xz"), original / c.file);
+    auto converted = graphgen({(original / c.file).string(), "-T", "callgrind", "-o", (copy / c.file).string()});
+    ASSERT_EQ(converted.exit_code, 0) << converted.err;
+    for (const auto& [mode, suffix] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+             {{}, ".annotate.txt"}, {{"--inclusive=yes", "--tree=both"}, ".annotate-tree.txt"}}) {
+      SCOPED_TRACE(suffix);
+      fs::path oracle = real / (c.oracle + suffix);
+      std::string expected;
+      if (fs::exists(oracle)) {
+        expected = test::read_file(oracle);
+      } else {
+        unxz(fs::path(oracle.string() + ".xz"), original / "oracle.txt");
+        expected = test::read_file(original / "oracle.txt");
+      }
+      std::vector<std::string> cmd{"callgrind_annotate"};
+      cmd.insert(cmd.end(), mode.begin(), mode.end());
+      cmd.push_back(c.file);
+      auto theirs = test::run(cmd, original, env);
+      auto ours = test::run(cmd, copy, env);
+      ASSERT_EQ(ours.exit_code, 0) << ours.err;
+      EXPECT_EQ(theirs.out, expected) << "callgrind_annotate no longer prints the stored oracle for the original";
+      EXPECT_EQ(ours.err, "");
+      EXPECT_EQ(ours.out, expected);
+    }
+    fs::remove_all(original);
+    fs::remove_all(copy);
+  }
+}
+
 TEST(CallgrindRoundTrip, KeepsCallSitesPositionsJumpsAndTheHeader) {
   fs::path dir = test::temp_dir();
   fs::path in = test::testdata_dir() / "callgrind" / "sites.callgrind";

@@ -110,10 +110,17 @@ struct Call {
 /// Optional layer: self cost per position of a function (callgrind cost
 /// lines, line_profiler lines). `file` may differ from the function's own
 /// (inlined code); `address` is 0 when the input has no instruction positions.
+/// LineCost::columns and CallSite::columns when every cost was written.
+inline constexpr std::uint32_t kAllColumns = UINT32_MAX;
+
 struct LineCost {
   FuncId function = 0;
   StringId file = kNoString;
   std::uint32_t line = 0;
+  /// How many leading costs the input wrote (callgrind leaves out trailing
+  /// zero costs, and callgrind_annotate shows `.` for a cost never written,
+  /// `0` for a written 0); kAllColumns for every event.
+  std::uint32_t columns = kAllColumns;
   std::uint64_t address = 0;
 };
 
@@ -124,6 +131,7 @@ struct CallSite {
   CallId call = 0;
   StringId file = kNoString;  // the caller's file at the site (inlined code)
   std::uint32_t line = 0;
+  std::uint32_t columns = kAllColumns;  // as LineCost::columns
   std::uint64_t address = 0;
   std::uint32_t target_line = 0;  // the callee position callgrind records
   std::uint64_t target_address = 0;
@@ -214,6 +222,14 @@ struct Profile {
   /// Header lines of the input worth keeping (callgrind creator, pid, cmd,
   /// part, thread, desc), in order.
   std::vector<std::pair<StringId, StringId>> metadata;
+  /// callgrind's `summary:` and `totals:` lines as the input wrote them
+  /// (the last of each; empty when absent), and the sums of self costs
+  /// they came with: valgrind's own totals can differ from the sum of the
+  /// cost lines by a few units, and callgrind_annotate's percentages are of
+  /// them. Writers keep them while the self costs still add up the same.
+  struct ReportedTotals {
+    std::vector<Cost> summary, totals, self_sums;
+  } reported;
 
   std::vector<StackNode> stack_nodes;
   std::vector<Cost> stack_node_cost;  // stack_nodes.size() x events.size()

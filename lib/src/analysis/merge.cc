@@ -347,6 +347,9 @@ Expected<bool> ProfileMerger::add(const Profile& other, std::string_view other_p
     into.positions = other.positions;
     for (const auto& [k, v] : other.metadata)
       into.metadata.emplace_back(into.strings.intern(other.str(k)), into.strings.intern(other.str(v)));
+    into.reported = other.reported;  // one file: its own totals
+  } else {
+    into.reported = {};  // several: their sum is recomputed
   }
   if (other.call_costs_from_counts != into.call_costs_from_counts && !other.calls.empty() && !into.calls.empty())
     return bad_input(
@@ -441,7 +444,8 @@ Expected<bool> ProfileMerger::add(const Profile& other, std::string_view other_p
 
   for (std::size_t r = 0; r < other.line_costs.size(); ++r) {
     const LineCost& lc = other.line_costs[r];
-    LineCost key{map[lc.function], str(lc.file), lc.line, lc.address};
+    LineCost key{
+        .function = map[lc.function], .file = str(lc.file), .line = lc.line, .columns = 0, .address = lc.address};
     std::uint32_t to = lines_.find_or_add(
         FlatIndex::mix(key.function, key.file, FlatIndex::mix(key.line, key.address)),
         [&](std::uint32_t x) {
@@ -453,6 +457,7 @@ Expected<bool> ProfileMerger::add(const Profile& other, std::string_view other_p
           into.line_cost_values.resize(into.line_cost_values.size() + ne, 0);
           return static_cast<std::uint32_t>(into.line_costs.size() - 1);
         });
+    into.line_costs[to].columns = std::max(into.line_costs[to].columns, lc.columns);
     add_row(into, into.line_cost_values, to, other.line_cost_values, r, one, event_map, scale, exact_[kLine],
             theirs(kLine));
   }
@@ -472,11 +477,13 @@ Expected<bool> ProfileMerger::add(const Profile& other, std::string_view other_p
         [&] {
           CallSite fresh = key;
           fresh.count = 0;
+          fresh.columns = 0;
           into.call_sites.push_back(fresh);
           into.call_site_cost.resize(into.call_site_cost.size() + ne, 0);
           return static_cast<std::uint32_t>(into.call_sites.size() - 1);
         });
     into.call_sites[to].count = saturating_add(into.call_sites[to].count, key.count);
+    into.call_sites[to].columns = std::max(into.call_sites[to].columns, key.columns);
     add_row(into, into.call_site_cost, to, other.call_site_cost, s, one, event_map, scale, exact_[kSite],
             theirs(kSite));
   }
