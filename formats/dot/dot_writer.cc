@@ -15,6 +15,7 @@
 #include "graphgen/analysis/merge.h"
 #include "graphgen/labels.h"
 #include "graphgen/text.h"
+#include "markup.h"
 
 namespace graphgen::dot {
 
@@ -90,8 +91,15 @@ void append_id(std::string& out, std::string_view s) {
     out += s;
     return;
   }
+  // Graphviz reads UTF-8 and stops at a NUL, and its SVG must be XML: bytes
+  // that are not UTF-8 and control characters become U+FFFD.
+  const std::string text = formats::valid_utf8(s);
   out += '"';
-  for (char c : s) {
+  for (char c : text) {
+    if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') {
+      out += "\xEF\xBF\xBD";
+      continue;
+    }
     switch (c) {
       case '\\':
         out += "\\\\";

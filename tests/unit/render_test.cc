@@ -8,6 +8,8 @@
 #include <png.h>
 
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -63,7 +65,9 @@ void expect_same_picture(const std::string& dot, png_uint_32 format = 0) {
   auto mine = render::render(dot, "png");
   ASSERT_TRUE(mine) << mine.error().message;
   Decoded a = decode(*mine), b = decode(cairo_png(dot));
-  if (format != 0) EXPECT_EQ(a.format, format);
+  if (format != 0) {
+    EXPECT_EQ(a.format, format);
+  }
   EXPECT_EQ(a.format, b.format);
   EXPECT_EQ(a.width, b.width);
   EXPECT_EQ(a.height, b.height);
@@ -92,6 +96,30 @@ TEST(Render, PngUnpremultipliesTranslucentPixelsAsCairoDoes) {
       " a [fillcolor=\"#ff000080\"]; b [fillcolor=\"#10e0a033\"]; c [fillcolor=\"#2030f0f0\"];"
       " a -> b [color=\"#00000040\", penwidth=3]; b -> c; a -> c [label=\"70%\"] }",
       PNG_FORMAT_RGBA);
+}
+
+// Names are bytes: a NUL ended Graphviz's reading of the dot text (SVG,
+// PNG, PDF and the HTML report failed with exit 1) and bytes that are not
+// UTF-8 reached the SVG raw (not XML; Chromium drew it cut short).
+TEST(Render, NamesWithAnyByteRender) {
+  std::filesystem::path dir = test::temp_dir();
+  const char bytes[] = "main;bad\xff\xfename;x\x00y\x01z 10\nmain;<a href=\"x\">]]>;\"q\" 5\nmain;=cmd|calc 3\n";
+  std::string names(bytes, sizeof bytes - 1);
+  {
+    std::ofstream out(dir / "h.folded", std::ios::binary);
+    out << names;
+  }
+  for (const char* format : {"dot", "svg", "png", "pdf", "html"}) {
+    SCOPED_TRACE(format);
+    auto r = test::graphgen({(dir / "h.folded").string(), "-T", format});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    if (std::string(format) == "png" || std::string(format) == "pdf") continue;
+    EXPECT_EQ(r.out.find('\0'), std::string::npos);
+    EXPECT_EQ(r.out.find('\x01'), std::string::npos);
+    EXPECT_EQ(r.out.find('\xff'), std::string::npos);
+    EXPECT_NE(r.out.find("bad\xEF\xBF\xBD\xEF\xBF\xBDname"), std::string::npos);
+  }
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
