@@ -108,7 +108,17 @@
   }
   function cell(tr, text, cls, title) {
     var td = document.createElement("td");
-    td.textContent = text;
+    if (cls === "where") {
+      // The cell is right-to-left so that a long path loses its start, not
+      // its end; the path itself reads left to right (else bidi moves the
+      // leading "/" of /usr/lib/x.py:214 to the end).
+      var bdi = document.createElement("bdi");
+      bdi.dir = "ltr";
+      bdi.textContent = text;
+      td.appendChild(bdi);
+    } else {
+      td.textContent = text;
+    }
     if (cls) td.className = cls;
     if (title) td.title = title;
     tr.appendChild(td);
@@ -315,6 +325,22 @@
         result.page = $("page").textContent;
         $("prev").click();
       }
+      // An absolute path reads left to right: its first character is drawn
+      // left of its last.
+      var where = Array.prototype.filter.call(document.querySelectorAll("#table tbody td.where"), function (td) {
+        return td.textContent.charAt(0) === "/";
+      })[0];
+      if (where) {
+        var text = where.querySelector("bdi") ? where.querySelector("bdi").firstChild : where.firstChild;
+        var range = document.createRange();
+        range.setStart(text, 0);
+        range.setEnd(text, 1);
+        var first = range.getBoundingClientRect().left;
+        range.setStart(text, text.length - 1);
+        range.setEnd(text, text.length);
+        result.where = where.textContent;
+        result.where_reads_left_to_right = first < range.getBoundingClientRect().left;
+      }
       show("icicle");
       result.frames = n;
       var widest = -1;
@@ -341,6 +367,7 @@
     }
     result.ready_ms = Math.round(performance.now());
     result.pass = errors.length === 0 && result.sorted_by_calls && result.resorted && result.filtered > 0 &&
+      result.where_reads_left_to_right !== false &&
       (result.zoomed === undefined || (result.zoomed && result.zoom_fills && result.unzoomed));
     document.body.setAttribute("data-selftest", JSON.stringify(result));
   }

@@ -366,6 +366,10 @@ TEST(Browser, HtmlReportSortsFiltersAndZooms) {
   EXPECT_TRUE(result.value("zoomed", false)) << result.dump();
   EXPECT_TRUE(result.value("graph", false)) << result.dump();
   EXPECT_EQ(result.value("page", std::string()), "page 2 of 4");
+  // The File:line column is right-to-left (long paths lose their start);
+  // /usr/lib/x.py:214 showed as usr/lib/x.py:214/.
+  EXPECT_TRUE(result.value("where_reads_left_to_right", false)) << result.dump();
+  EXPECT_TRUE(result.value("where", std::string()).starts_with("/")) << result.dump();
 }
 
 TEST(Browser, HtmlReportOfRanksHasTheImbalanceTable) {
