@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "bridge.h"
+#include "regex.h"
 #include "cli.h"
 #include "pipeline.h"
 #include "registry.h"
@@ -441,6 +442,7 @@ PyModuleDef kModule = {PyModuleDef_HEAD_INIT,
 }  // namespace
 
 PyMODINIT_FUNC PyInit_graphgen() {
+  python::install_python_regex();
   Ref module(PyModule_Create(&kModule));
   if (!module.o) return nullptr;
   graph_type = PyType_FromSpec(&kGraphSpec);

@@ -8,6 +8,7 @@
 #include <charconv>
 #include <cstdio>
 #include <ctime>
+#include <memory>
 #include <regex>
 #include <unordered_map>
 
@@ -280,6 +281,11 @@ std::string python_float_repr(double v) {
   return s;
 }
 
+PythonRegex& python_regex() {
+  static PythonRegex compile;
+  return compile;
+}
+
 // pstats' eval_print_amount for one restriction.
 Expected<std::vector<std::uint32_t>> restrict(const std::vector<std::uint32_t>& list, const std::string& sel,
                                               const std::vector<Entry>& entries, const Table& t, std::string& msg) {
@@ -298,16 +304,33 @@ Expected<std::vector<std::uint32_t>> restrict(const std::vector<std::uint32_t>& 
       out.resize(static_cast<std::size_t>(static_cast<double>(list.size()) * as_float + .5));
   } else {
     shown = py_repr(sel);
-    std::regex rex;
-    try {
-      rex = std::regex(sel, std::regex::ECMAScript);
-    } catch (const std::regex_error&) {
-      msg += "   <Invalid regular expression " + py_repr(sel) + ">\n";
-      return out;
+    Search search;
+    if (python_regex()) {
+      std::optional<Search> compiled = python_regex()(sel);
+      if (!compiled) {
+        msg += "   <Invalid regular expression " + py_repr(sel) + ">\n";
+        return out;
+      }
+      search = std::move(*compiled);
+    } else {
+      if (std::string construct = python_only_construct(sel); !construct.empty())
+        return bad_usage(
+            fmt::format("--restrict {}: {} is Python regular expression syntax, and this graphgen is "
+                        "built without Python (python3-dev), so its patterns are ECMAScript; write it "
+                        "without that construct",
+                        quote_input(sel), construct));
+      auto rex = std::make_shared<std::regex>();
+      try {
+        *rex = std::regex(sel, std::regex::ECMAScript);
+      } catch (const std::regex_error&) {
+        msg += "   <Invalid regular expression " + py_repr(sel) + ">\n";
+        return out;
+      }
+      search = [rex](std::string_view s) { return std::regex_search(s.begin(), s.end(), *rex); };
     }
     out.clear();
     for (std::uint32_t i : list)
-      if (std::regex_search(std_string(t.key(entries[i].key)), rex)) out.push_back(i);
+      if (search(std_string(t.key(entries[i].key)))) out.push_back(i);
   }
   if (out.size() != list.size())
     msg += fmt::format("   List reduced from {} to {} due to restriction <{}>\n", list.size(), out.size(), shown);
@@ -465,6 +488,44 @@ Expected<std::string> write(const Profile& p, std::size_t event, const CallGraph
   }
   out += "\n\n";
   return out;
+}
+
+void set_python_regex(PythonRegex compile) { python_regex() = std::move(compile); }
+
+std::string python_only_construct(std::string_view p) {
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    if (p[i] == '\\' && i + 1 < p.size()) {
+      char c = p[i + 1];
+      if (c == 'A') return "\\A (start of the string)";
+      if (c == 'Z') return "\\Z (end of the string)";
+      if (c == 'g' && i + 2 < p.size() && p[i + 2] == '<') return "\\g<...> (a group reference)";
+      ++i;
+      continue;
+    }
+    if (p[i] == '[') {  // a class: its characters are literal
+      std::size_t j = i + 1;
+      if (j < p.size() && p[j] == '^') ++j;
+      if (j < p.size() && p[j] == ']') ++j;
+      while (j < p.size() && p[j] != ']') j += p[j] == '\\' ? 2 : 1;
+      i = j;
+      continue;
+    }
+    if (p[i] != '(' || i + 2 >= p.size() || p[i + 1] != '?') continue;
+    std::string_view rest = p.substr(i + 2);
+    if (rest.starts_with("P<")) return "(?P<name>...) (a named group)";
+    if (rest.starts_with("P=")) return "(?P=name) (a named back reference)";
+    if (rest.starts_with("<=") || rest.starts_with("<!")) return "(?<=...) / (?<!...) (a look-behind)";
+    if (rest.starts_with("<")) return "(?<name>...) (a named group)";
+    if (rest.starts_with("#")) return "(?#...) (a comment)";
+    if (rest.starts_with("(")) return "(?(group)yes|no) (a conditional)";
+    if (rest.starts_with(">")) return "(?>...) (an atomic group)";
+    if (!rest.empty() && std::string_view("aiLmsux-").find(rest[0]) != std::string_view::npos) {
+      std::size_t end = rest.find_first_of(":)");
+      return fmt::format("(?{}{}) (inline flags)", rest.substr(0, std::min(end, rest.size())),
+                         end != std::string_view::npos && rest[end] == ':' ? ":..." : "");
+    }
+  }
+  return {};
 }
 
 }  // namespace graphgen::stats

@@ -14,12 +14,18 @@
 // Sort keys are pstats': calls ncalls cumulative cumtime file filename
 // module line name nfl pcalls stdname time tottime. A restriction is, as
 // pstats takes them, an int N (the first N), a fraction in [0, 1) or a
-// regular expression searched in the `file:line(name)` strings
-// (ECMAScript syntax: Python's for plain patterns, classes, anchors and
-// repetition).
+// regular expression searched in the `file:line(name)` strings, in
+// Python's `re` syntax where the program embeds CPython (graphgen and the
+// module install it with set_python_regex); without it, ECMAScript
+// (std::regex, the same for plain patterns, classes, anchors and
+// repetition), and a pattern using Python-only syntax is a usage error
+// naming the construct, never a silent match-all.
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "graphgen/analysis/graph.h"
@@ -38,6 +44,19 @@ struct Options {
   /// The header's file lines: pstats' "ctime(mtime)    path" per input.
   std::vector<std::string> files;
 };
+
+/// A compiled pattern: true when it is found in the string.
+using Search = std::function<bool(std::string_view)>;
+/// Python's re.compile(pattern).search; nullopt when re.compile raises
+/// (pstats then prints "<Invalid regular expression ...>" and keeps every
+/// line).
+using PythonRegex = std::function<std::optional<Search>(const std::string& pattern)>;
+/// Installs Python's `re` for restrictions (graphgen with CPython, the module).
+void set_python_regex(PythonRegex compile);
+
+/// The first construct of `pattern` that Python's `re` has and ECMAScript
+/// does not (or reads otherwise), described for an error; empty if none.
+std::string python_only_construct(std::string_view pattern);
 
 /// The sort keys pstats accepts.
 const std::vector<std::string>& sort_keys();

@@ -6,6 +6,7 @@
 
 #include <regex>
 
+#include "stats/writer.h"
 #include "util/test_util.h"
 
 namespace graphgen {
@@ -23,6 +24,12 @@ const std::vector<std::vector<std::string>> kVariants = {
     {"--callees", "--restrict", ".*e.*"},
     {"--sort", "pcalls", "--sort", "line", "--restrict", "20", "--restrict", "^[a-z]"},
     {"--sort", "tottime", "--top", "3"},
+    // Python's re syntax, which pstats users write: inline flags, named
+    // groups and back references, look-behind, \A. std::regex ignored them
+    // (every function listed, exit 0).
+    {"--restrict", "(?i)(?<=/)MAIN|DUMP"},
+    {"--restrict", "(?P<c>[a-z])(?P=c)"},
+    {"--sort", "name", "--restrict", "\\A[^/]"},
 };
 
 // --top N is pstats' restriction N, the last one.
@@ -39,7 +46,11 @@ std::vector<std::string> python_reports(const std::vector<std::string>& files) {
   for (std::size_t v = 0; v < kVariants.size(); ++v) {
     json += v ? ", [" : "[";
     std::vector<std::string> args = as_python(kVariants[v]);
-    for (std::size_t i = 0; i < args.size(); ++i) json += (i ? ", \"" : "\"") + args[i] + "\"";
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      std::string escaped;
+      for (char c : args[i]) escaped += c == '\\' || c == '"' ? std::string{'\\', c} : std::string{c};
+      json += (i ? ", \"" : "\"") + escaped + "\"";
+    }
     json += "]";
   }
   json += "]";
@@ -168,6 +179,33 @@ TEST(Stats, HugeTimesPrintInFullAsPythonPrintsThem) {
   std::string digits = python.out.substr(0, python.out.size() - 1);
   EXPECT_EQ(digits.size(), 305u);
   EXPECT_NE(r.out.find(" in " + digits + " seconds"), std::string::npos) << r.out;
+}
+
+// Without Python (a build without python3-dev, where no program installs
+// Python's re), a pattern with Python-only syntax is a usage error naming the
+// construct, never a silent match-all. (This test binary installs no re.)
+TEST(Stats, PythonOnlySyntaxIsRefusedWithoutPython) {
+  EXPECT_EQ(stats::python_only_construct("(?i)main"), "(?i) (inline flags)");
+  EXPECT_EQ(stats::python_only_construct("x(?P<name>a)"), "(?P<name>...) (a named group)");
+  EXPECT_EQ(stats::python_only_construct("(?P=name)"), "(?P=name) (a named back reference)");
+  EXPECT_EQ(stats::python_only_construct("(?<=/)enc"), "(?<=...) / (?<!...) (a look-behind)");
+  EXPECT_EQ(stats::python_only_construct("\\Afoo"), "\\A (start of the string)");
+  EXPECT_EQ(stats::python_only_construct("foo\\Z"), "\\Z (end of the string)");
+  EXPECT_EQ(stats::python_only_construct("(?s:a.b)"), "(?s:...) (inline flags)");
+  EXPECT_EQ(stats::python_only_construct("[(?i)]\\\\A(?:x)(?=y)(?!z)^a.*b$"), "");
+  Profile p = test::read_ok({test::testdata_dir() / "demo.pstats"});
+  stats::Options o;
+  o.restrictions = {"(?i)MAIN"};
+  auto r = stats::write(p, 0, nullptr, o);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().kind, Error::Kind::kBadUsage);
+  EXPECT_EQ(r.error().message,
+            "--restrict '(?i)MAIN': (?i) (inline flags) is Python regular expression syntax, and this graphgen is "
+            "built without Python (python3-dev), so its patterns are ECMAScript; write it without that construct");
+  o.restrictions = {"wordfreq"};
+  auto plain = stats::write(p, 0, nullptr, o);
+  ASSERT_TRUE(plain.has_value()) << plain.error().message;
+  EXPECT_NE(plain->find("List reduced from"), std::string::npos);
 }
 
 }  // namespace

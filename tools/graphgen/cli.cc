@@ -376,7 +376,8 @@ void add_options(CLI::App& app, Args& a) {
       ->check(CLI::IsMember(stats::sort_keys()));
   repeatable(app, "--restrict", a.restrictions,
              "stats output: a pstats restriction, repeatable, in order: N lines, a fraction in [0, 1), or a regular "
-             "expression the file:line(function) must match")
+             "expression the file:line(function) must contain, in Python's re syntax (searched with the embedded "
+             "CPython's re, as pstats does; a build without Python refuses Python-only syntax)")
       ->type_name("R");
   app.add_flag("--strip-dirs", a.strip_dirs, "stats output: file names without their folders (pstats' strip_dirs)");
   auto* callers = app.add_flag("--callers", a.callers, "stats output: each function's callers (print_callers)");

@@ -133,6 +133,7 @@ int main(int argc, char** argv) {
   logger->set_pattern("graphgen: %l: %v");
   spdlog::set_default_logger(logger);
 
+  cli::use_python_regex();
   if (argc >= 2 && std::string_view(argv[1]) == "run") return run_command(argc, argv);
   cli::Args a;
   CLI::App app{

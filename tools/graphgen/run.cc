@@ -9,6 +9,7 @@
 #include "bridge.h"
 #include "graphgen/io.h"
 #include "pipeline.h"
+#include "regex.h"
 #include "registry.h"
 
 namespace graphgen::cli {
@@ -95,6 +96,8 @@ int python_failed(const char* what) {
 }  // namespace
 
 bool can_run_python() { return true; }
+
+void use_python_regex() { python::install_python_regex(); }
 
 int run_python(const Args& a, const RunTarget& target) {
   Diagnostics diag;

@@ -20,6 +20,10 @@ struct RunTarget {
 /// Whether this graphgen embeds Python (built with python3-dev).
 bool can_run_python();
 
+/// With Python, --restrict patterns are Python's `re` (python/regex.h);
+/// without, nothing changes (they are ECMAScript, Python-only syntax refused).
+void use_python_regex();
+
 /// Runs the target under cProfile and writes the output `a` asks for.
 /// Returns the program's exit status (its SystemExit code, 1 for an
 /// uncaught exception, whose traceback is printed as Python prints it), or

@@ -6,6 +6,8 @@ namespace graphgen::cli {
 
 bool can_run_python() { return false; }
 
+void use_python_regex() {}
+
 int run_python(const Args&, const RunTarget&) { return kExitBadUsage; }
 
 }  // namespace graphgen::cli
