@@ -569,6 +569,10 @@ Expected<CallGraph> graph_of(Profile& profile, const InputFormat& format, std::s
 Expected<bool> convert_profile(Profile profile, const InputFormat& input_format, const Request& r, Diagnostics& diag,
                                Output& out) {
   const InputFormat* format = &input_format;
+  // (read_and_merge checks files; a profile given as it is, by graphgen run
+  // or the module's pstats.Stats, is checked here.)
+  if (r.output && r.list_functions.empty())
+    if (auto ok = check_pair(*format, *r.output); !ok) return ok;
   Phases phases(out);
   if (auto ok = apply_filters(profile, r.filters, diag); !ok) return ok;
   if (rank_output(r) && !out.ranks) {

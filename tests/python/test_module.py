@@ -123,6 +123,22 @@ class RenderTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             graphgen.render(prof, root="no_such_function*")
 
+    def test_a_live_profile_has_no_line_report_as_in_the_cli(self):
+        # The CLI refuses -T text for pstats input; the module returned a
+        # line_profiler report of nothing ("Total time: 0 s").
+        demo = os.path.join(TESTDATA, "demo.pstats")
+        cli = subprocess.run([BINARY, "-T", "text", demo], capture_output=True)
+        self.assertEqual(cli.returncode, 2)
+        for source in (pstats.Stats(demo), live_profile(), demo):
+            with self.assertRaises(ValueError) as e:
+                graphgen.render(source, format="text")
+            self.assertIn("text output is line_profiler's report; pstats input has no per-line report",
+                          str(e.exception))
+            self.assertIn(str(e.exception), cli.stderr.decode())
+        with self.assertRaises(ValueError):
+            graphgen.render(pstats.Stats(demo), os.path.join(self.dir, "report.txt"))
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "report.txt")))
+
     def test_warnings_are_python_warnings(self):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
