@@ -133,6 +133,12 @@ void filter_stacks(Profile& p, const Compiled& c, const Marks& m, Diagnostics& d
     const Cost weight = p.stack_node_cost[node];
     if (weight == 0) continue;
     whole = p.add(0, whole, weight);
+    if (p.stack_nodes[node].process != kNoString) {
+      // A sample with no frame (perf's, under its command): no filter
+      // removed its frames, and only --focus asks for a frame it lacks.
+      if (c.focus.empty()) builder.add_frameless_sample(weight, q.str(p.stack_nodes[node].process));
+      continue;
+    }
     path.clear();
     StringId process = kNoString;
     bool focused = c.focus.empty(), ignored = false;

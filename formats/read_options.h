@@ -9,7 +9,8 @@
 namespace graphgen::formats {
 
 struct ReadOptions {
-  /// perf: keep only samples of this event (empty: all, as gprof2dot).
+  /// perf: keep only samples of this event (empty: the first sample's, as
+  /// stackcollapse-perf.pl keeps it).
   std::string event;
   /// perf: weigh each sample by its period instead of counting it once.
   bool weight_by_period = false;

@@ -77,28 +77,36 @@ void StackBuilder::add_sample(const std::vector<FuncId>& leaf_first, Cost weight
   }
   if (!keep_tree_) return;
   // Callsite tree, root first: the process, then the outermost frame.
-  auto child = [&](std::uint32_t parent, FuncId f, StringId proc) {
-    return children_.find_or_add(
-        FlatIndex::mix(parent, f, proc),
-        [&](std::uint32_t n) {
-          const StackNode& s = p_.stack_nodes[n];
-          return s.parent == parent && s.function == f && s.process == proc;
-        },
-        [&] {
-          p_.stack_nodes.push_back({parent, f, proc});
-          p_.stack_node_cost.push_back(0);
-          return static_cast<std::uint32_t>(p_.stack_nodes.size() - 1);
-        });
-  };
-  std::uint32_t node = 0;
-  if (!process.empty()) {
-    if (last_process_ == kNoString || process != last_process_name_) {
-      last_process_ = p_.strings.intern(process);
-      last_process_name_ = std::string(process);
-    }
-    node = child(0, 0, last_process_);
-  }
+  std::uint32_t node = process.empty() ? 0 : child(0, 0, process_id(process));
   for (std::size_t i = leaf_first.size(); i-- > 0;) node = child(node, leaf_first[i], kNoString);
+  p_.stack_node_cost[node] = p_.add(0, p_.stack_node_cost[node], weight);
+}
+
+StringId StackBuilder::process_id(std::string_view process) {
+  if (last_process_ == kNoString || process != last_process_name_) {
+    last_process_ = p_.strings.intern(process);
+    last_process_name_ = std::string(process);
+  }
+  return last_process_;
+}
+
+std::uint32_t StackBuilder::child(std::uint32_t parent, FuncId f, StringId process) {
+  return children_.find_or_add(
+      FlatIndex::mix(parent, f, process),
+      [&](std::uint32_t n) {
+        const StackNode& s = p_.stack_nodes[n];
+        return s.parent == parent && s.function == f && s.process == process;
+      },
+      [&] {
+        p_.stack_nodes.push_back({parent, f, process});
+        p_.stack_node_cost.push_back(0);
+        return static_cast<std::uint32_t>(p_.stack_nodes.size() - 1);
+      });
+}
+
+void StackBuilder::add_frameless_sample(Cost weight, std::string_view process) {
+  if (!keep_tree_ || process.empty()) return;
+  std::uint32_t node = child(0, 0, process_id(process));
   p_.stack_node_cost[node] = p_.add(0, p_.stack_node_cost[node], weight);
 }
 

@@ -41,6 +41,11 @@ class StackBuilder {
   /// (perf's comm: a frame of the callsite tree above the outermost one).
   void add_sample(const std::vector<FuncId>& leaf_first, Cost weight, Cost call_weight, std::string_view process = {});
 
+  /// A sample with no frames: in the callsite tree, its process alone
+  /// (stackcollapse-perf.pl writes the command with no frame); no function
+  /// or call gets its cost.
+  void add_frameless_sample(Cost weight, std::string_view process);
+
   /// A weight as a cost of the builder's event.
   Cost cost(double weight) const { return p_.cost_of(0, weight); }
 
@@ -56,6 +61,8 @@ class StackBuilder {
   StringId last_process_ = kNoString;  // the interned id of the last process name
   std::string last_process_name_;
   std::vector<std::size_t> seen_in_sample_;
+  StringId process_id(std::string_view process);
+  std::uint32_t child(std::uint32_t parent, FuncId f, StringId process);
   std::size_t samples_ = 0;
 };
 

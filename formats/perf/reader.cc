@@ -57,81 +57,6 @@ struct Token {
 
 std::string_view token(std::string_view line, const Token& t) { return line.substr(t.begin, t.end - t.begin); }
 
-// Parses a sample header. comm may contain spaces, so the header is anchored
-// at the timestamp (`secs.usecs:` after a pid or cpu column), or, in output
-// without one (older perf, -F field selections), at the event: the first
-// `name:` after a pid or cpu column (docs/formats.md §5.2).
-bool parse_header(std::string_view line, Header& h) {
-  constexpr std::size_t kMaxTokens = 64;
-  Token toks[kMaxTokens + 4];
-  std::size_t n = 0;
-  std::size_t i = 0;
-  std::size_t anchor = SIZE_MAX;  // the time token, or the event token
-  bool timed = false;
-  auto next_token = [&] {
-    while (i < line.size() && is_blank(line[i])) ++i;
-    if (i >= line.size()) return false;
-    std::size_t b = i;
-    while (i < line.size() && !is_blank(line[i])) ++i;
-    toks[n++] = {b, i};
-    return true;
-  };
-  while (n < kMaxTokens && next_token()) {
-    if (n < 2) continue;
-    std::string_view t = token(line, toks[n - 1]);
-    std::string_view prev = token(line, toks[n - 2]);
-    if (!is_pid(prev) && !is_cpu(prev)) continue;
-    if (is_time(t)) {
-      anchor = n - 1;
-      timed = true;
-      break;
-    }
-    if (t.size() > 1 && t.back() == ':') {
-      anchor = n - 1;
-      break;
-    }
-  }
-  if (anchor == SIZE_MAX) return false;
-  // Columns before the anchor: [cpu], before it [pid | pid/tid], the rest is comm.
-  std::size_t k = anchor;
-  if (k > 0 && is_cpu(token(line, toks[k - 1]))) --k;
-  if (k > 0 && is_pid(token(line, toks[k - 1]))) {
-    std::string_view pid = token(line, toks[k - 1]);
-    std::size_t slash = pid.find('/');
-    std::uint64_t a = 0, b = 0;
-    if (slash == std::string_view::npos) {
-      parse_u64(pid, a);
-      h.pid = h.tid = static_cast<std::int64_t>(std::min<std::uint64_t>(a, INT64_MAX));
-    } else {
-      parse_u64(pid.substr(0, slash), a);
-      parse_u64(pid.substr(slash + 1), b);
-      h.pid = static_cast<std::int64_t>(std::min<std::uint64_t>(a, INT64_MAX));
-      h.tid = static_cast<std::int64_t>(std::min<std::uint64_t>(b, INT64_MAX));
-    }
-    --k;
-  }
-  if (k == 0) return false;  // no comm
-  h.comm = trim(line.substr(0, toks[k - 1].end));
-  std::size_t e = anchor;
-  if (timed) {
-    // Period and event follow the time.
-    for (int more = 0; more < 2 && next_token(); ++more)
-      if (line[toks[n - 1].end - 1] == ':') break;
-    if (anchor + 1 >= n) return false;
-    e = anchor + 1;
-    std::string_view tok = token(line, toks[e]);
-    if (all_digits(tok)) {
-      h.has_period = parse_u64(tok, h.period);
-      if (++e >= n) return false;
-    }
-  }
-  std::string_view ev = token(line, toks[e]);
-  if (ev.size() < 2 || ev.back() != ':') return false;
-  h.event = ev.substr(0, ev.size() - 1);
-  h.rest = trim(line.substr(toks[e].end));
-  return true;
-}
-
 struct Frame {
   std::string_view address, symbol, dso;
   bool unresolved = false;  // no symbol: named by its address
@@ -179,6 +104,117 @@ bool parse_frame(std::string_view s, Frame& f) {
     f.symbol = rest.substr(0, colon);
     if (colon != std::string_view::npos) f.file = rest.substr(colon + 1);
   }
+  return true;
+}
+
+// Parses a sample header. comm may contain spaces, so the header is anchored
+// at the timestamp (`secs.usecs:` after a pid or cpu column), or, in output
+// without one (older perf, -F field selections), at the event: the first
+// `name:` after a pid or cpu column (docs/formats.md §5.2). Selections with
+// neither (`-F comm,tid,ip,sym,dso`) end at the pid (or cpu) column, with
+// the one frame after it when recorded without -g.
+bool parse_header(std::string_view line, Header& h) {
+  constexpr std::size_t kMaxTokens = 64;
+  Token toks[kMaxTokens + 4];
+  std::size_t n = 0;
+  std::size_t i = 0;
+  std::size_t anchor = SIZE_MAX;  // the time token, or the event token
+  bool timed = false;
+  auto next_token = [&] {
+    while (i < line.size() && is_blank(line[i])) ++i;
+    if (i >= line.size()) return false;
+    std::size_t b = i;
+    while (i < line.size() && !is_blank(line[i])) ++i;
+    toks[n++] = {b, i};
+    return true;
+  };
+  while (n < kMaxTokens && next_token()) {
+    if (n < 2) continue;
+    std::string_view t = token(line, toks[n - 1]);
+    std::string_view prev = token(line, toks[n - 2]);
+    if (!is_pid(prev) && !is_cpu(prev)) continue;
+    if (is_time(t)) {
+      anchor = n - 1;
+      timed = true;
+      break;
+    }
+    if (t.size() > 1 && t.back() == ':') {
+      anchor = n - 1;
+      break;
+    }
+  }
+  // What follows the columns when there is no event: nothing (frames on
+  // the next lines), or one frame `ip sym (dso)`.
+  auto frame_or_nothing = [](std::string_view rest) {
+    Frame f;
+    return rest.empty() || (parse_frame(rest, f) && f.has_dso);
+  };
+  // k: the index just after the pid and cpu columns.
+  std::size_t k = anchor;
+  bool evented = anchor != SIZE_MAX;
+  if (!evented) {
+    // The last pid (or pid and cpu) column that the rest of the line can
+    // follow: `comm 1234 ` or `comm 1234 [001] 55d0 sym (dso)`.
+    for (std::size_t c = n; c-- > 1;) {
+      std::string_view t = token(line, toks[c]);
+      bool cpu_after_pid = is_cpu(t) && c > 1 && is_pid(token(line, toks[c - 1]));
+      if (!is_pid(t) && !cpu_after_pid) continue;
+      if (frame_or_nothing(trim(line.substr(toks[c].end)))) {
+        k = c + 1;
+        break;
+      }
+    }
+    if (k == SIZE_MAX) return false;
+  }
+  // Columns before k: [cpu], before it [pid | pid/tid], the rest is comm.
+  std::size_t end_of_columns = toks[k - 1].end;
+  if (k > 0 && is_cpu(token(line, toks[k - 1]))) --k;
+  if (k > 0 && is_pid(token(line, toks[k - 1]))) {
+    std::string_view pid = token(line, toks[k - 1]);
+    std::size_t slash = pid.find('/');
+    std::uint64_t a = 0, b = 0;
+    if (slash == std::string_view::npos) {
+      parse_u64(pid, a);
+      h.pid = h.tid = static_cast<std::int64_t>(std::min<std::uint64_t>(a, INT64_MAX));
+    } else {
+      parse_u64(pid.substr(0, slash), a);
+      parse_u64(pid.substr(slash + 1), b);
+      h.pid = static_cast<std::int64_t>(std::min<std::uint64_t>(a, INT64_MAX));
+      h.tid = static_cast<std::int64_t>(std::min<std::uint64_t>(b, INT64_MAX));
+    }
+    --k;
+  }
+  if (k == 0) return false;  // no comm
+  h.comm = trim(line.substr(0, toks[k - 1].end));
+  if (!evented) {
+    h.rest = trim(line.substr(end_of_columns));
+    return true;
+  }
+  std::size_t e = anchor;
+  if (timed) {
+    // Period and event follow the time, unless the selection has no event
+    // (`-F comm,tid,time,ip,sym,dso`): then nothing or the one frame does.
+    bool event = false;
+    for (int more = 0; more < 2 && next_token(); ++more)
+      if (line[toks[n - 1].end - 1] == ':') {
+        event = true;
+        break;
+      }
+    if (!event) {
+      h.rest = trim(line.substr(toks[anchor].end));
+      return frame_or_nothing(h.rest);
+    }
+    e = anchor + 1;
+    std::string_view tok = token(line, toks[e]);
+    if (all_digits(tok)) {
+      h.has_period = parse_u64(tok, h.period);
+      if (++e >= n) return false;
+    }
+  }
+  std::string_view ev = token(line, toks[e]);
+  if (ev.size() < 2 || ev.back() != ':') return false;
+  h.event = ev.substr(0, ev.size() - 1);
+  h.rest = trim(line.substr(toks[e].end));
   return true;
 }
 
@@ -236,8 +272,13 @@ class NameSet {
 // are merged afterwards in order (absorb).
 class Reader {
  public:
-  explicit Reader(const formats::ReadOptions& o)
-      : builder_(profile, o.weight_by_period ? "period" : "samples", "", o.keep_stacks), options_(o) {}
+  /// `event`: the event whose samples are kept (empty: all); `defaulted`
+  /// when it is the file's first rather than one asked for.
+  Reader(const formats::ReadOptions& o, std::string event, bool defaulted)
+      : builder_(profile, o.weight_by_period ? "period" : "samples", "", o.keep_stacks),
+        options_(o),
+        event_(std::move(event)),
+        event_defaulted_(defaulted) {}
 
   Profile profile;
 
@@ -301,6 +342,8 @@ class Reader {
     events_.add_all(other.events_);
     processes_.add_all(other.processes_);
     kept_ += other.kept_;
+    other_events_ += other.other_events_;
+    frameless_ += other.frameless_;
     python_samples_ += other.python_samples_;
     filtered_ += other.filtered_;
     untimed_kept_ = untimed_kept_ || other.untimed_kept_;
@@ -309,16 +352,24 @@ class Reader {
   }
 
   Expected<bool> finish(Diagnostics& diag) {
-    if (!options_.event.empty() && kept_ == 0 && filtered_ == 0)
+    if (!options_.event.empty() && kept_ == 0 && frameless_ == 0 && filtered_ == 0)
       return bad_usage(fmt::format("--event {}: {} has no samples of event {}; the file has {}",
                                    quote_input(options_.event), path_, quote_input(options_.event),
                                    events_.size() == 0 ? "no samples" : events_.list()));
-    if (kept_ == 0 && filtered_ > 0)
+    if (kept_ == 0 && frameless_ == 0 && filtered_ > 0)
       return bad_input(fmt::format("{}: no samples of the processes asked for (--pid/--comm); the file has {}", path_,
                                    processes_.size() == 0 ? "no samples" : processes_.list()));
-    if (options_.event.empty() && events_.size() > 1)
-      diag.warn(fmt::format("{}: samples of {} events are counted together ({}); pick one with --event", path_,
-                            events_.size(), events_.list()));
+    if (event_defaulted_ && events_.size() > 1)
+      diag.warn(
+          fmt::format("{}: samples of {} events ({}): only the first event's are kept, {} ({} other samples "
+                      "left out, as stackcollapse-perf.pl does); pick another with --event",
+                      path_, events_.size(), events_.list(), event_, other_events_));
+    if (frameless_ > 0)
+      diag.warn(
+          fmt::format("{}: {} sample(s) have no stack frames: the folded and flame outputs show them as their "
+                      "command alone (as stackcollapse-perf.pl does), the call graph leaves them out (as "
+                      "gprof2dot does)",
+                      path_, frameless_));
     using PythonView = formats::ReadOptions::PythonView;
     if (python_samples_ > 0 && options_.python == PythonView::kAuto)
       diag.warn(
@@ -364,7 +415,8 @@ class Reader {
     in_sample_ = true;
     frames_.clear();
     events_.add(h.event);
-    keep_ = options_.event.empty() || h.event == options_.event;
+    keep_ = event_.empty() || h.event == event_;
+    if (!keep_) ++other_events_;
     if (keep_ && (!options_.pids.empty() || !options_.comms.empty())) {
       processes_.add(fmt::format("{} (pid {})", h.comm, h.pid));
       if (!wanted_process(h)) {
@@ -412,6 +464,9 @@ class Reader {
       if (options_.python != formats::ReadOptions::PythonView::kOff) python_view();
       builder_.add_sample(frames_, weight_, weight_, comm_);
       ++kept_;
+    } else if (in_sample_ && keep_) {
+      builder_.add_frameless_sample(weight_, comm_);
+      ++frameless_;
     }
     in_sample_ = false;
     frames_.clear();
@@ -442,6 +497,10 @@ class Reader {
   detail::StackBuilder builder_;
   std::string_view comm_;  // the current sample's command (in the input)
   const formats::ReadOptions& options_;
+  std::string event_;
+  bool event_defaulted_ = false;
+  std::size_t other_events_ = 0;  // samples of other events, left out
+  std::size_t frameless_ = 0;     // kept samples without a frame
   Part part_{};
   std::string path_;
   bool in_sample_ = false;
@@ -473,7 +532,9 @@ bool sniff(std::string_view head) {
       return parse_frame(h.rest, f);
     }
     std::string_view next;
-    if (!scanner.next(next)) return true;
+    // (A header naming no event, `comm 1234`, is only one with a frame
+    // after it: a line of collapsed stacks looks the same.)
+    if (!scanner.next(next)) return !h.event.empty();
     Frame f;
     std::size_t lead = 0;
     while (lead < next.size() && is_blank(next[lead])) ++lead;
@@ -483,6 +544,18 @@ bool sniff(std::string_view head) {
 }
 
 namespace {
+
+// The event of the first sample header (empty when it names none).
+std::string first_event(std::string_view bytes) {
+  LineScanner scanner(bytes);
+  std::string_view line;
+  while (scanner.next(line)) {
+    if (line.empty() || line[0] == '#' || line[0] == '\t' || line[0] == ' ') continue;
+    Header h;
+    if (parse_header(line, h)) return std::string(h.event);
+  }
+  return {};
+}
 
 // Splits a large file in two at a sample boundary (an empty line) so both
 // cores can parse it; small files stay whole.
@@ -500,7 +573,11 @@ Expected<Profile> read(const InputFile& input, const formats::ReadOptions& optio
   std::vector<Part> parts = plan_parts(input, split_above);
   std::vector<std::unique_ptr<Reader>> readers;
   std::vector<std::optional<Error>> errors(parts.size());
-  for (std::size_t i = 0; i < parts.size(); ++i) readers.push_back(std::make_unique<Reader>(options));
+  // Without --event, the first sample's event is kept, as
+  // stackcollapse-perf.pl does: summing cycles and page faults means nothing.
+  std::string event = options.event.empty() ? first_event(input.bytes()) : options.event;
+  for (std::size_t i = 0; i < parts.size(); ++i)
+    readers.push_back(std::make_unique<Reader>(options, event, options.event.empty()));
   // Two workers take parts in turn; the merge below is in part order, so
   // the result does not depend on which worker read what.
   std::atomic<std::size_t> next{0};

@@ -2,11 +2,12 @@
 //
 // Grammar:
 //   sample  := header '\n' frame* ('\n' | next header)
-//   header  := comm [pid | pid/tid] ['[' cpu ']'] [time ':'] [period] event ':' [rest]
-//              (anchored at the time, else at the event after pid/cpu: comm
-//               may hold spaces or be one character; without -g, `rest` is
-//               one frame: ip sym (dso); older perf and -F selections print
-//               no time)
+//   header  := comm [pid | pid/tid] ['[' cpu ']'] [time ':'] [[period] event ':'] [rest]
+//              (anchored at the time, else at the event after pid/cpu, else
+//               at the last pid/cpu column the rest can follow: comm may hold
+//               spaces or be one character; without -g, `rest` is one frame:
+//               ip sym (dso); older perf and -F selections print no time,
+//               `-F comm,tid,ip,sym,dso` neither time nor event)
 //   frame   := '\t' hex-address ' ' symbol['+0x'offset] ' (' dso ')'
 //   srcline := two spaces, then text (perf script -F +srcline), ignored
 //   comment := '#' ...
@@ -32,7 +33,8 @@ inline constexpr std::size_t kSplitAbove = std::size_t{32} << 20;
 /// True when the head looks like perf script output.
 bool sniff(std::string_view head);
 
-/// Reads one perf script file: samples of `options.event` (all when empty),
+/// Reads one perf script file: samples of `options.event` (when empty, of
+/// the first sample's event, as stackcollapse-perf.pl keeps them),
 /// of the processes `options.pids` / commands `options.comms` (all when
 /// empty), each weighing 1 or its period. `split_above` is for tests.
 Expected<Profile> read(const InputFile& input, const formats::ReadOptions& options, Diagnostics& diag,

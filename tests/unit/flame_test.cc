@@ -111,6 +111,66 @@ TEST(Folded, EqualsStackcollapsePerfPlByteForByte) {
   EXPECT_EQ(r.out, test::read_file(flame_dir() / "flame.stackcollapse-pl.folded"));
 }
 
+// Real recordings of Debian programs (testdata/perf/real, see the README
+// there): frame pointers and DWARF, -F selections without time or event
+// (which graphgen refused and did not detect), several processes and
+// threads, fixed and varying periods, two events (the first one is kept,
+// as the reference does), samples with no frames (the reference writes the
+// command alone). Each is read without -f.
+TEST(Folded, EqualsStackcollapsePerfPlOnRealRecordings) {
+  fs::path real = test::testdata_dir() / "perf" / "real";
+  std::size_t compared = 0;
+  for (const auto& e : fs::directory_iterator(real)) {
+    std::string name = e.path().filename().string();
+    if (!name.ends_with(".perf.xz")) continue;
+    std::string stem = name.substr(0, name.size() - 8);
+    fs::path oracle = real / (stem + ".stackcollapse.folded");
+    if (!fs::exists(oracle)) continue;
+    SCOPED_TRACE(name);
+    auto r = test::graphgen({"-T", "folded", "--weight", "period", e.path().string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, test::read_file(oracle));
+    ++compared;
+  }
+  EXPECT_GE(compared, 13u);
+  // The other event of the two, chosen as stackcollapse-perf.pl's
+  // --event-filter chooses it.
+  auto other = test::graphgen(
+      {"-T", "folded", "--weight", "period", "--event", "task-clock", (real / "lua-events.perf.xz").string()});
+  ASSERT_EQ(other.exit_code, 0) << other.err;
+  EXPECT_EQ(other.out, test::read_file(real / "lua-events.stackcollapse-task-clock.folded"));
+  auto both = test::graphgen({"-T", "folded", (real / "lua-events.perf.xz").string()});
+  EXPECT_NE(both.err.find("only the first event's are kept, page-faults"), std::string::npos) << both.err;
+  // Frameless samples: the command alone, and a warning that says so.
+  auto frameless = test::graphgen({"-T", "folded", (real / "lua-kcallchains.perf.xz").string()});
+  EXPECT_TRUE(frameless.out.starts_with("lua5.4 120\n")) << frameless.out;
+  EXPECT_NE(frameless.err.find("120 sample(s) have no stack frames"), std::string::npos) << frameless.err;
+  // Filters rebuild the stacks: --hide removes no frame of theirs, --focus
+  // asks for one they lack.
+  auto hidden =
+      test::graphgen({"-T", "folded", "--hide", "exc_page_fault", (real / "lua-kcallchains.perf.xz").string()});
+  EXPECT_TRUE(hidden.out.starts_with("lua5.4 120\n")) << hidden.out;
+  EXPECT_EQ(hidden.out.find("exc_page_fault;"), std::string::npos);
+  auto focused =
+      test::graphgen({"-T", "folded", "--focus", "do_syscall_64", (real / "lua-kcallchains.perf.xz").string()});
+  EXPECT_EQ(focused.out.find("lua5.4 "), std::string::npos) << focused.out;
+}
+
+// Without -g, perf script prints the one frame on the header line and no
+// empty line between samples: stackcollapse-perf.pl writes nothing at all;
+// graphgen keeps each sample's frame under its command.
+TEST(Folded, RecordingsWithoutCallChainsKeepTheirOneFrame) {
+  auto r = test::graphgen({"-T", "folded", (test::testdata_dir() / "perf/real/sqlite-nog.perf.xz").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  long long samples = 0;
+  for (auto& [stack, count] : folded(r.out)) {
+    EXPECT_TRUE(stack.starts_with("sqlite3;")) << stack;
+    EXPECT_EQ(std::count(stack.begin(), stack.end(), ';'), 1) << stack;
+    samples += count;
+  }
+  EXPECT_EQ(samples, 104);
+}
+
 TEST(Folded, EqualsPerfsStackcollapseByMeaning) {
   // perf script report stackcollapse counts samples and writes [unknown].
   auto r = test::graphgen({"-T", "folded", (flame_dir() / "flame.perf").string()});

@@ -321,7 +321,8 @@ void add_options(CLI::App& app, Args& a) {
       ->type_name("SELECTOR");
   app.add_option("--event", a.event,
                  "callgrind: the event (cost column) to graph [default: the first]; perf: keep only samples of "
-                 "this event [default: all]; an event the profile lacks is an error")
+                 "this event [default: the first sample's, as stackcollapse-perf.pl]; an event the profile lacks is "
+                 "an error")
       ->type_name("NAME");
   app.add_option("--total", a.total,
                  "how totals of sampled stacks are computed: callratios (gprof2dot's call-ratio integration) or "
