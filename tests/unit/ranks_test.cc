@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -169,6 +170,28 @@ TEST(Ranks, CsvHasEveryFunctionWithThePythonNumbers) {
     }
   }
   EXPECT_EQ(rows, want["functions"].size());
+}
+
+// Names are data: one a spreadsheet would run as a formula starts with ',
+// bytes that are not UTF-8 and NUL become U+FFFD (Python's csv and pandas
+// read the file back).
+TEST(Ranks, CsvNamesCannotBeFormulasOrBreakTheFile) {
+  fs::path dir = test::temp_dir();
+  const char a[] = "main;=cmd|calc;x\xff 3\nmain;@SUM(1) 2\nmain;a\"b,c\x00 1\n";
+  const char b[] = "main;=cmd|calc;x\xff 5\nmain;+1 1\n";
+  {
+    std::ofstream(dir / "r0.folded", std::ios::binary).write(a, sizeof a - 1);
+    std::ofstream(dir / "r1.folded", std::ios::binary).write(b, sizeof b - 1);
+  }
+  auto r = test::graphgen({"-T", "ranks.csv", (dir / "r0.folded").string(), (dir / "r1.folded").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\n'=cmd|calc,'=cmd|calc,"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n'@SUM(1),'@SUM(1),"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n'+1,'+1,"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nx\xEF\xBF\xBD,"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n\"a\"\"b,c\xEF\xBF\xBD\","), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find('\0'), std::string::npos);
+  fs::remove_all(dir);
 }
 
 TEST(Ranks, TextTableSortsByImbalanceAndHonoursTop) {
