@@ -37,6 +37,12 @@ std::size_t utf8_length(std::string_view s, std::size_t i) {
 
 constexpr std::string_view kReplacement = "\xEF\xBF\xBD";
 
+// DEL and the C1 controls (U+0080-U+009F): valid UTF-8, but HTML5 parsers
+// report them as invalid code points.
+bool del_or_c1(std::string_view piece) {
+  return piece == "\x7F" || (piece.size() == 2 && piece[0] == '\xC2' && static_cast<unsigned char>(piece[1]) < 0xA0);
+}
+
 // Calls emit(piece) for each valid piece of s, kReplacement for bad bytes.
 template <typename Emit>
 void each_valid(std::string_view s, Emit emit) {
@@ -66,6 +72,10 @@ std::string xml_text(std::string_view s) {
   std::string out;
   out.reserve(s.size() + 8);
   each_valid(s, [&](std::string_view piece) {
+    if (del_or_c1(piece)) {
+      out += kReplacement;
+      return;
+    }
     if (piece.size() > 1) {
       out += piece;
       return;
@@ -101,6 +111,10 @@ std::string json_text(std::string_view s, bool in_html) {
   std::string out = "\"";
   out.reserve(s.size() + 2);
   each_valid(s, [&](std::string_view piece) {
+    if (in_html && del_or_c1(piece)) {
+      out += fmt::format("\\u{:04x}", piece.size() == 1 ? 0x7F : static_cast<unsigned char>(piece[1]));
+      return;
+    }
     if (piece.size() > 1) {
       out += piece;
       return;

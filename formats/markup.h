@@ -13,11 +13,13 @@ namespace graphgen::formats {
 std::string valid_utf8(std::string_view s);
 
 /// For XML/HTML text and attribute values: & < > " ' escaped, control
-/// characters (other than tab and newline) replaced by U+FFFD.
+/// characters (other than tab and newline), DEL and the C1 controls
+/// replaced by U+FFFD.
 std::string xml_text(std::string_view s);
 
-/// A JSON string literal, quotes included. `in_html` also escapes '<', '>'
-/// and '&' so the JSON can sit inside an HTML <script> element.
+/// A JSON string literal, quotes included. `in_html` also escapes '<', '>',
+/// '&', DEL and the C1 controls so the JSON can sit inside an HTML <script>
+/// element.
 std::string json_text(std::string_view s, bool in_html = false);
 
 /// A JSON number: the shortest form that reads back the same; null for

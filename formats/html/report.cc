@@ -58,9 +58,13 @@ Expected<std::string> write(const Profile& p, std::size_t event, const CallGraph
   const std::string unit = flame::unit_name(p, event);
   std::string data;
   data.reserve(output_reservation(o.max_bytes, 4096 + p.functions.size() * 120 + tree.frames.size() * 24));
+  // The total is what the self column adds up to, as pstats' "in T seconds"
+  // (cProfile's cumulative times can run a little over it).
+  double self_sum = 0;
+  for (FuncId f = 0; f < p.functions.size() && f < totals.nodes.size(); ++f) self_sum += node_self(totals, f);
   data += fmt::format("{{\"title\":{},\"creator\":{},\"event\":{},\"unit\":{},\"time\":{},\"total\":{},",
                       json_text(o.title, true), json_text(o.creator, true), json_text(p.str(ev.name), true),
-                      json_text(unit, true), time ? "true" : "false", num(shown_whole(totals)));
+                      json_text(unit, true), time ? "true" : "false", num(self_sum));
   // The table: [label, file, line, self, inclusive, calls, primitive calls].
   data += "\"functions\":[";
   bool first = true;
