@@ -38,10 +38,11 @@ jobs=${GRAPHGEN_JOBS:-$(nproc 2>/dev/null || echo 2)}
 #   valgrind                           tests check written callgrind files with callgrind_annotate
 #   xz-utils                           bench/ decompresses ../shared/bench
 #   python3                            the conformance comparators in ../shared
+#   python3-html5lib                   the invariant suite parses every HTML output as HTML5
 packages=(cmake g++ ninja-build pkg-config libgraphviz-dev libpng-dev libspdlog-dev libfmt-dev libcli11-dev
           zlib1g-dev libbz2-dev liblzma-dev libzstd-dev libzip-dev libexpat1-dev libsimdjson-dev help2man
           python3-dev python3-numpy libopenmpi-dev openmpi-bin chromium
-          libgtest-dev clang-format nlohmann-json3-dev valgrind xz-utils)
+          libgtest-dev clang-format nlohmann-json3-dev valgrind xz-utils python3-html5lib)
 
 say() { printf 'dev.sh: %s\n' "$*" >&2; }
 
