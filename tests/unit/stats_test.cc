@@ -28,7 +28,7 @@ const std::vector<std::vector<std::string>> kVariants = {
     // groups and back references, look-behind, \A. std::regex ignored them
     // (every function listed, exit 0).
     {"--restrict", "(?i)(?<=/)MAIN|DUMP"},
-    {"--restrict", "(?P<c>[a-z])(?P=c)"},
+    {"--restrict", "(?P<c>[g-z])(?P=c)"},  // (not hex: code objects print their address)
     {"--sort", "name", "--restrict", "\\A[^/]"},
 };
 
