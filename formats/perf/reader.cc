@@ -535,10 +535,13 @@ bool sniff(std::string_view head) {
     // (A header naming no event, `comm 1234`, is only one with a frame
     // after it: a line of collapsed stacks looks the same.)
     if (!scanner.next(next)) return !h.event.empty();
+    // A sample with no frames (`--max-stack=0`, a recording without
+    // user call chains) is its header and the empty line ending it.
+    if (next.empty()) return !h.event.empty();
     Frame f;
     std::size_t lead = 0;
     while (lead < next.size() && is_blank(next[lead])) ++lead;
-    return !next.empty() && next[0] == '\t' && parse_frame(next.substr(lead), f);
+    return next[0] == '\t' && parse_frame(next.substr(lead), f);
   }
   return false;
 }
