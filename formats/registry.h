@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/read_options.h"
 #include "dot/dot_writer.h"
 #include "graphgen/analysis/graph.h"
 #include "graphgen/analysis/ranks.h"
@@ -27,7 +28,6 @@
 #include "graphgen/error.h"
 #include "graphgen/io.h"
 #include "graphgen/profile.h"
-#include "read_options.h"
 #include "stats/writer.h"
 
 namespace graphgen::formats {

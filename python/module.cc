@@ -130,7 +130,7 @@ bool read_source(PyObject* source, Source& out) {
 
 // The keyword options as a command line, parsed by the CLI's own parser so
 // that names, checks and messages are the same.
-std::optional<formats::Request> request_of(PyObject* kwargs, const Source& source, const std::string& output,
+std::optional<pipeline::Request> request_of(PyObject* kwargs, const Source& source, const std::string& output,
                                            const std::string& format) {
   std::vector<std::string> args = {"graphgen"};
   if (kwargs) {
@@ -204,19 +204,19 @@ std::optional<formats::Request> request_of(PyObject* kwargs, const Source& sourc
 }
 
 // Runs the conversion without the GIL; warnings become Python warnings.
-PyObject* convert(Source& source, const formats::Request& request, std::string& out) {
+PyObject* convert(Source& source, const pipeline::Request& request, std::string& out) {
   Diagnostics diag;
   std::optional<Error> error;
   Py_BEGIN_ALLOW_THREADS;
   if (source.profile) {
-    formats::Output o;
-    auto ok = formats::convert_profile(std::move(*source.profile), formats::cprofile_format(), request, diag, o);
+    pipeline::Output o;
+    auto ok = pipeline::convert_profile(std::move(*source.profile), formats::cprofile_format(), request, diag, o);
     if (ok)
       out = std::move(o.bytes);
     else
       error = ok.error();
   } else {
-    auto o = formats::convert(request, diag);
+    auto o = pipeline::convert(request, diag);
     if (o)
       out = std::move(o->bytes);
     else
@@ -339,7 +339,7 @@ PyObject* graph_save(PyObject* self, PyObject* args) {
     return nullptr;
   }
   Diagnostics diag;
-  auto format = formats::resolve_output_format("", path, diag);
+  auto format = pipeline::resolve_output_format("", path, diag);
   if (!format) return raise(format.error());
   auto* g = reinterpret_cast<GraphObject*>(self);
   std::string bytes;

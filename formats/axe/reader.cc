@@ -5,7 +5,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "gprof_text.h"
+#include "common/gprof_text.h"
 #include "graphgen/flat_index.h"
 #include "graphgen/text.h"
 

@@ -25,10 +25,10 @@
 
 #include <string_view>
 
+#include "common/read_options.h"
 #include "graphgen/error.h"
 #include "graphgen/io.h"
 #include "graphgen/profile.h"
-#include "read_options.h"
 
 namespace graphgen::axe {
 

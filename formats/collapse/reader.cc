@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
+#include "graphgen/analysis/stacks.h"
 #include "graphgen/text.h"
-#include "stacks.h"
 
 namespace graphgen::collapse {
 

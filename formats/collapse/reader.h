@@ -10,10 +10,10 @@
 #include <string_view>
 #include <vector>
 
+#include "common/read_options.h"
 #include "graphgen/error.h"
 #include "graphgen/io.h"
 #include "graphgen/profile.h"
-#include "read_options.h"
 
 namespace graphgen::collapse {
 

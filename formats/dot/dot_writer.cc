@@ -12,10 +12,10 @@
 #include <map>
 #include <optional>
 
+#include "common/markup.h"
 #include "graphgen/analysis/merge.h"
 #include "graphgen/labels.h"
 #include "graphgen/text.h"
-#include "markup.h"
 
 namespace graphgen::dot {
 

@@ -4,8 +4,8 @@
 
 #include <vector>
 
+#include "graphgen/analysis/stacks.h"
 #include "graphgen/text.h"
-#include "stacks.h"
 
 namespace graphgen::dtrace {
 

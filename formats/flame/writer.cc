@@ -6,8 +6,8 @@
 #include <cmath>
 #include <string_view>
 
+#include "common/markup.h"
 #include "flame/flame_js.h"
-#include "markup.h"
 
 namespace graphgen::flame {
 namespace {

@@ -5,8 +5,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "graphgen/analysis/stacks.h"
 #include "graphgen/text.h"
-#include "stacks.h"
 
 namespace graphgen::hprof {
 

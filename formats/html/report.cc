@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "common/markup.h"
 #include "flame/writer.h"
 #include "graphgen/labels.h"
 #include "html/report_css.h"
 #include "html/report_js.h"
-#include "markup.h"
 #include "ranks/writer.h"
 
 namespace graphgen::html {

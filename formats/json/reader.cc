@@ -7,7 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "stacks.h"
+#include "graphgen/analysis/stacks.h"
 
 namespace graphgen::json {
 

@@ -9,10 +9,10 @@
 #include <thread>
 
 #include "graphgen/analysis/merge.h"
+#include "graphgen/analysis/stacks.h"
 #include "graphgen/flat_index.h"
 #include "graphgen/text.h"
 #include "python.h"
-#include "stacks.h"
 
 namespace graphgen::perf {
 

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/markup.h"
 #include "graphgen/labels.h"
-#include "markup.h"
 
 namespace graphgen::ranks {
 

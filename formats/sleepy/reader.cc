@@ -10,8 +10,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "graphgen/analysis/stacks.h"
 #include "graphgen/text.h"
-#include "stacks.h"
 
 namespace graphgen::sleepy {
 

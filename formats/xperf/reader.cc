@@ -7,8 +7,8 @@
 #include <cmath>
 #include <vector>
 
+#include "graphgen/analysis/stacks.h"
 #include "graphgen/text.h"
-#include "stacks.h"
 
 namespace graphgen::xperf {
 

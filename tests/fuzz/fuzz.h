@@ -9,9 +9,9 @@
 #include <cstdint>
 #include <string>
 
+#include "common/read_options.h"
 #include "graphgen/error.h"
 #include "graphgen/io.h"
-#include "read_options.h"
 
 namespace graphgen::fuzz {
 

@@ -2,7 +2,7 @@
 // then the passes and every writer that is not Graphviz's (dot, callgrind,
 // pstats, the text report, folded stacks, the flame graph, the HTML report),
 // with a selection and a strip for good measure.
-#include "decompress.h"
+#include "common/decompress.h"
 #include "fuzz.h"
 #include "pipeline.h"
 
@@ -20,7 +20,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     auto profile = (*format)->read(*in, fuzz::options(in->bytes().size()), diag);  // each writer its own copy
     fuzz::check(profile);
     if (!profile) return 0;
-    formats::Request r;
+    pipeline::Request r;
     r.output = &out;
     r.graph.node_threshold_percent = 0;
     r.graph.edge_threshold_percent = 0;
@@ -28,9 +28,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     r.write.dot.strip = true;
     r.write.source_root = "/nonexistent-fuzz-root";
     r.write.report_graph = false;
-    formats::Output o;
+    pipeline::Output o;
     o.input_bytes = size;
-    fuzz::check(formats::convert_profile(std::move(profile).value(), **format, r, diag, o));
+    fuzz::check(pipeline::convert_profile(std::move(profile).value(), **format, r, diag, o));
   }
   return 0;
 }

@@ -76,7 +76,7 @@ TEST(Each, OneFailureIsReportedAndTheOthersAreWritten) {
 }
 
 TEST(Each, TemplatesAndTheirMistakes) {
-  using formats::each_output_path;
+  using pipeline::each_output_path;
   EXPECT_EQ(*each_output_path("png/{stem}.png", "runs/cpu_12.prof.gz", 3), "png/cpu_12.png");
   EXPECT_EQ(*each_output_path("{dir}/{name}.dot", "runs/cpu_12.prof", 3), "runs/cpu_12.prof.dot");
   EXPECT_EQ(*each_output_path("{dir}/{name}.dot", "cpu_12.prof", 3), "./cpu_12.prof.dot");
@@ -113,12 +113,12 @@ TEST(Each, ResultsComeBackFromEveryWorker) {
   // order the workers finished in.
   std::vector<std::string> names;
   fs::path dir = rank_files(16, names);
-  formats::Request r;
+  pipeline::Request r;
   for (const std::string& n : names) r.inputs.push_back((dir / n).string());
   r.output = formats::find_output_format("dot");
   std::size_t calls = 0;
-  auto results = formats::run_each(r, (dir / "{stem}.dot").string(), 2,
-                                   [&](const formats::EachResult&, std::size_t done) { EXPECT_EQ(done, ++calls); });
+  auto results = pipeline::run_each(r, (dir / "{stem}.dot").string(), 2,
+                                    [&](const pipeline::EachResult&, std::size_t done) { EXPECT_EQ(done, ++calls); });
   ASSERT_TRUE(results.has_value()) << results.error().message;
   ASSERT_EQ(results->size(), 16u);
   EXPECT_EQ(calls, 16u);

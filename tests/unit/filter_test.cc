@@ -3,7 +3,7 @@
 // folded by call ratios), in every output; and perf's Python frames
 // (python -X perf_jit, testdata/pyperf) with the mixed Python/C view and
 // one [unknown] per DSO.
-#include "filter.h"
+#include "graphgen/analysis/filter.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -32,19 +32,19 @@ constexpr const char* kStacks =
 Profile stacks() { return test::read_ok({test::write_temp("s.folded", kStacks)}, "collapse"); }
 
 // Filters with one option set.
-formats::Filters with(std::vector<std::string> formats::Filters::*option, std::vector<std::string> re) {
-  formats::Filters f;
+Filters with(std::vector<std::string> Filters::*option, std::vector<std::string> re) {
+  Filters f;
   f.*option = std::move(re);
   return f;
 }
-formats::Filters hide(std::vector<std::string> re) { return with(&formats::Filters::hide, std::move(re)); }
-formats::Filters focus_on(std::vector<std::string> re) { return with(&formats::Filters::focus, std::move(re)); }
-formats::Filters ignoring(std::vector<std::string> re) { return with(&formats::Filters::ignore, std::move(re)); }
-formats::Filters showing(std::vector<std::string> re) { return with(&formats::Filters::show, std::move(re)); }
+Filters hide(std::vector<std::string> re) { return with(&Filters::hide, std::move(re)); }
+Filters focus_on(std::vector<std::string> re) { return with(&Filters::focus, std::move(re)); }
+Filters ignoring(std::vector<std::string> re) { return with(&Filters::ignore, std::move(re)); }
+Filters showing(std::vector<std::string> re) { return with(&Filters::show, std::move(re)); }
 
-Profile filtered(Profile p, const formats::Filters& f, Diagnostics* diag = nullptr) {
+Profile filtered(Profile p, const Filters& f, Diagnostics* diag = nullptr) {
   Diagnostics local;
-  auto ok = formats::apply_filters(p, f, diag ? *diag : local);
+  auto ok = apply_filters(p, f, diag ? *diag : local);
   EXPECT_TRUE(ok) << (ok ? "" : ok.error().message);
   return p;
 }
@@ -124,7 +124,7 @@ TEST(Filters, ShowKeepsOnlyMatchingFrames) {
 TEST(Filters, CombineAsPprofDoes) {
   // Focus is decided on the stacks before hiding: main;alpha;beta and main;delta;beta.
   Profile p = filtered(stacks(), [] {
-    formats::Filters f = focus_on({"^beta$"});
+    Filters f = focus_on({"^beta$"});
     f.hide = {"^alpha$"};
     return f;
   }());
@@ -155,7 +155,7 @@ TEST(Filters, AnExpressionMatchingNothingIsSaidAndChangesNothing) {
 }
 
 TEST(Filters, BadExpressionsAreUsageErrors) {
-  auto bad = formats::check_filters(focus_on({"a("}));
+  auto bad = check_filters(focus_on({"a("}));
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error().kind, Error::Kind::kBadUsage);
   EXPECT_NE(bad.error().message.find("--focus 'a(': expected a POSIX extended regular expression"), std::string::npos)

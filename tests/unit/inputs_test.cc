@@ -12,8 +12,8 @@ namespace graphgen {
 namespace {
 
 namespace fs = std::filesystem;
-using formats::expand_inputs;
-using formats::natural_less;
+using pipeline::expand_inputs;
+using pipeline::natural_less;
 
 TEST(Inputs, NaturalOrderPutsRank2BeforeRank10) {
   std::vector<std::string> names = {"cpu_10.prof", "cpu_2.prof", "cpu_1.prof", "cpu_02.prof", "a", "cpu_100.prof"};

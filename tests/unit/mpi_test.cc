@@ -23,11 +23,11 @@ std::vector<std::string> mpi_ranks() {
 
 // What graphgen writes for `inputs` as `output` (a format name), in one read.
 std::string whole(const std::vector<std::string>& inputs, const char* output) {
-  formats::Request r;
+  pipeline::Request r;
   r.inputs = inputs;
   r.output = formats::find_output_format(output);
   Diagnostics diag;
-  auto out = formats::convert(r, diag);
+  auto out = pipeline::convert(r, diag);
   EXPECT_TRUE(out.has_value()) << out.error().message;
   return out ? out->bytes : "";
 }
@@ -35,39 +35,39 @@ std::string whole(const std::vector<std::string>& inputs, const char* output) {
 // The same read in shares cut at `cuts` (merge positions), each share sent
 // through the wire encoding, then combined in order.
 std::string in_shares(const std::vector<std::string>& inputs, const char* output, std::vector<std::size_t> cuts) {
-  formats::Request r;
+  pipeline::Request r;
   r.inputs = inputs;
   r.output = formats::find_output_format(output);
   Diagnostics diag;
-  auto format = formats::input_format_of(r);
+  auto format = pipeline::input_format_of(r);
   EXPECT_TRUE(format.has_value());
   if (!format) return "";
   const bool ranks = r.output->needs == formats::Needs::kRanks;
   cuts.insert(cuts.begin(), 0);
   cuts.push_back(inputs.size());
-  std::optional<formats::MergedShare> all;
+  std::optional<pipeline::MergedShare> all;
   for (std::size_t k = 0; k + 1 < cuts.size(); ++k) {
-    auto share = formats::read_share(r, **format, cuts[k], cuts[k + 1], ranks, diag);
+    auto share = pipeline::read_share(r, **format, cuts[k], cuts[k + 1], ranks, diag);
     EXPECT_TRUE(share.has_value()) << share.error().message;
     if (!share) return "";
-    std::string bytes = formats::encode_share(*share);
-    auto back = formats::decode_share(bytes, r, **format, "share " + std::to_string(k));
+    std::string bytes = pipeline::encode_share(*share);
+    auto back = pipeline::decode_share(bytes, r, **format, "share " + std::to_string(k));
     EXPECT_TRUE(back.has_value()) << back.error().message;
     if (!back) return "";
     if (!all) {
       all = std::move(back).value();
     } else {
-      auto ok = formats::combine_shares(*all, std::move(back).value());
+      auto ok = pipeline::combine_shares(*all, std::move(back).value());
       EXPECT_TRUE(ok.has_value()) << ok.error().message;
     }
   }
   RankTable table;
-  auto profile = formats::finish_share(std::move(*all), r, diag, ranks ? &table : nullptr);
+  auto profile = pipeline::finish_share(std::move(*all), r, diag, ranks ? &table : nullptr);
   EXPECT_TRUE(profile.has_value());
   if (!profile) return "";
-  formats::Output out;
+  pipeline::Output out;
   if (ranks) out.ranks = std::move(table);
-  auto ok = formats::convert_profile(std::move(profile).value(), **format, r, diag, out);
+  auto ok = pipeline::convert_profile(std::move(profile).value(), **format, r, diag, out);
   EXPECT_TRUE(ok.has_value()) << ok.error().message;
   return out.bytes;
 }
@@ -98,17 +98,17 @@ TEST(Shares, CombinedSharesEqualOneReadByteForByte) {
 }
 
 TEST(Shares, DamagedMessagesAreErrors) {
-  formats::Request r;
+  pipeline::Request r;
   r.inputs = mpi_ranks();
   r.output = formats::find_output_format("pstats");
   Diagnostics diag;
-  auto format = formats::input_format_of(r);
+  auto format = pipeline::input_format_of(r);
   ASSERT_TRUE(format.has_value());
-  auto share = formats::read_share(r, **format, 0, 2, true, diag);
+  auto share = pipeline::read_share(r, **format, 0, 2, true, diag);
   ASSERT_TRUE(share.has_value());
-  std::string bytes = formats::encode_share(*share);
+  std::string bytes = pipeline::encode_share(*share);
   for (std::size_t cut : {std::size_t{0}, std::size_t{3}, bytes.size() / 2, bytes.size() - 1}) {
-    auto back = formats::decode_share(std::string_view(bytes).substr(0, cut), r, **format, "process 3");
+    auto back = pipeline::decode_share(std::string_view(bytes).substr(0, cut), r, **format, "process 3");
     ASSERT_FALSE(back.has_value()) << cut;
     EXPECT_TRUE(back.error().message.starts_with("process 3: ")) << back.error().message;
   }

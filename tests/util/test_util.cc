@@ -148,13 +148,13 @@ fs::path write_temp(const std::string& name, const std::string& text) {
 
 Expected<Profile> read_profiles(const std::vector<fs::path>& paths, const std::string& format,
                                 const formats::ReadOptions& options, Diagnostics* diag) {
-  formats::Request r;
+  pipeline::Request r;
   for (const fs::path& p : paths) r.inputs.push_back(p.string());
   r.input_format = format;
   r.read = options;
   Diagnostics local;
   const formats::InputFormat* f = nullptr;
-  return formats::read_and_merge(r, f, diag ? *diag : local);
+  return pipeline::read_and_merge(r, f, diag ? *diag : local);
 }
 
 Profile read_ok(const std::vector<fs::path>& paths, const std::string& format, const formats::ReadOptions& options) {

@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "common/read_options.h"
 #include "graphgen/error.h"
 #include "graphgen/profile.h"
-#include "read_options.h"
 
 namespace graphgen::test {
 

@@ -55,7 +55,7 @@ std::string receive(int from) {
 // A process's result on its way to process 0: its share, or the first
 // error met in its shares (in input order), and the warnings.
 struct Result {
-  std::optional<formats::MergedShare> share;
+  std::optional<pipeline::MergedShare> share;
   std::optional<Error> error;
   std::vector<std::string> warnings;
 };
@@ -69,12 +69,13 @@ std::string encode(const Result& r) {
     w.put(r.error->kind);
     w.bytes(r.error->message);
   } else {
-    w.bytes(formats::encode_share(*r.share));
+    w.bytes(pipeline::encode_share(*r.share));
   }
   return w.take();
 }
 
-Result decode(const std::string& bytes, const formats::Request& request, const formats::InputFormat& format, int from) {
+Result decode(const std::string& bytes, const pipeline::Request& request, const formats::InputFormat& format,
+              int from) {
   Result r;
   wire::Reader in(bytes);
   const std::string who = fmt::format("graphgen-mpi process {}", from);
@@ -92,7 +93,7 @@ Result decode(const std::string& bytes, const formats::Request& request, const f
     r.error = bad_input(fmt::format("{}: a damaged message", who));
     return r;
   }
-  auto decoded = formats::decode_share(share, request, format, who);
+  auto decoded = pipeline::decode_share(share, request, format, who);
   if (decoded)
     r.share = std::move(decoded).value();
   else
@@ -115,7 +116,7 @@ int run(const cli::Args& a, int rank, int size) {
   if (auto ok = check_output_is_not_an_input(a.output, request->inputs); !ok) return usage(ok.error());
 
   // Every process finds the format the same way (from the first input).
-  auto format = formats::input_format_of(*request);
+  auto format = pipeline::input_format_of(*request);
   if (!format) return usage(format.error());
   if (auto ok = formats::check_pair(**format, *request->output); !ok) return usage(ok.error());
   const bool ranks = request->output->needs == formats::Needs::kRanks || request->write.imbalance;
@@ -125,7 +126,7 @@ int run(const cli::Args& a, int rank, int size) {
   const std::size_t begin = n * static_cast<std::size_t>(rank) / static_cast<std::size_t>(size);
   const std::size_t end = n * static_cast<std::size_t>(rank + 1) / static_cast<std::size_t>(size);
   Result mine;
-  auto share = formats::read_share(*request, **format, begin, end, ranks, diag);
+  auto share = pipeline::read_share(*request, **format, begin, end, ranks, diag);
   mine.warnings = diag.warnings();
   diag.clear();
   if (share)
@@ -149,7 +150,7 @@ int run(const cli::Args& a, int rank, int size) {
       mine.share.reset();
       continue;
     }
-    if (auto ok = formats::combine_shares(*mine.share, std::move(*theirs.share)); !ok) {
+    if (auto ok = pipeline::combine_shares(*mine.share, std::move(*theirs.share)); !ok) {
       mine.error = ok.error();
       mine.share.reset();
     }
@@ -162,16 +163,16 @@ int run(const cli::Args& a, int rank, int size) {
     cli::report(warnings, a.quiet);
     return fail(*mine.error);
   }
-  formats::Output out;
+  pipeline::Output out;
   out.input_bytes = mine.share->input_bytes;
   RankTable table;
-  auto profile = formats::finish_share(std::move(*mine.share), *request, warnings, ranks ? &table : nullptr);
+  auto profile = pipeline::finish_share(std::move(*mine.share), *request, warnings, ranks ? &table : nullptr);
   if (!profile) {
     cli::report(warnings, a.quiet);
     return fail(profile.error());
   }
   if (ranks) out.ranks = std::move(table);
-  auto ok = formats::convert_profile(std::move(profile).value(), **format, *request, warnings, out);
+  auto ok = pipeline::convert_profile(std::move(profile).value(), **format, *request, warnings, out);
   cli::report(warnings, a.quiet);
   if (!ok) return fail(ok.error());
   auto written = write_output(a.output, out.bytes);

@@ -93,15 +93,15 @@ void report(const Diagnostics& diag, bool quiet) {
 }
 
 // The request the command line asks for, or the usage error.
-Expected<formats::Request> make_request(const Args& a, Diagnostics& diag) {
-  formats::Request r;
-  auto inputs = formats::expand_inputs(a.inputs);
+Expected<pipeline::Request> make_request(const Args& a, Diagnostics& diag) {
+  pipeline::Request r;
+  auto inputs = pipeline::expand_inputs(a.inputs);
   if (!inputs) return inputs.error();
   r.inputs = std::move(inputs).value();
   r.input_format = a.format;
   auto output = a.kcachegrind && a.to.empty() && a.output == "-"
                     ? Expected<const formats::OutputFormat*>(&formats::kcachegrind_format())
-                    : formats::resolve_output_format(a.to, a.output, diag);
+                    : pipeline::resolve_output_format(a.to, a.output, diag);
   if (!output) return output.error();
   r.output = *output;
   if (a.kcachegrind && r.output != &formats::kcachegrind_format())
@@ -121,7 +121,7 @@ Expected<formats::Request> make_request(const Args& a, Diagnostics& diag) {
   using PythonView = formats::ReadOptions::PythonView;
   r.read.python = a.python ? PythonView::kOn : a.no_python ? PythonView::kOff : PythonView::kAuto;
   r.filters = {a.focus, a.ignore, a.hide, a.show};
-  if (auto ok = formats::check_filters(r.filters); !ok) return ok.error();
+  if (auto ok = check_filters(r.filters); !ok) return ok.error();
   // Readers keep the detail only writers of the whole profile show.
   r.read.keep_positions = r.output->needs != formats::Needs::kGraph && a.list_functions.empty();
   // Sample stacks are kept only for the outputs that draw them.
@@ -130,7 +130,7 @@ Expected<formats::Request> make_request(const Args& a, Diagnostics& diag) {
       r.output->needs == formats::Needs::kStacks || r.output->needs == formats::Needs::kReport || !r.filters.empty();
   r.event = a.event;
 
-  r.graph.total = a.total == "callstacks" ? formats::TotalMethod::kCallStacks : formats::TotalMethod::kCallRatios;
+  r.graph.total = a.total == "callstacks" ? pipeline::TotalMethod::kCallStacks : pipeline::TotalMethod::kCallRatios;
   r.graph.node_threshold_percent = a.node_thres;
   r.graph.edge_threshold_percent = a.edge_thres;
   r.graph.paths = a.paths;

@@ -79,7 +79,7 @@ std::string output_formats_help();
 int parse(CLI::App& app, int argc, char** argv, std::string_view tool);
 
 /// The request the options ask for, or the usage error.
-Expected<formats::Request> make_request(const Args& a, Diagnostics& diag);
+Expected<pipeline::Request> make_request(const Args& a, Diagnostics& diag);
 
 /// -k: the path the callgrind output goes to (-o, else a new temporary
 /// file, which is kept for the viewer).

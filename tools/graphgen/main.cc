@@ -1,7 +1,7 @@
 // graphgen: read profiles, build one call graph, write what the user wants.
 // Option names and defaults follow gprof2dot so its users need not relearn.
 // This file only maps the command line to a pipeline request and prints what
-// comes back: formats and passes live in the library (formats/pipeline.h),
+// comes back: formats and passes live in the library (pipeline/pipeline.h),
 // the options in cli.cc (shared with graphgen-mpi).
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
@@ -24,11 +24,11 @@ using cli::kExitOk;
 
 // --each: every input to its own output, on all cores; one line per failure,
 // progress on a terminal, and the worst failure's exit status.
-int run_each(const cli::Args& a, const formats::Request& request) {
+int run_each(const cli::Args& a, const pipeline::Request& request) {
   const bool progress = ::isatty(STDERR_FILENO) && !a.quiet;
   std::size_t failed = 0;
   int status = kExitOk;
-  auto results = formats::run_each(request, a.output, a.jobs, [&](const formats::EachResult& r, std::size_t done) {
+  auto results = pipeline::run_each(request, a.output, a.jobs, [&](const pipeline::EachResult& r, std::size_t done) {
     if (progress) std::fprintf(stderr, "\r\033[K");
     if (!a.quiet)
       for (const std::string& w : r.warnings) spdlog::warn("{}", one_line(w));
@@ -67,7 +67,7 @@ int run(cli::Args& a) {
   if (a.each) return run_each(a, *request);
   if (a.list_functions.empty())
     if (auto ok = check_output_is_not_an_input(a.output, request->inputs); !ok) return fail(ok.error());
-  auto output = formats::convert(*request, diag);
+  auto output = pipeline::convert(*request, diag);
   cli::report(diag, a.quiet);
   if (!output) return fail(output.error());
   // --list-functions prints to standard output whatever -o says.

@@ -167,8 +167,8 @@ int run_python(const Args& a, const RunTarget& target) {
   if (Py_FinalizeEx() < 0 && exit_status == 0) exit_status = 120;
   if (!profile) return exit_status;  // nothing ran: the program's message said why
 
-  formats::Output out;
-  auto ok = formats::convert_profile(std::move(*profile), formats::cprofile_format(), *request, diag, out);
+  pipeline::Output out;
+  auto ok = pipeline::convert_profile(std::move(*profile), formats::cprofile_format(), *request, diag, out);
   report(diag, a.quiet);
   if (!ok) {
     int code = fail(ok.error());

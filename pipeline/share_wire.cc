@@ -4,7 +4,9 @@
 
 #include "graphgen/wire.h"
 
-namespace graphgen::formats {
+namespace graphgen::pipeline {
+
+using namespace formats;
 
 std::string encode_share(const MergedShare& s) {
   wire::Writer w;
@@ -53,4 +55,4 @@ Expected<MergedShare> decode_share(std::string_view bytes, const Request& reques
   return s;
 }
 
-}  // namespace graphgen::formats
+}  // namespace graphgen::pipeline

@@ -15,14 +15,21 @@
 #include <utility>
 #include <vector>
 
-#include "filter.h"
+#include "graphgen/analysis/filter.h"
 #include "graphgen/analysis/merge.h"
 #include "graphgen/analysis/ranks.h"
 #include "graphgen/error.h"
 #include "graphgen/profile.h"
 #include "registry.h"
 
-namespace graphgen::formats {
+namespace graphgen::pipeline {
+
+// The formats' rows and options the pipeline's requests name.
+using formats::InputFormat;
+using formats::Needs;
+using formats::OutputFormat;
+using formats::ReadOptions;
+using formats::WriteOptions;
 
 /// How a graph's totals are computed when the profile does not report them.
 enum class TotalMethod {
@@ -146,4 +153,4 @@ Expected<Profile> finish_share(MergedShare share, const Request& request, Diagno
 Expected<Profile> read_and_merge(const Request& request, const InputFormat*& format, Diagnostics& diag,
                                  std::size_t* input_bytes = nullptr, RankTable* ranks = nullptr);
 
-}  // namespace graphgen::formats
+}  // namespace graphgen::pipeline

@@ -16,7 +16,7 @@
 #include "graphgen/error.h"
 #include "pipeline.h"
 
-namespace graphgen::formats {
+namespace graphgen::pipeline {
 
 /// The output path for input `index`, or a usage error naming the
 /// unknown placeholder.
@@ -41,4 +41,4 @@ struct EachResult {
 Expected<std::vector<EachResult>> run_each(const Request& base, std::string_view output_template, unsigned jobs,
                                            const std::function<void(const EachResult&, std::size_t done)>& on_result);
 
-}  // namespace graphgen::formats
+}  // namespace graphgen::pipeline

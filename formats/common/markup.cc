@@ -1,4 +1,4 @@
-#include "markup.h"
+#include "common/markup.h"
 
 #include <fmt/format.h>
 

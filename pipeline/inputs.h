@@ -12,7 +12,7 @@
 
 #include "graphgen/error.h"
 
-namespace graphgen::formats {
+namespace graphgen::pipeline {
 
 /// The paths the arguments name, in order; an error names the argument
 /// that names nothing.
@@ -21,4 +21,4 @@ Expected<std::vector<std::string>> expand_inputs(const std::vector<std::string>&
 /// Natural order: digit runs compare as numbers.
 bool natural_less(const std::string& a, const std::string& b);
 
-}  // namespace graphgen::formats
+}  // namespace graphgen::pipeline

@@ -16,7 +16,9 @@
 #include "graphgen/analysis/ranks.h"
 #include "graphgen/io.h"
 
-namespace graphgen::formats {
+namespace graphgen::pipeline {
+
+using namespace formats;
 
 namespace {
 
@@ -342,4 +344,4 @@ Expected<std::vector<EachResult>> run_each(const Request& base, std::string_view
   return results;
 }
 
-}  // namespace graphgen::formats
+}  // namespace graphgen::pipeline

@@ -11,7 +11,7 @@
 #include "graphgen/error.h"
 #include "pipeline.h"
 
-namespace graphgen::formats {
+namespace graphgen::pipeline {
 
 std::string encode_share(const MergedShare& share);
 
@@ -21,4 +21,4 @@ std::string encode_share(const MergedShare& share);
 Expected<MergedShare> decode_share(std::string_view bytes, const Request& request, const InputFormat& format,
                                    std::string_view sender);
 
-}  // namespace graphgen::formats
+}  // namespace graphgen::pipeline

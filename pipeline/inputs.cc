@@ -9,7 +9,7 @@
 #include <fstream>
 #include <iostream>
 
-namespace graphgen::formats {
+namespace graphgen::pipeline {
 
 namespace {
 
@@ -106,4 +106,4 @@ Expected<std::vector<std::string>> expand_inputs(const std::vector<std::string>&
   return out;
 }
 
-}  // namespace graphgen::formats
+}  // namespace graphgen::pipeline

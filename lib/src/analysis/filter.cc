@@ -1,4 +1,4 @@
-#include "filter.h"
+#include "graphgen/analysis/filter.h"
 
 #include <fmt/format.h>
 #include <regex.h>
@@ -7,11 +7,11 @@
 #include <memory>
 #include <tuple>
 
+#include "graphgen/analysis/stacks.h"
 #include "graphgen/flat_index.h"
 #include "graphgen/labels.h"
-#include "stacks.h"
 
-namespace graphgen::formats {
+namespace graphgen {
 
 namespace {
 
@@ -467,4 +467,4 @@ void remove_functions(Profile& p, const std::vector<bool>& keep) {
   }
 }
 
-}  // namespace graphgen::formats
+}  // namespace graphgen

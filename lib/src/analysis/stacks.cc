@@ -1,4 +1,4 @@
-#include "stacks.h"
+#include "graphgen/analysis/stacks.h"
 
 #include "graphgen/text.h"
 

@@ -27,7 +27,7 @@
 #include "graphgen/error.h"
 #include "graphgen/profile.h"
 
-namespace graphgen::formats {
+namespace graphgen {
 
 struct Filters {
   std::vector<std::string> focus, ignore, hide, show;
@@ -46,4 +46,4 @@ Expected<bool> apply_filters(Profile& p, const Filters& filters, Diagnostics& di
 /// holds one. Functions keep their order.
 void remove_functions(Profile& p, const std::vector<bool>& keep);
 
-}  // namespace graphgen::formats
+}  // namespace graphgen

@@ -1,4 +1,4 @@
-#include "decompress.h"
+#include "common/decompress.h"
 
 #include <bzlib.h>
 #include <fmt/format.h>

@@ -9,7 +9,7 @@
 #include <optional>
 #include <thread>
 
-#include "decompress.h"
+#include "common/decompress.h"
 #ifdef GRAPHGEN_HAVE_RENDER
 #include "render/render.h"
 #endif
@@ -19,14 +19,9 @@
 #include "graphgen/analysis/prune.h"
 #include "graphgen/analysis/select.h"
 
-namespace graphgen::formats {
+namespace graphgen::pipeline {
 
-std::string over_budget_message(std::string_view where, std::size_t budget, std::size_t functions, std::size_t events) {
-  return fmt::format(
-      "{}: the profile needs more than {} of memory ({} functions x {} events so far), far more "
-      "than a file of this size should; if it is real, raise the limit with --max-memory",
-      where, format_size(budget), functions, events);
-}
+using namespace formats;
 
 namespace {
 
@@ -648,4 +643,4 @@ Expected<bool> convert_profile(Profile profile, const InputFormat& input_format,
   return true;
 }
 
-}  // namespace graphgen::formats
+}  // namespace graphgen::pipeline
