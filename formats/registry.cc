@@ -240,10 +240,7 @@ Expected<std::string> write_pstats(const WriteInput& in, Diagnostics& diag) {
 }
 
 Expected<std::string> write_text(const WriteInput& in, Diagnostics& diag) {
-  lprof::TextOptions o;
-  o.output_unit = in.options.text_unit;
-  o.skip_zero = in.options.skip_zero;
-  o.source_root = in.options.source_root;
+  lprof::TextOptions o = in.options.text;
   o.max_bytes = in.options.max_output;
   return lprof::write_text(in.profile, o, diag);
 }

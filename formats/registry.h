@@ -28,6 +28,7 @@
 #include "graphgen/error.h"
 #include "graphgen/io.h"
 #include "graphgen/profile.h"
+#include "lprof/reader.h"
 #include "stats/writer.h"
 
 namespace graphgen::formats {
@@ -94,13 +95,12 @@ Expected<const InputFormat*> detect_input_format(const InputFile& input);
 /// Everything writers are told (each reads what concerns it).
 struct WriteOptions {
   dot::Options dot;
-  Theme theme = *find_theme("color");  // gprof2dot's default
-  std::string title;                   // what the picture is of (the inputs)
-  std::string creator;                 // e.g. "graphgen 0.2.0"
-  std::string cmd;                     // what was profiled, or the inputs
-  double text_unit = 1e-6;
-  bool skip_zero = false;
-  std::string source_root;
+  Theme theme = *find_theme(kDefaultTheme);
+  std::string title;    // what the picture is of (the inputs)
+  std::string creator;  // e.g. "graphgen 0.2.0"
+  std::string cmd;      // what was profiled, or the inputs
+  /// line_profiler's report (-T text): --unit, --skip-zero, --source-root.
+  lprof::TextOptions text;
   /// The most bytes a writer may produce (0: no limit); the pipeline sets
   /// it in proportion to the inputs' size, or from --max-memory.
   std::size_t max_output = 0;

@@ -381,12 +381,7 @@ CallGraph graph_totals(const Profile& p, const InputFormat& format, std::size_t 
 Expected<CallGraph> build_graph(const Profile& p, const InputFormat& format, std::size_t event, const GraphOptions& o,
                                 Diagnostics& diag) {
   CallGraph graph = graph_totals(p, format, event, o, diag);
-  PruneOptions prune_options;
-  prune_options.node_threshold_percent = o.node_threshold_percent;
-  prune_options.edge_threshold_percent = o.edge_threshold_percent;
-  prune_options.paths = o.paths;
-  prune_options.color_nodes_by_selftime = o.color_nodes_by_selftime;
-  prune(p, graph, prune_options);
+  prune(p, graph, o.prune);
   if (!o.root.empty()) {
     auto roots = match_functions(p, graph, o.root);
     if (roots.empty())

@@ -17,6 +17,7 @@
 
 #include "graphgen/analysis/filter.h"
 #include "graphgen/analysis/merge.h"
+#include "graphgen/analysis/prune.h"
 #include "graphgen/analysis/ranks.h"
 #include "graphgen/error.h"
 #include "graphgen/profile.h"
@@ -40,10 +41,7 @@ enum class TotalMethod {
 /// The passes between the profile and a graph output.
 struct GraphOptions {
   TotalMethod total = TotalMethod::kCallRatios;
-  double node_threshold_percent = 0.5;  // -n
-  double edge_threshold_percent = 0.1;  // -e
-  std::vector<std::string> paths;       // -p
-  bool color_nodes_by_selftime = false;
+  PruneOptions prune;  // -n, -e, -p, --color-nodes-by-selftime
   std::string root, leaf;  // -z, -l globs
   int depth = -1;
   std::size_t node_count = 0;  // 0: all

@@ -16,14 +16,13 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
-#include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "bridge.h"
 #include "regex.h"
-#include "cli.h"
+#include "options.h"
 #include "pipeline.h"
 #include "registry.h"
 #ifdef GRAPHGEN_HAVE_RENDER
@@ -128,36 +127,41 @@ bool read_source(PyObject* source, Source& out) {
 
 // --- options --------------------------------------------------------------------
 
-// The keyword options as a command line, parsed by the CLI's own parser so
-// that names, checks and messages are the same.
+// The keyword options as settings, checked by make_options() as the
+// CLI's are, so names, checks and messages are the same. A keyword is an
+// option's long name with '_' for '-' (paths and input_format are the
+// names of -p and -f); True gives a flag, a list repeats an option.
 std::optional<pipeline::Request> request_of(PyObject* kwargs, const Source& source, const std::string& output,
                                            const std::string& format) {
-  std::vector<std::string> args = {"graphgen"};
+  pipeline::Settings settings;
   if (kwargs) {
     Py_ssize_t pos = 0;
     PyObject *key, *value;
     while (PyDict_Next(kwargs, &pos, &key, &value)) {
-      std::string name = PyUnicode_AsUTF8(key);
-      static const char* kNotHere[] = {"each", "jobs",  "compare", "list_functions", "output",
-                                       "to",   "quiet", "timings", "kcachegrind",    "keep_going"};
-      for (const char* n : kNotHere)
-        if (name == n) {
-          PyErr_Format(PyExc_TypeError, "%s is not an option of graphgen's Python functions", n);
-          return std::nullopt;
-        }
-      std::string option = name == "paths" ? "--path" : name == "input_format" ? "--format" : "--" + name;
+      const char* name = PyUnicode_AsUTF8(key);
+      if (!name) return std::nullopt;
+      std::string option = std::string_view(name) == "paths"          ? "path"
+                           : std::string_view(name) == "input_format" ? "format"
+                                                                      : name;
       for (char& c : option)
         if (c == '_') c = '-';
+      const pipeline::OptionSpec* spec = pipeline::find_option(option);
+      if (spec && !(spec->front_ends & pipeline::kPython)) {
+        PyErr_Format(PyExc_TypeError, "%s is not an option of graphgen's Python functions", name);
+        return std::nullopt;
+      }
       auto push = [&](PyObject* v) -> bool {
         if (v == Py_None || v == Py_False) return true;
-        if (v == Py_True) {
-          args.push_back(option);
+        if (v == Py_True || (spec && spec->kind == pipeline::OptionKind::kFlag)) {
+          int on = PyObject_IsTrue(v);
+          if (on < 0) return false;
+          if (on) settings.emplace_back(option, "true");
           return true;
         }
         Ref text(PyObject_Str(v));
-        if (!text.o) return false;
-        args.push_back(option);
-        args.push_back(PyUnicode_AsUTF8(text.o));
+        const char* utf8 = text.o ? PyUnicode_AsUTF8(text.o) : nullptr;
+        if (!utf8) return false;
+        settings.emplace_back(option, utf8);
         return true;
       };
       if (PyList_Check(value) || PyTuple_Check(value)) {
@@ -169,38 +173,24 @@ std::optional<pipeline::Request> request_of(PyObject* kwargs, const Source& sour
       }
     }
   }
-  if (!format.empty()) args.insert(args.end(), {"--to", format});
-  if (!output.empty()) args.insert(args.end(), {"--output", output});
-  args.push_back("--");
+  if (!format.empty()) settings.emplace_back("to", format);
+  if (!output.empty()) settings.emplace_back("output", output);
   if (source.paths.empty())
-    args.push_back("-");  // a profile in memory: no input is read
+    settings.emplace_back("input", "-");  // a profile in memory: no input is read
   else
-    args.insert(args.end(), source.paths.begin(), source.paths.end());
+    for (const std::string& path : source.paths) settings.emplace_back("input", path);
 
-  cli::Args a;
-  CLI::App app{"graphgen", "graphgen"};
-  cli::add_options(app, a);
-  std::vector<char*> argv;
-  for (std::string& s : args) argv.push_back(s.data());
-  try {
-    app.parse(static_cast<int>(argv.size()), argv.data());
-  } catch (const CLI::ParseError& e) {
-    std::string what = e.what();
-    for (char& c : what)
-      if (c == '\n') c = ' ';
-    PyErr_SetString(PyExc_ValueError, what.c_str());
-    return std::nullopt;
-  }
   Diagnostics diag;
-  auto request = cli::make_request(a, diag);
-  if (!request) {
-    raise(request.error());
+  auto options = pipeline::make_options(settings, diag);
+  if (!options) {
+    raise(options.error());
     return std::nullopt;
   }
   for (const std::string& w : diag.warnings())
     if (PyErr_WarnEx(PyExc_UserWarning, one_line(w).c_str(), 1) < 0) return std::nullopt;
-  if (source.profile) request->write.title = request->write.cmd = "Python profile";
-  return std::move(request).value();
+  pipeline::Request request = std::move(options->request);
+  if (source.profile) request.write.title = request.write.cmd = "Python profile";
+  return request;
 }
 
 // Runs the conversion without the GIL; warnings become Python warnings.

@@ -22,11 +22,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (!profile) return 0;
     pipeline::Request r;
     r.output = &out;
-    r.graph.node_threshold_percent = 0;
-    r.graph.edge_threshold_percent = 0;
+    r.graph.prune.node_threshold_percent = 0;
+    r.graph.prune.edge_threshold_percent = 0;
     r.graph.root = "*";
     r.write.dot.strip = true;
-    r.write.source_root = "/nonexistent-fuzz-root";
+    r.write.text.source_root = "/nonexistent-fuzz-root";
     r.write.report_graph = false;
     pipeline::Output o;
     o.input_bytes = size;

@@ -101,13 +101,15 @@ Result decode(const std::string& bytes, const pipeline::Request& request, const 
   return r;
 }
 
-int run(const cli::Args& a, int rank, int size) {
+int run(const pipeline::Settings& settings, int rank, int size) {
   Diagnostics diag;
-  auto request = cli::make_request(a, diag);
+  auto options = pipeline::make_options(settings, diag);
   auto usage = [&](const Error& e) { return rank == 0 ? fail(e) : (e.kind == Error::Kind::kBadUsage ? 2 : 1); };
-  if (rank == 0) cli::report(diag, a.quiet);
+  if (rank == 0) cli::report(diag, cli::quiet(settings));
   diag.clear();
-  if (!request) return usage(request.error());
+  if (!options) return usage(options.error());
+  const pipeline::Options& a = *options;
+  const pipeline::Request* request = &a.request;
   if (request->output->needs == formats::Needs::kRanks && request->output->rendered)
     return usage(bad_usage(
         "graphgen-mpi writes per-rank tables (-T ranks, ranks.csv, ranks.json); draw the heatmap with graphgen, "
@@ -191,7 +193,6 @@ int main(int argc, char** argv) {
   logger->set_pattern("graphgen-mpi: %l: %v");
   spdlog::set_default_logger(logger);
 
-  cli::Args a;
   CLI::App app{
       "graphgen's merge on MPI: under mpirun -np K, each process reads and merges a share of the inputs\n"
       "(one format, one file per rank), the shares are reduced to process 0 in a binomial tree, and\n"
@@ -206,13 +207,11 @@ int main(int argc, char** argv) {
              "  mpirun -np 16 graphgen-mpi ranks/cpu_*.prof -o merged.pstats\n"
              "  srun graphgen-mpi ranks/cpu_*.prof -T ranks -o imbalance.txt    (in a Slurm job)\n"
              "Exit status: 0 ok, 1 bad or unreadable input, 2 bad usage.");
-  cli::add_options(app, a);
+  // What only makes sense in one process (--each, --compare,
+  // --list-functions, --timings, -k) is graphgen's alone.
+  const cli::Parser parser = cli::add_options(app, pipeline::kMpi);
   // Under mpirun, standard input is not the profile's: inputs are named.
   app.get_option("input")->required();
-  // What only makes sense in one process: graphgen has them.
-  for (const char* name : {"--each", "--jobs", "--compare", "--compare-tolerance", "--compare-only-slower",
-                           "--compare-only-faster", "--compare-color-by-difference", "--list-functions", "--timings"})
-    app.remove_option(app.get_option(name));
   int status = 0;
   // Only process 0 speaks: help, version and usage errors once, not K
   // times (the others' warnings travel to it with their shares).
@@ -225,7 +224,7 @@ int main(int argc, char** argv) {
     status = cli::parse(app, argc, argv, "graphgen-mpi");
     if (status < 0) {
       try {
-        status = run(a, rank, size);
+        status = run(cli::settings_of(parser), rank, size);
       } catch (const std::bad_alloc&) {
         status =
             fail(bad_input("graphgen-mpi: out of memory: this process's share needs more than it has; run more "

@@ -2,11 +2,12 @@
 // Option names and defaults follow gprof2dot so its users need not relearn.
 // This file only maps the command line to a pipeline request and prints what
 // comes back: formats and passes live in the library (pipeline/pipeline.h),
-// the options in cli.cc (shared with graphgen-mpi).
+// the options in pipeline/options.cc (shared with graphgen-mpi and Python).
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -24,7 +25,8 @@ using cli::kExitOk;
 
 // --each: every input to its own output, on all cores; one line per failure,
 // progress on a terminal, and the worst failure's exit status.
-int run_each(const cli::Args& a, const pipeline::Request& request) {
+int run_each(const pipeline::Options& a) {
+  const pipeline::Request& request = a.request;
   const bool progress = ::isatty(STDERR_FILENO) && !a.quiet;
   std::size_t failed = 0;
   int status = kExitOk;
@@ -49,30 +51,33 @@ int run_each(const cli::Args& a, const pipeline::Request& request) {
   return status;
 }
 
-int run(cli::Args& a) {
+int run(pipeline::Settings settings) {
   // No input named: standard input, as gprof2dot reads it, unless a person
   // is typing there (then the usage error says what is missing).
-  if (a.inputs.empty()) {
+  if (std::none_of(settings.begin(), settings.end(), [](const auto& s) { return s.first == "input"; })) {
     if (::isatty(STDIN_FILENO))
       return fail(
           bad_usage("expected a profile to read (a file, or - for standard input), found none; standard input is a "
                     "terminal (see graphgen --help)"));
-    a.inputs.push_back("-");
+    settings.emplace_back("input", "-");
   }
   Diagnostics diag;
-  auto request = cli::make_request(a, diag);
-  cli::report(diag, a.quiet);
+  auto options = pipeline::make_options(settings, diag);
+  cli::report(diag, cli::quiet(settings));
   diag.clear();
-  if (!request) return fail(request.error());
-  if (a.each) return run_each(a, *request);
-  if (a.list_functions.empty())
+  if (!options) return fail(options.error());
+  const pipeline::Options& a = *options;
+  const pipeline::Request* request = &a.request;
+  if (a.each) return run_each(a);
+  const std::string& list_functions = request->list_functions;
+  if (list_functions.empty())
     if (auto ok = check_output_is_not_an_input(a.output, request->inputs); !ok) return fail(ok.error());
   auto output = pipeline::convert(*request, diag);
   cli::report(diag, a.quiet);
   if (!output) return fail(output.error());
   // --list-functions prints to standard output whatever -o says.
-  std::string path = a.list_functions.empty() ? a.output : "-";
-  if (a.kcachegrind && a.list_functions.empty()) {
+  std::string path = list_functions.empty() ? a.output : "-";
+  if (a.kcachegrind && list_functions.empty()) {
     auto temporary = cli::kcachegrind_path(a);
     if (!temporary) return fail(temporary.error());
     path = *temporary;
@@ -82,14 +87,13 @@ int run(cli::Args& a) {
   if (a.timings)
     for (const auto& [phase, seconds] : output->phases)
       std::fprintf(stderr, "graphgen: timing: %-8s %8.3f s\n", phase.c_str(), seconds);
-  if (a.kcachegrind && a.list_functions.empty()) return cli::open_in_kcachegrind(path);
+  if (a.kcachegrind && list_functions.empty()) return cli::open_in_kcachegrind(path);
   return kExitOk;
 }
 
 // `graphgen run [OPTIONS] script.py [ARGS...]` / `graphgen run -m MODULE
 // [ARGS...]`: graphgen's options up to the script, the rest is the script's.
 int run_command(int argc, char** argv) {
-  cli::Args a;
   CLI::App app{
       "Runs a Python program under cProfile in the Python embedded in graphgen, as\n"
       "python3 -m cProfile does, then writes what the options ask for (-o out.png,\n"
@@ -98,11 +102,7 @@ int run_command(int argc, char** argv) {
       "prints it; the profile is written either way.",
       "graphgen run"};
   app.get_formatter()->column_width(34);
-  cli::add_options(app, a);
-  app.remove_option(app.get_option("input"));
-  for (const char* name : {"--each", "--jobs", "--compare", "--compare-tolerance", "--compare-only-slower",
-                           "--compare-only-faster", "--compare-color-by-difference", "--keep-going"})
-    app.remove_option(app.get_option(name));
+  const cli::Parser parser = cli::add_options(app, pipeline::kRun);
   cli::RunTarget target;
   app.add_option("-m,--module", target.module, "run this module as a script, as python3 -m does")->type_name("MODULE");
   app.prefix_command();
@@ -120,7 +120,7 @@ int run_command(int argc, char** argv) {
         "graphgen run: this graphgen was built without Python (python3-dev); profile with python3 -m cProfile -o "
         "out.pstats script.py, then run graphgen out.pstats"));
   try {
-    return cli::run_python(a, target);
+    return cli::run_python(cli::settings_of(parser), target);
   } catch (const std::bad_alloc&) {
     return fail(bad_input("graphgen run: out of memory"));
   }
@@ -135,7 +135,6 @@ int main(int argc, char** argv) {
 
   cli::use_python_regex();
   if (argc >= 2 && std::string_view(argv[1]) == "run") return run_command(argc, argv);
-  cli::Args a;
   CLI::App app{
       "Reads profiles (Python pstats, valgrind callgrind, perf script, collapsed stacks, line_profiler,\n"
       "and gprof2dot's other formats: gprof, VTune, HPROF, JSON, Very Sleepy, sysprof, xperf, DTrace;\n"
@@ -168,10 +167,10 @@ int main(int argc, char** argv) {
       "  graphgen -n 0 -e 0 -z 'app:*:main' x.pstats everything below main\n"
       "Exit status: 0 ok, 1 bad or unreadable input, 2 bad usage.");
 
-  cli::add_options(app, a);
+  const cli::Parser parser = cli::add_options(app, pipeline::kGraphgen);
   if (int status = cli::parse(app, argc, argv, "graphgen"); status >= 0) return status;
   try {
-    return run(a);
+    return run(cli::settings_of(parser));
   } catch (const std::bad_alloc&) {
     return fail(
         bad_input("graphgen: out of memory: this machine has less than these inputs need; --max-memory "

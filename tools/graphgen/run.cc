@@ -99,12 +99,14 @@ bool can_run_python() { return true; }
 
 void use_python_regex() { python::install_python_regex(); }
 
-int run_python(const Args& a, const RunTarget& target) {
+int run_python(const pipeline::Settings& settings, const RunTarget& target) {
   Diagnostics diag;
-  auto request = make_request(a, diag);
-  report(diag, a.quiet);
+  auto options = pipeline::make_options(settings, diag);
+  report(diag, quiet(settings));
   diag.clear();
-  if (!request) return fail(request.error());
+  if (!options) return fail(options.error());
+  const pipeline::Options& a = *options;
+  const pipeline::Request* request = &a.request;
   if (auto checked = check_output_is_not_an_input(a.output, target.argv); !checked) return fail(checked.error());
 
   PyConfig config;

@@ -24,11 +24,11 @@ bool can_run_python();
 /// without, nothing changes (they are ECMAScript, Python-only syntax refused).
 void use_python_regex();
 
-/// Runs the target under cProfile and writes the output `a` asks for.
+/// Runs the target under cProfile and writes the output `settings` ask for.
 /// Returns the program's exit status (its SystemExit code, 1 for an
 /// uncaught exception, whose traceback is printed as Python prints it), or
 /// graphgen's own when the program succeeded and the output could not be
 /// written.
-int run_python(const Args& a, const RunTarget& target);
+int run_python(const pipeline::Settings& settings, const RunTarget& target);
 
 }  // namespace graphgen::cli

@@ -8,6 +8,6 @@ bool can_run_python() { return false; }
 
 void use_python_regex() {}
 
-int run_python(const Args&, const RunTarget&) { return kExitBadUsage; }
+int run_python(const pipeline::Settings&, const RunTarget&) { return kExitBadUsage; }
 
 }  // namespace graphgen::cli

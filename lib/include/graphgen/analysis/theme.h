@@ -35,6 +35,9 @@ struct Theme {
   Rgb hsl_to_rgb(Hsl c) const;
 };
 
+/// The theme graphs get unless -c names another (gprof2dot's default).
+inline constexpr std::string_view kDefaultTheme = "color";
+
 /// The five built-in themes by name (color, pink, gray, bw, print), or null.
 const Theme* find_theme(std::string_view name);
 /// Theme names in sorted order, for --help and error messages.
