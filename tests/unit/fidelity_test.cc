@@ -133,36 +133,64 @@ TEST(GprofCommandLines, RepeatableOptionsTakeOneValueEach) {
 }
 
 TEST(GprofCommandLines, RunUnchanged) {
-  // From gprof2dot's README and issues, with our testdata as the files.
+  // From gprof2dot's README and issues, with our testdata as the files:
+  // each spelling gprof2dot accepts (attached values, =, repeated options,
+  // -f, -o) gives what the plain spelling gives, and what the options ask
+  // for differs from the default graph (an option that parsed but did
+  // nothing would be equal to it).
   fs::path td = test::testdata_dir();
   std::string pstats = demo().string(), cg = (td / "callgrind" / "parity.callgrind").string(),
               perf = (td / "perf" / "q-g.perf").string();
-  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
-           {"-f", "pstats", pstats},
-           {"-f", "pstats", pstats, "-o", "output.dot"},
-           {"-n0", "-e0", pstats},
-           {"-n", "0", "-e", "0", "-f", "pstats", pstats},
-           {"--node-thres=1", "--edge-thres=0.5", pstats},
-           {"-s", "-w", "-c", "print", pstats},
-           {"--colour-nodes-by-selftime", "--skew=0.5", pstats},
-           {"--node-label=total-time", "--node-label=self-time", pstats},
-           {"--time-format=%.3f", "--node-label", "self-time", pstats},
-           {"-z", "wordfreq:51:main", "--depth=2", pstats},
-           {"-l", "wordfreq:21:merge", pstats},
-           {"--list-functions=+", pstats},
-           {"--list-functions", "*merge*", pstats},
-           {"--list-functions=%*merge*", pstats},
-           {"-f", "callgrind", cg},
-           {"-f", "callgrind", "--strip", cg},
-           {"-f", "perf", perf},
-           {"-f", "perf", "--total=callstacks", "--show-samples", perf},
-       }) {
-    fs::path dir = test::temp_dir();
-    auto r = graphgen(args, dir);
+  struct Case {
+    std::vector<std::string> gprof2dot, plain;
+    bool differs_from_default;
+  };
+  const std::vector<Case> cases = {
+      {{"-f", "pstats", pstats}, {pstats}, false},
+      {{"-n0", "-e0", pstats}, {"-n", "0", "-e", "0", pstats}, true},
+      {{"-n", "0", "-e", "0", "-f", "pstats", pstats}, {"--node-thres", "0", "--edge-thres", "0", pstats}, true},
+      {{"--node-thres=5", "--edge-thres=2", pstats}, {"-n", "5", "-e", "2", pstats}, true},
+      {{"-s", "-w", "-c", "print", pstats}, {"--strip", "--wrap", "--colormap", "print", pstats}, true},
+      {{"--colour-nodes-by-selftime", "--skew=0.5", pstats},
+       {"--color-nodes-by-selftime", "--skew", "0.5", pstats},
+       true},
+      {{"--node-label=total-time", "--node-label=self-time", pstats},
+       {"--node-label", "total-time", "--node-label", "self-time", pstats},
+       true},
+      {{"--time-format=%.3f", "--node-label", "self-time", pstats},
+       {"--node-label", "self-time", "--time-format", "%.3f", pstats},
+       true},
+      {{"-z", "wordfreq:51:main", "--depth=2", pstats}, {"--root", "wordfreq:51:main", "--depth", "2", pstats}, true},
+      {{"-l", "wordfreq:21:merge", pstats}, {"--leaf", "wordfreq:21:merge", pstats}, true},
+      {{"--list-functions=+", pstats}, {"--list-functions", "*", pstats}, true},
+      {{"--list-functions", "*merge*", pstats}, {"--list-functions=*merge*", pstats}, true},
+      {{"-f", "callgrind", cg}, {cg}, false},
+      {{"-f", "callgrind", "--strip", cg}, {cg, "-s"}, true},
+      {{"-f", "perf", perf}, {perf}, false},
+      {{"-f", "perf", "--total=callstacks", "--show-samples", perf},
+       {"--total", "callstacks", perf, "--show-samples"},
+       true},
+  };
+  for (const Case& c : cases) {
     std::string joined;
-    for (const std::string& a : args) joined += a + " ";
-    EXPECT_EQ(r.exit_code, 0) << joined << "\n" << r.err;
+    for (const std::string& a : c.gprof2dot) joined += a + " ";
+    SCOPED_TRACE(joined);
+    fs::path dir = test::temp_dir();
+    auto r = graphgen(c.gprof2dot, dir);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto plain = graphgen(c.plain, dir);
+    ASSERT_EQ(plain.exit_code, 0) << plain.err;
+    EXPECT_EQ(r.out, plain.out);
+    auto defaults = graphgen({c.gprof2dot.back()}, dir);  // the input is last
+    ASSERT_EQ(defaults.exit_code, 0) << defaults.err;
+    ASSERT_TRUE(defaults.out.starts_with("digraph {"));
+    EXPECT_EQ(r.out != defaults.out, c.differs_from_default);
   }
+  // -o writes to the file what standard output gets.
+  fs::path dir = test::temp_dir();
+  auto to_file = graphgen({"-f", "pstats", pstats, "-o", "output.dot"}, dir);
+  ASSERT_EQ(to_file.exit_code, 0) << to_file.err;
+  EXPECT_EQ(test::read_file(dir / "output.dot"), graphgen({pstats}).out);
 }
 
 TEST(GprofCommandLines, AnUnknownOutputNameGetsDotAsInGprof2dot) {

@@ -1,7 +1,7 @@
 // Hostile inputs of at most 1 MB, built by generators at their worst sizes:
 // each is read (or refused with one line) without a crash, a hang (a 60 s
-// guard, not a timing assertion: bench/hostile.py reports the times), or
-// more than 200 MB of memory; and the report reads no file it should not.
+// guard, not a timing assertion), or more than 200 MB of memory, with the
+// output each should give; and the report reads no file it should not.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -57,6 +57,15 @@ test::RunResult survive(const std::vector<std::string>& args, const fs::path& cw
   EXPECT_LT(r.peak_kb, kMaxPeakKb) << "peak " << r.peak_kb / 1024 << " MB";
 #endif
   return r;
+}
+
+// The lines of folded stacks and the sum of their counts.
+std::pair<std::size_t, double> folded_lines_and_sum(const std::string& folded) {
+  std::size_t lines = 0;
+  double sum = 0;
+  std::istringstream in(folded);
+  for (std::string line; std::getline(in, line); ++lines) sum += std::stod(line.substr(line.rfind(' ') + 1));
+  return {lines, sum};
 }
 
 bool printable(const std::string& s) {
@@ -240,8 +249,10 @@ TEST(Hostile, ManyLprofKeys) {
   // Each key was compared with every earlier one (a 2.2 MB file took 67 s).
   fs::path f = generate(
       "keys.lprof", std::string(kLineStats) + "dump({('f.py', i, 'f'): [(i, 1, 1)] for i in range(40000)}, 1e-6)\n");
-  auto r = survive({"-T", "dot", "-q", f.string()});
-  EXPECT_EQ(r.exit_code, 0) << r.err;
+  auto r = survive({"-T", "folded", "-q", f.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // One stack per key, each one tick: 40 000 lines of weight 1.
+  EXPECT_EQ(folded_lines_and_sum(r.out), (std::pair<std::size_t, double>{40000, 40000}));
 }
 
 TEST(Hostile, ManyDistinctPerfEvents) {
@@ -249,8 +260,14 @@ TEST(Hostile, ManyDistinctPerfEvents) {
   for (int i = 0; text.size() < 900000; ++i)
     text += "p 1 1.0: 1 ev" + std::to_string(i) + ":\n\t1 f (/x)\n\t2 main (/x)\n\n";
   fs::path f = test::write_temp("events.perf", text);
-  auto r = survive({"-T", "dot", "-q", f.string()});
-  EXPECT_EQ(r.exit_code, 0) << r.err;
+  // The first sample's event is kept, as stackcollapse-perf.pl keeps it:
+  // one sample of command p, main calling f.
+  auto r = survive({"-T", "folded", f.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "p;main;f 1\n");
+  auto last = survive({"-T", "folded", "--event", "ev20000", "-q", f.string()});
+  ASSERT_EQ(last.exit_code, 0) << last.err;
+  EXPECT_EQ(last.out, "p;main;f 1\n");
 }
 
 TEST(Hostile, AFunctionWithAHundredThousandCallers) {
@@ -260,8 +277,20 @@ TEST(Hostile, AFunctionWithAHundredThousandCallers) {
                         "d = {('f.py', 1, 'f'): (25000, 25000, 1.0, 1.0, callers)}\n"
                         "open(sys.argv[1], 'wb').write(marshal.dumps(d))\n");
   auto r = survive({"-T", "dot", "-q", f.string()});
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  survive({"-T", "pstats", "-o", (test::temp_dir() / "x.pstats").string(), f.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("label=\"f:1:f\\n100.00%\\n(100.00%)\\n25000×\""), std::string::npos) << r.out;
+  fs::path out = test::temp_dir() / "x.pstats";
+  auto p = survive({"-T", "pstats", "-o", out.string(), f.string()});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  auto py = test::run({"python3", "-c",
+                       "import pstats, sys\n"
+                       "s = pstats.Stats(sys.argv[1]).stats\n"
+                       "print(len(s), s[('f.py', 1, 'f')][:2], len(s[('f.py', 1, 'f')][4]))\n",
+                       out.string()});
+  ASSERT_EQ(py.exit_code, 0) << py.err;
+  // The callers are not functions of the profile (they have no entry of
+  // their own), as in the input.
+  EXPECT_EQ(py.out, "1 (25000, 25000) 25000\n");
 }
 
 TEST(Hostile, ACycleEnteredEverywhere) {
@@ -272,7 +301,11 @@ TEST(Hostile, ACycleEnteredEverywhere) {
   }
   fs::path f = test::write_temp("cycle.collapse", text);
   auto r = survive({"-T", "dot", "-q", f.string()});
-  EXPECT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("100.00%"), std::string::npos);  // main holds every sample
+  auto folded = survive({"-T", "folded", "-q", f.string()});
+  ASSERT_EQ(folded.exit_code, 0) << folded.err;
+  EXPECT_EQ(folded_lines_and_sum(folded.out), (std::pair<std::size_t, double>{3000, 3000}));
 }
 
 TEST(Hostile, StripOnNestedParentheses) {
@@ -281,7 +314,11 @@ TEST(Hostile, StripOnNestedParentheses) {
   name += std::string(200000, ')');
   fs::path f = test::write_temp("paren.collapse", "main;" + name + " 5\nmain 1\n");
   auto r = survive({"-T", "dot", "-s", "-q", f.string()});
-  EXPECT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // Stripped of its parameter lists, the name is empty up to the first '(':
+  // a node of 5 of the 6 samples, far shorter than the name.
+  EXPECT_NE(r.out.find("83.33%"), std::string::npos) << r.out.substr(0, 2000);
+  EXPECT_LT(r.out.size(), 10000u);
 }
 
 // --- 9. small ones ------------------------------------------------------------------
