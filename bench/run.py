@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Measure graphgen on the inputs of ../shared/bench and print the README table.
+"""Measure graphgen on the inputs of ../shared/bench and print the table of docs/speed.md.
 
   bench/run.py [--graphgen build/graphgen] [--baseline OLD_BINARY] [--runs 5] [--work build/bench]
                [--sections core,formats,ranks,each] [--gprof2dot PATH/gprof2dot.py] [--format-scale 1]

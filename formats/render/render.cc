@@ -44,7 +44,7 @@ int collect_error(char* message) {
 // million pixels at zlib's default level with adaptive filters; written at
 // level 1 without filters the picture decodes to the same pixels, in the
 // same colour type (RGB when every pixel is opaque, as cairo chooses), at
-// a third of the time and a fifth more bytes (README "Speed").
+// a third of the time and a fifth more bytes (docs/speed.md).
 
 bool g_png_failed = false;  // libpng failed (out of memory): an error, not an empty file
 

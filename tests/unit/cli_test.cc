@@ -100,8 +100,8 @@ std::set<std::string> long_options(const std::string& text) {
 
 TEST(Cli, TheFrontEndsNameNoFormat) {
   // Formats live in formats/registry.cc; the command line, graphgen run and
-  // graphgen-mpi only map options to a request (README "Adding an input or
-  // output format"), so no source under tools/ spells a format's name.
+  // graphgen-mpi only map options to a request (docs/developing.md, "Adding
+  // an input or output format"), so no source under tools/ spells a format's name.
   const std::regex named("\"(perf|callgrind|pstats|lprof|collapse)\"");
   std::size_t files = 0;
   for (const auto& e : fs::recursive_directory_iterator(test::source_dir() / "tools")) {
@@ -114,20 +114,29 @@ TEST(Cli, TheFrontEndsNameNoFormat) {
   EXPECT_GT(files, 5u);
 }
 
-TEST(Cli, HelpAndReadmeDocumentTheSameOptions) {
+TEST(Cli, HelpAndTheOptionsDocumentListTheSameOptions) {
   auto r = graphgen({"--help"});
   EXPECT_EQ(r.exit_code, 0);
   std::set<std::string> help = long_options(r.out);
   EXPECT_GT(help.size(), 20u);
-  // The README's option table (its rows start with "| `-").
-  std::string readme = test::read_file(test::source_dir() / "README.md");
+  auto run = graphgen({"run", "--help"});
+  EXPECT_EQ(run.exit_code, 0);
+  EXPECT_TRUE(long_options(run.out).count("--module"));
+  help.merge(
+      long_options(run.out.substr(0, run.out.find("\nUsage: graphgen run [OPTIONS] script"))));  // not the examples
+  // The tables of docs/options.md (their rows start with "| `-").
+  std::string doc = test::read_file(test::source_dir() / "docs" / "options.md");
   std::string table;
-  std::istringstream in(readme);
+  std::istringstream in(doc);
   for (std::string line; std::getline(in, line);)
     if (line.starts_with("| `-") || line.starts_with("| `INPUT")) table += line + "\n";
   std::set<std::string> documented = long_options(table);
-  for (const std::string& o : help) EXPECT_TRUE(documented.count(o)) << o << " is in --help but not in the README";
-  for (const std::string& o : documented) EXPECT_TRUE(help.count(o)) << o << " is in the README but not in --help";
+  for (const std::string& o : help) EXPECT_TRUE(documented.count(o)) << o << " is in --help but not in docs/options.md";
+  for (const std::string& o : documented) EXPECT_TRUE(help.count(o)) << o << " is in docs/options.md but not in --help";
+  // The README stays a README.
+  std::string readme = test::read_file(test::source_dir() / "README.md");
+  EXPECT_LE(std::count(readme.begin(), readme.end(), '\n'), 250);
+  EXPECT_TRUE(readme.starts_with("# graphgen\n\n```sh\ntools/dev.sh demo"));
   // Every output format and extension is listed in --help.
   for (const formats::OutputFormat& f : formats::output_formats()) {
     EXPECT_NE(r.out.find(std::string(f.name)), std::string::npos) << f.name;

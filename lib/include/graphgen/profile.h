@@ -6,7 +6,7 @@
 // only (name, object, file, line); what a picture shows of them is computed
 // from that identity by labels.h.
 //
-// Rounding rules, all of them (README "Rounding"):
+// Rounding rules, all of them (docs/differences.md, "Rounding"):
 // - Integer events (callgrind counts, perf samples, line_profiler ticks) are
 //   exact; sums saturate at the int64 limits instead of wrapping.
 // - Floating events (pstats seconds) keep the profiler's doubles bit for bit
