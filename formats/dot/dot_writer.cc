@@ -541,18 +541,85 @@ std::string node_label(const Profile& p, FuncId f, const GraphNode& node, const 
   return label;
 }
 
+// The graph's header, as gprof2dot writes it (--compare leaves the node
+// shape to each node).
+void emit_header(std::string& out, const Theme& theme, bool box_nodes) {
+  out += "digraph {\n";
+  out += "\ttooltip=\" \"\n";
+  out += "\tgraph [fontname=Arial, nodesep=0.125, ranksep=0.25];\n";
+  out += fmt::format("\tnode [fontcolor={}, fontname=Arial, height=0, {}style={}, width=0];\n", theme.font_color,
+                     box_nodes ? "shape=box, " : "", theme.filled ? "filled" : "solid");
+  out += "\tedge [fontname=Arial];\n";
+}
+
+// --compare's nodes add their orientation and shape, and print the font
+// size with six decimals, as gprof2dot does there.
+struct NodeStyle {
+  std::string_view orientation, shape;  // empty: not written
+  bool six_decimals = false;
+};
+
+// A function's node, coloured at `weight`.
+void emit_node(std::string& out, const Profile& p, FuncId f, double weight, const std::string& label,
+               const Theme& theme, const NodeStyle& style = {}) {
+  out += '\t';
+  out += fmt::format("{}", f);
+  bool first = true;
+  attr(out, first, "color", to_hex(theme.node_fill(weight)));
+  attr(out, first, "fontcolor", to_hex(theme.node_font(weight)));
+  attr(out, first, "fontsize",
+       style.six_decimals ? fmt::format("{:f}", theme.font_size(weight)) : fixed2(theme.font_size(weight)));
+  attr(out, first, "label", label);
+  if (!style.orientation.empty()) attr(out, first, "orientation", style.orientation);
+  if (!style.shape.empty()) attr(out, first, "shape", style.shape);
+  const Function& fn = p.functions[f];
+  if (fn.file != kNoString) attr(out, first, "tooltip", p.str(fn.file));
+  out += "];\n";
+}
+
+// A call, its colour, width and font at weight `w`.
+void emit_edge(std::string& out, const GraphEdge& e, double w, const std::string& label, const Theme& theme) {
+  std::string color = to_hex(theme.color(w));
+  std::string pen = fixed2(theme.pen_width(w));
+  out += fmt::format("\t{} -> {}", e.caller, e.callee);
+  bool first = true;
+  attr(out, first, "arrowsize", fixed2(theme.arrow_size(w)));
+  attr(out, first, "color", color);
+  attr(out, first, "fontcolor", color);
+  attr(out, first, "fontsize", fixed2(theme.font_size(w)));
+  attr(out, first, "label", label);
+  attr(out, first, "labeldistance", pen);
+  attr(out, first, "penwidth", pen);
+  out += "];\n";
+}
+
+// gprof2dot warns once per name it cuts; one warning says how many.
+void warn_truncated(const Names& names, Diagnostics& diag) {
+  if (names.truncated == 1)
+    diag.warn(fmt::format("truncating function name with {} chars ({}...)", names.first_length, names.first_truncated));
+  else if (names.truncated > 1)
+    diag.warn(fmt::format("truncating {} function names longer than {} chars (the first has {}: {}...)",
+                          names.truncated, kMaxFunctionName - 1, names.first_length, names.first_truncated));
+}
+
+// A call's label: its share of the whole, then its count.
+std::string edge_label(const GraphEdge& e) {
+  std::string label;
+  if (e.total_ratio) label = percentage(*e.total_ratio);
+  if (e.calls != kUnknownCount) {
+    if (!label.empty()) label += '\n';
+    label += fmt::format("{}{}", e.calls, kTimes);
+  }
+  return label;
+}
+
 }  // namespace
 
 Expected<std::string> write(const Profile& p, const CallGraph& g, const Theme& theme, const Options& options,
                             Diagnostics& diag) {
   std::string out;
   out.reserve(output_reservation(options.max_bytes, 256 + g.nodes.size() * 200));
-  out += "digraph {\n";
-  out += "\ttooltip=\" \"\n";
-  out += "\tgraph [fontname=Arial, nodesep=0.125, ranksep=0.25];\n";
-  out += fmt::format("\tnode [fontcolor={}, fontname=Arial, height=0, shape=box, style={}, width=0];\n",
-                     theme.font_color, theme.filled ? "filled" : "solid");
-  out += "\tedge [fontname=Arial];\n";
+  emit_header(out, theme, true);
   Names names(p);
   for (FuncId f = 0; f < g.nodes.size(); ++f) {
     const GraphNode& node = g.nodes[f];
@@ -562,49 +629,18 @@ Expected<std::string> write(const Profile& p, const CallGraph& g, const Theme& t
     double weight = options.imbalance && f < options.imbalance->functions.size()
                         ? std::clamp(options.imbalance->functions[f].inclusive.imbalance_percent / 100.0, 0.0, 1.0)
                         : node.weight.value_or(0.0);
-    out += '\t';
-    out += fmt::format("{}", f);
-    bool first = true;
-    attr(out, first, "color", to_hex(theme.node_fill(weight)));
-    attr(out, first, "fontcolor", to_hex(theme.node_font(weight)));
-    attr(out, first, "fontsize", fixed2(theme.font_size(weight)));
     std::string label = node_label(p, f, node, options, names);
     if (options.max_bytes && out.size() + label.size() > options.max_bytes)
       return output_too_large("dot", options.max_bytes);
-    attr(out, first, "label", label);
-    const Function& fn = p.functions[f];
-    if (fn.file != kNoString) attr(out, first, "tooltip", p.str(fn.file));
-    out += "];\n";
+    emit_node(out, p, f, weight, label, theme);
     for (std::uint32_t i = g.edge_begin[f]; i < g.edge_begin[f + 1]; ++i) {
       const GraphEdge& e = g.edges[i];
       if (!e.kept) continue;
-      std::string label;
-      if (e.total_ratio) label = percentage(*e.total_ratio);
-      if (e.calls != kUnknownCount) {
-        if (!label.empty()) label += '\n';
-        label += fmt::format("{}{}", e.calls, kTimes);
-      }
-      double w = e.weight ? *e.weight : g.nodes[e.callee].weight.value_or(0.0);
-      std::string color = to_hex(theme.color(w));
-      std::string pen = fixed2(theme.pen_width(w));
-      out += fmt::format("\t{} -> {}", e.caller, e.callee);
-      bool efirst = true;
-      attr(out, efirst, "arrowsize", fixed2(theme.arrow_size(w)));
-      attr(out, efirst, "color", color);
-      attr(out, efirst, "fontcolor", color);
-      attr(out, efirst, "fontsize", fixed2(theme.font_size(w)));
-      attr(out, efirst, "label", label);
-      attr(out, efirst, "labeldistance", pen);
-      attr(out, efirst, "penwidth", pen);
-      out += "];\n";
+      emit_edge(out, e, e.weight ? *e.weight : g.nodes[e.callee].weight.value_or(0.0), edge_label(e), theme);
     }
   }
   out += "}\n";
-  if (names.truncated == 1)
-    diag.warn(fmt::format("truncating function name with {} chars ({}...)", names.first_length, names.first_truncated));
-  else if (names.truncated > 1)
-    diag.warn(fmt::format("truncating {} function names longer than {} chars (the first has {}: {}...)",
-                          names.truncated, kMaxFunctionName - 1, names.first_length, names.first_truncated));
+  warn_truncated(names, diag);
   return out;
 }
 
@@ -655,13 +691,81 @@ const GraphEdge* kept_edge(const CallGraph& g, FuncId caller, FuncId callee) {
   return it != end && it->callee == callee && it->kept ? &*it : nullptr;
 }
 
+// A function found in both profiles: its measures in the first, each with
+// how much the second differs, and its shape (an arrow where the total
+// share moved by the tolerance or more).
+struct ComparedNode {
+  std::string label;
+  std::string_view shape = "box", orientation = "0";
+  double total_difference = 0;  // percentage points, 0 where not shown
+};
+
+ComparedNode compare_node(const Profile& a, FuncId f, const GraphNode& node, const GraphNode& other,
+                          const Options& options, const CompareOptions& compare) {
+  const double tol = compare.tolerance;
+  ComparedNode out;
+  out.label = function_label(a, f);
+  if (options.wrap) out.label = wrap_function_name(out.label);
+  auto called_line = [&] {
+    if (node.called == kUnknownCount) return;
+    out.label += fmt::format("\n{} {}/ {} {}", node.called, kTimes,
+                             other.called == kUnknownCount ? std::string("?") : std::to_string(other.called), kTimes);
+  };
+  auto line = [&](std::optional<double> mine, std::optional<double> theirs, std::string text, bool total) {
+    double x = *mine, y = theirs.value_or(0.0);
+    double d = std::fabs(x - y) * 100;
+    bool shown = false;
+    if (d >= tol && y > x && !(total && compare.only_faster)) {
+      text += " + " + round_difference(d, tol) + "%";
+      shown = true;
+    } else if (d >= tol && y < x && !(total && compare.only_slower)) {
+      text += " - " + round_difference(d, tol) + "%";
+      shown = true;
+      if (total) out.orientation = "90";
+    }
+    if (total) {
+      out.total_difference = shown ? d : 0;  // not shown, so not coloured either
+      if (shown) out.shape = "cds";
+    }
+    out.label += "\n" + text;
+    called_line();
+  };
+  for (Measure m : options.node_labels) {
+    Shown mine = measure_of(node, m, options);
+    if (!mine.value) continue;
+    line(mine.value, measure_of(other, m, options).value, mine.text, m == Measure::kTotalTimePercentage);
+  }
+  if (options.show_samples && node.samples) {
+    std::optional<double> theirs;
+    if (other.samples) theirs = static_cast<double>(*other.samples);
+    line(static_cast<double>(*node.samples), theirs, fmt::format("{}{}", *node.samples, kTimes), false);
+  }
+  return out;
+}
+
+// A call of the first profile: `first / second` where the second has it.
+std::string compare_edge_label(const GraphEdge& e, const GraphEdge* theirs) {
+  if (!theirs) return edge_label(e);
+  std::string label;
+  auto add = [&](std::string line) {
+    if (!label.empty()) label += '\n';
+    label += line;
+  };
+  if (e.total_ratio)
+    add(theirs->total_ratio ? percentage(*e.total_ratio) + " / " + percentage(*theirs->total_ratio)
+                            : percentage(*e.total_ratio));
+  if (e.calls != kUnknownCount)
+    add(theirs->calls != kUnknownCount ? fmt::format("{}{} / {}{}", e.calls, kTimes, theirs->calls, kTimes)
+                                       : fmt::format("{}{}", e.calls, kTimes));
+  return label;
+}
+
 }  // namespace
 
 Expected<std::string> write_compare(const Profile& a, const CallGraph& ga, const Profile& b, const CallGraph& gb,
                                     const std::vector<FuncId>& match, const Theme& theme, const Options& options,
                                     const CompareOptions& compare, Diagnostics& diag) {
   (void)b;
-  const double tol = compare.tolerance;
   auto partner = [&](FuncId f) -> const GraphNode* {
     FuncId g = f < match.size() ? match[f] : kNoMatch;
     return g != kNoMatch && g < gb.nodes.size() && gb.nodes[g].kept ? &gb.nodes[g] : nullptr;
@@ -678,124 +782,36 @@ Expected<std::string> write_compare(const Profile& a, const CallGraph& ga, const
     max_diff = any_diff ? std::max(max_diff, d) : d;
     any_diff = true;
   }
-  std::vector<Measure> measures = options.node_labels;
 
   std::string out;
   out.reserve(output_reservation(options.max_bytes, 256 + ga.nodes.size() * 240));
-  out += "digraph {\n";
-  out += "\ttooltip=\" \"\n";
-  out += "\tgraph [fontname=Arial, nodesep=0.125, ranksep=0.25];\n";
-  out += fmt::format("\tnode [fontcolor={}, fontname=Arial, height=0, style={}, width=0];\n", theme.font_color,
-                     theme.filled ? "filled" : "solid");
-  out += "\tedge [fontname=Arial];\n";
+  emit_header(out, theme, false);
   Names names(a);
   for (FuncId f = 0; f < ga.nodes.size(); ++f) {
     const GraphNode& node = ga.nodes[f];
     if (!node.kept) continue;
     if (options.max_bytes && out.size() > options.max_bytes) return output_too_large("dot", options.max_bytes);
     const GraphNode* other = partner(f);
-    std::string label;
-    std::string_view shape = "box", orientation = "0";
-    double weight_difference = 0;
-    if (other) {
-      std::string name = function_label(a, f);
-      if (options.wrap) name = wrap_function_name(name);
-      label = name;
-      auto called_line = [&] {
-        if (node.called == kUnknownCount) return;
-        label += fmt::format("\n{} {}/ {} {}", node.called, kTimes,
-                             other->called == kUnknownCount ? std::string("?") : std::to_string(other->called), kTimes);
-      };
-      auto line = [&](std::optional<double> mine, std::optional<double> theirs, std::string text, bool total) {
-        double x = *mine, y = theirs.value_or(0.0);
-        double d = std::fabs(x - y) * 100;
-        if (total) weight_difference = d;
-        if (d >= tol) {
-          if (y > x && !(total && compare.only_faster)) {
-            text += " + " + round_difference(d, tol) + "%";
-            if (total) shape = "cds";
-          } else if (y < x && !(total && compare.only_slower)) {
-            text += " - " + round_difference(d, tol) + "%";
-            if (total) {
-              shape = "cds";
-              orientation = "90";
-            }
-          } else if (total) {
-            weight_difference = 0;  // not shown, so not coloured either
-          }
-        } else if (total) {
-          weight_difference = 0;
-        }
-        label += "\n" + text;
-        called_line();
-      };
-      for (Measure m : measures) {
-        Shown mine = measure_of(node, m, options);
-        if (!mine.value) continue;
-        line(mine.value, measure_of(*other, m, options).value, mine.text, m == Measure::kTotalTimePercentage);
-      }
-      if (options.show_samples && node.samples) {
-        std::optional<double> theirs;
-        if (other->samples) theirs = static_cast<double>(*other->samples);
-        line(static_cast<double>(*node.samples), theirs, fmt::format("{}{}", *node.samples, kTimes), false);
-      }
-    } else {
-      label = node_label(a, f, node, options, names);
-    }
+    ComparedNode shown = other ? compare_node(a, f, node, *other, options, compare) : ComparedNode{};
+    if (!other) shown.label = node_label(a, f, node, options, names);
     double weight = 0.0;
-    if (compare.color_by_difference && weight_difference != 0)
-      weight = max_diff > min_diff ? (weight_difference - min_diff) / (max_diff - min_diff) : 1.0;
+    if (compare.color_by_difference && shown.total_difference != 0)
+      weight = max_diff > min_diff ? (shown.total_difference - min_diff) / (max_diff - min_diff) : 1.0;
     else if (!compare.color_by_difference)
       weight = node.weight.value_or(0.0);
-    out += '\t';
-    out += fmt::format("{}", f);
-    bool first = true;
-    attr(out, first, "color", to_hex(theme.node_fill(weight)));
-    attr(out, first, "fontcolor", to_hex(theme.node_font(weight)));
-    attr(out, first, "fontsize", fmt::format("{:f}", theme.font_size(weight)));
-    attr(out, first, "label", label);
-    attr(out, first, "orientation", orientation);
-    attr(out, first, "shape", shape);
-    const Function& fn = a.functions[f];
-    if (fn.file != kNoString) attr(out, first, "tooltip", a.str(fn.file));
-    out += "];\n";
+    emit_node(out, a, f, weight, shown.label, theme, {shown.orientation, shown.shape, true});
     FuncId g = other ? match[f] : kNoMatch;
     for (std::uint32_t i = ga.edge_begin[f]; i < ga.edge_begin[f + 1]; ++i) {
       const GraphEdge& e = ga.edges[i];
       if (!e.kept) continue;
       const GraphEdge* theirs = nullptr;
       if (g != kNoMatch && partner(e.callee)) theirs = kept_edge(gb, g, match[e.callee]);
-      std::string elabel;
-      auto add = [&](std::string line) {
-        if (!elabel.empty()) elabel += '\n';
-        elabel += line;
-      };
-      if (e.total_ratio)
-        add(theirs && theirs->total_ratio ? percentage(*e.total_ratio) + " / " + percentage(*theirs->total_ratio)
-                                          : percentage(*e.total_ratio));
-      if (e.calls != kUnknownCount)
-        add(theirs && theirs->calls != kUnknownCount
-                ? fmt::format("{}{} / {}{}", e.calls, kTimes, theirs->calls, kTimes)
-                : fmt::format("{}{}", e.calls, kTimes));
       double w = compare.color_by_difference ? 0.0 : e.weight ? *e.weight : ga.nodes[e.callee].weight.value_or(0.0);
-      std::string color = to_hex(theme.color(w));
-      std::string pen = fixed2(theme.pen_width(w));
-      out += fmt::format("\t{} -> {}", e.caller, e.callee);
-      bool efirst = true;
-      attr(out, efirst, "arrowsize", fixed2(theme.arrow_size(w)));
-      attr(out, efirst, "color", color);
-      attr(out, efirst, "fontcolor", color);
-      attr(out, efirst, "fontsize", fixed2(theme.font_size(w)));
-      attr(out, efirst, "label", elabel);
-      attr(out, efirst, "labeldistance", pen);
-      attr(out, efirst, "penwidth", pen);
-      out += "];\n";
+      emit_edge(out, e, w, compare_edge_label(e, theirs), theme);
     }
   }
   out += "}\n";
-  if (names.truncated > 0)
-    diag.warn(
-        fmt::format("truncating {} function name(s) longer than {} chars", names.truncated, kMaxFunctionName - 1));
+  warn_truncated(names, diag);
   return out;
 }
 
