@@ -6,23 +6,15 @@
 #include <string>
 #include <vector>
 
-#include "graphgen/flat_index.h"
+#include "pstats/stats_builder.h"
 
 namespace graphgen::python {
 
 namespace {
 
-constexpr std::uint32_t kUnset = UINT32_MAX;
-
-struct Key {
-  StringId file = kNoString, name = kNoString, code = kNoString;
-  std::int64_t line = 0;
-  friend bool operator==(const Key&, const Key&) = default;
-};
-
 class Converter {
  public:
-  Converter(Profile& p, std::string_view what) : p_(p), what_(what) {}
+  Converter(Profile& p, std::string_view what) : p_(p), what_(what), builder_(p) {}
 
   Expected<bool> run(PyObject* stats) {
     if (!PyDict_Check(stats))
@@ -30,10 +22,6 @@ class Converter {
                               Py_TYPE(stats)->tp_name));
     if (PyDict_GET_SIZE(stats) == 0)
       return fail("expected at least one function, found an empty stats dict (was the profiler ever enabled?)");
-    p_.events.push_back({p_.strings.intern("time"), p_.strings.intern("s"), 1.0, true, kNoString});
-    p_.label_style = LabelStyle::kPython;
-    p_.reports_totals = true;
-    p_.keeps_call_self = true;
     Py_ssize_t pos = 0;
     PyObject *key, *value;
     while (PyDict_Next(stats, &pos, &key, &value))
@@ -79,7 +67,7 @@ class Converter {
   Expected<std::uint32_t> read_key(PyObject* k) {
     if (!PyTuple_Check(k) || PyTuple_GET_SIZE(k) != 3)
       return fail(fmt::format("expected a function key (filename, line, name), found {}", Py_TYPE(k)->tp_name));
-    Key key;
+    pstats::Key key;
     auto file = text(PyTuple_GET_ITEM(k, 0), "filename");
     if (!file) return file.error();
     key.file = *file;
@@ -94,8 +82,8 @@ class Converter {
       auto co_name = text(code->co_name, "code name");
       auto co_file = text(code->co_filename, "code filename");
       if (!co_name || !co_file) return co_name ? co_file.error() : co_name.error();
-      key.name = p_.strings.intern(fmt::format("<code object {}, file \"{}\", line {}>", p_.str(*co_name),
-                                               p_.str(*co_file), code->co_firstlineno));
+      key.name =
+          p_.strings.intern(pstats::code_object_label(p_.str(*co_name), p_.str(*co_file), code->co_firstlineno));
       Ref blob(PyMarshal_WriteObjectToString(name, 2));
       if (blob.o)
         key.code = p_.strings.intern(std::string_view(PyBytes_AS_STRING(blob.o), PyBytes_GET_SIZE(blob.o)));
@@ -106,28 +94,7 @@ class Converter {
       if (!n) return n.error();
       key.name = *n;
     }
-    return index_.find_or_add(
-        FlatIndex::mix(FlatIndex::mix(key.file, key.name, key.code), static_cast<std::uint64_t>(key.line)),
-        [&](std::uint32_t i) { return keys_[i] == key; },
-        [&] {
-          keys_.push_back(key);
-          function_of_.push_back(kUnset);
-          return static_cast<std::uint32_t>(keys_.size() - 1);
-        });
-  }
-
-  // gprof2dot's numbering: a key's function is made when first met.
-  FuncId function(std::uint32_t key) {
-    FuncId& f = function_of_[key];
-    if (f != kUnset) return f;
-    const Key& k = keys_[key];
-    Function fn;
-    fn.name = k.name;
-    fn.file = k.file;
-    fn.line = k.line;
-    fn.code = k.code;
-    f = p_.add_function(fn);
-    return f;
+    return builder_.key(key);
   }
 
   Expected<bool> entry(PyObject* k, PyObject* v) {
@@ -146,56 +113,46 @@ class Converter {
     PyObject* callers = PyTuple_GET_ITEM(v, 4);
     if (!PyDict_Check(callers))
       return fail(fmt::format("expected a callers dict, found {}", Py_TYPE(callers)->tp_name));
-    FuncId callee = function(*key);
-    p_.listed.push_back(callee);
-    Function& fn = p_.functions[callee];
-    fn.calls = *nc;
-    fn.primitive_calls = *cc;
-    p_.self(callee, 0) = float_cost(*tt);
-    p_.total(callee, 0) = float_cost(*ct);
+    const FuncId callee = builder_.entry(*key, *cc, *nc, *tt, *ct);
     Py_ssize_t pos = 0;
     PyObject *ck, *cv;
     while (PyDict_Next(callers, &pos, &ck, &cv)) {
       auto caller_key = read_key(ck);
       if (!caller_key) return caller_key.error();
-      FuncId caller = function(*caller_key);
+      pstats::CallerStats stats;
       if (PyLong_Check(cv)) {  // the pure-Python profiler: a call count
         auto n = integer(cv, "a caller call count");
         if (!n) return n.error();
-        CallId c = p_.add_call({caller, callee, *n, kUnknownCount});
-        p_.call_costs_from_counts = true;
-        p_.inclusive(c, 0) = p_.along(c, 0) = float_cost(0.0);
+        stats.is_int = true;
+        stats.count = *n;
+        builder_.caller(*caller_key, callee, stats);
         continue;
       }
       if (!PyTuple_Check(cv) || PyTuple_GET_SIZE(cv) == 0 || PyTuple_GET_SIZE(cv) % 4 != 0)
         return fail(fmt::format("expected caller stats (nc, cc, tt, ct), found {}", Py_TYPE(cv)->tp_name));
-      std::int64_t count = 0, primitive = 0;
-      double along = 0, inclusive = 0;
       for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(cv); ++i) {
         PyObject* x = PyTuple_GET_ITEM(cv, i);
+        std::int64_t n = 0;
+        double t = 0;
         if (i % 4 < 2) {
-          auto n = integer(x, "a caller call count");
-          if (!n) return n.error();
-          (i % 4 == 0 ? count : primitive) = saturating_add(i % 4 == 0 ? count : primitive, *n);
+          auto count = integer(x, "a caller call count");
+          if (!count) return count.error();
+          n = *count;
         } else {
-          auto t = number(x, "a caller time");
-          if (!t) return t.error();
-          double& into = i % 4 == 2 ? along : inclusive;
-          into = i < 4 ? *t : into + *t;
+          auto time = number(x, "a caller time");
+          if (!time) return time.error();
+          t = *time;
         }
+        stats.add_item(static_cast<std::size_t>(i), n, t);
       }
-      CallId c = p_.add_call({caller, callee, count, primitive});
-      p_.along(c, 0) = float_cost(along);
-      p_.inclusive(c, 0) = float_cost(inclusive);
+      builder_.caller(*caller_key, callee, stats);
     }
     return true;
   }
 
   Profile& p_;
   std::string_view what_;
-  std::vector<Key> keys_;
-  std::vector<FuncId> function_of_;
-  FlatIndex index_;
+  pstats::StatsBuilder builder_;
 };
 
 }  // namespace

@@ -6,6 +6,8 @@
 #include <charconv>
 #include <cstring>
 
+#include "stats_builder.h"
+
 namespace graphgen::marshal {
 
 std::string_view type_name(Type t) {
@@ -595,7 +597,7 @@ class Decoder {
     if (line < 0) fail(line_at, fmt::format("negative co_firstlineno {}", line));
     expect(depth, pieces, Type::kBytes);                                  // lnotab / linetable
     if (layout == CodeLayout::k311) expect(depth, pieces, Type::kBytes);  // exceptiontable
-    return fmt::format("<code object {}, file \"{}\", line {}>", text_as_utf8(name), text_as_utf8(file), line);
+    return pstats::code_object_label(text_as_utf8(name), text_as_utf8(file), line);
   }
 
   // Marshal bytes of a decoded node, without references; false past `budget`.

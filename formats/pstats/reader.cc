@@ -6,6 +6,7 @@
 
 #include "graphgen/flat_index.h"
 #include "marshal.h"
+#include "stats_builder.h"
 #include "stream.h"
 
 namespace graphgen::pstats {
@@ -37,22 +38,6 @@ using marshal::Type;
 
 constexpr std::uint32_t kUnset = UINT32_MAX;
 
-// A decoded key: interned strings and the line, before it is a function.
-struct Key {
-  StringId file = kNoString;
-  std::int64_t line = 0;
-  StringId name = kNoString;
-  StringId code = kNoString;  // code object bytes, for code-object names
-  friend bool operator==(const Key&, const Key&) = default;
-};
-
-// The stats of one caller entry, read before it becomes a call.
-struct CallerStats {
-  bool is_int = false;
-  std::int64_t count = 0, primitive = 0;
-  double along = 0, inclusive = 0;
-};
-
 // Buffers a validator needs, kept per thread across files.
 struct Scratch {
   std::vector<std::uint32_t> string_memo, key_memo, item_key, last, caller_keys, caller_last;
@@ -65,6 +50,7 @@ class Validator {
       : doc_(doc),
         path_(path),
         p_(p),
+        builder_(p),
         string_memo_(scratch.string_memo),
         key_memo_(scratch.key_memo),
         item_key_(scratch.item_key),
@@ -90,11 +76,11 @@ class Validator {
     for (std::size_t k = 0; k + 1 < items.size(); k += 2)
       if (auto e = read_key(doc_.node(items[k]), item_key[k / 2]); !e) return e;
     std::vector<std::uint32_t>& last = last_;
-    last.assign(keys_.size(), kUnset);
+    last.assign(builder_.key_count(), kUnset);
     for (std::size_t i = 0; i < item_key.size(); ++i) last[item_key[i]] = static_cast<std::uint32_t>(i);
-    p_.functions.reserve(keys_.size());
-    p_.self_cost.reserve(keys_.size());
-    p_.total_cost.reserve(keys_.size());
+    p_.functions.reserve(builder_.key_count());
+    p_.self_cost.reserve(builder_.key_count());
+    p_.total_cost.reserve(builder_.key_count());
     p_.listed.reserve(item_key.size());
     for (std::size_t i = 0; i < item_key.size(); ++i) {
       std::uint32_t key = item_key[i];
@@ -162,30 +148,8 @@ class Validator {
     key.line = line.i;
     key.name = intern_text(name);
     if (name.type == Type::kCode && name.i > 0) key.code = p_.strings.intern(doc_.code_bytes(name));
-    std::uint64_t h =
-        FlatIndex::mix(FlatIndex::mix(key.file, key.name, key.code), static_cast<std::uint64_t>(key.line));
-    out = memo = key_index_.find_or_add(
-        h, [&](std::uint32_t k) { return keys_[k] == key; },
-        [&] {
-          keys_.push_back(key);
-          function_of_.push_back(kUnset);
-          return static_cast<std::uint32_t>(keys_.size() - 1);
-        });
+    out = memo = builder_.key(key);
     return true;
-  }
-
-  // The function of a key, created on first use: gprof2dot's numbering.
-  FuncId function(std::uint32_t key) {
-    FuncId& f = function_of_[key];
-    if (f != kUnset) return f;
-    const Key& k = keys_[key];
-    Function fn;
-    fn.name = k.name;
-    fn.file = k.file;
-    fn.line = k.line;
-    fn.code = k.code;
-    f = p_.add_function(fn);
-    return f;
   }
 
   Expected<bool> number(const Node& n, bool int_only, std::string_view what, std::int64_t& i, double& d) {
@@ -215,13 +179,7 @@ class Validator {
     const Node& callers = doc_.node(parts[4]);
     if (callers.type != Type::kDict)
       return error(callers, fmt::format("expected a callers dict, found {}", a_type(callers.type)));
-    FuncId callee = function(key);
-    p_.listed.push_back(callee);
-    Function& fn = p_.functions[callee];
-    fn.calls = nc;
-    fn.primitive_calls = cc;
-    p_.self(callee, 0) = float_cost(tt);
-    p_.total(callee, 0) = float_cost(ct);
+    const FuncId callee = builder_.entry(key, cc, nc, tt, ct);
 
     auto items = doc_.children(callers);
     const std::size_t count = items.size() / 2;
@@ -232,12 +190,12 @@ class Validator {
       if (auto e = read_caller(doc_.node(items[2 * k + 1]), caller_stats_[k]); !e) return e;
     }
     // A repeated caller key: its first place, its last value (a dict).
-    caller_last_.resize(keys_.size(), kUnset);
+    caller_last_.resize(builder_.key_count(), kUnset);
     for (std::size_t k = 0; k < count; ++k) caller_last_[caller_keys_[k]] = static_cast<std::uint32_t>(k);
     for (std::size_t k = 0; k < count; ++k) {
       std::uint32_t& from = caller_last_[caller_keys_[k]];
       if (from == kUnset) continue;  // placed already
-      add_call(function(caller_keys_[k]), callee, caller_stats_[from]);
+      builder_.caller(caller_keys_[k], callee, caller_stats_[from]);
       from = kUnset;
     }
     return true;
@@ -261,38 +219,15 @@ class Validator {
       double dv = 0;
       if (auto e = number(doc_.node(vals[i]), int_only, int_only ? "a caller call count" : "a caller time", iv, dv); !e)
         return e;
-      switch (i % 4) {
-        case 0:
-          out.count = saturating_add(out.count, iv);
-          break;
-        case 1:
-          out.primitive = saturating_add(out.primitive, iv);
-          break;
-        case 2:
-          out.along = i < 4 ? dv : out.along + dv;
-          break;
-        default:
-          out.inclusive = i < 4 ? dv : out.inclusive + dv;
-          break;
-      }
+      out.add_item(i, iv, dv);
     }
     return true;
-  }
-
-  void add_call(FuncId caller, FuncId callee, const CallerStats& s) {
-    CallId c = p_.add_call({caller, callee, s.count, s.is_int ? kUnknownCount : s.primitive});
-    if (s.is_int) {
-      p_.call_costs_from_counts = true;
-      p_.inclusive(c, 0) = p_.along(c, 0) = float_cost(0.0);
-      return;
-    }
-    p_.along(c, 0) = float_cost(s.along);
-    p_.inclusive(c, 0) = float_cost(s.inclusive);
   }
 
   const Document& doc_;
   std::string_view path_;
   Profile& p_;
+  StatsBuilder builder_;
   std::vector<std::uint32_t>& string_memo_;
   std::vector<std::uint32_t>& key_memo_;
   std::vector<std::uint32_t>& item_key_;
@@ -300,9 +235,6 @@ class Validator {
   std::vector<std::uint32_t>& caller_keys_;
   std::vector<std::uint32_t>& caller_last_;
   std::vector<CallerStats>& caller_stats_;
-  std::vector<Key> keys_;
-  std::vector<FuncId> function_of_;
-  FlatIndex key_index_;
 };
 
 }  // namespace
@@ -325,10 +257,6 @@ Expected<Profile> read_general(std::string_view bytes, std::string_view path, Di
   auto doc = marshal::decode(bytes, path, std::move(buffers));
   if (!doc) return doc.error();
   Profile p;
-  p.events.push_back({p.strings.intern("time"), p.strings.intern("s"), 1.0, true, kNoString});
-  p.label_style = LabelStyle::kPython;
-  p.reports_totals = true;
-  p.keeps_call_self = true;
   thread_local Scratch scratch;
   Validator v(*doc, path, p, scratch);
   auto ok = v.run();

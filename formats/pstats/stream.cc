@@ -5,6 +5,7 @@
 
 #include "graphgen/flat_index.h"
 #include "marshal.h"
+#include "stats_builder.h"
 
 namespace graphgen::pstats::detail {
 
@@ -28,22 +29,9 @@ struct Scalar {
   StringId text = kNoString;
 };
 
-struct Key {
-  StringId file = kNoString;
-  std::int64_t line = 0;
-  StringId name = kNoString;
-  friend bool operator==(const Key&, const Key&) = default;
-};
-
-struct CallerStats {
-  bool is_int = false;
-  std::int64_t count = 0, primitive = 0;
-  double along = 0, inclusive = 0;
-};
-
 class FastReader {
  public:
-  FastReader(std::string_view in, Profile& p) : in_(in), p_(p) {}
+  FastReader(std::string_view in, Profile& p) : in_(in), p_(p), builder_(p) {}
 
   bool run(std::size_t& trailing) {
     std::uint8_t code;
@@ -301,33 +289,16 @@ class FastReader {
     if ((file.kind != Ref::kText && file.kind != Ref::kBytes) || line.kind != Ref::kInt ||
         (name.kind != Ref::kText && name.kind != Ref::kBytes))
       return false;
-    Key key{file.text, line.i, name.text};
-    out = key_index_.find_or_add(
-        FlatIndex::mix(FlatIndex::mix(key.file, key.name, 0), static_cast<std::uint64_t>(key.line)),
-        [&](std::uint32_t k) { return keys_[k] == key; },
-        [&] {
-          keys_.push_back(key);
-          function_of_.push_back(kNone);
-          entry_seen_.push_back(false);
-          caller_mark_.push_back(kNone);
-          return static_cast<std::uint32_t>(keys_.size() - 1);
-        });
+    out = builder_.key({file.text, line.i, name.text, kNoString});
+    if (entry_seen_.size() < builder_.key_count()) {
+      entry_seen_.resize(builder_.key_count(), false);
+      caller_mark_.resize(builder_.key_count(), kNone);
+    }
     Ref r;
     r.kind = Ref::kKey;
     r.id = out;
     fill(slot, r);
     return true;
-  }
-
-  FuncId function(std::uint32_t key) {
-    FuncId& f = function_of_[key];
-    if (f != kNone) return f;
-    Function fn;
-    fn.name = keys_[key].name;
-    fn.file = keys_[key].file;
-    fn.line = keys_[key].line;
-    f = p_.add_function(fn);
-    return f;
   }
 
   bool number(bool int_only, std::int64_t& i, double& d) {
@@ -363,13 +334,7 @@ class FastReader {
     std::uint8_t code;
     if (!u8(code) || (code & 0x7F) != '{') return false;
     fill(reserve(code & 0x80), {Ref::kOpaque});
-    FuncId callee = function(key);
-    p_.listed.push_back(callee);
-    Function& fn = p_.functions[callee];
-    fn.calls = nc;
-    fn.primitive_calls = cc;
-    p_.self(callee, 0) = float_cost(tt);
-    p_.total(callee, 0) = float_cost(ct);
+    const FuncId callee = builder_.entry(key, cc, nc, tt, ct);
     ++generation_;
     for (;;) {
       if (pos_ >= in_.size()) return false;
@@ -383,7 +348,7 @@ class FastReader {
       caller_mark_[caller_key] = generation_;
       CallerStats s;
       if (!read_caller(s)) return false;
-      add_call(function(caller_key), callee, s);
+      builder_.caller(caller_key, callee, s);
     }
   }
 
@@ -412,20 +377,7 @@ class FastReader {
       std::int64_t iv = 0;
       double dv = 0;
       if (!number(int_only, iv, dv)) return false;
-      switch (i % 4) {
-        case 0:
-          out.count = saturating_add(out.count, iv);
-          break;
-        case 1:
-          out.primitive = saturating_add(out.primitive, iv);
-          break;
-        case 2:
-          out.along = i < 4 ? dv : out.along + dv;
-          break;
-        default:
-          out.inclusive = i < 4 ? dv : out.inclusive + dv;
-          break;
-      }
+      out.add_item(i, iv, dv);
     }
     if (slot != SIZE_MAX) {
       Ref r;
@@ -437,29 +389,16 @@ class FastReader {
     return true;
   }
 
-  void add_call(FuncId caller, FuncId callee, const CallerStats& s) {
-    CallId c = p_.add_call({caller, callee, s.count, s.is_int ? kUnknownCount : s.primitive});
-    if (s.is_int) {
-      p_.call_costs_from_counts = true;
-      p_.inclusive(c, 0) = p_.along(c, 0) = float_cost(0.0);
-      return;
-    }
-    p_.along(c, 0) = float_cost(s.along);
-    p_.inclusive(c, 0) = float_cost(s.inclusive);
-  }
-
   std::string_view in_;
   std::size_t pos_ = 0;
   Profile& p_;
   std::vector<Ref> refs_;
   std::vector<StringId> interned_;
-  std::vector<Key> keys_;
-  std::vector<FuncId> function_of_;
+  StatsBuilder builder_;
   std::vector<bool> entry_seen_;
   std::vector<std::uint32_t> caller_mark_;
   std::uint32_t generation_ = 0;
   std::vector<CallerStats> callers_;
-  FlatIndex key_index_;
   std::string scratch_;
 };
 
@@ -468,10 +407,6 @@ class FastReader {
 std::optional<Profile> read_fast(std::string_view bytes, std::size_t& trailing) {
   if (bytes.size() > 0xFFFFFFFFu) return std::nullopt;
   Profile p;
-  p.events.push_back({p.strings.intern("time"), p.strings.intern("s"), 1.0, true, kNoString});
-  p.label_style = LabelStyle::kPython;
-  p.reports_totals = true;
-  p.keeps_call_self = true;
   FastReader reader(bytes, p);
   if (!reader.run(trailing)) return std::nullopt;
   return p;

@@ -121,8 +121,11 @@ TEST(Options, HelpShowsTheDefaultsARequestGets) {
   EXPECT_EQ(o.output, "-");
   EXPECT_EQ(r.output->name, "dot");
   // Flags and lists have no default to show.
-  for (const OptionSpec& s : option_specs())
-    if (s.kind != OptionKind::kValue) EXPECT_EQ(s.default_value, "") << s.key;
+  for (const OptionSpec& s : option_specs()) {
+    if (s.kind != OptionKind::kValue) {
+      EXPECT_EQ(s.default_value, "") << s.key;
+    }
+  }
 }
 
 TEST(Options, KeysAreUniqueAndEveryFrontEndHasItsOwn) {

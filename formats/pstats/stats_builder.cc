@@ -1,0 +1,84 @@
+#include "stats_builder.h"
+
+#include <fmt/format.h>
+
+namespace graphgen::pstats {
+
+std::string code_object_label(std::string_view name, std::string_view file, std::int64_t line) {
+  return fmt::format("<code object {}, file \"{}\", line {}>", name, file, line);
+}
+
+StatsBuilder::StatsBuilder(Profile& p) : p_(p) {
+  p.events.push_back({p.strings.intern("time"), p.strings.intern("s"), 1.0, true, kNoString});
+  p.label_style = LabelStyle::kPython;
+  p.reports_totals = true;
+  p.keeps_call_self = true;
+}
+
+void CallerStats::add_item(std::size_t i, std::int64_t n, double t) {
+  switch (i % 4) {
+    case 0:
+      count = saturating_add(count, n);
+      break;
+    case 1:
+      primitive = saturating_add(primitive, n);
+      break;
+    case 2:
+      along = i < 4 ? t : along + t;
+      break;
+    default:
+      inclusive = i < 4 ? t : inclusive + t;
+      break;
+  }
+}
+
+std::uint32_t StatsBuilder::key(const Key& key) {
+  const std::uint64_t h =
+      FlatIndex::mix(FlatIndex::mix(key.file, key.name, key.code), static_cast<std::uint64_t>(key.line));
+  return index_.find_or_add(
+      h, [&](std::uint32_t k) { return keys_[k] == key; },
+      [&] {
+        keys_.push_back(key);
+        function_of_.push_back(kNoFunction);
+        return static_cast<std::uint32_t>(keys_.size() - 1);
+      });
+}
+
+FuncId StatsBuilder::function(std::uint32_t key) {
+  FuncId& f = function_of_[key];
+  if (f != kNoFunction) return f;
+  const Key& k = keys_[key];
+  Function fn;
+  fn.name = k.name;
+  fn.file = k.file;
+  fn.line = k.line;
+  fn.code = k.code;
+  f = p_.add_function(fn);
+  return f;
+}
+
+FuncId StatsBuilder::entry(std::uint32_t key, std::int64_t primitive_calls, std::int64_t calls, double tt, double ct) {
+  FuncId f = function(key);
+  p_.listed.push_back(f);
+  Function& fn = p_.functions[f];
+  fn.calls = calls;
+  fn.primitive_calls = primitive_calls;
+  p_.self(f, 0) = float_cost(tt);
+  p_.total(f, 0) = float_cost(ct);
+  return f;
+}
+
+void StatsBuilder::caller(std::uint32_t caller_key, FuncId callee, const CallerStats& s) {
+  const FuncId from = function(caller_key);
+  CallId c = p_.add_call({from, callee, s.count, s.is_int ? kUnknownCount : s.primitive});
+  if (s.is_int) {
+    // The pure-Python profiler's count: times follow from the counts.
+    p_.call_costs_from_counts = true;
+    p_.inclusive(c, 0) = p_.along(c, 0) = float_cost(0.0);
+    return;
+  }
+  p_.along(c, 0) = float_cost(s.along);
+  p_.inclusive(c, 0) = float_cost(s.inclusive);
+}
+
+}  // namespace graphgen::pstats

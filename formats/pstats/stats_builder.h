@@ -1,0 +1,72 @@
+// The one set of pstats rules: how a stats dict's keys become functions,
+// an entry (cc, nc, tt, ct, callers) their counts and times, and a caller
+// entry a call. Fed by the marshal tree (reader.cc), the streaming reader
+// (stream.cc) and live Python dicts (python/bridge.cc), so the three agree
+// by construction, as speedscope's importers all speak to one builder.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "graphgen/flat_index.h"
+#include "graphgen/profile.h"
+
+namespace graphgen::pstats {
+
+/// A decoded key: interned file and name, the line, and for the
+/// pure-Python profiler's code-object names the marshalled code object.
+struct Key {
+  StringId file = kNoString;
+  std::int64_t line = 0;
+  StringId name = kNoString;
+  StringId code = kNoString;
+  friend bool operator==(const Key&, const Key&) = default;
+};
+
+/// One caller entry before it is a call: cProfile's (nc, cc, tt, ct), whose
+/// later groups of four (Python 2's 8- and 12-item tuples) add up, or the
+/// pure-Python profiler's bare call count.
+struct CallerStats {
+  bool is_int = false;
+  std::int64_t count = 0, primitive = 0;
+  double along = 0, inclusive = 0;
+
+  /// Item `i` of a caller tuple: a count (i % 4 < 2, saturating) or a
+  /// time (the first group's as it is, later groups added).
+  void add_item(std::size_t i, std::int64_t n, double t);
+};
+
+/// How Python's pstats labels a code object in a key (the pure-Python
+/// profiler's), without the memory address its repr has.
+std::string code_object_label(std::string_view name, std::string_view file, std::int64_t line);
+
+class StatsBuilder {
+ public:
+  /// Makes `p` a pstats profile: one event, time in seconds, Python labels,
+  /// the totals the profiler reported, calls with their own times.
+  explicit StatsBuilder(Profile& p);
+
+  /// The row of `key`, added the first time it is seen.
+  std::uint32_t key(const Key& key);
+  std::size_t key_count() const { return keys_.size(); }
+
+  /// The function of a key row, made when first met: gprof2dot's numbering.
+  FuncId function(std::uint32_t key);
+
+  /// A function's own entry: listed, with its counts and times.
+  FuncId entry(std::uint32_t key, std::int64_t primitive_calls, std::int64_t calls, double tt, double ct);
+
+  /// A call into `callee` from the function of `caller_key`.
+  void caller(std::uint32_t caller_key, FuncId callee, const CallerStats& s);
+
+ private:
+  static constexpr FuncId kNoFunction = UINT32_MAX;
+  Profile& p_;
+  std::vector<Key> keys_;
+  std::vector<FuncId> function_of_;
+  FlatIndex index_;
+};
+
+}  // namespace graphgen::pstats
