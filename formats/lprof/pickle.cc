@@ -6,7 +6,7 @@
 #include <cstring>
 #include <unordered_map>
 
-#include "pstats/marshal.h"  // valid_utf8_surrogatepass
+#include "common/python_text.h"
 
 namespace graphgen::pickle {
 
@@ -38,11 +38,7 @@ std::string_view type_name(Type t) {
   return "?";
 }
 
-std::string a_type(Type t) {
-  std::string_view name = type_name(t);
-  bool vowel = !name.empty() && std::string_view("aeiouAEIOU").find(name[0]) != std::string_view::npos;
-  return std::string(vowel ? "an " : "a ") + std::string(name);
-}
+std::string a_type(Type t) { return formats::with_article(type_name(t)); }
 
 bool allowed_class(std::string_view module, std::string_view name) {
   return name == "LineStats" && (module == "_line_profiler" || module == "line_profiler._line_profiler" ||
@@ -205,7 +201,7 @@ class Decoder {
     push(std::move(n), at);
   }
   void text(Type type, std::string_view s, std::size_t at) {
-    if (type == Type::kStr && !marshal::valid_utf8_surrogatepass(s))
+    if (type == Type::kStr && !formats::valid_utf8_surrogatepass(s))
       fail(at, fmt::format("invalid UTF-8 in a pickled str {}", quote_input(s)));
     Node n;
     n.type = type;

@@ -12,10 +12,10 @@
 #include <cstdlib>
 #include <map>
 
+#include "common/python_text.h"
 #include "graphgen/flat_index.h"
 #include "graphgen/labels.h"
 #include "pickle.h"
-#include "pstats/marshal.h"
 
 namespace graphgen::lprof {
 
@@ -110,11 +110,11 @@ class Validator {
     if (n.type != pickle::Type::kStr && n.type != pickle::Type::kBytes) return false;
     StringId& memo = text_memo_[index];
     if (memo == UINT32_MAX) {
-      if (n.type == pickle::Type::kStr || marshal::valid_utf8_surrogatepass(n.text)) {
+      if (n.type == pickle::Type::kStr || formats::valid_utf8_surrogatepass(n.text)) {
         memo = stats_.strings.intern(n.text);
       } else {
         std::string latin1;
-        marshal::append_latin1_as_utf8(n.text, latin1);
+        formats::append_latin1_as_utf8(n.text, latin1);
         memo = stats_.strings.intern(latin1);
       }
     }

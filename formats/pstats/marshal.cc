@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cstring>
 
+#include "common/python_text.h"
 #include "stats_builder.h"
 
 namespace graphgen::marshal {
@@ -48,60 +49,7 @@ std::string_view type_name(Type t) {
   return "?";
 }
 
-std::string a_type(Type t) {
-  std::string_view name = type_name(t);
-  bool vowel = !name.empty() && std::string_view("aeiouAEIOU").find(name[0]) != std::string_view::npos;
-  return std::string(vowel ? "an " : "a ") + std::string(name);
-}
-
-bool valid_utf8_surrogatepass(std::string_view s) {
-  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-  std::size_t n = s.size();
-  std::size_t i = 0;
-  while (i < n) {
-    unsigned char c = p[i];
-    if (c < 0x80) {
-      ++i;
-      continue;
-    }
-    int len;
-    unsigned lo = 0x80, hi = 0xBF;  // allowed range of the second byte
-    if (c >= 0xC2 && c <= 0xDF) {
-      len = 2;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      len = 3;
-      if (c == 0xE0) lo = 0xA0;  // no overlongs; 0xED keeps A0..BF: surrogates pass
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      len = 4;
-      if (c == 0xF0) lo = 0x90;
-      if (c == 0xF4) hi = 0x8F;
-    } else {
-      return false;
-    }
-    if (i + len > n) return false;
-    if (p[i + 1] < lo || p[i + 1] > hi) return false;
-    for (int k = 2; k < len; ++k)
-      if ((p[i + k] & 0xC0) != 0x80) return false;
-    i += len;
-  }
-  return true;
-}
-
-void append_latin1_as_utf8(std::string_view latin1, std::string& out) {
-  // Nearly every such string is plain ASCII: copy it in one go.
-  if (std::all_of(latin1.begin(), latin1.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; })) {
-    out.append(latin1);
-    return;
-  }
-  for (unsigned char c : latin1) {
-    if (c < 0x80) {
-      out += static_cast<char>(c);
-    } else {
-      out += static_cast<char>(0xC0 | (c >> 6));
-      out += static_cast<char>(0x80 | (c & 0x3F));
-    }
-  }
-}
+std::string a_type(Type t) { return formats::with_article(type_name(t)); }
 
 namespace {
 
@@ -194,7 +142,7 @@ class Decoder {
     n.offset = static_cast<std::uint32_t>(offset);
     n.begin = static_cast<std::uint32_t>(doc_.arena_.size());
     if (latin1)
-      append_latin1_as_utf8(text, doc_.arena_);
+      formats::append_latin1_as_utf8(text, doc_.arena_);
     else
       doc_.arena_.append(text);
     n.size = static_cast<std::uint32_t>(doc_.arena_.size() - n.begin);
@@ -413,7 +361,7 @@ class Decoder {
         if (t == 's') {
           index = add_text_node(Type::kBytes, t, start, bytes, false);
         } else if (t == 'u' || t == 't') {
-          if (!valid_utf8_surrogatepass(bytes))
+          if (!formats::valid_utf8_surrogatepass(bytes))
             fail(start, fmt::format("invalid UTF-8 in marshal string {}", quote_input(bytes)));
           index = add_text_node(Type::kStr, t, start, bytes, false);
         } else {
@@ -693,9 +641,9 @@ class Decoder {
   std::string text_as_utf8(std::uint32_t index) {
     const Node& n = doc_.nodes_[index];
     std::string_view s = doc_.text(n);
-    if (n.type == Type::kStr || valid_utf8_surrogatepass(s)) return std::string(s);
+    if (n.type == Type::kStr || formats::valid_utf8_surrogatepass(s)) return std::string(s);
     std::string out;
-    append_latin1_as_utf8(s, out);
+    formats::append_latin1_as_utf8(s, out);
     return out;
   }
 

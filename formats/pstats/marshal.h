@@ -101,10 +101,4 @@ Expected<Document> decode(std::string_view bytes, std::string_view path);
 /// another without allocating for each).
 Expected<Document> decode(std::string_view bytes, std::string_view path, Document&& reuse);
 
-/// True when `s` is UTF-8 as CPython's surrogatepass decoder accepts it.
-bool valid_utf8_surrogatepass(std::string_view s);
-
-/// Appends Latin-1 bytes to `out` as UTF-8.
-void append_latin1_as_utf8(std::string_view latin1, std::string& out);
-
 }  // namespace graphgen::marshal

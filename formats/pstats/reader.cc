@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "common/python_text.h"
 #include "graphgen/flat_index.h"
 #include "marshal.h"
 #include "stats_builder.h"
@@ -99,11 +100,11 @@ class Validator {
 
   std::string_view text(const Node& n, std::string& scratch) const {
     std::string_view s = doc_.text(n);
-    if (n.type != Type::kBytes || marshal::valid_utf8_surrogatepass(s)) return s;
+    if (n.type != Type::kBytes || formats::valid_utf8_surrogatepass(s)) return s;
     // Python 2 str: bytes in the writer's file-system encoding; UTF-8 if it
     // decodes, else Latin-1.
     scratch.clear();
-    marshal::append_latin1_as_utf8(s, scratch);
+    formats::append_latin1_as_utf8(s, scratch);
     return scratch;
   }
 

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cstring>
 
+#include "common/python_text.h"
 #include "graphgen/flat_index.h"
 #include "marshal.h"
 #include "stats_builder.h"
@@ -138,13 +139,13 @@ class FastReader {
     std::string_view s = in_.substr(pos_, static_cast<std::size_t>(n));
     pos_ += static_cast<std::size_t>(n);
     if (t == 'u' || t == 't') {
-      if (!marshal::valid_utf8_surrogatepass(s)) return false;
+      if (!formats::valid_utf8_surrogatepass(s)) return false;
       out.kind = Ref::kText;
       out.text = p_.strings.intern(s);
     } else if (t == 's') {
       // Python 2 str: UTF-8 if it decodes, else Latin-1.
       out.kind = Ref::kBytes;
-      out.text = intern_latin1(s, marshal::valid_utf8_surrogatepass(s));
+      out.text = intern_latin1(s, formats::valid_utf8_surrogatepass(s));
     } else {
       out.kind = Ref::kText;
       out.text = intern_latin1(s, false);
@@ -156,7 +157,7 @@ class FastReader {
   StringId intern_latin1(std::string_view s, bool as_is) {
     if (as_is) return p_.strings.intern(s);
     scratch_.clear();
-    marshal::append_latin1_as_utf8(s, scratch_);
+    formats::append_latin1_as_utf8(s, scratch_);
     return p_.strings.intern(scratch_);
   }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "common/python_text.h"
 #include "graphgen/flat_index.h"
 #include "marshal.h"
 
@@ -58,7 +59,7 @@ class Encoder {
       return;
     }
     out += 'u';
-    if (marshal::valid_utf8_surrogatepass(s)) {
+    if (formats::valid_utf8_surrogatepass(s)) {
       i32(static_cast<std::int32_t>(s.size()));
       out += s;
       return;
@@ -77,7 +78,7 @@ class Encoder {
       auto c = static_cast<unsigned char>(s[i]);
       if (c >= 0x80) {
         len = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
-        if (len == 0 || i + len > s.size() || !marshal::valid_utf8_surrogatepass(s.substr(i, len))) {
+        if (len == 0 || i + len > s.size() || !formats::valid_utf8_surrogatepass(s.substr(i, len))) {
           unsigned cp = 0xDC00 + c;
           r += static_cast<char>(0xE0 | (cp >> 12));
           r += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
