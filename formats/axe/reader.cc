@@ -64,25 +64,15 @@ bool parse_arc(std::string_view line, Arc& out) {
   if (line.empty() || !is_space(line[0])) return false;
   std::size_t i = 0;
   skip_spaces(line, i);
-  out.self = out.children = 0;
-  double v = 0;
-  if (take_decimal(line, i, v, true)) {
-    out.self = v;
-    skip_spaces(line, i);
-    if (take_decimal(line, i, v, true)) {
-      out.children = v;
-      skip_spaces(line, i);
-    }
-  }
+  take_self_children(line, i, out.self, out.children, true);
   return i < line.size() && tail(line.substr(i), out.tail, false, true);
 }
 
 class Reader {
  public:
   Reader(const InputFile& in, const formats::ReadOptions& options) : in_(in), options_(options) {
-    p_.label_style = LabelStyle::kName;
-    p_.events.push_back({p_.strings.intern("time"), p_.strings.intern("s"), 1.0, true, kNoString});
-    p_.reports_totals = true;
+    start_profile(p_);
+    p_.reports_totals = true;  // VTune prints each function's total
   }
 
   Expected<Profile> read(Diagnostics& diag) {
@@ -124,16 +114,10 @@ class Reader {
 
  private:
   FuncId function(std::uint64_t index, std::string_view name) {
-    auto [it, fresh] = by_index_.try_emplace(index, 0);
-    if (fresh) {
-      Function f;
-      f.name = p_.strings.intern(name);
-      f.instance = instances_[f.name]++;  // entries of one name stay apart
-      it->second = p_.add_function(f);
-      has_entry_.push_back(false);
-      p_.reported_share.push_back(0.0);
-    }
-    return it->second;
+    bool fresh = false;
+    FuncId f = functions_.get(index, name, fresh);
+    if (fresh) p_.reported_share.push_back(0.0);
+    return f;
   }
 
   void entry_(const std::vector<Line>& lines) {
@@ -153,8 +137,7 @@ class Reader {
     }
     if (primary.tail.name == "<spontaneous>") return;
     FuncId f = function(primary.index, primary.tail.name);
-    if (has_entry_[f]) return;  // a repeated index: the first entry stands
-    has_entry_[f] = true;
+    if (!functions_.claim_entry(f)) return;  // a repeated index: the first entry stands
     p_.functions[f].name = p_.strings.intern(primary.tail.name);
     p_.self(f, 0) = float_cost(primary.self);
     p_.total(f, 0) = float_cost(primary.self + primary.children);
@@ -167,12 +150,7 @@ class Reader {
       }
       if (arc.tail.name == "<spontaneous>") continue;
       FuncId callee = function(arc.tail.index, arc.tail.name);
-      CallId c = calls_.find_or_add(
-          FlatIndex::mix(f, callee),
-          [&](std::uint32_t id) { return p_.calls[id].caller == f && p_.calls[id].callee == callee; },
-          [&] {
-            return p_.add_call({f, callee, kUnknownCount});
-          });
+      CallId c = functions_.call(f, callee, kUnknownCount);
       p_.inclusive(c, 0) = float_cost(arc.self + arc.children);
     }
   }
@@ -180,10 +158,7 @@ class Reader {
   const InputFile& in_;
   const formats::ReadOptions& options_;
   Profile p_;
-  std::unordered_map<std::uint64_t, FuncId> by_index_;
-  std::unordered_map<StringId, std::uint32_t> instances_;
-  std::vector<bool> has_entry_;
-  FlatIndex calls_;
+  gprof_text::IndexedFunctions functions_{p_};
   Skipped skipped_;
 };
 

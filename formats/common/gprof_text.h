@@ -8,9 +8,12 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "graphgen/error.h"
+#include "graphgen/flat_index.h"
+#include "graphgen/profile.h"
 #include "graphgen/text.h"
 
 namespace graphgen::gprof_text {
@@ -165,6 +168,80 @@ class Skipped {
   std::size_t count_ = 0;
   std::size_t first_line_ = 0;
   std::string first_;
+};
+
+/// A call line's leading `self [children]` decimals, each optional (gprof
+/// leaves them out on spontaneous and recursive calls; VTune's may be
+/// negative); what is absent stays 0.
+inline void take_self_children(std::string_view line, std::size_t& i, double& self, double& children,
+                               bool negative = false) {
+  self = children = 0;
+  double v = 0;
+  if (!take_decimal(line, i, v, negative)) return;
+  self = v;
+  skip_spaces(line, i);
+  if (!take_decimal(line, i, v, negative)) return;
+  children = v;
+  skip_spaces(line, i);
+}
+
+/// A gprof-style profile: functions labelled by name, one time event in
+/// seconds.
+inline void start_profile(Profile& p) {
+  p.label_style = LabelStyle::kName;
+  p.events.push_back({p.strings.intern("time"), p.strings.intern("s"), 1.0, true, kNoString});
+}
+
+/// The functions of gprof-style entries by their `[index]`, made when first
+/// met; entries of one name (static functions of different files) stay
+/// apart as instances; each entry read once; one call per caller and callee.
+class IndexedFunctions {
+ public:
+  explicit IndexedFunctions(Profile& p) : p_(p) {}
+
+  /// The function of `index`; `fresh` says whether it was made now.
+  FuncId get(std::uint64_t index, std::string_view name, bool& fresh) {
+    auto [it, made] = by_index_.try_emplace(index, 0);
+    fresh = made;
+    if (made) {
+      Function f;
+      f.name = p_.strings.intern(name);
+      f.instance = instances_[f.name]++;
+      it->second = p_.add_function(f);
+      has_entry_.push_back(false);
+    }
+    return it->second;
+  }
+  FuncId get(std::uint64_t index, std::string_view name) {
+    bool fresh = false;
+    return get(index, name, fresh);
+  }
+
+  /// Marks the entry of `f` read; false when it was (a repeated index:
+  /// the first entry stands).
+  bool claim_entry(FuncId f) {
+    if (has_entry_[f]) return false;
+    has_entry_[f] = true;
+    return true;
+  }
+
+  /// The call from `caller` to `callee`, made with `count` the first time
+  /// (a repeated child line finds the same call).
+  CallId call(FuncId caller, FuncId callee, std::int64_t count) {
+    return calls_.find_or_add(
+        FlatIndex::mix(caller, callee),
+        [&](std::uint32_t id) { return p_.calls[id].caller == caller && p_.calls[id].callee == callee; },
+        [&] {
+          return p_.add_call({caller, callee, count});
+        });
+  }
+
+ private:
+  Profile& p_;
+  std::unordered_map<std::uint64_t, FuncId> by_index_;
+  std::unordered_map<StringId, std::uint32_t> instances_;
+  std::vector<bool> has_entry_;
+  FlatIndex calls_;
 };
 
 }  // namespace graphgen::gprof_text

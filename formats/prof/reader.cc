@@ -113,16 +113,7 @@ bool parse_arc(std::string_view line, Arc& out) {
   if (line.empty() || !is_space(line[0])) return false;
   std::size_t i = 0;
   skip_spaces(line, i);
-  out.self = out.children = 0;
-  double v = 0;
-  if (take_decimal(line, i, v)) {
-    out.self = v;
-    skip_spaces(line, i);
-    if (take_decimal(line, i, v)) {
-      out.children = v;
-      skip_spaces(line, i);
-    }
-  }
+  take_self_children(line, i, out.self, out.children);
   if (!take_count(line, i, out.called, '/')) return false;
   if (i < line.size() && line[i] == '/') {
     ++i;
@@ -145,10 +136,7 @@ bool is_cycle_header(std::string_view line) {
 
 class Reader {
  public:
-  Reader(const InputFile& in, const formats::ReadOptions& options) : in_(in), options_(options) {
-    p_.label_style = LabelStyle::kName;
-    p_.events.push_back({p_.strings.intern("time"), p_.strings.intern("s"), 1.0, true, kNoString});
-  }
+  Reader(const InputFile& in, const formats::ReadOptions& options) : in_(in), options_(options) { start_profile(p_); }
 
   Expected<Profile> read(Diagnostics& diag) {
     LineScanner scanner(in_.bytes(), &in_);
@@ -198,17 +186,7 @@ class Reader {
   }
 
  private:
-  FuncId function(std::uint64_t index, std::string_view name) {
-    auto [it, fresh] = by_index_.try_emplace(index, 0);
-    if (fresh) {
-      Function f;
-      f.name = p_.strings.intern(name);
-      f.instance = instances_[f.name]++;  // entries of one name stay apart
-      it->second = p_.add_function(f);
-      has_entry_.push_back(false);
-    }
-    return it->second;
-  }
+  FuncId function(std::uint64_t index, std::string_view name) { return functions_.get(index, name); }
 
   void entry_(const std::vector<std::pair<std::size_t, std::string_view>>& lines) {
     if (lines.empty()) return;
@@ -229,11 +207,10 @@ class Reader {
       return;
     }
     FuncId f = function(primary.index, primary.tail.name);
-    if (has_entry_[f]) {
+    if (!functions_.claim_entry(f)) {
       ++duplicates_;
       return;
     }
-    has_entry_[f] = true;
     Function& fn = p_.functions[f];
     fn.name = p_.strings.intern(primary.tail.name);
     if (primary.has_called) {
@@ -250,12 +227,7 @@ class Reader {
       }
       FuncId callee = function(arc.tail.index, arc.tail.name);
       // One call per child; a repeated child line replaces the earlier.
-      CallId c = calls_.find_or_add(
-          FlatIndex::mix(f, callee),
-          [&](std::uint32_t id) { return p_.calls[id].caller == f && p_.calls[id].callee == callee; },
-          [&] {
-            return p_.add_call({f, callee, 0});
-          });
+      CallId c = functions_.call(f, callee, 0);
       p_.calls[c].count = static_cast<std::int64_t>(std::min<std::uint64_t>(arc.called, INT64_MAX));
       p_.inclusive(c, 0) = float_cost(arc.self + arc.children);
     }
@@ -264,10 +236,7 @@ class Reader {
   const InputFile& in_;
   const formats::ReadOptions& options_;
   Profile p_;
-  std::unordered_map<std::uint64_t, FuncId> by_index_;
-  std::unordered_map<StringId, std::uint32_t> instances_;
-  std::vector<bool> has_entry_;
-  FlatIndex calls_;
+  gprof_text::IndexedFunctions functions_{p_};
   Skipped skipped_;
   std::size_t duplicates_ = 0;
 };
