@@ -330,57 +330,88 @@ Expected<bool> ProfileMerger::adopt_events(const Profile& other, std::string_vie
   return true;
 }
 
+// What one add() works with: the profile added, where its events and
+// strings go in `into`, and its rows added to `into`'s.
+struct ProfileMerger::Adding {
+  ProfileMerger& m;
+  const Profile& other;
+  const ExactTables* other_exact;
+  std::vector<std::size_t> event_map;
+  std::vector<double> scale;  // per event of `other`: its unit in `into`'s
+  std::vector<CallId> call_map;
+
+  // Strings are mapped once each, on first use.
+  StringId str(StringId s) {
+    if (s == kNoString) return kNoString;
+    StringId& mapped = m.string_map_[s];
+    if (mapped == UINT32_MAX) mapped = m.into_.strings.intern(other.str(s));
+    return mapped;
+  }
+
+  // Row `from` of `other`'s table added to row `to` of `into`'s.
+  void row(Table t, std::vector<Cost>& dst, std::size_t to, const std::vector<Cost>& src, std::size_t from) {
+    add_row(m.into_, dst, to, src, from, other.events.size(), event_map, scale, m.exact_[t],
+            other_exact ? &(*other_exact)[t] : nullptr);
+  }
+};
+
+// The first profile gives the merged one its events and its kind.
+void ProfileMerger::start(const Profile& other, std::string_view other_path) {
+  Profile& into = into_;
+  started_ = true;
+  first_path_ = std::string(other_path);
+  for (const Event& e : other.events)
+    into.events.push_back({into.strings.intern(other.str(e.name)), into.strings.intern(other.str(e.unit)),
+                           e.seconds_per_unit, e.floating, into.strings.intern(other.str(e.long_name))});
+  into.label_style = other.label_style;
+  into.reports_totals = other.reports_totals;
+  into.keeps_stack_totals = other.keeps_stack_totals;
+  into.keeps_call_self = other.keeps_call_self;
+  into.call_costs_from_counts = other.call_costs_from_counts;
+  into.positions = other.positions;
+  for (const auto& [k, v] : other.metadata)
+    into.metadata.emplace_back(into.strings.intern(other.str(k)), into.strings.intern(other.str(v)));
+  into.reported = other.reported;  // one file: its own totals
+}
+
 Expected<bool> ProfileMerger::add(const Profile& other, std::string_view other_path, const ExactTables* other_exact) {
   Profile& into = into_;
-  auto theirs = [&](Table t) -> const std::vector<ExactSum>* { return other_exact ? &(*other_exact)[t] : nullptr; };
-  if (!started_) {
-    started_ = true;
-    first_path_ = std::string(other_path);
-    for (const Event& e : other.events)
-      into.events.push_back({into.strings.intern(other.str(e.name)), into.strings.intern(other.str(e.unit)),
-                             e.seconds_per_unit, e.floating, into.strings.intern(other.str(e.long_name))});
-    into.label_style = other.label_style;
-    into.reports_totals = other.reports_totals;
-    into.keeps_stack_totals = other.keeps_stack_totals;
-    into.keeps_call_self = other.keeps_call_self;
-    into.call_costs_from_counts = other.call_costs_from_counts;
-    into.positions = other.positions;
-    for (const auto& [k, v] : other.metadata)
-      into.metadata.emplace_back(into.strings.intern(other.str(k)), into.strings.intern(other.str(v)));
-    into.reported = other.reported;  // one file: its own totals
-  } else {
+  if (!started_)
+    start(other, other_path);
+  else
     into.reported = {};  // several: their sum is recomputed
-  }
   if (other.call_costs_from_counts != into.call_costs_from_counts && !other.calls.empty() && !into.calls.empty())
     return bad_input(
         fmt::format("{}: cannot merge it with {}: one records a call count per caller (python -m profile), the other "
                     "(nc, cc, tt, ct) tuples (cProfile); profile and cProfile output do not mix",
                     other_path, first_path_));
   into.call_costs_from_counts = into.call_costs_from_counts || other.call_costs_from_counts;
-  std::vector<std::size_t> event_map;
-  if (auto ok = adopt_events(other, other_path, event_map); !ok) return ok;
-  const std::size_t ne = into.events.size();
-  const std::size_t one = other.events.size();
-  std::vector<double> scale(one, 1.0);
-  for (std::size_t e = 0; e < one; ++e) {
-    const Event& mine = into.events[event_map[e]];
+  Adding a{*this, other, other_exact, {}, {}, {}};
+  if (auto ok = adopt_events(other, other_path, a.event_map); !ok) return ok;
+  a.scale.assign(other.events.size(), 1.0);
+  for (std::size_t e = 0; e < other.events.size(); ++e) {
+    const Event& mine = into.events[a.event_map[e]];
     double theirs = other.events[e].seconds_per_unit;
     if (!mine.floating && theirs > 0 && mine.seconds_per_unit > 0 && theirs != mine.seconds_per_unit)
-      scale[e] = theirs / mine.seconds_per_unit;
+      a.scale[e] = theirs / mine.seconds_per_unit;
   }
   into.positions |= other.positions;
-
-  // Strings are mapped once each, on first use.
   string_map_.assign(other.strings.size(), UINT32_MAX);
   string_hash_.assign(other.strings.size(), 0);
   hashing_ = &other;
-  auto str = [&](StringId s) {
-    if (s == kNoString) return kNoString;
-    StringId& m = string_map_[s];
-    if (m == UINT32_MAX) m = into.strings.intern(other.str(s));
-    return m;
-  };
 
+  add_functions(a);
+  add_calls(a);
+  add_lines(a);
+  add_sites(a);
+  add_jumps(a);
+  add_stacks(a);
+  return true;
+}
+
+void ProfileMerger::add_functions(Adding& a) {
+  Profile& into = into_;
+  const Profile& other = a.other;
   std::vector<FuncId>& map = map_;
   map.resize(other.functions.size());
   for (FuncId f = 0; f < other.functions.size(); ++f) {
@@ -389,11 +420,11 @@ Expected<bool> ProfileMerger::add(const Profile& other, std::string_view other_p
         function_hash(other, fn), [&](std::uint32_t g) { return same_function(into.functions[g], other, fn); },
         [&] {
           Function copy = fn;
-          copy.name = str(fn.name);
-          copy.object = str(fn.object);
-          copy.file = str(fn.file);
-          copy.process = str(fn.process);
-          copy.code = str(fn.code);
+          copy.name = a.str(fn.name);
+          copy.object = a.str(fn.object);
+          copy.file = a.str(fn.file);
+          copy.process = a.str(fn.process);
+          copy.code = a.str(fn.code);
           copy.calls = copy.primitive_calls = kUnknownCount;
           is_listed_.push_back(false);
           return into.add_function(copy);
@@ -404,11 +435,9 @@ Expected<bool> ProfileMerger::add(const Profile& other, std::string_view other_p
     merged.primitive_calls = add_count(merged.primitive_calls, fn.primitive_calls);
     merged.has_object = merged.has_object || fn.has_object;
     if (merged.line == 0) merged.line = fn.line;
-    add_row(into, into.self_cost, to, other.self_cost, f, one, event_map, scale, exact_[kSelf], theirs(kSelf));
-    if (into.has_total_cost() && other.has_total_cost())
-      add_row(into, into.total_cost, to, other.total_cost, f, one, event_map, scale, exact_[kTotal], theirs(kTotal));
-    if (into.keeps_stack_totals && other.keeps_stack_totals)
-      add_row(into, into.stack_total, to, other.stack_total, f, one, event_map, scale, exact_[kStack], theirs(kStack));
+    a.row(kSelf, into.self_cost, to, other.self_cost, f);
+    if (into.has_total_cost() && other.has_total_cost()) a.row(kTotal, into.total_cost, to, other.total_cost, f);
+    if (into.keeps_stack_totals && other.keeps_stack_totals) a.row(kStack, into.stack_total, to, other.stack_total, f);
   }
   // The profiler's shares hold for one run alone.
   if (files_ == 0 && !other.reported_share.empty()) {
@@ -423,29 +452,36 @@ Expected<bool> ProfileMerger::add(const Profile& other, std::string_view other_p
     is_listed_[map[f]] = true;
     into.listed.push_back(map[f]);
   }
+}
 
-  std::vector<CallId> call_map(other.calls.size());
+void ProfileMerger::add_calls(Adding& a) {
+  Profile& into = into_;
+  const Profile& other = a.other;
+  a.call_map.resize(other.calls.size());
   for (CallId c = 0; c < other.calls.size(); ++c) {
-    FuncId caller = map[other.calls[c].caller], callee = map[other.calls[c].callee];
+    FuncId caller = map_[other.calls[c].caller], callee = map_[other.calls[c].callee];
     CallId to = calls_.find_or_add(
         FlatIndex::mix(caller, callee),
         [&](std::uint32_t d) { return into.calls[d].caller == caller && into.calls[d].callee == callee; },
         [&] {
           return into.add_call({caller, callee, kUnknownCount, kUnknownCount});
         });
-    call_map[c] = to;
+    a.call_map[c] = to;
     into.calls[to].count = add_count(into.calls[to].count, other.calls[c].count);
     into.calls[to].primitive_count = add_count(into.calls[to].primitive_count, other.calls[c].primitive_count);
-    add_row(into, into.call_cost, to, other.call_cost, c, one, event_map, scale, exact_[kCall], theirs(kCall));
-    if (into.keeps_call_self && other.keeps_call_self)
-      add_row(into, into.call_self, to, other.call_self, c, one, event_map, scale, exact_[kCallSelf],
-              theirs(kCallSelf));
+    a.row(kCall, into.call_cost, to, other.call_cost, c);
+    if (into.keeps_call_self && other.keeps_call_self) a.row(kCallSelf, into.call_self, to, other.call_self, c);
   }
+}
 
+void ProfileMerger::add_lines(Adding& a) {
+  Profile& into = into_;
+  const Profile& other = a.other;
+  const std::size_t ne = into.events.size();
   for (std::size_t r = 0; r < other.line_costs.size(); ++r) {
     const LineCost& lc = other.line_costs[r];
     LineCost key{
-        .function = map[lc.function], .file = str(lc.file), .line = lc.line, .columns = 0, .address = lc.address};
+        .function = map_[lc.function], .file = a.str(lc.file), .line = lc.line, .columns = 0, .address = lc.address};
     std::uint32_t to = lines_.find_or_add(
         FlatIndex::mix(key.function, key.file, FlatIndex::mix(key.line, key.address)),
         [&](std::uint32_t x) {
@@ -458,14 +494,18 @@ Expected<bool> ProfileMerger::add(const Profile& other, std::string_view other_p
           return static_cast<std::uint32_t>(into.line_costs.size() - 1);
         });
     into.line_costs[to].columns = std::max(into.line_costs[to].columns, lc.columns);
-    add_row(into, into.line_cost_values, to, other.line_cost_values, r, one, event_map, scale, exact_[kLine],
-            theirs(kLine));
+    a.row(kLine, into.line_cost_values, to, other.line_cost_values, r);
   }
+}
 
+void ProfileMerger::add_sites(Adding& a) {
+  Profile& into = into_;
+  const Profile& other = a.other;
+  const std::size_t ne = into.events.size();
   for (std::size_t s = 0; s < other.call_sites.size(); ++s) {
     CallSite key = other.call_sites[s];
-    key.call = call_map[key.call];
-    key.file = str(key.file);
+    key.call = a.call_map[key.call];
+    key.file = a.str(key.file);
     std::uint32_t to = sites_.find_or_add(
         FlatIndex::mix(key.call, FlatIndex::mix(key.file, key.line, key.address),
                        FlatIndex::mix(key.target_line, key.target_address)),
@@ -484,16 +524,18 @@ Expected<bool> ProfileMerger::add(const Profile& other, std::string_view other_p
         });
     into.call_sites[to].count = saturating_add(into.call_sites[to].count, key.count);
     into.call_sites[to].columns = std::max(into.call_sites[to].columns, key.columns);
-    add_row(into, into.call_site_cost, to, other.call_site_cost, s, one, event_map, scale, exact_[kSite],
-            theirs(kSite));
+    a.row(kSite, into.call_site_cost, to, other.call_site_cost, s);
   }
+}
 
-  for (const Jump& j : other.jumps) {
+void ProfileMerger::add_jumps(Adding& a) {
+  Profile& into = into_;
+  for (const Jump& j : a.other.jumps) {
     Jump key = j;
-    key.function = map[j.function];
-    key.target = map[j.target];
-    key.file = str(j.file);
-    key.target_file = str(j.target_file);
+    key.function = map_[j.function];
+    key.target = map_[j.target];
+    key.file = a.str(j.file);
+    key.target_file = a.str(j.target_file);
     bool conditional = key.executed != kUnknownCount;
     std::uint32_t to = jumps_.find_or_add(
         FlatIndex::mix(FlatIndex::mix(key.function, key.file, FlatIndex::mix(key.line, key.address)),
@@ -515,35 +557,37 @@ Expected<bool> ProfileMerger::add(const Profile& other, std::string_view other_p
     into.jumps[to].count = saturating_add(into.jumps[to].count, key.count);
     if (conditional) into.jumps[to].executed = saturating_add(into.jumps[to].executed, key.executed);
   }
+}
 
-  if (!other.stack_nodes.empty()) {
-    if (into.stack_nodes.empty()) {
-      into.stack_nodes.push_back({0, 0});
-      into.stack_node_cost.resize(ne, 0);
-    }
-    std::vector<std::uint32_t> node_map(other.stack_nodes.size(), 0);
-    for (std::uint32_t n = 1; n < other.stack_nodes.size(); ++n) {
-      const StackNode& theirs = other.stack_nodes[n];
-      std::uint32_t parent = node_map[theirs.parent];
-      StringId process = str(theirs.process);
-      FuncId f = process == kNoString ? map[theirs.function] : 0;
-      node_map[n] = children_.find_or_add(
-          FlatIndex::mix(parent, f, process),
-          [&](std::uint32_t m) {
-            const StackNode& mine = into.stack_nodes[m];
-            return mine.parent == parent && mine.function == f && mine.process == process;
-          },
-          [&] {
-            into.stack_nodes.push_back({parent, f, process});
-            into.stack_node_cost.resize(into.stack_node_cost.size() + ne, 0);
-            return static_cast<std::uint32_t>(into.stack_nodes.size() - 1);
-          });
-    }
-    for (std::uint32_t n = 0; n < other.stack_nodes.size(); ++n)
-      add_row(into, into.stack_node_cost, node_map[n], other.stack_node_cost, n, one, event_map, scale, exact_[kNode],
-              theirs(kNode));
+void ProfileMerger::add_stacks(Adding& a) {
+  Profile& into = into_;
+  const Profile& other = a.other;
+  if (other.stack_nodes.empty()) return;
+  const std::size_t ne = into.events.size();
+  if (into.stack_nodes.empty()) {
+    into.stack_nodes.push_back({0, 0});
+    into.stack_node_cost.resize(ne, 0);
   }
-  return true;
+  std::vector<std::uint32_t> node_map(other.stack_nodes.size(), 0);
+  for (std::uint32_t n = 1; n < other.stack_nodes.size(); ++n) {
+    const StackNode& theirs = other.stack_nodes[n];
+    std::uint32_t parent = node_map[theirs.parent];
+    StringId process = a.str(theirs.process);
+    FuncId f = process == kNoString ? map_[theirs.function] : 0;
+    node_map[n] = children_.find_or_add(
+        FlatIndex::mix(parent, f, process),
+        [&](std::uint32_t m) {
+          const StackNode& mine = into.stack_nodes[m];
+          return mine.parent == parent && mine.function == f && mine.process == process;
+        },
+        [&] {
+          into.stack_nodes.push_back({parent, f, process});
+          into.stack_node_cost.resize(into.stack_node_cost.size() + ne, 0);
+          return static_cast<std::uint32_t>(into.stack_nodes.size() - 1);
+        });
+  }
+  for (std::uint32_t n = 0; n < other.stack_nodes.size(); ++n)
+    a.row(kNode, into.stack_node_cost, node_map[n], other.stack_node_cost, n);
 }
 
 std::vector<FuncId> order_as_gprof2dot(Profile& p) {

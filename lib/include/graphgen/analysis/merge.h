@@ -88,6 +88,14 @@ class ProfileMerger {
   const std::vector<FuncId>& renumbering() const { return renumbered_; }
 
  private:
+  struct Adding;  // one add(): the profile added and where its parts go
+  void start(const Profile& other, std::string_view other_path);
+  void add_functions(Adding& a);
+  void add_calls(Adding& a);
+  void add_lines(Adding& a);
+  void add_sites(Adding& a);
+  void add_jumps(Adding& a);
+  void add_stacks(Adding& a);
   Expected<bool> adopt_events(const Profile& other, std::string_view other_path, std::vector<std::size_t>& map);
   // Function identity by the strings' bytes, so a function `into` has
   // already is found without interning its strings again.
