@@ -7,10 +7,11 @@
 #include <string>
 #include <string_view>
 
+#include "graphgen/utf8.h"
+
 namespace graphgen::formats {
 
-/// The text as valid UTF-8: each byte of an invalid sequence becomes U+FFFD.
-std::string valid_utf8(std::string_view s);
+using graphgen::valid_utf8;  // graphgen/utf8.h
 
 /// For XML/HTML text and attribute values: & < > " ' escaped, control
 /// characters (other than tab and newline), DEL and the C1 controls

@@ -16,6 +16,7 @@
 #include "graphgen/analysis/merge.h"
 #include "graphgen/labels.h"
 #include "graphgen/text.h"
+#include "graphgen/utf8.h"
 
 namespace graphgen::dot {
 
@@ -94,17 +95,8 @@ void append_id(std::string& out, std::string_view s) {
   // Graphviz reads UTF-8 and stops at a NUL, and its SVG must be XML (and
   // valid HTML5 inside the report): bytes that are not UTF-8, control
   // characters, DEL and the C1 controls become U+FFFD.
-  const std::string text = formats::valid_utf8(s);
   out += '"';
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    const auto u = static_cast<unsigned char>(c);
-    const bool c1 = u == 0xC2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) < 0xA0;
-    if ((u < 0x20 && c != '\n' && c != '\t') || u == 0x7F || c1) {
-      out += "\xEF\xBF\xBD";
-      i += c1 ? 1 : 0;
-      continue;
-    }
+  for (char c : printable_utf8(s)) {
     switch (c) {
       case '\\':
         out += "\\\\";

@@ -17,6 +17,8 @@
 #include <mutex>
 #include <string>
 
+#include "graphgen/utf8.h"
+
 // Exported by libgvc, declared only in its private gvio.h.
 extern "C" size_t gvwrite(GVJ_t* job, const char* s, size_t len);
 
@@ -154,12 +156,16 @@ bool available() { return true; }
 
 namespace {
 
-// The graph's name, which SVG shows as the document's <title>: a quoted dot ID.
+// The graph's name, which SVG shows as the document's <title>: a quoted dot
+// ID on one line, of text an SVG can hold (the title is the inputs' names,
+// which can be any bytes).
 std::string graph_name(std::string_view title) {
+  std::string line(title);
+  for (char& c : line)
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
   std::string id = "\"";
-  for (char c : title) {
+  for (char c : printable_utf8(line)) {
     if (c == '"' || c == '\\') id += '\\';
-    if (c == '\n' || c == '\r') c = ' ';
     id += c;
   }
   return id + "\"";

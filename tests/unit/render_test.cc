@@ -122,5 +122,25 @@ TEST(Render, NamesWithAnyByteRender) {
   std::filesystem::remove_all(dir);
 }
 
+// The SVG's <title> is the inputs' names, and a file name is any bytes: one
+// that was not UTF-8 made every SVG, and the HTML report's call graph, a
+// document XML parsers refuse (and DEL reached HTML5 raw).
+TEST(Render, InputNamesOfAnyByteGiveATitleOfText) {
+  std::filesystem::path dir = test::temp_dir();
+  const std::string name = "bad\xff\x01name\x7f\n.folded";
+  std::ofstream(dir / name) << "main;f 3\nmain 1\n";
+  for (const char* format : {"svg", "html"}) {
+    SCOPED_TRACE(format);
+    auto r = test::graphgen({name, "-T", format}, dir);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out.find('\xff'), std::string::npos);
+    EXPECT_EQ(r.out.find('\x01'), std::string::npos);
+    EXPECT_EQ(r.out.find('\x7f'), std::string::npos);
+    EXPECT_NE(r.out.find("<title>bad\xEF\xBF\xBD\xEF\xBF\xBDname\xEF\xBF\xBD .folded</title>"), std::string::npos)
+        << r.out.substr(0, 600);
+  }
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace graphgen
