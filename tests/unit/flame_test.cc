@@ -305,6 +305,35 @@ TEST(Flame, SaysWhenTheStacksAreApproximate) {
   EXPECT_NE(exact.out.find("data-approximate=\"0\""), std::string::npos);
 }
 
+// XML 1.0 allows DEL and the C1 controls, HTML5 does not, and a browser
+// shows them as nothing: in the flame graph's text and in the report's
+// title (the input's name) each becomes U+FFFD, as Graphviz's output does.
+TEST(Flame, ControlCharactersInNamesAndTitlesBecomeReplacementCharacters) {
+  using namespace std::string_literals;
+  fs::path dir = test::temp_dir();
+  fs::path in = dir / "del\x7f-nel\xc2\x85.folded";
+  std::ofstream(in) << "main;del\x7fname;nel\xc2\x85name 3\nmain 1\n"s;
+  auto no_control = [](const std::string& s) {
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      auto u = static_cast<unsigned char>(s[i]);
+      if (u == 0x7F) return false;
+      if (u == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
+          static_cast<unsigned char>(s[i + 1]) < 0xA0)
+        return false;
+    }
+    return true;
+  };
+  auto svg = test::graphgen({"-T", "flame", in.string()});
+  ASSERT_EQ(svg.exit_code, 0) << svg.err;
+  EXPECT_TRUE(no_control(svg.out));
+  EXPECT_NE(svg.out.find("del\xEF\xBF\xBDname"), std::string::npos);
+  EXPECT_NE(svg.out.find("nel\xEF\xBF\xBDname"), std::string::npos);
+  auto html = test::graphgen({"-T", "html", in.string()});
+  ASSERT_EQ(html.exit_code, 0) << html.err;
+  EXPECT_TRUE(no_control(html.out));
+  EXPECT_NE(html.out.find("del\xEF\xBF\xBD-nel\xEF\xBF\xBD.folded - graphgen report</title>"), std::string::npos);
+}
+
 TEST(Flame, ReverseDrawsTheRootAtTheTop) {
   auto down = test::graphgen({"-T", "flame", "--flame-reverse", (flame_dir() / "flame.perf").string()});
   ASSERT_EQ(down.exit_code, 0) << down.err;
