@@ -135,6 +135,213 @@ CallGraph base_graph(const Profile& p, std::size_t event, double& self_sum) {
   return g;
 }
 
+// gprof2dot's _integrate_function and _integrate_cycle over the SCCs in
+// reverse topological order, without recursion: each function's total is
+// its self plus its calls' shares of their callees' totals; a cycle's
+// members get theirs from each entry point's breadth-first walk.
+class RatioIntegration {
+ public:
+  RatioIntegration(const Profile& p, const Adjacency& adj, const Cycles& cycles, const std::vector<double>& ratios,
+                   std::vector<double> self)
+      : total(p.functions.size(), 0.0),
+        call_total(p.calls.size(), 0.0),
+        has_call_total(p.calls.size(), false),
+        p_(p),
+        adj_(adj),
+        cycles_(cycles),
+        ratios_(ratios),
+        self_(std::move(self)),
+        cycle_total_(cycles.members.size(), 0.0),
+        local_(p.functions.size(), 0) {}
+
+  void run() {
+    for (const std::vector<FuncId>& scc : cycles_.scc_order) {
+      if (cycles_.cycle_of[scc.front()] == Cycles::kNone)
+        function(scc.front());
+      else
+        cycle(scc);
+    }
+  }
+
+  const std::vector<double>& self() const { return self_; }
+  std::vector<double> total, call_total;
+  std::vector<bool> has_call_total;
+
+ private:
+  // A cycle's compact copy: members numbered 0..m-1, their intra-cycle
+  // calls (callee, ratio, call) in call order, and the summed totals of
+  // the calls that leave the cycle. Each entry point walks only this.
+  struct Compact {
+    std::vector<std::uint32_t> edge_begin, edge_callee;
+    std::vector<double> edge_ratio;
+    std::vector<CallId> edge_call;
+    std::vector<double> leaving;
+    // Per walk, and summed over the walks.
+    std::vector<std::uint32_t> rank, by_rank;
+    std::vector<double> forward_in, partial, member_total, edge_total;
+    std::vector<bool> edge_has_total;
+  };
+
+  // What a call into `f` integrates: a cycle member stands for its whole
+  // cycle, as gprof2dot's _integrate_function returns the cycle's total
+  // (and the ratios of calls entering a cycle are relative to the cycle).
+  double integrated(FuncId f) const {
+    std::uint32_t c = cycles_.cycle_of[f];
+    return c == Cycles::kNone ? total[f] : cycle_total_[c];
+  }
+
+  bool in_cycle(FuncId f, std::uint32_t cycle) const { return cycles_.cycle_of[f] == cycle; }
+
+  // The call `c`'s share of its callee, which is done (reverse topological
+  // order).
+  double leave(CallId c) {
+    call_total[c] = ratios_[c] * integrated(p_.calls[c].callee);
+    has_call_total[c] = true;
+    return call_total[c];
+  }
+
+  void function(FuncId f) {
+    double t = self_[f];
+    for (std::uint32_t i = adj_.out_begin[f]; i < adj_.out_begin[f + 1]; ++i) {
+      CallId c = adj_.out_calls[i];
+      if (p_.calls[c].callee == f) continue;
+      t += leave(c);
+    }
+    total[f] = t;
+  }
+
+  void cycle(const std::vector<FuncId>& scc) {
+    const std::uint32_t cycle = cycles_.cycle_of[scc.front()];
+    // The cycle's total: its members' self plus the calls leaving it.
+    double whole = 0.0;
+    for (FuncId m : scc) {
+      double sub = self_[m];
+      for (std::uint32_t i = adj_.out_begin[m]; i < adj_.out_begin[m + 1]; ++i) {
+        CallId c = adj_.out_calls[i];
+        if (in_cycle(p_.calls[c].callee, cycle)) continue;
+        sub += leave(c);
+      }
+      whole += sub;
+    }
+    cycle_total_[cycle] = whole;
+    for (std::uint32_t k = 0; k < scc.size(); ++k) local_[scc[k]] = k;
+    std::vector<std::pair<FuncId, double>> entries = entry_points(scc, cycle);
+    for (FuncId member : scc) total[member] = 0.0;
+    if (entries.empty()) return;  // no outside caller: every member stays at 0
+    Compact c = compact(scc, cycle);
+    for (const auto& [entry, entry_ratio] : entries) walk(scc, c, local_[entry], entry_ratio);
+    for (std::uint32_t k = 0; k < scc.size(); ++k) total[scc[k]] = c.member_total[k];
+    for (std::size_t e = 0; e < c.edge_callee.size(); ++e) {
+      if (!c.edge_has_total[e]) continue;
+      call_total[c.edge_call[e]] = c.edge_total[e];
+      has_call_total[c.edge_call[e]] = true;
+    }
+  }
+
+  // Members called from outside, with the summed ratio of those calls, in
+  // gprof2dot's order (by caller id, then call order); one entry per
+  // member, found by its place in the cycle (no search).
+  std::vector<std::pair<FuncId, double>> entry_points(const std::vector<FuncId>& scc, std::uint32_t cycle) const {
+    std::vector<std::pair<FuncId, CallId>> entries_in;
+    for (FuncId m : scc)
+      for (std::uint32_t i = adj_.in_begin[m]; i < adj_.in_begin[m + 1]; ++i) {
+        CallId c = adj_.in_calls[i];
+        if (!in_cycle(p_.calls[c].caller, cycle)) entries_in.emplace_back(p_.calls[c].caller, c);
+      }
+    std::sort(entries_in.begin(), entries_in.end());
+    std::vector<std::pair<FuncId, double>> entries;
+    std::vector<std::uint32_t> entry_of(scc.size(), UINT32_MAX);
+    for (const auto& [caller, c] : entries_in) {
+      FuncId callee = p_.calls[c].callee;
+      std::uint32_t& e = entry_of[local_[callee]];
+      if (e == UINT32_MAX) {
+        e = static_cast<std::uint32_t>(entries.size());
+        entries.emplace_back(callee, ratios_[c]);
+      } else {
+        entries[e].second += ratios_[c];
+      }
+    }
+    return entries;
+  }
+
+  Compact compact(const std::vector<FuncId>& scc, std::uint32_t cycle) const {
+    const std::size_t m = scc.size();
+    Compact c;
+    c.edge_begin.assign(m + 1, 0);
+    c.leaving.assign(m, 0.0);
+    for (std::uint32_t k = 0; k < m; ++k) {
+      FuncId f = scc[k];
+      for (std::uint32_t i = adj_.out_begin[f]; i < adj_.out_begin[f + 1]; ++i) {
+        CallId call = adj_.out_calls[i];
+        FuncId callee = p_.calls[call].callee;
+        if (callee == f) continue;
+        if (!in_cycle(callee, cycle)) {
+          c.leaving[k] += call_total[call];
+          continue;
+        }
+        c.edge_callee.push_back(local_[callee]);
+        c.edge_ratio.push_back(ratios_[call]);
+        c.edge_call.push_back(call);
+      }
+      c.edge_begin[k + 1] = static_cast<std::uint32_t>(c.edge_callee.size());
+    }
+    c.rank.resize(m);
+    c.forward_in.resize(m);
+    c.partial.resize(m);
+    c.member_total.assign(m, 0.0);
+    c.edge_total.assign(c.edge_callee.size(), 0.0);
+    c.edge_has_total.assign(c.edge_callee.size(), false);
+    c.by_rank.reserve(m);
+    return c;
+  }
+
+  // One entry point's walk: breadth-first ranks from the entry, the ratios
+  // of forward calls (rank k -> k+1) into each member summed on the way
+  // (when f is taken from the queue every callee already has its final
+  // rank); then partials from the deepest rank up, a member's partial
+  // needing those of its forward callees.
+  void walk(const std::vector<FuncId>& scc, Compact& c, std::uint32_t start, double entry_ratio) {
+    std::fill(c.rank.begin(), c.rank.end(), UINT32_MAX);
+    std::fill(c.forward_in.begin(), c.forward_in.end(), 0.0);
+    c.by_rank.clear();
+    c.rank[start] = 0;
+    c.by_rank.push_back(start);
+    for (std::size_t head = 0; head < c.by_rank.size(); ++head) {
+      std::uint32_t f = c.by_rank[head];
+      for (std::uint32_t e = c.edge_begin[f]; e < c.edge_begin[f + 1]; ++e) {
+        std::uint32_t callee = c.edge_callee[e];
+        if (c.rank[callee] == UINT32_MAX) {
+          c.rank[callee] = c.rank[f] + 1;
+          c.by_rank.push_back(callee);
+        }
+        if (c.rank[callee] == c.rank[f] + 1) c.forward_in[callee] += c.edge_ratio[e];
+      }
+    }
+    for (auto it = c.by_rank.rbegin(); it != c.by_rank.rend(); ++it) {
+      std::uint32_t f = *it;
+      double part = entry_ratio * self_[scc[f]] + entry_ratio * c.leaving[f];
+      for (std::uint32_t e = c.edge_begin[f]; e < c.edge_begin[f + 1]; ++e) {
+        std::uint32_t callee = c.edge_callee[e];
+        if (c.rank[callee] != c.rank[f] + 1) continue;
+        double share = ratio(c.edge_ratio[e], c.forward_in[callee]) * c.partial[callee];
+        c.edge_total[e] += share;
+        c.edge_has_total[e] = true;
+        part += share;
+      }
+      c.partial[f] = part;
+      c.member_total[f] += part;
+    }
+  }
+
+  const Profile& p_;
+  const Adjacency& adj_;
+  const Cycles& cycles_;
+  const std::vector<double>& ratios_;
+  std::vector<double> self_;
+  std::vector<double> cycle_total_;
+  std::vector<std::uint32_t> local_;  // a cycle member's index in its cycle
+};
+
 }  // namespace
 
 // Call ratios of non-negative costs stay within [0, 1]: nothing to warn about,
@@ -154,176 +361,27 @@ CallGraph graph_from_call_ratios(const Profile& p, std::size_t event, Diagnostic
   } else {
     ratios = call_ratios(p, cycles, event);
   }
-
   // What is integrated: shares of the whole, or the event's values.
   std::vector<double> self(n);
   for (FuncId f = 0; f < n; ++f) self[f] = rule.in_values ? p.value(event, p.self(f, event)) : *g.nodes[f].self_ratio;
-  std::vector<double> total(n, 0.0);
-  std::vector<double> cycle_total(cycles.members.size(), 0.0);
-  // What a call into `f` integrates: a cycle member stands for its whole
-  // cycle, as gprof2dot's _integrate_function returns the cycle's total
-  // (and the ratios of calls entering a cycle are relative to the cycle).
-  auto integrated = [&](FuncId f) {
-    std::uint32_t c = cycles.cycle_of[f];
-    return c == Cycles::kNone ? total[f] : cycle_total[c];
-  };
-  std::vector<double> call_total(p.calls.size(), 0.0);
-  std::vector<bool> has_call_total(p.calls.size(), false);
-
-  std::vector<std::uint32_t> local(n, 0);  // a cycle member's index in its cycle
-
-  for (const std::vector<FuncId>& scc : cycles.scc_order) {
-    const std::uint32_t cycle = cycles.cycle_of[scc.front()];
-    if (cycle == Cycles::kNone) {
-      FuncId f = scc.front();
-      double t = self[f];
-      for (std::uint32_t i = adj.out_begin[f]; i < adj.out_begin[f + 1]; ++i) {
-        CallId c = adj.out_calls[i];
-        FuncId callee = p.calls[c].callee;
-        if (callee == f) continue;
-        call_total[c] = ratios[c] * integrated(callee);
-        has_call_total[c] = true;
-        t += call_total[c];
-      }
-      total[f] = t;
-      continue;
-    }
-    auto in_cycle = [&](FuncId f) { return cycles.cycle_of[f] == cycle; };
-    // The cycle's total: its members' self plus the calls leaving it, whose
-    // callees are done (reverse topological order).
-    double whole = 0.0;
-    for (FuncId m : scc) {
-      double sub = self[m];
-      for (std::uint32_t i = adj.out_begin[m]; i < adj.out_begin[m + 1]; ++i) {
-        CallId c = adj.out_calls[i];
-        FuncId callee = p.calls[c].callee;
-        if (in_cycle(callee)) continue;
-        call_total[c] = ratios[c] * integrated(callee);
-        has_call_total[c] = true;
-        sub += call_total[c];
-      }
-      whole += sub;
-    }
-    cycle_total[cycle] = whole;
-    // Entry points: members called from outside, with the summed ratio of
-    // those calls, in gprof2dot's order (by caller id, then call order).
-    std::vector<std::pair<FuncId, CallId>> entries_in;
-    for (FuncId m : scc)
-      for (std::uint32_t i = adj.in_begin[m]; i < adj.in_begin[m + 1]; ++i) {
-        CallId c = adj.in_calls[i];
-        if (!in_cycle(p.calls[c].caller)) entries_in.emplace_back(p.calls[c].caller, c);
-      }
-    std::sort(entries_in.begin(), entries_in.end());
-    const std::size_t m = scc.size();
-    for (std::uint32_t k = 0; k < m; ++k) local[scc[k]] = k;
-    // One entry per member, found by its place in the cycle (no search).
-    std::vector<std::pair<FuncId, double>> entries;
-    std::vector<std::uint32_t> entry_of(m, UINT32_MAX);
-    for (const auto& [caller, c] : entries_in) {
-      FuncId callee = p.calls[c].callee;
-      std::uint32_t& e = entry_of[local[callee]];
-      if (e == UINT32_MAX) {
-        e = static_cast<std::uint32_t>(entries.size());
-        entries.emplace_back(callee, ratios[c]);
-      } else {
-        entries[e].second += ratios[c];
-      }
-    }
-    for (FuncId member : scc) total[member] = 0.0;
-    if (entries.empty()) continue;  // no outside caller: every member stays at 0
-
-    // A compact copy of the cycle: members numbered 0..m-1, their intra-cycle
-    // calls (callee, ratio, call) in call order, and the summed totals of the
-    // calls that leave the cycle. Each entry point walks only this.
-    std::vector<std::uint32_t> edge_begin(m + 1, 0);
-    std::vector<std::uint32_t> edge_callee;
-    std::vector<double> edge_ratio;
-    std::vector<CallId> edge_call;
-    std::vector<double> leaving(m, 0.0);
-    for (std::uint32_t k = 0; k < m; ++k) {
-      FuncId f = scc[k];
-      for (std::uint32_t i = adj.out_begin[f]; i < adj.out_begin[f + 1]; ++i) {
-        CallId c = adj.out_calls[i];
-        FuncId callee = p.calls[c].callee;
-        if (callee == f) continue;
-        if (!in_cycle(callee)) {
-          leaving[k] += call_total[c];
-          continue;
-        }
-        edge_callee.push_back(local[callee]);
-        edge_ratio.push_back(ratios[c]);
-        edge_call.push_back(c);
-      }
-      edge_begin[k + 1] = static_cast<std::uint32_t>(edge_callee.size());
-    }
-    std::vector<std::uint32_t> rank(m);
-    std::vector<double> forward_in(m), partial(m), member_total(m, 0.0);
-    std::vector<double> edge_total(edge_callee.size(), 0.0);
-    std::vector<bool> edge_has_total(edge_callee.size(), false);
-    std::vector<std::uint32_t> by_rank;
-    by_rank.reserve(m);
-
-    for (const auto& [entry, entry_ratio] : entries) {
-      // Breadth-first ranks from the entry; the ratios of forward calls (rank
-      // k -> k+1) into each member are summed on the way: when f is taken
-      // from the queue every callee already has its final rank.
-      std::fill(rank.begin(), rank.end(), UINT32_MAX);
-      std::fill(forward_in.begin(), forward_in.end(), 0.0);
-      by_rank.clear();
-      std::uint32_t start = local[entry];
-      rank[start] = 0;
-      by_rank.push_back(start);
-      for (std::size_t head = 0; head < by_rank.size(); ++head) {
-        std::uint32_t f = by_rank[head];
-        for (std::uint32_t e = edge_begin[f]; e < edge_begin[f + 1]; ++e) {
-          std::uint32_t callee = edge_callee[e];
-          if (rank[callee] == UINT32_MAX) {
-            rank[callee] = rank[f] + 1;
-            by_rank.push_back(callee);
-          }
-          if (rank[callee] == rank[f] + 1) forward_in[callee] += edge_ratio[e];
-        }
-      }
-      // Partials from the deepest rank up: a member's partial needs those of
-      // its forward callees.
-      for (auto it = by_rank.rbegin(); it != by_rank.rend(); ++it) {
-        std::uint32_t f = *it;
-        double part = entry_ratio * self[scc[f]] + entry_ratio * leaving[f];
-        for (std::uint32_t e = edge_begin[f]; e < edge_begin[f + 1]; ++e) {
-          std::uint32_t callee = edge_callee[e];
-          if (rank[callee] != rank[f] + 1) continue;
-          double share = ratio(edge_ratio[e], forward_in[callee]) * partial[callee];
-          edge_total[e] += share;
-          edge_has_total[e] = true;
-          part += share;
-        }
-        partial[f] = part;
-        member_total[f] += part;
-      }
-    }
-    for (std::uint32_t k = 0; k < m; ++k) total[scc[k]] = member_total[k];
-    for (std::size_t e = 0; e < edge_callee.size(); ++e) {
-      if (!edge_has_total[e]) continue;
-      call_total[edge_call[e]] = edge_total[e];
-      has_call_total[edge_call[e]] = true;
-    }
-  }
+  RatioIntegration in(p, adj, cycles, ratios, std::move(self));
+  in.run();
 
   if (rule.in_values) {
     // gprof2dot: TOTAL_TIME integrated, then divided by the sum of self
     // times (summed again in the same order).
     const Event& ev = p.events[event];
     for (FuncId f = 0; f < n; ++f) {
-      g.nodes[f].self_time = shown_value(ev, self[f]);
-      g.nodes[f].total_time = shown_value(ev, total[f]);
-      g.nodes[f].total_ratio = ratio(total[f], self_sum);
+      g.nodes[f].self_time = shown_value(ev, in.self()[f]);
+      g.nodes[f].total_time = shown_value(ev, in.total[f]);
+      g.nodes[f].total_ratio = ratio(in.total[f], self_sum);
     }
     for (CallId c = 0; c < p.calls.size(); ++c)
-      if (has_call_total[c]) g.edges[c].total_ratio = ratio(call_total[c], self_sum);
+      if (in.has_call_total[c]) g.edges[c].total_ratio = ratio(in.call_total[c], self_sum);
   } else {
-    for (FuncId f = 0; f < n; ++f) g.nodes[f].total_ratio = total[f];
+    for (FuncId f = 0; f < n; ++f) g.nodes[f].total_ratio = in.total[f];
     for (CallId c = 0; c < p.calls.size(); ++c)
-      if (has_call_total[c]) g.edges[c].total_ratio = call_total[c];
+      if (in.has_call_total[c]) g.edges[c].total_ratio = in.call_total[c];
   }
   sort_edges(g);
   return g;
