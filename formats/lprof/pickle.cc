@@ -244,24 +244,33 @@ class Decoder {
     push(std::move(n), at);
   }
 
-  void step(unsigned char op, std::size_t at) {
+  // PROTO and FRAME: checked, then nothing to build.
+  bool protocol(unsigned char op, std::size_t at) {
     switch (op) {
       case 0x80: {
         unsigned char v = u8("the protocol");
         if (v > 5) fail(at, fmt::format("unsupported pickle protocol {}", v));
-        return;
+        return true;
       }
       case 0x95:
         le(8, "a frame length");
-        return;  // a buffering hint only
+        return true;  // a buffering hint only
+      default:
+        return false;
+    }
+  }
+
+  // Tuples, lists, dicts and the marks that delimit their items.
+  bool containers(unsigned char op, std::size_t at) {
+    switch (op) {
       case '(':
         marks_.push_back(stack_.size());
-        return;
+        return true;
       case ')': {
         Node n;
         n.type = Type::kTuple;
         push(std::move(n), at);
-        return;
+        return true;
       }
       case 0x85:
       case 0x86:
@@ -272,90 +281,106 @@ class Decoder {
         n.items.resize(static_cast<std::size_t>(k));
         for (int j = k; j-- > 0;) n.items[static_cast<std::size_t>(j)] = pop(at, "TUPLE");
         push(std::move(n), at);
-        return;
+        return true;
       }
       case 't': {
         Node n;
         n.type = Type::kTuple;
         n.items = pop_mark(at, "TUPLE");
         push(std::move(n), at);
-        return;
+        return true;
       }
       case ']': {
         Node n;
         n.type = Type::kList;
         push(std::move(n), at);
-        return;
+        return true;
       }
       case 'a': {
         std::uint32_t v = pop(at, "APPEND");
         top(at, Type::kList, "APPEND").items.push_back(v);
-        return;
+        return true;
       }
       case 'e': {
         auto items = pop_mark(at, "APPENDS");
         auto& list = top(at, Type::kList, "APPENDS").items;
         list.insert(list.end(), items.begin(), items.end());
-        return;
+        return true;
       }
       case '}': {
         Node n;
         n.type = Type::kDict;
         push(std::move(n), at);
-        return;
+        return true;
       }
       case 's': {
         std::uint32_t v = pop(at, "SETITEM");
         std::uint32_t k = pop(at, "SETITEM");
         set_item(top(at, Type::kDict, "SETITEM"), k, v, at);
-        return;
+        return true;
       }
       case 'u': {
         auto items = pop_mark(at, "SETITEMS");
         if (items.size() % 2) fail(at, "SETITEMS with an odd number of items");
         Node& d = top(at, Type::kDict, "SETITEMS");
         for (std::size_t j = 0; j < items.size(); j += 2) set_item(d, items[j], items[j + 1], at);
-        return;
+        return true;
       }
+      default:
+        return false;
+    }
+  }
+
+  // The memo: MEMOIZE, PUT and GET.
+  bool memo(unsigned char op, std::size_t at) {
+    switch (op) {
       case 0x94:
         memoize(memo_.size(), at);
-        return;  // memo[len(memo)] = top
+        return true;  // memo[len(memo)] = top
       case 'q':
         memoize(u8("a memo index"), at);
-        return;
+        return true;
       case 'r':
         memoize(le(4, "a memo index"), at);
-        return;
+        return true;
       case 'h':
         get(u8("a memo index"), at);
-        return;
+        return true;
       case 'j':
         get(le(4, "a memo index"), at);
-        return;
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  // Ints, longs, floats, bools and None, in each protocol's encoding.
+  bool numbers(unsigned char op, std::size_t at) {
+    switch (op) {
       case 'K':
         integer(u8("an int"), at);
-        return;
+        return true;
       case 'M':
         integer(static_cast<std::int64_t>(le(2, "an int")), at);
-        return;
+        return true;
       case 'J':
         integer(static_cast<std::int32_t>(le(4, "an int")), at);
-        return;
+        return true;
       case 0x8A:
         little_long(bytes(u8("a long length"), "a long"), at);
-        return;
+        return true;
       case 0x8B: {
         auto n = static_cast<std::int32_t>(le(4, "a long length"));
         if (n < 0 || n > 8) fail(at, fmt::format("integer of {} bytes does not fit in 64 bits", n));
         little_long(bytes(static_cast<std::uint64_t>(n), "a long"), at);
-        return;
+        return true;
       }
       case 'I':
         text_int(line("INT"), at, false);
-        return;
+        return true;
       case 'L':
         text_int(line("LONG"), at, true);
-        return;
+        return true;
       case 'G': {
         std::uint64_t bits = 0;
         need(8, "a float");
@@ -365,7 +390,7 @@ class Decoder {
         n.type = Type::kFloat;
         std::memcpy(&n.f, &bits, 8);
         push(std::move(n), at);
-        return;
+        return true;
       }
       case 'F': {
         std::string_view s = line("FLOAT");
@@ -375,42 +400,58 @@ class Decoder {
         if (ec != std::errc() || p != s.data() + s.size())
           fail(at, fmt::format("expected a float, found {}", quote_input(s)));
         push(std::move(n), at);
-        return;
+        return true;
       }
       case 'N':
         push(Node{}, at);
-        return;
+        return true;
       case 0x88:
       case 0x89: {
         Node n;
         n.type = Type::kBool;
         n.i = op == 0x88;
         push(std::move(n), at);
-        return;
+        return true;
       }
+      default:
+        return false;
+    }
+  }
+
+  // str (UTF-8) and bytes (Python 2 str).
+  bool strings(unsigned char op, std::size_t at) {
+    switch (op) {
       case 0x8C:
         text(Type::kStr, bytes(u8("a string length"), "a string"), at);
-        return;
+        return true;
       case 'X':
         text(Type::kStr, bytes(le(4, "a string length"), "a string"), at);
-        return;
+        return true;
       case 0x8D:
         text(Type::kStr, bytes(le(8, "a string length"), "a string"), at);
-        return;
+        return true;
       case 'U':
         text(Type::kBytes, bytes(u8("a string length"), "a string"), at);
-        return;
+        return true;
       case 'T': {
         auto n = static_cast<std::int32_t>(le(4, "a string length"));
         if (n < 0) fail(at, fmt::format("negative string length {}", n));
         text(Type::kBytes, bytes(static_cast<std::uint64_t>(n), "a string"), at);
-        return;
+        return true;
       }
+      default:
+        return false;
+    }
+  }
+
+  // The one class allowed (LineStats), its creation and its state.
+  bool objects(unsigned char op, std::size_t at) {
+    switch (op) {
       case 'c': {
         std::string module(line("GLOBAL module"));
         std::string name(line("GLOBAL name"));
         global(module, name, at);
-        return;
+        return true;
       }
       case 0x93: {
         std::uint32_t name = pop(at, "STACK_GLOBAL");
@@ -419,7 +460,7 @@ class Decoder {
         const Node& n = doc_.nodes[name];
         if (m.type != Type::kStr || n.type != Type::kStr) fail(at, "STACK_GLOBAL needs two str on the stack");
         global(m.text, n.text, at);
-        return;
+        return true;
       }
       case 0x81: {
         std::uint32_t args = pop(at, "NEWOBJ");
@@ -431,7 +472,7 @@ class Decoder {
         n.type = Type::kObject;
         n.cls = cls;
         push(std::move(n), at);
-        return;
+        return true;
       }
       case 'b': {
         std::uint32_t state = pop(at, "BUILD");
@@ -441,17 +482,21 @@ class Decoder {
           fail(at,
                fmt::format("BUILD with a {} state, expected the LineStats dict", type_name(doc_.nodes[state].type)));
         obj.state = state;
-        return;
+        return true;
       }
-      default: {
-        std::string_view name = opcode_name(op);
-        if (!name.empty())
-          fail(at, fmt::format("refusing pickle opcode {} (0x{:02x}): not used by line_profiler and unsafe or "
-                               "unsupported here",
-                               name, op));
-        fail(at, fmt::format("unknown pickle opcode 0x{:02x}", op));
-      }
+      default:
+        return false;
     }
+  }
+  void step(unsigned char op, std::size_t at) {
+    if (protocol(op, at) || containers(op, at) || memo(op, at) || numbers(op, at) || strings(op, at) || objects(op, at))
+      return;
+    std::string_view name = opcode_name(op);
+    if (!name.empty())
+      fail(at, fmt::format("refusing pickle opcode {} (0x{:02x}): not used by line_profiler and unsafe or "
+                           "unsupported here",
+                           name, op));
+    fail(at, fmt::format("unknown pickle opcode 0x{:02x}", op));
   }
 
   void set_item(Node& dict, std::uint32_t k, std::uint32_t v, std::size_t at) {
