@@ -214,147 +214,184 @@ void shares_of(const Profile& p, const std::vector<CallId>& in, std::size_t e, s
 
 // Call-graph formats: --focus and --ignore select functions by the call
 // paths through them, --hide and --show fold functions into their callers.
-void filter_graph(Profile& p, const Compiled& c, const Marks& m, Diagnostics& diag) {
-  const std::size_t n = p.functions.size();
-  std::vector<std::vector<CallId>> in(n), out(n);
-  for (CallId k = 0; k < p.calls.size(); ++k) {
-    const Call& call = p.calls[k];
-    if (call.caller == call.callee || call.caller >= n || call.callee >= n) continue;
-    out[call.caller].push_back(k);
-    in[call.callee].push_back(k);
+class GraphFilter {
+ public:
+  explicit GraphFilter(Profile& p) : keep(p.functions.size(), true), p_(p), n_(p.functions.size()), in_(n_), out_(n_) {
+    for (CallId k = 0; k < p.calls.size(); ++k) {
+      const Call& call = p.calls[k];
+      if (call.caller == call.callee || call.caller >= n_ || call.callee >= n_) continue;
+      out_[call.caller].push_back(k);
+      in_[call.callee].push_back(k);
+    }
   }
+
+  // --focus: the matches, what they call and what calls them.
+  void focus(const std::vector<bool>& matches) {
+    std::vector<bool> below = reach(matches, true, nullptr), above = reach(matches, false, nullptr);
+    for (FuncId f = 0; f < n_; ++f) keep[f] = below[f] || above[f];
+  }
+
+  // --ignore: the matches, and what only they lead to.
+  void ignore(const std::vector<bool>& matches) {
+    std::vector<bool> roots(n_), live_roots(n_);
+    for (FuncId f = 0; f < n_; ++f) {
+      roots[f] = in_[f].empty();
+      live_roots[f] = roots[f] && !matches[f];
+    }
+    std::vector<bool> before = reach(roots, true, nullptr), after = reach(live_roots, true, &matches);
+    for (FuncId f = 0; f < n_; ++f)
+      if (matches[f] || (before[f] && !after[f])) keep[f] = false;
+  }
+
+  // --hide/--show: each hidden function folded into its callers; true when
+  // any was.
+  bool fold(const std::vector<bool>& hidden, Diagnostics& diag) {
+    for (CallId k = 0; k < p_.calls.size(); ++k) find_call(p_.calls[k].caller, p_.calls[k].callee, [k] { return k; });
+    bool folded = false;
+    Cost lost = 0, whole = 0;
+    for (FuncId f = 0; f < n_; ++f) whole = p_.add(0, whole, p_.self(f, 0));
+    for (FuncId h = 0; h < n_; ++h) {
+      if (!hidden[h] || !keep[h]) continue;
+      folded = true;
+      keep[h] = false;
+      if (!fold_one(h)) lost = p_.add(0, lost, p_.self(h, 0));
+    }
+    if (lost != 0)
+      diag.warn(
+          fmt::format("--hide/--show: hidden functions that nothing calls keep their own cost ({:.2f}% of the "
+                      "profile's self cost) out of the graph",
+                      percent(p_, lost, whole)));
+    return folded;
+  }
+
+  std::vector<bool> keep;
+
+ private:
   // Functions reachable from `from` (those with from[f]), through calls
   // (callers to callees, or back), never entering a function with `wall`.
-  auto reach = [&](std::vector<bool> from, bool down, const std::vector<bool>* wall) {
+  std::vector<bool> reach(std::vector<bool> from, bool down, const std::vector<bool>* wall) const {
     std::vector<FuncId> work;
-    for (FuncId f = 0; f < n; ++f)
+    for (FuncId f = 0; f < n_; ++f)
       if (from[f]) work.push_back(f);
     while (!work.empty()) {
       FuncId f = work.back();
       work.pop_back();
-      for (CallId k : down ? out[f] : in[f]) {
-        FuncId g = down ? p.calls[k].callee : p.calls[k].caller;
+      for (CallId k : down ? out_[f] : in_[f]) {
+        FuncId g = down ? p_.calls[k].callee : p_.calls[k].caller;
         if (from[g] || (wall && (*wall)[g])) continue;
         from[g] = true;
         work.push_back(g);
       }
     }
     return from;
-  };
-  std::vector<bool> keep(n, true);
-  if (!c.focus.empty()) {
-    std::vector<bool> below = reach(m.focus, true, nullptr), above = reach(m.focus, false, nullptr);
-    for (FuncId f = 0; f < n; ++f) keep[f] = below[f] || above[f];
   }
-  if (!c.ignore.empty()) {
-    std::vector<bool> roots(n), live_roots(n);
-    for (FuncId f = 0; f < n; ++f) {
-      roots[f] = in[f].empty();
-      live_roots[f] = roots[f] && !m.ignore[f];
+
+  // (caller, callee) -> the call; `add` makes it when there is none.
+  template <class Add>
+  CallId find_call(FuncId caller, FuncId callee, Add&& add) {
+    return index_.find_or_add(
+        FlatIndex::mix(caller, callee),
+        [&](std::uint32_t j) { return p_.calls[j].caller == caller && p_.calls[j].callee == callee; }, add);
+  }
+  CallId call_to(FuncId caller, FuncId callee) {
+    return find_call(caller, callee, [&] {
+      CallId k = p_.add_call({caller, callee, 0, 0});
+      out_[caller].push_back(k);
+      in_[callee].push_back(k);
+      return k;
+    });
+  }
+
+  // Folds `h` into its kept callers, in proportion to the cost each call
+  // into it carries; false when nothing kept calls it (its cost is lost).
+  bool fold_one(FuncId h) {
+    // The calls still in the graph: between kept functions.
+    ins_.clear();
+    outs_.clear();
+    for (CallId k : in_[h])
+      if (keep[p_.calls[k].caller]) ins_.push_back(k);
+    for (CallId k : out_[h])
+      if (keep[p_.calls[k].callee]) outs_.push_back(k);
+    if (ins_.empty()) return false;
+    // Counts split by the calls' counts when all are known.
+    std::int64_t count_sum = 0;
+    bool counts_known = true;
+    for (CallId k : ins_) {
+      counts_known = counts_known && p_.calls[k].count >= 0;
+      if (counts_known) count_sum += p_.calls[k].count;
     }
-    std::vector<bool> before = reach(roots, true, nullptr), after = reach(live_roots, true, &m.ignore);
-    for (FuncId f = 0; f < n; ++f)
-      if (m.ignore[f] || (before[f] && !after[f])) keep[f] = false;
+    for (std::size_t e = 0; e < p_.events.size(); ++e) {
+      shares_of(p_, ins_, e, shares_);
+      if (e == 0) {
+        count_shares_ = shares_;
+        if (counts_known && count_sum > 0)
+          for (std::size_t i = 0; i < ins_.size(); ++i)
+            count_shares_[i] = static_cast<double>(p_.calls[ins_[i]].count) / static_cast<double>(count_sum);
+      }
+      fold_costs(h, e);
+    }
+    fold_counts();
+    return true;
   }
-  bool folded = false;
-  if (!c.hide.empty() || !c.show.empty()) {
-    const std::size_t ne = p.events.size();
-    // (caller, callee) -> the call; `add` makes it when there is none.
-    FlatIndex index;
-    auto find_call = [&](FuncId caller, FuncId callee, auto&& add) {
-      return index.find_or_add(
-          FlatIndex::mix(caller, callee),
-          [&](std::uint32_t j) { return p.calls[j].caller == caller && p.calls[j].callee == callee; }, add);
-    };
-    for (CallId k = 0; k < p.calls.size(); ++k) find_call(p.calls[k].caller, p.calls[k].callee, [k] { return k; });
-    auto call_to = [&](FuncId caller, FuncId callee) {
-      return find_call(caller, callee, [&] {
-        CallId k = p.add_call({caller, callee, 0, 0});
-        out[caller].push_back(k);
-        in[callee].push_back(k);
-        return k;
-      });
-    };
+
+  // Event `e` of `h`: its self cost to its callers' self, the costs of its
+  // calls to calls from its callers.
+  void fold_costs(FuncId h, std::size_t e) {
+    split(p_, e, p_.self(h, e), shares_, [&](std::size_t i, Cost part) {
+      FuncId caller = p_.calls[ins_[i]].caller;
+      p_.self(caller, e) = p_.add(e, p_.self(caller, e), part);
+    });
+    for (CallId o : outs_) {
+      FuncId callee = p_.calls[o].callee;
+      // The call's `cell` (inclusive or along) spread over the callers'
+      // calls to the callee.
+      auto spread = [&](auto&& cell) {
+        split(p_, e, cell(o), shares_, [&](std::size_t i, Cost part) {
+          FuncId caller = p_.calls[ins_[i]].caller;
+          if (caller == callee) return;  // back into the caller: already its cost
+          Cost& into = cell(call_to(caller, callee));
+          into = p_.add(e, into, part);
+        });
+      };
+      spread([&](CallId k) -> Cost& { return p_.inclusive(k, e); });
+      if (p_.keeps_call_self) spread([&](CallId k) -> Cost& { return p_.along(k, e); });
+    }
+  }
+
+  // Call counts along the new paths, in the same proportions.
+  void fold_counts() {
     auto add_count = [](std::int64_t& into, std::int64_t part) {
       into = into == kUnknownCount || part == kUnknownCount ? kUnknownCount : into + part;
     };
-    std::vector<CallId> ins, outs;
-    std::vector<double> shares, count_shares;
-    Cost lost = 0, whole = 0;
-    for (FuncId f = 0; f < n; ++f) whole = p.add(0, whole, p.self(f, 0));
-    for (FuncId h = 0; h < n; ++h) {
-      if (!m.hidden[h] || !keep[h]) continue;
-      folded = true;
-      keep[h] = false;
-      // The calls still in the graph: between kept functions.
-      ins.clear();
-      outs.clear();
-      for (CallId k : in[h])
-        if (keep[p.calls[k].caller]) ins.push_back(k);
-      for (CallId k : out[h])
-        if (keep[p.calls[k].callee]) outs.push_back(k);
-      if (ins.empty()) {
-        lost = p.add(0, lost, p.self(h, 0));
-        continue;
-      }
-      // Counts split by the calls' counts when all are known.
-      std::int64_t count_sum = 0;
-      bool counts_known = true;
-      for (CallId k : ins) {
-        counts_known = counts_known && p.calls[k].count >= 0;
-        if (counts_known) count_sum += p.calls[k].count;
-      }
-      for (std::size_t e = 0; e < ne; ++e) {
-        shares_of(p, ins, e, shares);
-        if (e == 0) {
-          count_shares = shares;
-          if (counts_known && count_sum > 0)
-            for (std::size_t i = 0; i < ins.size(); ++i)
-              count_shares[i] = static_cast<double>(p.calls[ins[i]].count) / static_cast<double>(count_sum);
-        }
-        split(p, e, p.self(h, e), shares, [&](std::size_t i, Cost part) {
-          FuncId caller = p.calls[ins[i]].caller;
-          p.self(caller, e) = p.add(e, p.self(caller, e), part);
-        });
-        for (CallId o : outs) {
-          FuncId callee = p.calls[o].callee;
-          // The call's `cell` (inclusive or along) spread over the callers'
-          // calls to the callee.
-          auto spread = [&](auto&& cell) {
-            split(p, e, cell(o), shares, [&](std::size_t i, Cost part) {
-              FuncId caller = p.calls[ins[i]].caller;
-              if (caller == callee) return;  // back into the caller: already its cost
-              Cost& into = cell(call_to(caller, callee));
-              into = p.add(e, into, part);
-            });
-          };
-          spread([&](CallId k) -> Cost& { return p.inclusive(k, e); });
-          if (p.keeps_call_self) spread([&](CallId k) -> Cost& { return p.along(k, e); });
-        }
-      }
-      // Call counts along the new paths, in the same proportions.
-      for (CallId o : outs) {
-        FuncId callee = p.calls[o].callee;
-        for (std::size_t i = 0; i < ins.size(); ++i) {
-          FuncId caller = p.calls[ins[i]].caller;
-          if (caller == callee) continue;
-          CallId k = call_to(caller, callee);
-          auto part = [&](std::int64_t v) {
-            return v < 0 ? kUnknownCount
-                         : static_cast<std::int64_t>(std::llround(static_cast<double>(v) * count_shares[i]));
-          };
-          add_count(p.calls[k].count, part(p.calls[o].count));
-          add_count(p.calls[k].primitive_count, part(p.calls[o].primitive_count));
-        }
+    for (CallId o : outs_) {
+      FuncId callee = p_.calls[o].callee;
+      for (std::size_t i = 0; i < ins_.size(); ++i) {
+        FuncId caller = p_.calls[ins_[i]].caller;
+        if (caller == callee) continue;
+        CallId k = call_to(caller, callee);
+        auto part = [&](std::int64_t v) {
+          return v < 0 ? kUnknownCount
+                       : static_cast<std::int64_t>(std::llround(static_cast<double>(v) * count_shares_[i]));
+        };
+        add_count(p_.calls[k].count, part(p_.calls[o].count));
+        add_count(p_.calls[k].primitive_count, part(p_.calls[o].primitive_count));
       }
     }
-    if (lost != 0)
-      diag.warn(
-          fmt::format("--hide/--show: hidden functions that nothing calls keep their own cost ({:.2f}% of the "
-                      "profile's self cost) out of the graph",
-                      percent(p, lost, whole)));
   }
-  if (folded) {
+
+  Profile& p_;
+  const std::size_t n_;
+  std::vector<std::vector<CallId>> in_, out_;
+  FlatIndex index_;
+  std::vector<CallId> ins_, outs_;
+  std::vector<double> shares_, count_shares_;
+};
+
+void filter_graph(Profile& p, const Compiled& c, const Marks& m, Diagnostics& diag) {
+  GraphFilter filter(p);
+  if (!c.focus.empty()) filter.focus(m.focus);
+  if (!c.ignore.empty()) filter.ignore(m.ignore);
+  if ((!c.hide.empty() || !c.show.empty()) && filter.fold(m.hidden, diag)) {
     // Per-position detail no longer adds up to the functions' costs.
     p.line_costs.clear();
     p.line_cost_values.clear();
@@ -364,7 +401,7 @@ void filter_graph(Profile& p, const Compiled& c, const Marks& m, Diagnostics& di
     p.stack_nodes.clear();
     p.stack_node_cost.clear();
   }
-  remove_functions(p, keep);
+  remove_functions(p, filter.keep);
 }
 
 }  // namespace
