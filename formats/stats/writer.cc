@@ -364,27 +364,14 @@ std::string file_line(const std::string& path) {
                      local.tm_mday, local.tm_hour, local.tm_min, local.tm_sec, local.tm_year + 1900, path);
 }
 
-Expected<std::string> write(const Profile& p, std::size_t event, const CallGraph* graph, const Options& o) {
-  Table table;
-  std::vector<Entry> entries = entries_of(p, event, graph, table);
-  if (o.strip_dirs) entries = strip_dirs(entries, table);
-  const Event& ev = p.events[event];
-  const bool seconds = ev.floating || ev.seconds_per_unit > 0;
+namespace {
 
-  std::int64_t total_calls = 0, prim_calls = 0;
-  double total_tt = 0;
-  std::size_t max_name_len = 0;
-  for (const Entry& e : entries) {
-    total_calls += e.nc;
-    prim_calls += e.cc;
-    total_tt += e.tt;
-    max_name_len = std::max(max_name_len, length(std_string(table.key(e.key))));
-  }
-
-  // sort_stats: a stable sort on pstats' tuple fields.
+// sort_stats: a stable sort on pstats' tuple fields; what it sorts by, as
+// "Ordered by:" says it.
+Expected<std::vector<std::uint32_t>> sort_order(const std::vector<Entry>& entries, const std::vector<std::string>& sort,
+                                                const Table& table, std::string& sort_type) {
   std::vector<std::pair<int, int>> fields;
-  std::string sort_type;
-  for (const std::string& word : o.sort.empty() ? std::vector<std::string>{"cumulative"} : o.sort) {
+  for (const std::string& word : sort.empty() ? std::vector<std::string>{"cumulative"} : sort) {
     auto def = std::find_if(sort_defs().begin(), sort_defs().end(), [&](const SortKey& d) { return word == d.name; });
     if (def == sort_defs().end())
       return bad_usage(
@@ -401,50 +388,48 @@ Expected<std::string> write(const Profile& p, std::size_t event, const CallGraph
     }
     return false;
   });
+  return list;
+}
 
-  std::string out;
-  if (o.report == Report::kStats) {
-    for (const std::string& f : o.files) out += f + "\n";
-    if (!o.files.empty()) out += "\n";
-    out += fmt::format("         {} function calls ", total_calls);
-    if (total_calls != prim_calls) out += fmt::format("({} primitive calls) ", prim_calls);
-    out += seconds ? fmt::format("in {:.3f} seconds\n\n", total_tt)
-                   : fmt::format("in {:.0f} {}\n\n", total_tt, p.str(ev.name));
+// print_stats' header: the files, then "N function calls (M primitive
+// calls) in T seconds".
+void stats_header(std::string& out, const Profile& p, const Event& ev, const std::vector<Entry>& entries,
+                  const Options& o) {
+  std::int64_t total_calls = 0, prim_calls = 0;
+  double total_tt = 0;
+  for (const Entry& e : entries) {
+    total_calls += e.nc;
+    prim_calls += e.cc;
+    total_tt += e.tt;
   }
-  // get_print_list
-  std::string msg = "   Ordered by: " + sort_type + "\n";
-  for (const std::string& sel : o.restrictions) {
-    auto reduced = restrict(list, sel, entries, table, msg);
-    if (!reduced) return reduced.error();
-    list = std::move(reduced).value();
-  }
-  if (list.empty()) return out;
-  out += msg + "\n";
-  std::size_t width = max_name_len;
-  if (list.size() < entries.size()) {
-    width = 0;
-    for (std::uint32_t i : list) width = std::max(width, length(std_string(table.key(entries[i].key))));
-  }
-  width += 2;
+  for (const std::string& f : o.files) out += f + "\n";
+  if (!o.files.empty()) out += "\n";
+  out += fmt::format("         {} function calls ", total_calls);
+  if (total_calls != prim_calls) out += fmt::format("({} primitive calls) ", prim_calls);
+  out += ev.floating || ev.seconds_per_unit > 0 ? fmt::format("in {:.3f} seconds\n\n", total_tt)
+                                                : fmt::format("in {:.0f} {}\n\n", total_tt, p.str(ev.name));
+}
 
-  if (o.report == Report::kStats) {
-    out += "   ncalls  tottime  percall  cumtime  percall filename:lineno(function)\n";
-    for (std::uint32_t i : list) {
-      const Entry& e = entries[i];
-      out += rjust(ncalls(e.nc, e.cc), 9) + " " + f8(e.tt) + " ";
-      out += (e.nc == 0 ? std::string(8, ' ') : f8(e.tt / static_cast<double>(e.nc))) + " ";
-      out += f8(e.ct) + " ";
-      out += (e.cc == 0 ? std::string(8, ' ') : f8(e.ct / static_cast<double>(e.cc))) + " ";
-      out += std_string(table.key(e.key)) + "\n";
-    }
-    out += "\n\n";
-    return out;
+// print_stats' lines.
+void stats_lines(std::string& out, const std::vector<Entry>& entries, const std::vector<std::uint32_t>& list,
+                 const Table& table) {
+  out += "   ncalls  tottime  percall  cumtime  percall filename:lineno(function)\n";
+  for (std::uint32_t i : list) {
+    const Entry& e = entries[i];
+    out += rjust(ncalls(e.nc, e.cc), 9) + " " + f8(e.tt) + " ";
+    out += (e.nc == 0 ? std::string(8, ' ') : f8(e.tt / static_cast<double>(e.nc))) + " ";
+    out += f8(e.ct) + " ";
+    out += (e.cc == 0 ? std::string(8, ' ') : f8(e.ct / static_cast<double>(e.cc))) + " ";
+    out += std_string(table.key(e.key)) + "\n";
   }
+}
 
-  // print_callers / print_callees
+// print_callers / print_callees: each listed function, then its callers
+// (or callees) in key order, as pstats' print_call_line writes them.
+void call_lines(std::string& out, const std::vector<Entry>& entries, const std::vector<std::uint32_t>& list,
+                const Table& table, std::size_t width, bool callers) {
   std::unordered_map<std::uint32_t, std::size_t> entry_of;
   for (std::size_t i = 0; i < entries.size(); ++i) entry_of.emplace(entries[i].key, i);
-  const bool callers = o.report == Report::kCallers;
   out += ljust("Function ", width) + (callers ? "was called by..." : "called...") + "\n";
   for (const Entry& e : entries)
     if (!e.callers.empty()) {
@@ -486,6 +471,41 @@ Expected<std::string> write(const Profile& p, std::size_t event, const CallGraph
       indent = " ";
     }
   }
+}
+
+}  // namespace
+
+Expected<std::string> write(const Profile& p, std::size_t event, const CallGraph* graph, const Options& o) {
+  Table table;
+  std::vector<Entry> entries = entries_of(p, event, graph, table);
+  if (o.strip_dirs) entries = strip_dirs(entries, table);
+  std::string sort_type;
+  auto sorted = sort_order(entries, o.sort, table, sort_type);
+  if (!sorted) return sorted.error();
+  std::vector<std::uint32_t> list = std::move(sorted).value();
+
+  std::string out;
+  if (o.report == Report::kStats) stats_header(out, p, p.events[event], entries, o);
+  // get_print_list
+  std::string msg = "   Ordered by: " + sort_type + "\n";
+  for (const std::string& sel : o.restrictions) {
+    auto reduced = restrict(list, sel, entries, table, msg);
+    if (!reduced) return reduced.error();
+    list = std::move(reduced).value();
+  }
+  if (list.empty()) return out;
+  out += msg + "\n";
+  // The widest name of the whole list, or of the lines left.
+  std::size_t width = 0;
+  if (list.size() < entries.size())
+    for (std::uint32_t i : list) width = std::max(width, length(std_string(table.key(entries[i].key))));
+  else
+    for (const Entry& e : entries) width = std::max(width, length(std_string(table.key(e.key))));
+  width += 2;
+  if (o.report == Report::kStats)
+    stats_lines(out, entries, list, table);
+  else
+    call_lines(out, entries, list, table, width, o.report == Report::kCallers);
   out += "\n\n";
   return out;
 }
