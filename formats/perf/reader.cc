@@ -107,6 +107,40 @@ bool parse_frame(std::string_view s, Frame& f) {
   return true;
 }
 
+// What follows the columns when there is no event: nothing (frames on
+// the next lines), or one frame `ip sym (dso)`.
+bool frame_or_nothing(std::string_view rest) {
+  Frame f;
+  return rest.empty() || (parse_frame(rest, f) && f.has_dso);
+}
+
+// A header without an event: the index after the last pid (or pid and
+// cpu) column that the rest of the line can follow, `comm 1234 ` or
+// `comm 1234 [001] 55d0 sym (dso)`; SIZE_MAX when there is none.
+std::size_t columns_end_without_event(std::string_view line, const Token* toks, std::size_t n) {
+  for (std::size_t c = n; c-- > 1;) {
+    std::string_view t = token(line, toks[c]);
+    bool cpu_after_pid = is_cpu(t) && c > 1 && is_pid(token(line, toks[c - 1]));
+    if (!is_pid(t) && !cpu_after_pid) continue;
+    if (frame_or_nothing(trim(line.substr(toks[c].end)))) return c + 1;
+  }
+  return SIZE_MAX;
+}
+
+// `pid` or `pid/tid`, each saturating.
+void read_pid(std::string_view pid, Header& h) {
+  std::size_t slash = pid.find('/');
+  std::uint64_t a = 0, b = 0;
+  parse_u64(pid.substr(0, slash), a);
+  h.pid = static_cast<std::int64_t>(std::min<std::uint64_t>(a, INT64_MAX));
+  if (slash == std::string_view::npos) {
+    h.tid = h.pid;
+    return;
+  }
+  parse_u64(pid.substr(slash + 1), b);
+  h.tid = static_cast<std::int64_t>(std::min<std::uint64_t>(b, INT64_MAX));
+}
+
 // Parses a sample header. comm may contain spaces, so the header is anchored
 // at the timestamp (`secs.usecs:` after a pid or cpu column), or, in output
 // without one (older perf, -F field selections), at the event: the first
@@ -143,45 +177,15 @@ bool parse_header(std::string_view line, Header& h) {
       break;
     }
   }
-  // What follows the columns when there is no event: nothing (frames on
-  // the next lines), or one frame `ip sym (dso)`.
-  auto frame_or_nothing = [](std::string_view rest) {
-    Frame f;
-    return rest.empty() || (parse_frame(rest, f) && f.has_dso);
-  };
   // k: the index just after the pid and cpu columns.
-  std::size_t k = anchor;
-  bool evented = anchor != SIZE_MAX;
-  if (!evented) {
-    // The last pid (or pid and cpu) column that the rest of the line can
-    // follow: `comm 1234 ` or `comm 1234 [001] 55d0 sym (dso)`.
-    for (std::size_t c = n; c-- > 1;) {
-      std::string_view t = token(line, toks[c]);
-      bool cpu_after_pid = is_cpu(t) && c > 1 && is_pid(token(line, toks[c - 1]));
-      if (!is_pid(t) && !cpu_after_pid) continue;
-      if (frame_or_nothing(trim(line.substr(toks[c].end)))) {
-        k = c + 1;
-        break;
-      }
-    }
-    if (k == SIZE_MAX) return false;
-  }
+  const bool evented = anchor != SIZE_MAX;
+  std::size_t k = evented ? anchor : columns_end_without_event(line, toks, n);
+  if (k == SIZE_MAX) return false;
   // Columns before k: [cpu], before it [pid | pid/tid], the rest is comm.
   std::size_t end_of_columns = toks[k - 1].end;
   if (k > 0 && is_cpu(token(line, toks[k - 1]))) --k;
   if (k > 0 && is_pid(token(line, toks[k - 1]))) {
-    std::string_view pid = token(line, toks[k - 1]);
-    std::size_t slash = pid.find('/');
-    std::uint64_t a = 0, b = 0;
-    if (slash == std::string_view::npos) {
-      parse_u64(pid, a);
-      h.pid = h.tid = static_cast<std::int64_t>(std::min<std::uint64_t>(a, INT64_MAX));
-    } else {
-      parse_u64(pid.substr(0, slash), a);
-      parse_u64(pid.substr(slash + 1), b);
-      h.pid = static_cast<std::int64_t>(std::min<std::uint64_t>(a, INT64_MAX));
-      h.tid = static_cast<std::int64_t>(std::min<std::uint64_t>(b, INT64_MAX));
-    }
+    read_pid(token(line, toks[k - 1]), h);
     --k;
   }
   if (k == 0) return false;  // no comm
