@@ -278,6 +278,61 @@ class Decoder {
     return index;
   }
 
+  // 'r' (a FLAG_REF'd object) or 'R' (an interned string, marshal 1-2).
+  std::uint32_t reference(char t, std::size_t start) {
+    std::int32_t k = i32(t == 'r' ? "a reference index" : "a string reference index");
+    if (t == 'R') {
+      if (k < 0 || static_cast<std::size_t>(k) >= interned_.size())
+        fail(start, fmt::format("bad string reference R#{}: only {} interned strings so far", k, interned_.size()));
+      return interned_[k];
+    }
+    if (k < 0 || static_cast<std::size_t>(k) >= refs_.size())
+      fail(start, fmt::format("bad reference r#{}: only {} objects are flagged so far", k, refs_.size()));
+    if (refs_[k] == kPending)
+      fail(start, fmt::format("bad reference r#{}: the object is still being read (cyclic data)", k));
+    return refs_[k];
+  }
+
+  // Bytes ('s'), UTF-8 text ('u', 't' interned) or Latin-1 text ('a', 'A',
+  // and the short 'z', 'Z').
+  std::uint32_t string_object(char t, std::size_t start, bool flagged) {
+    std::size_t slot = reserve_ref(flagged);
+    bool short_len = t == 'z' || t == 'Z';
+    std::int64_t n = short_len ? u8("a string length") : i32("a string length");
+    if (n < 0) fail(start, fmt::format("negative string size {}", n));
+    std::string_view bytes = raw(static_cast<std::size_t>(n), "a string");
+    std::uint32_t index;
+    if (t == 's') {
+      index = add_text_node(Type::kBytes, t, start, bytes, false);
+    } else if (t == 'u' || t == 't') {
+      if (!formats::valid_utf8_surrogatepass(bytes))
+        fail(start, fmt::format("invalid UTF-8 in marshal string {}", quote_input(bytes)));
+      index = add_text_node(Type::kStr, t, start, bytes, false);
+    } else {
+      // CPython builds these from Latin-1 without checking for ASCII.
+      index = add_text_node(Type::kStr, t, start, bytes, true);
+    }
+    if (t == 't') interned_.push_back(index);
+    fill_ref(slot, index);
+    return index;
+  }
+
+  // Keys and values up to a NULL; keys must be hashable.
+  std::uint32_t dict_object(std::size_t start, int depth, int max_depth, bool flagged) {
+    std::size_t slot = reserve_ref(flagged);
+    std::size_t mark = scratch_.size();
+    for (;;) {
+      std::size_t key_at = pos_;
+      std::uint32_t key = read_object(depth + 1, max_depth, true);
+      if (key == kNullObject) break;
+      if (!hashable(key)) fail(key_at, fmt::format("unhashable dict key ({})", type_name(doc_.nodes_[key].type)));
+      std::uint32_t value = read_object(depth + 1, max_depth, false);
+      scratch_.push_back(key);
+      scratch_.push_back(value);
+    }
+    return finish_container(Type::kDict, start, mark, slot);
+  }
+
   std::uint32_t read_object(int depth, int max_depth, bool allow_null) {
     std::size_t start = pos_;
     if (depth > max_depth) fail(start, fmt::format("marshal data nested deeper than {} levels", max_depth));
@@ -306,20 +361,9 @@ class Decoder {
       case '.':
         node.type = Type::kEllipsis;
         return add_node(node);
-      case 'r': {
-        std::int32_t k = i32("a reference index");
-        if (k < 0 || static_cast<std::size_t>(k) >= refs_.size())
-          fail(start, fmt::format("bad reference r#{}: only {} objects are flagged so far", k, refs_.size()));
-        if (refs_[k] == kPending)
-          fail(start, fmt::format("bad reference r#{}: the object is still being read (cyclic data)", k));
-        return refs_[k];
-      }
-      case 'R': {
-        std::int32_t k = i32("a string reference index");
-        if (k < 0 || static_cast<std::size_t>(k) >= interned_.size())
-          fail(start, fmt::format("bad string reference R#{}: only {} interned strings so far", k, interned_.size()));
-        return interned_[k];
-      }
+      case 'r':
+      case 'R':
+        return reference(t, start);
       case 'i':
       case 'I':
       case 'l':
@@ -351,27 +395,8 @@ class Decoder {
       case 'a':
       case 'A':
       case 'z':
-      case 'Z': {
-        std::size_t slot = reserve_ref(flagged);
-        bool short_len = t == 'z' || t == 'Z';
-        std::int64_t n = short_len ? u8("a string length") : i32("a string length");
-        if (n < 0) fail(start, fmt::format("negative string size {}", n));
-        std::string_view bytes = raw(static_cast<std::size_t>(n), "a string");
-        std::uint32_t index;
-        if (t == 's') {
-          index = add_text_node(Type::kBytes, t, start, bytes, false);
-        } else if (t == 'u' || t == 't') {
-          if (!formats::valid_utf8_surrogatepass(bytes))
-            fail(start, fmt::format("invalid UTF-8 in marshal string {}", quote_input(bytes)));
-          index = add_text_node(Type::kStr, t, start, bytes, false);
-        } else {
-          // CPython builds these from Latin-1 without checking for ASCII.
-          index = add_text_node(Type::kStr, t, start, bytes, true);
-        }
-        if (t == 't') interned_.push_back(index);
-        fill_ref(slot, index);
-        return index;
-      }
+      case 'Z':
+        return string_object(t, start, flagged);
       case '(':
       case ')':
       case '[':
@@ -388,20 +413,8 @@ class Decoder {
       case ':': {
         return container(Type::kSlice, ':', start, 3, depth, max_depth, flagged);
       }
-      case '{': {
-        std::size_t slot = reserve_ref(flagged);
-        std::size_t mark = scratch_.size();
-        for (;;) {
-          std::size_t key_at = pos_;
-          std::uint32_t key = read_object(depth + 1, max_depth, true);
-          if (key == kNullObject) break;
-          if (!hashable(key)) fail(key_at, fmt::format("unhashable dict key ({})", type_name(doc_.nodes_[key].type)));
-          std::uint32_t value = read_object(depth + 1, max_depth, false);
-          scratch_.push_back(key);
-          scratch_.push_back(value);
-        }
-        return finish_container(Type::kDict, start, mark, slot);
-      }
+      case '{':
+        return dict_object(start, depth, max_depth, flagged);
       case 'c':
         return code_object(start, depth, flagged);
       case '?':
