@@ -204,13 +204,12 @@ Expected<std::string> each_output_path(std::string_view t, const std::string& in
   return out;
 }
 
-Expected<std::vector<EachResult>> run_each(const Request& base, std::string_view output_template, unsigned jobs,
-                                           const std::function<void(const EachResult&, std::size_t)>& on_result) {
+namespace {
+
+// Each input's output path from the template: one per input (devices
+// aside), none of them an input.
+Expected<std::vector<std::string>> each_outputs(const Request& base, std::string_view output_template) {
   const std::size_t n = base.inputs.size();
-  if (n == 0) return bad_usage("--each: expected input files, found none");
-  if (output_template.empty() || output_template == "-")
-    return bad_usage("--each writes one file per input: give -o a path with a placeholder, e.g. -o 'png/{stem}.png'");
-  if (base.compare) return bad_usage("--each converts inputs one by one; --compare takes them two together");
   std::vector<std::string> outputs(n);
   std::unordered_map<std::string, std::size_t> seen;
   for (std::size_t i = 0; i < n; ++i) {
@@ -226,37 +225,109 @@ Expected<std::vector<EachResult>> run_each(const Request& base, std::string_view
   }
   for (const std::string& o : outputs)
     if (auto ok = check_output_is_not_an_input(o, base.inputs); !ok) return ok.error();
+  return outputs;
+}
 
-  std::vector<EachResult> results(n);
-  std::size_t done = 0;
-  if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
-  jobs = static_cast<unsigned>(std::min<std::size_t>(jobs, n));
-  if (jobs <= 1) {
-    for (std::size_t i = 0; i < n; ++i) {
-      results[i] = convert_one(base, base.inputs[i], outputs[i]);
-      on_result(results[i], ++done);
+// Worker processes, each given the next input when it finishes one, so a
+// few large inputs do not leave the other cores idle.
+class Pool {
+ public:
+  Pool(const Request& base, const std::vector<std::string>& outputs, std::vector<EachResult>& results,
+       const std::function<void(const EachResult&, std::size_t)>& on_result)
+      : base_(base), outputs_(outputs), results_(results), on_result_(on_result) {}
+
+  ~Pool() {
+    for (Worker& w : workers_) {
+      if (w.tasks >= 0) ::close(w.tasks);
+      if (w.results >= 0) ::close(w.results);
+      if (w.pid > 0) ::waitpid(w.pid, nullptr, 0);
     }
-    return results;
   }
 
-  // Workers take the next input when they finish one, so a few large
-  // inputs do not leave the other cores idle.
-  std::vector<Worker> workers(jobs);
-  std::size_t next = 0;
-  auto give = [&](Worker& w) {
-    if (next >= n) {
+  Expected<bool> start(unsigned jobs) {
+    workers_.resize(jobs);
+    for (Worker& w : workers_) {
+      int task_pipe[2], result_pipe[2];
+      if (::pipe(task_pipe) != 0 || ::pipe(result_pipe) != 0)
+        return bad_input(fmt::format("--each: cannot make a pipe: {}", std::strerror(errno)));
+      pid_t pid = ::fork();
+      if (pid < 0) return bad_input(fmt::format("--each: cannot start a process: {}", std::strerror(errno)));
+      if (pid == 0) {
+        ::close(task_pipe[1]);
+        ::close(result_pipe[0]);
+        for (const Worker& other : workers_) {  // the other workers' pipes are not this one's
+          if (other.tasks >= 0) ::close(other.tasks);
+          if (other.results >= 0) ::close(other.results);
+        }
+        worker(base_, outputs_, task_pipe[0], result_pipe[1]);
+      }
+      ::close(task_pipe[0]);
+      ::close(result_pipe[1]);
+      w.pid = pid;
+      w.tasks = task_pipe[1];
+      w.results = result_pipe[0];
+    }
+    return true;
+  }
+
+  void run() {
+    const std::size_t n = base_.inputs.size();
+    for (Worker& w : workers_) give(w);
+    while (done_ < n) {
+      std::vector<pollfd> fds;
+      std::vector<Worker*> who;
+      for (Worker& w : workers_)
+        if (w.busy >= 0 && w.results >= 0) {
+          fds.push_back({w.results, POLLIN, 0});
+          who.push_back(&w);
+        }
+      if (fds.empty()) break;
+      if (::poll(fds.data(), fds.size(), -1) < 0) {
+        if (errno == EINTR) continue;
+        break;
+      }
+      for (std::size_t k = 0; k < fds.size(); ++k)
+        if (fds[k].revents & (POLLIN | POLLHUP | POLLERR)) receive(*who[k]);
+    }
+  }
+
+ private:
+  void give(Worker& w) {
+    if (next_ >= base_.inputs.size()) {
       if (w.tasks >= 0) ::close(w.tasks);
       w.tasks = -1;
       w.busy = -1;
       return;
     }
-    auto index = static_cast<std::uint32_t>(next++);
+    auto index = static_cast<std::uint32_t>(next_++);
     w.busy = index;
     if (!write_all(w.tasks, std::string_view(reinterpret_cast<const char*>(&index), 4))) w.busy = -1;
-  };
+  }
+
+  void receive(Worker& w) {
+    std::uint32_t size = 0;
+    std::string body;
+    bool got = read_all(w.results, reinterpret_cast<char*>(&size), 4);
+    if (got) {
+      body.resize(size);
+      got = read_all(w.results, body.data(), size);
+    }
+    std::uint32_t index = 0;
+    EachResult r;
+    if (!got || !decode(body, index, r) || index >= base_.inputs.size()) {
+      lost(w);
+      return;
+    }
+    r.input = base_.inputs[index];
+    r.output = outputs_[index];
+    results_[index] = std::move(r);
+    on_result_(results_[index], ++done_);
+    give(w);
+  }
+
   // A worker that died takes its input with it: that input fails, the
   // others go on.
-  auto lost = [&](Worker& w) {
+  void lost(Worker& w) {
     int status = 0;
     if (w.pid > 0) ::waitpid(w.pid, &status, 0);
     w.pid = -1;
@@ -264,83 +335,55 @@ Expected<std::vector<EachResult>> run_each(const Request& base, std::string_view
     if (w.tasks >= 0) ::close(w.tasks);
     w.results = w.tasks = -1;
     if (w.busy < 0) return;
-    EachResult& r = results[static_cast<std::size_t>(w.busy)];
-    r.input = base.inputs[static_cast<std::size_t>(w.busy)];
-    r.output = outputs[static_cast<std::size_t>(w.busy)];
+    EachResult& r = results_[static_cast<std::size_t>(w.busy)];
+    r.input = base_.inputs[static_cast<std::size_t>(w.busy)];
+    r.output = outputs_[static_cast<std::size_t>(w.busy)];
     r.error = WIFSIGNALED(status) ? fmt::format("{}: the process converting it was killed by signal {} ({})", r.input,
                                                 WTERMSIG(status), strsignal(WTERMSIG(status)))
                                   : fmt::format("{}: the process converting it stopped without a result", r.input);
     w.busy = -1;
-    on_result(r, ++done);
-  };
-  for (Worker& w : workers) {
-    int task_pipe[2], result_pipe[2];
-    if (::pipe(task_pipe) != 0 || ::pipe(result_pipe) != 0)
-      return bad_input(fmt::format("--each: cannot make a pipe: {}", std::strerror(errno)));
-    pid_t pid = ::fork();
-    if (pid < 0) return bad_input(fmt::format("--each: cannot start a process: {}", std::strerror(errno)));
-    if (pid == 0) {
-      ::close(task_pipe[1]);
-      ::close(result_pipe[0]);
-      for (const Worker& other : workers) {  // the other workers' pipes are not this one's
-        if (other.tasks >= 0) ::close(other.tasks);
-        if (other.results >= 0) ::close(other.results);
-      }
-      worker(base, outputs, task_pipe[0], result_pipe[1]);
-    }
-    ::close(task_pipe[0]);
-    ::close(result_pipe[1]);
-    w.pid = pid;
-    w.tasks = task_pipe[1];
-    w.results = result_pipe[0];
+    on_result_(r, ++done_);
   }
-  // A worker that dies must not take the parent with it (a write to its pipe).
+
+  const Request& base_;
+  const std::vector<std::string>& outputs_;
+  std::vector<EachResult>& results_;
+  const std::function<void(const EachResult&, std::size_t)>& on_result_;
+  std::vector<Worker> workers_;
+  std::size_t next_ = 0, done_ = 0;
+};
+
+}  // namespace
+
+Expected<std::vector<EachResult>> run_each(const Request& base, std::string_view output_template, unsigned jobs,
+                                           const std::function<void(const EachResult&, std::size_t)>& on_result) {
+  const std::size_t n = base.inputs.size();
+  if (n == 0) return bad_usage("--each: expected input files, found none");
+  if (output_template.empty() || output_template == "-")
+    return bad_usage("--each writes one file per input: give -o a path with a placeholder, e.g. -o 'png/{stem}.png'");
+  if (base.compare) return bad_usage("--each converts inputs one by one; --compare takes them two together");
+  auto outputs = each_outputs(base, output_template);
+  if (!outputs) return outputs.error();
+
+  std::vector<EachResult> results(n);
+  if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
+  jobs = static_cast<unsigned>(std::min<std::size_t>(jobs, n));
+  if (jobs <= 1) {
+    for (std::size_t i = 0; i < n; ++i) {
+      results[i] = convert_one(base, base.inputs[i], (*outputs)[i]);
+      on_result(results[i], i + 1);
+    }
+    return results;
+  }
+  Pool pool(base, *outputs, results, on_result);
+  if (auto ok = pool.start(jobs); !ok) return ok.error();
+  // A worker that dies must not take the parent with it (a write to its
+  // pipe); the workers, started before, keep the default.
   struct IgnorePipe {
     void (*old)(int) = std::signal(SIGPIPE, SIG_IGN);
     ~IgnorePipe() { std::signal(SIGPIPE, old); }
   } ignore_pipe;
-  for (Worker& w : workers) give(w);
-  while (done < n) {
-    std::vector<pollfd> fds;
-    std::vector<Worker*> who;
-    for (Worker& w : workers)
-      if (w.busy >= 0 && w.results >= 0) {
-        fds.push_back({w.results, POLLIN, 0});
-        who.push_back(&w);
-      }
-    if (fds.empty()) break;
-    if (::poll(fds.data(), fds.size(), -1) < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    for (std::size_t k = 0; k < fds.size(); ++k) {
-      if (!(fds[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      Worker& w = *who[k];
-      std::uint32_t size = 0;
-      std::string body;
-      bool got = read_all(w.results, reinterpret_cast<char*>(&size), 4);
-      if (got) {
-        body.resize(size);
-        got = read_all(w.results, body.data(), size);
-      }
-      std::uint32_t index = 0;
-      EachResult r;
-      if (!got || !decode(body, index, r) || index >= n) {
-        lost(w);
-        continue;
-      }
-      r.input = base.inputs[index];
-      r.output = outputs[index];
-      results[index] = std::move(r);
-      on_result(results[index], ++done);
-      give(w);
-    }
-  }
-  for (Worker& w : workers) {
-    if (w.tasks >= 0) ::close(w.tasks);
-    if (w.results >= 0) ::close(w.results);
-    if (w.pid > 0) ::waitpid(w.pid, nullptr, 0);
-  }
+  pool.run();
   return results;
 }
 
