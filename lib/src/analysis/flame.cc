@@ -28,37 +28,37 @@ FlameTree from_stacks(const Profile& p, std::size_t event) {
   return tree;
 }
 
-FlameTree from_call_ratios(const Profile& p, std::size_t event, const CallGraph& g, double min_share,
-                           std::size_t max_frames) {
-  FlameTree tree;
-  tree.approximate = true;
-  tree.frames.push_back({});
+namespace {
+
+double total_of(const CallGraph& g, FuncId f) { return g.nodes[f].total_ratio.value_or(0); }
+
+// What a function passes to its callees per unit of its total, scaled down
+// where recursion makes the calls' shares add up to more than the function.
+std::vector<double> pass_factors(const CallGraph& g) {
   const std::size_t n = g.nodes.size();
-  if (n == 0 || g.edge_begin.size() != n + 1) return tree;
-  // The whole, as the graph's ratios are relative to it, in the event's unit
-  // (the graph shows seconds for time events).
-  const double whole = unit_value(p.events[event], shown_whole(g));
-  auto total_of = [&](FuncId f) { return g.nodes[f].total_ratio.value_or(0); };
-  // What a function passes to its callees, scaled down where recursion makes
-  // the calls' shares add up to more than the function itself.
   std::vector<double> pass(n, 0);
   for (FuncId f = 0; f < n; ++f) {
     double out = 0;
     for (std::uint32_t i = g.edge_begin[f]; i < g.edge_begin[f + 1]; ++i)
       if (g.edges[i].callee != f) out += g.edges[i].total_ratio.value_or(0);
-    double t = total_of(f);
+    double t = total_of(g, f);
     pass[f] = t <= 0 ? 0 : (out > t ? 1.0 / out : 1.0 / t);
   }
-  // The roots: the heaviest function of each group of mutually recursive
-  // functions (strongly connected component) that no other function calls.
-  // (Python's exec calls the module that calls runpy that calls exec: the
-  // program's entry is in a cycle, and only the profiler's own `disable`
-  // is called by nothing.) A function whose only caller is itself (Python
-  // 3.11's nested comprehensions on one line share one key) is a root only
-  // when nothing else is, and its calls do not hide the real entry.
-  const bool same_ids = n == p.functions.size();
+  return pass;
+}
+
+// The roots: the heaviest function of each group of mutually recursive
+// functions (strongly connected component) that no other function calls.
+// (Python's exec calls the module that calls runpy that calls exec: the
+// program's entry is in a cycle, and only the profiler's own `disable` is
+// called by nothing.) A function whose only caller is itself (Python
+// 3.11's nested comprehensions on one line share one key) is a root only
+// when nothing else is, and its calls do not hide the real entry. Without
+// the profile's ids, or without any such root: the heaviest function.
+std::vector<FuncId> flame_roots(const Profile& p, const CallGraph& g) {
+  const std::size_t n = g.nodes.size();
   std::vector<FuncId> roots;
-  if (same_ids) {
+  if (n == p.functions.size()) {
     Cycles cycles = find_cycles(p, Adjacency::build(p));
     auto component = [&](FuncId f) -> std::size_t {
       return cycles.cycle_of[f] == Cycles::kNone ? cycles.members.size() + f : cycles.cycle_of[f];
@@ -81,8 +81,8 @@ FlameTree from_call_ratios(const Profile& p, std::size_t event, const CallGraph&
       std::vector<FuncId> best(nc, UINT32_MAX);
       for (FuncId f = 0; f < n; ++f) {
         std::size_t k = component(f);
-        if (entered[k] || self_only[f] != fallback || total_of(f) <= 0) continue;
-        if (best[k] == UINT32_MAX || total_of(f) > total_of(best[k])) best[k] = f;
+        if (entered[k] || self_only[f] != fallback || total_of(g, f) <= 0) continue;
+        if (best[k] == UINT32_MAX || total_of(g, f) > total_of(g, best[k])) best[k] = f;
       }
       for (FuncId f : best)
         if (f != UINT32_MAX) roots.push_back(f);
@@ -93,9 +93,26 @@ FlameTree from_call_ratios(const Profile& p, std::size_t event, const CallGraph&
   if (roots.empty()) {
     FuncId heaviest = 0;
     for (FuncId f = 1; f < n; ++f)
-      if (total_of(f) > total_of(heaviest)) heaviest = f;
-    if (total_of(heaviest) > 0) roots.push_back(heaviest);
+      if (total_of(g, f) > total_of(g, heaviest)) heaviest = f;
+    if (total_of(g, heaviest) > 0) roots.push_back(heaviest);
   }
+  return roots;
+}
+
+}  // namespace
+
+FlameTree from_call_ratios(const Profile& p, std::size_t event, const CallGraph& g, double min_share,
+                           std::size_t max_frames) {
+  FlameTree tree;
+  tree.approximate = true;
+  tree.frames.push_back({});
+  const std::size_t n = g.nodes.size();
+  if (n == 0 || g.edge_begin.size() != n + 1) return tree;
+  // The whole, as the graph's ratios are relative to it, in the event's unit
+  // (the graph shows seconds for time events).
+  const double whole = unit_value(p.events[event], shown_whole(g));
+  const std::vector<double> pass = pass_factors(g);
+  const std::vector<FuncId> roots = flame_roots(p, g);
   struct Open {
     FuncId f;
     std::uint32_t frame;
@@ -115,11 +132,11 @@ FlameTree from_call_ratios(const Profile& p, std::size_t event, const CallGraph&
                      weight * pass[f]});
   };
   for (FuncId root : roots) {
-    if (total_of(root) < min_share) {
+    if (total_of(g, root) < min_share) {
       ++tree.pruned;
       continue;
     }
-    open(0, root, total_of(root));
+    open(0, root, total_of(g, root));
     while (!stack.empty()) {
       Open& top = stack.back();
       if (top.next == top.end) {
