@@ -51,21 +51,10 @@ constexpr std::size_t kMaxFrames = 300'000;
 
 }  // namespace
 
-Expected<std::string> write(const Profile& p, std::size_t event, const CallGraph& totals, const FlameTree& tree,
-                            const RankTable* ranks, const Options& o) {
-  const Event& ev = p.events[event];
-  const bool time = ev.floating || ev.seconds_per_unit > 0;
-  const std::string unit = flame::unit_name(p, event);
-  std::string data;
-  data.reserve(output_reservation(o.max_bytes, 4096 + p.functions.size() * 120 + tree.frames.size() * 24));
-  // The total is what the self column adds up to, as pstats' "in T seconds"
-  // (cProfile's cumulative times can run a little over it).
-  double self_sum = 0;
-  for (FuncId f = 0; f < p.functions.size() && f < totals.nodes.size(); ++f) self_sum += node_self(totals, f);
-  data += fmt::format("{{\"title\":{},\"creator\":{},\"event\":{},\"unit\":{},\"time\":{},\"total\":{},",
-                      json_text(o.title, true), json_text(o.creator, true), json_text(p.str(ev.name), true),
-                      json_text(unit, true), time ? "true" : "false", num(self_sum));
-  // The table: [label, file, line, self, inclusive, calls, primitive calls].
+namespace {
+
+// The table: [label, file, line, self, inclusive, calls, primitive calls].
+Expected<bool> function_rows(std::string& data, const Profile& p, const CallGraph& totals, const Options& o) {
   data += "\"functions\":[";
   bool first = true;
   for (FuncId f = 0; f < p.functions.size() && f < totals.nodes.size(); ++f) {
@@ -82,7 +71,13 @@ Expected<std::string> write(const Profile& p, std::size_t event, const CallGraph
     if (o.max_bytes && data.size() > o.max_bytes) return output_too_large("html", o.max_bytes);
   }
   data += "],\n";
-  // The icicle: frames parents first, [parent, name, module, start, total].
+  return true;
+}
+
+// The icicle: frames parents first, [parent, name, module, start, total],
+// their names and modules as lists of their own.
+Expected<bool> icicle_frames(std::string& data, const Profile& p, const Event& ev, const FlameTree& tree,
+                             const Options& o) {
   data += fmt::format("\"approximate\":{},\"frames\":[", tree.approximate ? "true" : "false");
   StringList names, modules;
   if (!tree.frames.empty() && tree.frames[0].total > 0) {
@@ -105,7 +100,11 @@ Expected<std::string> write(const Profile& p, std::size_t event, const CallGraph
   names.write(data);
   data += ",\n\"modules\":";
   modules.write(data);
-  // Per-rank statistics of inclusive cost, most imbalanced first.
+  return true;
+}
+
+// Per-rank statistics of inclusive cost, most imbalanced first.
+void rank_rows(std::string& data, const Profile& p, const RankTable* ranks, const Options& o) {
   data += ",\n\"ranks\":";
   if (ranks && ranks->ranks > 1) {
     data += fmt::format("{{\"count\":{},\"by_position\":{},\"rows\":[", ranks->ranks,
@@ -123,8 +122,10 @@ Expected<std::string> write(const Profile& p, std::size_t event, const CallGraph
   } else {
     data += "null";
   }
-  data += "}";
+}
 
+// The page around the data: styles, tabs, the call graph, the script.
+std::string page(const std::string& data, const Options& o) {
   std::string out;
   out.reserve(data.size() + o.graph_svg.size() + kReportJs.size() + kReportCss.size() + 4096);
   std::string title = xml_text(o.title.empty() ? std::string("profile") : o.title);
@@ -166,6 +167,30 @@ Expected<std::string> write(const Profile& p, std::size_t event, const CallGraph
   out += "</script>\n<script>\n";
   out += kReportJs;
   out += "</script>\n</body>\n</html>\n";
+  return out;
+}
+
+}  // namespace
+
+Expected<std::string> write(const Profile& p, std::size_t event, const CallGraph& totals, const FlameTree& tree,
+                            const RankTable* ranks, const Options& o) {
+  const Event& ev = p.events[event];
+  const bool time = ev.floating || ev.seconds_per_unit > 0;
+  const std::string unit = flame::unit_name(p, event);
+  std::string data;
+  data.reserve(output_reservation(o.max_bytes, 4096 + p.functions.size() * 120 + tree.frames.size() * 24));
+  // The total is what the self column adds up to, as pstats' "in T seconds"
+  // (cProfile's cumulative times can run a little over it).
+  double self_sum = 0;
+  for (FuncId f = 0; f < p.functions.size() && f < totals.nodes.size(); ++f) self_sum += node_self(totals, f);
+  data += fmt::format("{{\"title\":{},\"creator\":{},\"event\":{},\"unit\":{},\"time\":{},\"total\":{},",
+                      json_text(o.title, true), json_text(o.creator, true), json_text(p.str(ev.name), true),
+                      json_text(unit, true), time ? "true" : "false", num(self_sum));
+  if (auto ok = function_rows(data, p, totals, o); !ok) return ok.error();
+  if (auto ok = icicle_frames(data, p, ev, tree, o); !ok) return ok.error();
+  rank_rows(data, p, ranks, o);
+  data += "}";
+  std::string out = page(data, o);
   if (o.max_bytes && out.size() > o.max_bytes) return output_too_large("html", o.max_bytes);
   return out;
 }
