@@ -5,6 +5,7 @@
 #include <cctype>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -58,6 +59,87 @@ struct Slot {
   std::optional<Expected<Profile>> result;
   Diagnostics diag;
   std::size_t bytes = 0;
+};
+
+// Two threads read ahead, at most kWindow profiles, while the caller folds
+// them in merge order, so the result never depends on the threads' timing
+// and memory stays bounded however many files there are. One input is read
+// by the caller itself.
+class ReadAhead {
+ public:
+  using Read = std::function<Expected<Profile>(std::size_t pos, Slot& slot)>;
+
+  ReadAhead(std::size_t begin, std::size_t end, Read read)
+      : ring_(kWindow), next_(begin), folded_(begin), end_(end), read_(std::move(read)) {
+    if (end - begin > 1)
+      for (int t = 0; t < 2; ++t) workers_.emplace_back([this] { work(); });
+  }
+
+  ~ReadAhead() {
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    changed_.notify_all();
+    for (std::thread& t : workers_) t.join();
+  }
+
+  // The profile at `pos`, its warnings into `diag` and its size into `bytes`.
+  Expected<Profile> take(std::size_t pos, Diagnostics& diag, std::size_t& bytes) {
+    std::optional<Expected<Profile>> result;
+    if (workers_.empty()) {
+      result = read_(pos, slot(pos));
+    } else {
+      std::unique_lock lock(mutex_);
+      changed_.wait(lock, [&] { return slot(pos).result.has_value(); });
+      result = std::move(slot(pos).result);
+      slot(pos).result.reset();
+    }
+    for (const std::string& w : slot(pos).diag.warnings()) diag.warn(w);
+    slot(pos).diag.clear();
+    bytes += slot(pos).bytes;
+    slot(pos).bytes = 0;
+    return std::move(*result);
+  }
+
+  // The profile taken last is folded: its place in the window is free.
+  void folded() {
+    {
+      std::lock_guard lock(mutex_);
+      ++folded_;
+    }
+    changed_.notify_all();
+  }
+
+ private:
+  static constexpr std::size_t kWindow = 16;
+
+  // At most kWindow positions are in flight: a ring of slots.
+  Slot& slot(std::size_t pos) { return ring_[pos % kWindow]; }
+
+  void work() {
+    for (;;) {
+      std::size_t pos;
+      {
+        std::unique_lock lock(mutex_);
+        changed_.wait(lock, [&] { return stop_ || next_ >= end_ || next_ < folded_ + kWindow; });
+        if (stop_ || next_ >= end_) return;
+        pos = next_++;
+      }
+      auto result = read_(pos, slot(pos));
+      std::lock_guard lock(mutex_);
+      slot(pos).result = std::move(result);
+      changed_.notify_all();
+    }
+  }
+
+  std::vector<Slot> ring_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::size_t next_, folded_, end_;
+  bool stop_ = false;
+  Read read_;
+  std::vector<std::thread> workers_;
 };
 
 // The order files merge in: as given, or pstats.Stats(a, b, c)'s a, c, b.
@@ -193,98 +275,39 @@ Expected<MergedShare> read_share(const Request& r, const InputFormat& format, st
   std::vector<double> self_values, inclusive_values;
   // One pstats file is the merged profile itself: no copy through the merger.
   const bool solo = end - begin == 1 && format.merge_order == MergeOrder::kPstats && !want_ranks;
-
-  // Two threads read ahead, at most kWindow profiles, while this one folds
-  // them in merge order, so the result never depends on the threads' timing
-  // and memory stays bounded however many files there are.
-  constexpr std::size_t kWindow = 16;
-  // At most kWindow positions are in flight: a ring of slots, whatever n is.
-  std::vector<Slot> ring(kWindow);
-  auto slot = [&](std::size_t pos) -> Slot& { return ring[pos % kWindow]; };
-  std::mutex mutex;
-  std::condition_variable changed;
-  std::size_t next = begin, folded = begin;
-  bool stop = false;
-  auto read_at = [&](std::size_t pos) {
+  ReadAhead ahead(begin, end, [&](std::size_t pos, Slot& slot) {
     std::optional<InputFile> opened;
     if (first && first->file && order[pos] == first->index) opened = std::move(first->file);
-    return read_input(r.inputs[order[pos]], fmt_ptr, r, opened, slot(pos).diag, slot(pos).bytes);
-  };
-  auto worker = [&] {
-    for (;;) {
-      std::size_t pos;
-      {
-        std::unique_lock lock(mutex);
-        changed.wait(lock, [&] { return stop || next >= end || next < folded + kWindow; });
-        if (stop || next >= end) return;
-        pos = next++;
-      }
-      auto result = read_at(pos);
-      std::lock_guard lock(mutex);
-      slot(pos).result = std::move(result);
-      changed.notify_all();
-    }
-  };
-  std::vector<std::thread> workers;
-  if (end - begin > 1)
-    for (int t = 0; t < 2; ++t) workers.emplace_back(worker);
-  auto finish = [&] {
-    {
-      std::lock_guard lock(mutex);
-      stop = true;
-    }
-    changed.notify_all();
-    for (std::thread& t : workers) t.join();
-  };
-
-  for (std::size_t pos = begin; pos < end; ++pos) {
-    std::optional<Expected<Profile>> result;
-    if (workers.empty()) {
-      result = read_at(pos);
-    } else {
-      std::unique_lock lock(mutex);
-      changed.wait(lock, [&] { return slot(pos).result.has_value(); });
-      result = std::move(slot(pos).result);
-      slot(pos).result.reset();
-    }
-    for (const std::string& w : slot(pos).diag.warnings()) diag.warn(w);
-    slot(pos).diag.clear();
-    share.input_bytes += slot(pos).bytes;
-    slot(pos).bytes = 0;
-    const std::size_t input = order[pos];
-    Expected<bool> ok = true;
-    if (!*result) {
-      bool skip = r.keep_going && result->error().kind != Error::Kind::kBadUsage;
-      if (!skip) {
-        finish();
-        return result->error();
-      }
-      share.skipped.push_back(fmt::format("{} ({})", r.inputs[input], result->error().message));
+    return read_input(r.inputs[order[pos]], fmt_ptr, r, opened, slot.diag, slot.bytes);
+  });
+  // One input into the share; the profile is freed when it returns, before
+  // the window moves on.
+  auto fold = [&](Expected<Profile> result, std::size_t input) -> Expected<bool> {
+    if (!result) {
+      if (!r.keep_going || result.error().kind == Error::Kind::kBadUsage) return result.error();
+      share.skipped.push_back(fmt::format("{} ({})", r.inputs[input], result.error().message));
       if (share.ranks) share.ranks->add({}, {}, {});  // skipped: missing in every function
-    } else {
-      if (r.on_input) ok = r.on_input(input, **result);
-      if (ok && solo)
-        share.profile = std::move(**result);  // (pstats keys are unique: the merge would copy it as it is)
-      else if (ok)
-        ok = merger.add(**result, r.inputs[input]);
-      if (ok && share.files++ == 0) share.first_input = r.inputs[input];
-      if (ok && share.ranks) {
-        ok = rank_values(**result, format, r, self_values, inclusive_values);
-        if (ok) share.ranks->add(self_values, inclusive_values, merger.last_map());
-      }
+      return true;
     }
-    result.reset();
-    {
-      std::lock_guard lock(mutex);
-      ++folded;
+    if (r.on_input)
+      if (auto ok = r.on_input(input, *result); !ok) return ok;
+    if (solo) {
+      share.profile = std::move(*result);  // (pstats keys are unique: the merge would copy it as it is)
+    } else if (auto ok = merger.add(*result, r.inputs[input]); !ok) {
+      return ok;
     }
-    changed.notify_all();
-    if (!ok) {
-      finish();
-      return ok.error();
+    if (share.files++ == 0) share.first_input = r.inputs[input];
+    if (share.ranks) {
+      if (auto ok = rank_values(*result, format, r, self_values, inclusive_values); !ok) return ok;
+      share.ranks->add(self_values, inclusive_values, merger.last_map());
     }
+    return true;
+  };
+  for (std::size_t pos = begin; pos < end; ++pos) {
+    Expected<bool> ok = fold(ahead.take(pos, diag, share.input_bytes), order[pos]);
+    ahead.folded();
+    if (!ok) return ok.error();
   }
-  finish();
   share.exact = merger.take_exact();
   if (share.ranks) share.ranks->close(end);
   return share;
