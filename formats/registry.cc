@@ -4,30 +4,45 @@
 
 #include <algorithm>
 
-#include "axe/reader.h"
-#include "callgrind/reader.h"
 #include "callgrind/writer.h"
-#include "collapse/reader.h"
 #include "dot/dot_writer.h"
-#include "dtrace/reader.h"
 #include "flame/writer.h"
 #include "graphgen/analysis/flame.h"
-#include "hprof/reader.h"
 #include "html/report.h"
-#include "json/reader.h"
 #include "lprof/reader.h"
-#include "perf/reader.h"
-#include "prof/reader.h"
-#include "pstats/reader.h"
 #include "pstats/writer.h"
 #include "ranks/writer.h"
-#include "sleepy/reader.h"
 #include "stats/writer.h"
-#include "sysprof/reader.h"
-#include "xperf/reader.h"
 #ifdef GRAPHGEN_HAVE_RENDER
 #include "render/render.h"
 #endif
+
+// Every input format, one line each, in the order --help lists them and
+// detection breaks ties; each is <name>::input_format(), the row its folder
+// defines in formats/<name>/format.cc.
+#define GRAPHGEN_INPUT_FORMATS(X) \
+  X(pstats)                       \
+  X(callgrind)                    \
+  X(perf)                         \
+  X(collapse)                     \
+  X(lprof)                        \
+  X(prof)                         \
+  X(axe)                          \
+  X(dtrace)                       \
+  X(hprof)                        \
+  X(json)                         \
+  X(xperf)                        \
+  X(sleepy)                       \
+  X(sysprof)
+
+namespace graphgen {
+#define GRAPHGEN_DECLARE(name)                \
+  namespace name {                            \
+  const formats::InputFormat& input_format(); \
+  }
+GRAPHGEN_INPUT_FORMATS(GRAPHGEN_DECLARE)
+#undef GRAPHGEN_DECLARE
+}  // namespace graphgen
 
 namespace graphgen::formats {
 
@@ -44,60 +59,6 @@ std::string join(const std::vector<std::string_view>& items) {
   std::string out;
   for (std::string_view s : items) out += out.empty() ? std::string(s) : ", " + std::string(s);
   return out;
-}
-
-// --- readers ----------------------------------------------------------------
-
-Confidence sniff_pstats(std::string_view head) {
-  return pstats::sniff_strong(head) ? Confidence::kStrong
-         : pstats::sniff_weak(head) ? Confidence::kWeak
-                                    : Confidence::kNo;
-}
-
-Expected<Profile> read_pstats(const InputFile& in, const ReadOptions&, Diagnostics& diag) {
-  return pstats::read(in.bytes(), in.path(), diag);
-}
-
-Confidence sniff_callgrind(std::string_view head) {
-  return callgrind::sniff(head) ? Confidence::kStrong : Confidence::kNo;
-}
-
-Confidence sniff_perf(std::string_view head) { return perf::sniff(head) ? Confidence::kStrong : Confidence::kNo; }
-
-Expected<Profile> read_perf(const InputFile& in, const ReadOptions& options, Diagnostics& diag) {
-  return perf::read(in, options, diag);
-}
-
-Confidence sniff_collapse(std::string_view head) {
-  bool semicolons = false;
-  if (!collapse::sniff(head, &semicolons)) return Confidence::kNo;
-  return semicolons ? Confidence::kWeak : Confidence::kMaybe;
-}
-
-Confidence sniff_prof(std::string_view head) { return prof::sniff(head) ? Confidence::kStrong : Confidence::kNo; }
-
-Confidence sniff_axe(std::string_view head) { return axe::sniff(head) ? Confidence::kStrong : Confidence::kNo; }
-
-Confidence sniff_dtrace(std::string_view head) { return dtrace::sniff(head) ? Confidence::kStrong : Confidence::kNo; }
-
-Confidence sniff_hprof(std::string_view head) { return hprof::sniff(head) ? Confidence::kStrong : Confidence::kNo; }
-
-Confidence sniff_json(std::string_view head) {
-  return json::sniff(head) ? Confidence::kStrong : json::sniff_object(head) ? Confidence::kMaybe : Confidence::kNo;
-}
-
-Confidence sniff_xperf(std::string_view head) { return xperf::sniff(head) ? Confidence::kStrong : Confidence::kNo; }
-
-Confidence sniff_sleepy(std::string_view head) {
-  return sleepy::sniff(head) ? Confidence::kStrong : sleepy::sniff_zip(head) ? Confidence::kWeak : Confidence::kNo;
-}
-
-Confidence sniff_sysprof(std::string_view head) { return sysprof::sniff(head) ? Confidence::kStrong : Confidence::kNo; }
-
-Confidence sniff_lprof(std::string_view head) { return lprof::sniff(head) ? Confidence::kStrong : Confidence::kNo; }
-
-Expected<Profile> read_lprof(const InputFile& in, const ReadOptions&, Diagnostics& diag) {
-  return lprof::read(in, diag);
 }
 
 // --- writers ----------------------------------------------------------------
@@ -248,85 +209,9 @@ Expected<std::string> write_text(const WriteInput& in, Diagnostics& diag) {
 }  // namespace
 
 const std::vector<InputFormat>& input_formats() {
-  static const std::vector<InputFormat> kFormats = {
-      {"pstats",
-       "Python cProfile/profile statistics (marshal); several files merge as pstats.Stats does",
-       {".pstats", ".prof", ".profile", ".cprof"},
-       sniff_pstats,
-       read_pstats,
-       kCallGraph,
-       MergeOrder::kPstats},
-      {"callgrind",
-       "Valgrind callgrind (and cachegrind-style) profiles; several files are summed",
-       {".callgrind", ".out"},
-       sniff_callgrind,
-       callgrind::read,
-       kCallGraph,
-       MergeOrder::kInputOrder,
-       EventOption::kColumn,
-       true},
-      {"perf",
-       "perf script output (with or without -g); several files are summed",
-       {".perf", ".script"},
-       sniff_perf,
-       read_perf,
-       kCallGraph,
-       MergeOrder::kInputOrder,
-       EventOption::kSampleFilter},
-      {"collapse",
-       "collapsed/folded stacks ('a;b;c 12'), as from stackcollapse-perf.pl or py-spy",
-       {".collapse", ".folded", ".collapsed"},
-       sniff_collapse,
-       collapse::read},
-      {"lprof",
-       "line_profiler results (kernprof -l), read without Python; several files are summed",
-       {".lprof"},
-       sniff_lprof,
-       read_lprof,
-       kCallGraph | kLineHits},
-      {.name = "prof",
-       .description = "GNU gprof's call graph text (gprof prog gmon.out), BSD and Darwin too",
-       .extensions = {".gprof", ".prof", ".txt"},
-       .sniff = sniff_prof,
-       .read = prof::read,
-       .totals = GraphTotals::kGprof},
-      {.name = "axe",
-       .description = "VTune Amplifier XE's gprof-cc call graph report; its call shares are estimates, as in gprof2dot",
-       .extensions = {".axe"},
-       .sniff = sniff_axe,
-       .read = axe::read,
-       .totals = GraphTotals::kShares},
-      {.name = "dtrace",
-       .description = "DTrace stack aggregations (@[ustack()] = count()); several files are summed",
-       .extensions = {".dtrace", ".stacks", ".user_stacks"},
-       .sniff = sniff_dtrace,
-       .read = dtrace::read},
-      {.name = "hprof",
-       .description = "Java HPROF text (java -agentlib:hprof=cpu=samples): its traces and CPU samples",
-       .extensions = {".hprof"},
-       .sniff = sniff_hprof,
-       .read = hprof::read},
-      {.name = "json",
-       .description = "gprof2dot's JSON profile format (its schema.json); several files are summed",
-       .extensions = {".json"},
-       .sniff = sniff_json,
-       .read = json::read},
-      {.name = "xperf",
-       .description = "Windows Performance Toolkit (xperf, WPA) sampled stacks exported as CSV",
-       .extensions = {".xperf", ".csv"},
-       .sniff = sniff_xperf,
-       .read = xperf::read},
-      {.name = "sleepy",
-       .description = "Very Sleepy profiles (.sleepy zip archives, read with libzip); several files are summed",
-       .extensions = {".sleepy"},
-       .sniff = sniff_sleepy,
-       .read = sleepy::read},
-      {.name = "sysprof",
-       .description = "sysprof 1.x saved profiles (XML, read with expat); several files are summed",
-       .extensions = {".sysprof"},
-       .sniff = sniff_sysprof,
-       .read = sysprof::read},
-  };
+#define GRAPHGEN_ROW(name) name::input_format(),
+  static const std::vector<InputFormat> kFormats = {GRAPHGEN_INPUT_FORMATS(GRAPHGEN_ROW)};
+#undef GRAPHGEN_ROW
   return kFormats;
 }
 

@@ -2,20 +2,22 @@
 // and writers. No self-registration: adding a format means adding a row.
 //
 // Adding an input format:
-//   1. formats/<name>/reader.{h,cc}: the grammar at the top of the header, a
-//      sniff(head) and a read(const InputFile&, const ReadOptions&,
+//   1. formats/<name>/: reader.{h,cc} with the grammar at the top of the
+//      header, a sniff(head) and a read(const InputFile&, const ReadOptions&,
 //      Diagnostics&) -> Expected<Profile> for one file (the pipeline reads
-//      several files and merges them, once, with ProfileMerger).
-//   2. One row in input_formats() (registry.cc): name, description,
-//      extensions, the sniffer's confidence, the read function, and what the
-//      format provides and how it merges.
-//   3. One line in formats/CMakeLists.txt: the new .cc file.
+//      several files and merges them, once, with ProfileMerger); format.cc
+//      with <name>::input_format(), its row: name, description, extensions,
+//      the sniffer's confidence, the read function, what it provides, how
+//      it merges and, where gprof2dot's reader differs, its graph rule.
+//   2. One line X(<name>) in GRAPHGEN_INPUT_FORMATS (registry.cc).
+//   3. One line in formats/CMakeLists.txt: <name>/reader.cc <name>/format.cc.
 // Adding an output format: its writer in formats/<name>/, one row in
 // output_formats() with the write function and what it needs (a pruned
 // call graph, the whole profile, or per-line hits), one CMake line. The CLI
 // and the Python module pick both up from the table (--help, -f, -T, -o).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -57,14 +59,6 @@ enum class EventOption {
   kSampleFilter,  // keeps only samples of that event (perf)
 };
 
-/// How graphs of a format get their totals, where gprof2dot's readers
-/// differ (docs/gprof2dot.md; the profile's own layers decide the rest).
-enum class GraphTotals {
-  kProfile,  // reported totals, else call stacks (--total) or call-cost ratios
-  kGprof,    // gprof text: seconds integrated along call-count ratios
-  kShares,   // VTune's axe export: the shares it printed (Profile::reported_share)
-};
-
 struct InputFormat {
   std::string_view name;
   std::string_view description;
@@ -78,7 +72,11 @@ struct InputFormat {
   /// Graphs show one node per (name, object), or per name with
   /// --merge-by-name, where the reader keeps functions per file (callgrind).
   bool graph_merges_functions = false;
-  GraphTotals totals = GraphTotals::kProfile;
+  /// How graphs of the format get their totals where gprof2dot's readers
+  /// differ (gprof's call-count integration, VTune's printed shares;
+  /// docs/gprof2dot.md); null, or no graph returned: the profile's own
+  /// layers decide (reported totals, else call stacks or call ratios).
+  std::optional<CallGraph> (*graph)(const Profile& p, std::size_t event, Diagnostics& diag) = nullptr;
 };
 
 const std::vector<InputFormat>& input_formats();

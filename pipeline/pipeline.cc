@@ -381,13 +381,9 @@ Expected<std::size_t> pick_event(const Profile& p, const InputFormat& format, co
 CallGraph graph_totals(const Profile& p, const InputFormat& format, std::size_t event, const GraphOptions& o,
                        Diagnostics& diag) {
   CallGraph graph;
-  if (format.totals == GraphTotals::kGprof) {
-    RatioRule rule;
-    rule.split = RatioRule::Split::kCallCount;
-    rule.in_values = true;
-    graph = graph_from_call_ratios(p, event, diag, rule);
-  } else if (format.totals == GraphTotals::kShares && !p.reported_share.empty()) {
-    graph = graph_from_reported_shares(p, event, diag);
+  std::optional<CallGraph> own = format.graph ? format.graph(p, event, diag) : std::nullopt;
+  if (own) {
+    graph = std::move(*own);
   } else if (p.has_total_cost()) {
     graph = graph_from_reported_totals(p, event, diag);
   } else if (o.total == TotalMethod::kCallStacks && p.keeps_stack_totals) {

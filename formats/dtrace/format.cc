@@ -1,0 +1,27 @@
+// dtrace: its row in the table of formats (registry.cc): how it is named,
+// recognised and read.
+#include "dtrace/reader.h"
+#include "registry.h"
+
+namespace graphgen::dtrace {
+
+using namespace formats;
+
+namespace {
+
+Confidence sniff_row(std::string_view head) { return sniff(head) ? Confidence::kStrong : Confidence::kNo; }
+
+}  // namespace
+
+const InputFormat& input_format() {
+  static const InputFormat kRow = {
+      .name = "dtrace",
+      .description = "DTrace stack aggregations (@[ustack()] = count()); several files are summed",
+      .extensions = {".dtrace", ".stacks", ".user_stacks"},
+      .sniff = sniff_row,
+      .read = read,
+  };
+  return kRow;
+}
+
+}  // namespace graphgen::dtrace

@@ -1,0 +1,27 @@
+// hprof: its row in the table of formats (registry.cc): how it is named,
+// recognised and read.
+#include "hprof/reader.h"
+#include "registry.h"
+
+namespace graphgen::hprof {
+
+using namespace formats;
+
+namespace {
+
+Confidence sniff_row(std::string_view head) { return sniff(head) ? Confidence::kStrong : Confidence::kNo; }
+
+}  // namespace
+
+const InputFormat& input_format() {
+  static const InputFormat kRow = {
+      .name = "hprof",
+      .description = "Java HPROF text (java -agentlib:hprof=cpu=samples): its traces and CPU samples",
+      .extensions = {".hprof"},
+      .sniff = sniff_row,
+      .read = read,
+  };
+  return kRow;
+}
+
+}  // namespace graphgen::hprof

@@ -1,0 +1,30 @@
+// lprof: its row in the table of formats (registry.cc): how it is named,
+// recognised and read.
+#include "lprof/reader.h"
+#include "registry.h"
+
+namespace graphgen::lprof {
+
+using namespace formats;
+
+namespace {
+
+Confidence sniff_row(std::string_view head) { return sniff(head) ? Confidence::kStrong : Confidence::kNo; }
+
+Expected<Profile> read_file(const InputFile& in, const ReadOptions&, Diagnostics& diag) { return read(in, diag); }
+
+}  // namespace
+
+const InputFormat& input_format() {
+  static const InputFormat kRow = {
+      .name = "lprof",
+      .description = "line_profiler results (kernprof -l), read without Python; several files are summed",
+      .extensions = {".lprof"},
+      .sniff = sniff_row,
+      .read = read_file,
+      .provides = kCallGraph | kLineHits,
+  };
+  return kRow;
+}
+
+}  // namespace graphgen::lprof

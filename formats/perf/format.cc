@@ -1,0 +1,32 @@
+// perf: its row in the table of formats (registry.cc): how it is named,
+// recognised and read.
+#include "perf/reader.h"
+#include "registry.h"
+
+namespace graphgen::perf {
+
+using namespace formats;
+
+namespace {
+
+Confidence sniff_row(std::string_view head) { return sniff(head) ? Confidence::kStrong : Confidence::kNo; }
+
+Expected<Profile> read_file(const InputFile& in, const ReadOptions& options, Diagnostics& diag) {
+  return read(in, options, diag);
+}
+
+}  // namespace
+
+const InputFormat& input_format() {
+  static const InputFormat kRow = {
+      .name = "perf",
+      .description = "perf script output (with or without -g); several files are summed",
+      .extensions = {".perf", ".script"},
+      .sniff = sniff_row,
+      .read = read_file,
+      .event_option = EventOption::kSampleFilter,
+  };
+  return kRow;
+}
+
+}  // namespace graphgen::perf

@@ -1,0 +1,27 @@
+// sysprof: its row in the table of formats (registry.cc): how it is named,
+// recognised and read.
+#include "registry.h"
+#include "sysprof/reader.h"
+
+namespace graphgen::sysprof {
+
+using namespace formats;
+
+namespace {
+
+Confidence sniff_row(std::string_view head) { return sniff(head) ? Confidence::kStrong : Confidence::kNo; }
+
+}  // namespace
+
+const InputFormat& input_format() {
+  static const InputFormat kRow = {
+      .name = "sysprof",
+      .description = "sysprof 1.x saved profiles (XML, read with expat); several files are summed",
+      .extensions = {".sysprof"},
+      .sniff = sniff_row,
+      .read = read,
+  };
+  return kRow;
+}
+
+}  // namespace graphgen::sysprof
