@@ -4,19 +4,6 @@
 
 #include <algorithm>
 
-#include "callgrind/writer.h"
-#include "dot/dot_writer.h"
-#include "flame/writer.h"
-#include "graphgen/analysis/flame.h"
-#include "html/report.h"
-#include "lprof/reader.h"
-#include "pstats/writer.h"
-#include "ranks/writer.h"
-#include "stats/writer.h"
-#ifdef GRAPHGEN_HAVE_RENDER
-#include "render/render.h"
-#endif
-
 // Every input format, one line each, in the order --help lists them and
 // detection breaks ties; each is <name>::input_format(), the row its folder
 // defines in formats/<name>/format.cc.
@@ -35,12 +22,30 @@
   X(sleepy)                       \
   X(sysprof)
 
+// Every folder with outputs, one line each, in the order --help lists them;
+// each has <name>::output_formats(), its rows, in formats/<name>/format.cc.
+#define GRAPHGEN_OUTPUT_FORMATS(X) \
+  X(dot)                           \
+  X(callgrind)                     \
+  X(pstats)                        \
+  X(lprof)                         \
+  X(ranks)                         \
+  X(stats)                         \
+  X(flame)                         \
+  X(html)
+
 namespace graphgen {
 #define GRAPHGEN_DECLARE(name)                \
   namespace name {                            \
   const formats::InputFormat& input_format(); \
   }
 GRAPHGEN_INPUT_FORMATS(GRAPHGEN_DECLARE)
+#undef GRAPHGEN_DECLARE
+#define GRAPHGEN_DECLARE(name)                                \
+  namespace name {                                            \
+  const std::vector<formats::OutputFormat>& output_formats(); \
+  }
+GRAPHGEN_OUTPUT_FORMATS(GRAPHGEN_DECLARE)
 #undef GRAPHGEN_DECLARE
 }  // namespace graphgen
 
@@ -59,151 +64,6 @@ std::string join(const std::vector<std::string_view>& items) {
   std::string out;
   for (std::string_view s : items) out += out.empty() ? std::string(s) : ", " + std::string(s);
   return out;
-}
-
-// --- writers ----------------------------------------------------------------
-
-dot::Options dot_options(const WriteInput& in) {
-  dot::Options o = in.options.dot;
-  o.max_bytes = in.options.max_output;
-  if (in.options.imbalance) o.imbalance = in.ranks;
-  return o;
-}
-
-ranks::Options rank_options(const WriteInput& in) { return {in.event, in.options.top}; }
-
-Expected<std::string> write_ranks_text(const WriteInput& in, Diagnostics&) {
-  return ranks::write_text(in.profile, *in.ranks, rank_options(in));
-}
-Expected<std::string> write_ranks_csv(const WriteInput& in, Diagnostics&) {
-  return ranks::write_csv(in.profile, *in.ranks, rank_options(in));
-}
-Expected<std::string> write_ranks_json(const WriteInput& in, Diagnostics&) {
-  return ranks::write_json(in.profile, *in.ranks, rank_options(in));
-}
-
-Expected<std::string> write_heatmap(const WriteInput& in, std::string_view format) {
-#ifdef GRAPHGEN_HAVE_RENDER
-  return render::render(ranks::heatmap_dot(in.profile, *in.ranks, rank_options(in)), format, in.options.title);
-#else
-  (void)in;
-  return bad_usage(
-      fmt::format("this graphgen was built without Graphviz, so it cannot draw the heatmap ({}); write "
-                  "-T ranks or -T ranks.csv, or install libgraphviz-dev and rebuild",
-                  format));
-#endif
-}
-Expected<std::string> write_heatmap_svg(const WriteInput& in, Diagnostics&) { return write_heatmap(in, "svg"); }
-Expected<std::string> write_heatmap_png(const WriteInput& in, Diagnostics&) { return write_heatmap(in, "png"); }
-
-Expected<std::string> write_stats(const WriteInput& in, Diagnostics&) {
-  return stats::write(in.profile, in.event, in.graph, in.options.stats);
-}
-
-// The stacks of a flame graph, with a word when they are rebuilt.
-FlameTree stacks_of(const WriteInput& in, Diagnostics& diag, std::string_view what) {
-  FlameTree tree = flame_tree(in.profile, in.event, in.totals);
-  if (tree.approximate && tree.frames.size() > 1)
-    diag.warn(fmt::format(
-        "{} is approximate: the profile records a call graph, not stacks, so the stacks are "
-        "rebuilt from call ratios{}",
-        what,
-        tree.pruned ? fmt::format(" ({} branches under 0.001% of the whole left out)", tree.pruned) : std::string()));
-  return tree;
-}
-
-Expected<std::string> write_folded(const WriteInput& in, Diagnostics& diag) {
-  return flame::write_folded(in.profile, stacks_of(in, diag, "-T folded"), in.event, in.options.max_output);
-}
-
-Expected<std::string> write_flame(const WriteInput& in, Diagnostics& diag) {
-  flame::SvgOptions o;
-  o.reverse = in.options.flame_reverse;
-  if (!in.options.title.empty())
-    o.title = fmt::format("{} of {}", o.reverse ? "Icicle Graph" : "Flame Graph", in.options.title);
-  o.max_bytes = in.options.max_output;
-  return flame::write_svg(in.profile, stacks_of(in, diag, "the flame graph"), in.event, o);
-}
-
-Expected<std::string> write_html(const WriteInput& in, Diagnostics& diag) {
-  html::Options o;
-  o.title = in.options.title;
-  o.creator = in.options.creator;
-  o.max_bytes = in.options.max_output;
-  o.rank_rows = in.options.top;
-#ifdef GRAPHGEN_HAVE_RENDER
-  bool any = std::any_of(in.graph->nodes.begin(), in.graph->nodes.end(), [](const GraphNode& n) { return n.kept; });
-  if (!in.options.report_graph) {
-    o.graph_note = "The call graph was left out.";
-  } else if (any) {
-    auto text = dot::write(in.profile, *in.graph, in.options.theme, dot_options(in), diag);
-    if (!text) return text.error();
-    auto svg = render::render(*text, "svg", in.options.title);
-    if (!svg) return svg.error();
-    o.graph_svg = std::move(svg).value();
-  } else {
-    o.graph_note = "The thresholds left no function to draw: lower -n/-e.";
-  }
-#else
-  o.graph_note = "This graphgen was built without Graphviz: write the call graph with -T dot.";
-#endif
-  FlameTree tree = flame_tree(in.profile, in.event, in.totals);
-  return html::write(in.profile, in.event, *in.totals, tree, in.ranks, o);
-}
-
-Expected<std::string> write_dot(const WriteInput& in, Diagnostics& diag) {
-  return dot::write(in.profile, *in.graph, in.options.theme, dot_options(in), diag);
-}
-
-Expected<std::string> write_image(const WriteInput& in, std::string_view format, Diagnostics& diag) {
-#ifdef GRAPHGEN_HAVE_RENDER
-  auto text = dot::write(in.profile, *in.graph, in.options.theme, dot_options(in), diag);
-  if (!text) return text.error();
-  return render::render(*text, format, in.options.title);
-#else
-  (void)in;
-  (void)diag;
-  return bad_usage(
-      fmt::format("this graphgen was built without Graphviz, so it cannot write {}; write .dot, or "
-                  "install libgraphviz-dev and rebuild",
-                  format));
-#endif
-}
-
-template <const char* kFormat>
-Expected<std::string> write_rendered(const WriteInput& in, Diagnostics& diag) {
-  return write_image(in, kFormat, diag);
-}
-
-constexpr char kPng[] = "png";
-constexpr char kSvg[] = "svg";
-constexpr char kPdf[] = "pdf";
-constexpr char kJpg[] = "jpg";
-constexpr char kGif[] = "gif";
-constexpr char kPs[] = "ps";
-
-Expected<std::string> write_callgrind(const WriteInput& in, Diagnostics&) {
-  callgrind::WriteOptions o;
-  o.creator = in.options.creator;
-  o.cmd = in.options.cmd;
-  o.max_bytes = in.options.max_output;
-  return callgrind::write(in.profile, o);
-}
-
-Expected<std::string> write_pstats(const WriteInput& in, Diagnostics& diag) {
-  const Event& e = in.profile.events[in.event];
-  if (!e.floating && e.seconds_per_unit <= 0)
-    diag.warn(
-        fmt::format("pstats holds seconds, and this profile's {} are counts: they are written as if each were "
-                    "one second (percentages and order are right, times are not)",
-                    quote_input(in.profile.str(e.name))));
-  return pstats::write(in.profile, in.event, in.options.max_output);
-}
-
-Expected<std::string> write_text(const WriteInput& in, Diagnostics& diag) {
-  lprof::TextOptions o = in.options.text;
-  o.max_bytes = in.options.max_output;
-  return lprof::write_text(in.profile, o, diag);
 }
 
 }  // namespace
@@ -274,97 +134,13 @@ Expected<const InputFormat*> detect_input_format(const InputFile& input) {
 }
 
 const std::vector<OutputFormat>& output_formats() {
-  static const std::vector<OutputFormat> kFormats = {
-      {"dot", "Graphviz source, as gprof2dot writes it", {".dot", ".gv"}, Needs::kGraph, false, write_dot},
-      {"png",
-       "PNG image, laid out and rendered in-process by Graphviz",
-       {".png"},
-       Needs::kGraph,
-       true,
-       write_rendered<kPng>},
-      {"svg",
-       "SVG image with tooltips, rendered in-process by Graphviz",
-       {".svg"},
-       Needs::kGraph,
-       true,
-       write_rendered<kSvg>},
-      {"pdf", "PDF document, rendered in-process by Graphviz", {".pdf"}, Needs::kGraph, true, write_rendered<kPdf>},
-      {"jpg",
-       "JPEG image, when Graphviz has its jpg plugin",
-       {".jpg", ".jpeg"},
-       Needs::kGraph,
-       true,
-       write_rendered<kJpg>},
-      {"gif", "GIF image, when Graphviz has its gif plugin", {".gif"}, Needs::kGraph, true, write_rendered<kGif>},
-      {"ps", "PostScript, rendered in-process by Graphviz", {".ps"}, Needs::kGraph, true, write_rendered<kPs>},
-      {"callgrind",
-       "callgrind profile for KCacheGrind and callgrind_annotate",
-       {".callgrind"},
-       Needs::kProfile,
-       false,
-       write_callgrind},
-      {"pstats",
-       "Python pstats (marshal version 2: Python 2.5+ and 3 load it)",
-       {".pstats", ".prof"},
-       Needs::kProfile,
-       false,
-       write_pstats},
-      {"text",
-       "line_profiler's report (Line #, Hits, Time, Per Hit, % Time, source)",
-       {".txt"},
-       Needs::kLineHits,
-       false,
-       write_text},
-      {"ranks",
-       "per-rank statistics, one input per rank: the functions of highest imbalance (Imb, Imb%)",
-       {".ranks", ".ranks.txt"},
-       Needs::kRanks,
-       false,
-       write_ranks_text},
-      {"ranks.csv",
-       "per-rank statistics of every function, for spreadsheets and pandas",
-       {".csv", ".ranks.csv"},
-       Needs::kRanks,
-       false,
-       write_ranks_csv},
-      {"ranks.json",
-       "per-rank statistics of every function, for scripts",
-       {".ranks.json"},
-       Needs::kRanks,
-       false,
-       write_ranks_json},
-      {"heatmap",
-       "SVG heatmap: the most imbalanced functions by ranks, each cell against the function's mean",
-       {".heatmap.svg"},
-       Needs::kRanks,
-       true,
-       write_heatmap_svg},
-      {"heatmap.png", "the heatmap as PNG", {".heatmap.png"}, Needs::kRanks, true, write_heatmap_png},
-      {"stats",
-       "pstats' report: print_stats, or with --callers/--callees their tables; sorted by --sort",
-       {".stats"},
-       Needs::kTotals,
-       false,
-       write_stats},
-      {"folded",
-       "collapsed stacks for FlameGraph, inferno and speedscope (rebuilt from call ratios for call graphs)",
-       {".folded"},
-       Needs::kStacks,
-       false,
-       write_folded},
-      {"flame",
-       "interactive flame graph SVG: hover, click to zoom, search; --flame-reverse for an icicle",
-       {".flame.svg"},
-       Needs::kStacks,
-       false,
-       write_flame},
-      {"html",
-       "one self-contained HTML report: function table, icicle, call graph, per-rank table",
-       {".html", ".htm"},
-       Needs::kReport,
-       false,
-       write_html},
-  };
+  static const std::vector<OutputFormat> kFormats = [] {
+    std::vector<OutputFormat> all;
+#define GRAPHGEN_ROWS(name) all.insert(all.end(), name::output_formats().begin(), name::output_formats().end());
+    GRAPHGEN_OUTPUT_FORMATS(GRAPHGEN_ROWS)
+#undef GRAPHGEN_ROWS
+    return all;
+  }();
   return kFormats;
 }
 

@@ -11,10 +11,12 @@
 //      it merges and, where gprof2dot's reader differs, its graph rule.
 //   2. One line X(<name>) in GRAPHGEN_INPUT_FORMATS (registry.cc).
 //   3. One line in formats/CMakeLists.txt: <name>/reader.cc <name>/format.cc.
-// Adding an output format: its writer in formats/<name>/, one row in
-// output_formats() with the write function and what it needs (a pruned
-// call graph, the whole profile, or per-line hits), one CMake line. The CLI
-// and the Python module pick both up from the table (--help, -f, -T, -o).
+// Adding an output format: its writer in formats/<name>/ and its row in
+// the folder's format.cc, <name>::output_formats(), with the write function
+// and what it needs (a pruned call graph, the whole profile, per-line
+// hits...); a new folder adds one X(<name>) line to GRAPHGEN_OUTPUT_FORMATS
+// (registry.cc) and one CMake line. The CLI and the Python module pick both
+// up from the table (--help, -f, -T, -o).
 #pragma once
 
 #include <optional>

@@ -1,6 +1,7 @@
 // callgrind: its row in the table of formats (registry.cc): how it is named,
 // recognised and read.
 #include "callgrind/reader.h"
+#include "callgrind/writer.h"
 #include "registry.h"
 
 namespace graphgen::callgrind {
@@ -24,6 +25,30 @@ const InputFormat& input_format() {
       .graph_merges_functions = true,
   };
   return kRow;
+}
+
+namespace {
+
+Expected<std::string> write_file(const WriteInput& in, Diagnostics&) {
+  callgrind::WriteOptions o;
+  o.creator = in.options.creator;
+  o.cmd = in.options.cmd;
+  o.max_bytes = in.options.max_output;
+  return write(in.profile, o);
+}
+
+}  // namespace
+
+const std::vector<OutputFormat>& output_formats() {
+  static const std::vector<OutputFormat> kRows = {
+      {"callgrind",
+       "callgrind profile for KCacheGrind and callgrind_annotate",
+       {".callgrind"},
+       Needs::kProfile,
+       false,
+       write_file},
+  };
+  return kRows;
 }
 
 }  // namespace graphgen::callgrind

@@ -18,6 +18,10 @@
 #include "graphgen/analysis/theme.h"
 #include "graphgen/error.h"
 
+namespace graphgen::formats {
+struct WriteInput;
+}
+
 namespace graphgen::dot {
 
 /// What a node label shows after the name (gprof2dot's --node-label).
@@ -82,5 +86,9 @@ std::string format_time(std::string_view format, double value);
 /// Python's repr() of a float: shortest round-trip digits, fixed notation
 /// for exponents in [-4, 16), else d.ddde+XX.
 std::string python_float_repr(double value);
+
+/// The options a graph is written with, from what the writers are told
+/// (the HTML report draws the same graph).
+Options write_options(const formats::WriteInput& in);
 
 }  // namespace graphgen::dot

@@ -27,4 +27,26 @@ const InputFormat& input_format() {
   return kRow;
 }
 
+namespace {
+
+Expected<std::string> write_report(const WriteInput& in, Diagnostics& diag) {
+  lprof::TextOptions o = in.options.text;
+  o.max_bytes = in.options.max_output;
+  return lprof::write_text(in.profile, o, diag);
+}
+
+}  // namespace
+
+const std::vector<OutputFormat>& output_formats() {
+  static const std::vector<OutputFormat> kRows = {
+      {"text",
+       "line_profiler's report (Line #, Hits, Time, Per Hit, % Time, source)",
+       {".txt"},
+       Needs::kLineHits,
+       false,
+       write_report},
+  };
+  return kRows;
+}
+
 }  // namespace graphgen::lprof

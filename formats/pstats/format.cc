@@ -1,6 +1,9 @@
 // pstats: its row in the table of formats (registry.cc): how it is named,
 // recognised and read.
+#include <fmt/format.h>
+
 #include "pstats/reader.h"
+#include "pstats/writer.h"
 #include "registry.h"
 
 namespace graphgen::pstats {
@@ -31,6 +34,32 @@ const InputFormat& input_format() {
       .merge_order = MergeOrder::kPstats,
   };
   return kRow;
+}
+
+namespace {
+
+Expected<std::string> write_file(const WriteInput& in, Diagnostics& diag) {
+  const Event& e = in.profile.events[in.event];
+  if (!e.floating && e.seconds_per_unit <= 0)
+    diag.warn(
+        fmt::format("pstats holds seconds, and this profile's {} are counts: they are written as if each were "
+                    "one second (percentages and order are right, times are not)",
+                    quote_input(in.profile.str(e.name))));
+  return write(in.profile, in.event, in.options.max_output);
+}
+
+}  // namespace
+
+const std::vector<OutputFormat>& output_formats() {
+  static const std::vector<OutputFormat> kRows = {
+      {"pstats",
+       "Python pstats (marshal version 2: Python 2.5+ and 3 load it)",
+       {".pstats", ".prof"},
+       Needs::kProfile,
+       false,
+       write_file},
+  };
+  return kRows;
 }
 
 }  // namespace graphgen::pstats

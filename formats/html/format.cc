@@ -1,0 +1,58 @@
+// html: the report's row in the table of formats (registry.cc).
+#include <algorithm>
+
+#include "dot/dot_writer.h"
+#include "graphgen/analysis/flame.h"
+#include "html/report.h"
+#include "registry.h"
+#ifdef GRAPHGEN_HAVE_RENDER
+#include "render/render.h"
+#endif
+
+namespace graphgen::html {
+
+using namespace formats;
+
+namespace {
+
+Expected<std::string> write_report(const WriteInput& in, Diagnostics& diag) {
+  Options o;
+  o.title = in.options.title;
+  o.creator = in.options.creator;
+  o.max_bytes = in.options.max_output;
+  o.rank_rows = in.options.top;
+#ifdef GRAPHGEN_HAVE_RENDER
+  bool any = std::any_of(in.graph->nodes.begin(), in.graph->nodes.end(), [](const GraphNode& n) { return n.kept; });
+  if (!in.options.report_graph) {
+    o.graph_note = "The call graph was left out.";
+  } else if (any) {
+    auto text = dot::write(in.profile, *in.graph, in.options.theme, dot::write_options(in), diag);
+    if (!text) return text.error();
+    auto svg = render::render(*text, "svg", in.options.title);
+    if (!svg) return svg.error();
+    o.graph_svg = std::move(svg).value();
+  } else {
+    o.graph_note = "The thresholds left no function to draw: lower -n/-e.";
+  }
+#else
+  o.graph_note = "This graphgen was built without Graphviz: write the call graph with -T dot.";
+#endif
+  FlameTree tree = flame_tree(in.profile, in.event, in.totals);
+  return write(in.profile, in.event, *in.totals, tree, in.ranks, o);
+}
+
+}  // namespace
+
+const std::vector<OutputFormat>& output_formats() {
+  static const std::vector<OutputFormat> kRows = {
+      {"html",
+       "one self-contained HTML report: function table, icicle, call graph, per-rank table",
+       {".html", ".htm"},
+       Needs::kReport,
+       false,
+       write_report},
+  };
+  return kRows;
+}
+
+}  // namespace graphgen::html
