@@ -1,0 +1,297 @@
+// Reading and merging: each input opened, its format found, read by two
+// threads ahead of the merge, folded in merge order (pipeline.h's
+// input_format_of, read_share, combine_shares, finish_share,
+// read_and_merge).
+#include <fmt/format.h>
+
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "common/decompress.h"
+#include "graphgen/analysis/merge.h"
+#include "phases.h"
+
+namespace graphgen::pipeline {
+
+using namespace formats;
+
+namespace {
+
+// One input's place in the merge: what reading it gave.
+struct Slot {
+  std::optional<Expected<Profile>> result;
+  Diagnostics diag;
+  std::size_t bytes = 0;
+};
+
+// Two threads read ahead, at most kWindow profiles, while the caller folds
+// them in merge order, so the result never depends on the threads' timing
+// and memory stays bounded however many files there are. One input is read
+// by the caller itself.
+class ReadAhead {
+ public:
+  using Read = std::function<Expected<Profile>(std::size_t pos, Slot& slot)>;
+
+  ReadAhead(std::size_t begin, std::size_t end, Read read)
+      : ring_(kWindow), next_(begin), folded_(begin), end_(end), read_(std::move(read)) {
+    if (end - begin > 1)
+      for (int t = 0; t < 2; ++t) workers_.emplace_back([this] { work(); });
+  }
+
+  ~ReadAhead() {
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    changed_.notify_all();
+    for (std::thread& t : workers_) t.join();
+  }
+
+  // The profile at `pos`, its warnings into `diag` and its size into `bytes`.
+  Expected<Profile> take(std::size_t pos, Diagnostics& diag, std::size_t& bytes) {
+    std::optional<Expected<Profile>> result;
+    if (workers_.empty()) {
+      result = read_(pos, slot(pos));
+    } else {
+      std::unique_lock lock(mutex_);
+      changed_.wait(lock, [&] { return slot(pos).result.has_value(); });
+      result = std::move(slot(pos).result);
+      slot(pos).result.reset();
+    }
+    for (const std::string& w : slot(pos).diag.warnings()) diag.warn(w);
+    slot(pos).diag.clear();
+    bytes += slot(pos).bytes;
+    slot(pos).bytes = 0;
+    return std::move(*result);
+  }
+
+  // The profile taken last is folded: its place in the window is free.
+  void folded() {
+    {
+      std::lock_guard lock(mutex_);
+      ++folded_;
+    }
+    changed_.notify_all();
+  }
+
+ private:
+  static constexpr std::size_t kWindow = 16;
+
+  // At most kWindow positions are in flight: a ring of slots.
+  Slot& slot(std::size_t pos) { return ring_[pos % kWindow]; }
+
+  void work() {
+    for (;;) {
+      std::size_t pos;
+      {
+        std::unique_lock lock(mutex_);
+        changed_.wait(lock, [&] { return stop_ || next_ >= end_ || next_ < folded_ + kWindow; });
+        if (stop_ || next_ >= end_) return;
+        pos = next_++;
+      }
+      auto result = read_(pos, slot(pos));
+      std::lock_guard lock(mutex_);
+      slot(pos).result = std::move(result);
+      changed_.notify_all();
+    }
+  }
+
+  std::vector<Slot> ring_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::size_t next_, folded_, end_;
+  bool stop_ = false;
+  Read read_;
+  std::vector<std::thread> workers_;
+};
+
+
+Expected<const InputFormat*> format_of(const InputFile& file, const Request& r) {
+  if (!r.input_format.empty()) {
+    const InputFormat* f = find_input_format(r.input_format);
+    if (!f)
+      return bad_usage(fmt::format("--format {}: not a known input format (known: {})", quote_input(r.input_format),
+                                   join(input_format_names())));
+    return f;
+  }
+  return detect_input_format(file);
+}
+
+// Opens an input, decompressed when it is gzip, bzip2, xz or zstd.
+Expected<InputFile> open_input(const std::string& path) {
+  auto file = InputFile::open(path);
+  if (!file) return file.error();
+  return prepared(std::move(file).value());
+}
+
+// Reads one input: opens it, checks its format, parses it.
+Expected<Profile> read_input(const std::string& path, const InputFormat* format, const Request& r,
+                             std::optional<InputFile>& opened, Diagnostics& diag, std::size_t& bytes) {
+  if (!opened) {
+    auto file = open_input(path);
+    if (!file) return file.error();
+    opened = std::move(file).value();
+  }
+  if (r.input_format.empty()) {
+    auto detected = detect_input_format(*opened);
+    if (!detected) return detected.error();
+    if (*detected != format)
+      return bad_usage(fmt::format("inputs mix formats: {} is {} but {} is {}; give one format at a time",
+                                   r.inputs.front(), format->name, path, (*detected)->name));
+  }
+  bytes = opened->bytes().size();
+  ReadOptions options = r.read;
+  options.memory_budget = r.max_memory ? r.max_memory : default_budget(bytes);
+  try {
+    auto profile = format->read(*opened, options, diag);
+    opened.reset();  // unmapped as soon as it is read
+    return profile;
+  } catch (const std::bad_alloc&) {
+    return bad_input(
+        fmt::format("{}: out of memory while reading it (the machine has less than it needs; a hostile "
+                    "file? --max-memory sets a smaller limit that fails earlier)",
+                    path));
+  }
+}
+
+}  // namespace
+
+// The order files merge in: as given, or pstats.Stats(a, b, c)'s a, c, b.
+std::vector<std::size_t> merge_order(MergeOrder order, std::size_t n) {
+  std::vector<std::size_t> out;
+  if (n == 0) return out;
+  if (order == MergeOrder::kPstats) {
+    out.push_back(0);
+    for (std::size_t i = n; i-- > 1;) out.push_back(i);
+    return out;
+  }
+  for (std::size_t i = 0; i < n; ++i) out.push_back(i);
+  return out;
+}
+
+Expected<const InputFormat*> input_format_of(const Request& r, FirstInput* first) {
+  const std::size_t n = r.inputs.size();
+  if (n == 0) return bad_usage("expected at least one input file, found none");
+  // The first input decides (with --keep-going, the first readable one).
+  std::optional<Error> first_error;
+  for (std::size_t i = 0; i < n; ++i) {
+    auto file = open_input(r.inputs[i]);
+    Expected<const InputFormat*> f = file ? format_of(*file, r) : Expected<const InputFormat*>(file.error());
+    if (f) {
+      if (first) {  // standard input cannot be opened twice
+        first->index = i;
+        first->file = std::move(file).value();
+      }
+      return f;
+    }
+    if (!r.keep_going || n == 1 || f.error().kind == Error::Kind::kBadUsage) return f.error();
+    if (!first_error) first_error = f.error();
+  }
+  return bad_input(
+      fmt::format("none of the {} inputs could be read; {} ({})", n, r.inputs.front(), first_error->message));
+}
+
+Expected<MergedShare> read_share(const Request& r, const InputFormat& format, std::size_t begin, std::size_t end,
+                                 bool want_ranks, Diagnostics& diag, FirstInput* first) {
+  const std::size_t n = r.inputs.size();
+  end = std::min(end, n);
+  begin = std::min(begin, end);
+  const InputFormat* fmt_ptr = &format;
+  std::vector<std::size_t> order = merge_order(format.merge_order, n);
+  MergedShare share;
+  ProfileMerger merger(share.profile);
+  if (want_ranks) share.ranks.emplace(r.inputs, format.merge_order == MergeOrder::kPstats, kHeatmapColumns, begin);
+  std::vector<double> self_values, inclusive_values;
+  // One pstats file is the merged profile itself: no copy through the merger.
+  const bool solo = end - begin == 1 && format.merge_order == MergeOrder::kPstats && !want_ranks;
+  ReadAhead ahead(begin, end, [&](std::size_t pos, Slot& slot) {
+    std::optional<InputFile> opened;
+    if (first && first->file && order[pos] == first->index) opened = std::move(first->file);
+    return read_input(r.inputs[order[pos]], fmt_ptr, r, opened, slot.diag, slot.bytes);
+  });
+  // One input into the share; the profile is freed when it returns, before
+  // the window moves on.
+  auto fold = [&](Expected<Profile> result, std::size_t input) -> Expected<bool> {
+    if (!result) {
+      if (!r.keep_going || result.error().kind == Error::Kind::kBadUsage) return result.error();
+      share.skipped.push_back(fmt::format("{} ({})", r.inputs[input], result.error().message));
+      if (share.ranks) share.ranks->add({}, {}, {});  // skipped: missing in every function
+      return true;
+    }
+    if (r.on_input)
+      if (auto ok = r.on_input(input, *result); !ok) return ok;
+    if (solo) {
+      share.profile = std::move(*result);  // (pstats keys are unique: the merge would copy it as it is)
+    } else if (auto ok = merger.add(*result, r.inputs[input]); !ok) {
+      return ok;
+    }
+    if (share.files++ == 0) share.first_input = r.inputs[input];
+    if (share.ranks) {
+      if (auto ok = rank_values(*result, format, r, self_values, inclusive_values); !ok) return ok;
+      share.ranks->add(self_values, inclusive_values, merger.last_map());
+    }
+    return true;
+  };
+  for (std::size_t pos = begin; pos < end; ++pos) {
+    Expected<bool> ok = fold(ahead.take(pos, diag, share.input_bytes), order[pos]);
+    ahead.folded();
+    if (!ok) return ok.error();
+  }
+  share.exact = merger.take_exact();
+  if (share.ranks) share.ranks->close(end);
+  return share;
+}
+
+Expected<bool> combine_shares(MergedShare& into, MergedShare next) {
+  std::vector<FuncId> map;
+  if (next.files > 0) {  // (a share whose inputs were all skipped adds no profile)
+    ProfileMerger merger(into.profile, std::move(into.exact), into.files, into.first_input);
+    if (auto ok = merger.add(next.profile, next.first_input, &next.exact); !ok) return ok;
+    into.exact = merger.take_exact();
+    map = merger.last_map();
+    if (into.files == 0) into.first_input = next.first_input;
+  }
+  into.files += next.files;
+  if (into.ranks && next.ranks) into.ranks->combine(*next.ranks, map);
+  into.skipped.insert(into.skipped.end(), std::make_move_iterator(next.skipped.begin()),
+                      std::make_move_iterator(next.skipped.end()));
+  into.input_bytes += next.input_bytes;
+  return true;
+}
+
+Expected<Profile> finish_share(MergedShare share, const Request& r, Diagnostics& diag, RankTable* ranks) {
+  const std::size_t n = r.inputs.size();
+  if (share.files == 0)
+    return bad_input(fmt::format("none of the {} inputs could be read; {}", n,
+                                 share.skipped.empty() ? std::string("no input") : share.skipped.front()));
+  share.exact = {};
+  std::vector<FuncId> renumbered = order_as_gprof2dot(share.profile);
+  if (ranks && share.ranks) *ranks = share.ranks->finish(share.profile.functions.size(), renumbered);
+  if (!share.skipped.empty()) {
+    std::string list;
+    for (std::size_t i = 0; i < share.skipped.size() && i < 10; ++i) list += (i ? "; " : "") + share.skipped[i];
+    if (share.skipped.size() > 10) list += fmt::format("; and {} more", share.skipped.size() - 10);
+    diag.warn(
+        fmt::format("--keep-going: skipped {} of {} inputs that could not be read: {}", share.skipped.size(), n, list));
+  }
+  return std::move(share.profile);
+}
+
+Expected<Profile> read_and_merge(const Request& r, const InputFormat*& format, Diagnostics& diag,
+                                 std::size_t* input_bytes, RankTable* ranks) {
+  FirstInput first;
+  auto detected = input_format_of(r, &first);
+  if (!detected) return detected.error();
+  format = *detected;
+  if (r.output && r.list_functions.empty())
+    if (auto ok = check_pair(*format, *r.output); !ok) return ok.error();
+  auto share = read_share(r, *format, 0, r.inputs.size(), ranks != nullptr, diag, &first);
+  if (!share) return share.error();
+  if (input_bytes) *input_bytes += share->input_bytes;
+  return finish_share(std::move(share).value(), r, diag, ranks);
+}
+
+}  // namespace graphgen::pipeline
