@@ -24,38 +24,48 @@ std::size_t count_lines(const std::string& s) {
   return n;
 }
 
+// testdata/bad/<format>/: malformed inputs of each reader, each with the
+// exact one-line error in NAME.expected, read with -f <format>.
 TEST(Cli, EveryBadInputGivesExitOneAndItsExactMessage) {
-  fs::path bad = test::testdata_dir() / "bad";
+  std::set<std::string> readers;
   int checked = 0;
-  for (const auto& entry : fs::directory_iterator(bad)) {
-    fs::path expected = entry.path();
-    if (expected.extension() != ".expected") continue;
-    fs::path input;
-    for (const char* ext : {".pstats", ".txt"})
-      if (fs::exists(bad / (expected.stem().string() + ext))) input = bad / (expected.stem().string() + ext);
-    ASSERT_FALSE(input.empty()) << expected;
-    fs::path out = test::temp_dir() / "out.dot";
-    auto r = graphgen({"-f", "pstats", input.filename().string(), "-o", out.string()}, bad);
-    SCOPED_TRACE(input.filename().string());
-    EXPECT_EQ(r.exit_code, 1);
-    EXPECT_EQ(r.err, test::read_file(expected));
-    EXPECT_EQ(count_lines(r.err), 1u);
-    EXPECT_FALSE(fs::exists(out)) << "no output file may be left behind";
-    ++checked;
+  for (const auto& dir : fs::directory_iterator(test::testdata_dir() / "bad")) {
+    if (!dir.is_directory()) continue;
+    const std::string format = dir.path().filename().string();
+    ASSERT_NE(formats::find_input_format(format), nullptr) << dir.path() << " names no input format";
+    for (const auto& entry : fs::directory_iterator(dir.path())) {
+      fs::path expected = entry.path();
+      if (expected.extension() != ".expected") continue;
+      fs::path input;
+      for (const auto& candidate : fs::directory_iterator(dir.path()))
+        if (candidate.path().stem() == expected.stem() && candidate.path().extension() != ".expected")
+          input = candidate.path();
+      ASSERT_FALSE(input.empty()) << expected;
+      fs::path out = test::temp_dir() / "out.dot";
+      auto r = graphgen({"-f", format, input.filename().string(), "-o", out.string()}, dir.path());
+      SCOPED_TRACE(format + "/" + input.filename().string());
+      EXPECT_EQ(r.exit_code, 1);
+      EXPECT_EQ(r.err, test::read_file(expected));
+      EXPECT_EQ(count_lines(r.err), 1u);
+      EXPECT_FALSE(fs::exists(out)) << "no output file may be left behind";
+      readers.insert(format);
+      ++checked;
+    }
   }
-  EXPECT_GE(checked, 18);
+  EXPECT_GE(checked, 40);
+  EXPECT_EQ(readers.size(), formats::input_formats().size()) << "every reader has its bad inputs";
 }
 
 TEST(Cli, UnrecognisedBytesAskForAFormat) {
   std::string formats;
   for (std::string_view f : formats::input_format_names()) formats += (formats.empty() ? "" : ", ") + std::string(f);
-  auto r = graphgen({"not-a-profile.txt"}, test::testdata_dir() / "bad");
+  auto r = graphgen({"not-a-profile.txt"}, test::testdata_dir() / "bad" / "pstats");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.err,
             "not-a-profile.txt:+0x0: cannot tell the profile format from the first bytes 'hello, this is n'; "
             "give it with -f (supported: " +
                 formats + ")\n");
-  r = graphgen({"empty.pstats"}, test::testdata_dir() / "bad");
+  r = graphgen({"empty.pstats"}, test::testdata_dir() / "bad" / "pstats");
   EXPECT_EQ(r.err, "empty.pstats: expected a profile, found an empty file\n");
 }
 

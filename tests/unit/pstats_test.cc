@@ -310,7 +310,8 @@ std::string profile_mismatch(const Profile& a, const Profile& b) {
 TEST(PstatsReader, StreamingPathEqualsTheGeneralDecoderOnEveryFile) {
   std::vector<fs::path> files;
   for (const auto& e : fs::recursive_directory_iterator(test::testdata_dir()))
-    if (e.path().extension() == ".pstats" && e.path().parent_path().filename() != "bad") files.push_back(e.path());
+    if (e.path().extension() == ".pstats" && e.path().parent_path().parent_path().filename() != "bad")
+      files.push_back(e.path());
   fs::path corpus = test::corpus_dir();
   if (!corpus.empty())
     for (const char* dir : {"pstats", "edge/pstats", "real/pstats", "real/pyversions", "real/mpi"})
@@ -339,7 +340,7 @@ TEST(PstatsReader, StreamingPathEqualsTheGeneralDecoderOnEveryFile) {
 TEST(PstatsReader, StreamingPathLeavesEveryMalformedFileToTheGeneralDecoder) {
   // Each bad file gets its exact message from the general path (Cli tests
   // check them); the streaming path must not accept any of them.
-  for (const auto& e : fs::directory_iterator(test::testdata_dir() / "bad")) {
+  for (const auto& e : fs::directory_iterator(test::testdata_dir() / "bad" / "pstats")) {
     if (e.path().extension() != ".pstats") continue;
     SCOPED_TRACE(e.path().string());
     std::size_t trailing = 0;
