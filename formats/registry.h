@@ -43,6 +43,12 @@ namespace graphgen::formats {
 /// is the format's.
 enum class Confidence { kNo = 0, kMaybe = 1, kWeak = 2, kStrong = 3 };
 
+/// A row's sniffer from a reader's yes-or-no one: sure, or not at all.
+template <bool (*kSniff)(std::string_view)>
+Confidence strong_or_no(std::string_view head) {
+  return kSniff(head) ? Confidence::kStrong : Confidence::kNo;
+}
+
 /// What a profile of a format holds beyond its call graph.
 enum Provides : unsigned {
   kCallGraph = 1,  // functions, calls, costs (every format)

@@ -10,8 +10,6 @@ using namespace formats;
 
 namespace {
 
-Confidence sniff_row(std::string_view head) { return sniff(head) ? Confidence::kStrong : Confidence::kNo; }
-
 // The shares VTune printed, for one file (a merge drops them: they hold
 // for one run); else the profile's own layers decide.
 std::optional<CallGraph> shares_graph(const Profile& p, std::size_t event, Diagnostics& diag) {
@@ -26,7 +24,7 @@ const InputFormat& input_format() {
       .name = "axe",
       .description = "VTune Amplifier XE's gprof-cc call graph report; its call shares are estimates, as in gprof2dot",
       .extensions = {".axe"},
-      .sniff = sniff_row,
+      .sniff = strong_or_no<sniff>,
       .read = read,
       .graph = shares_graph,
   };

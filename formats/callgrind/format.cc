@@ -8,18 +8,12 @@ namespace graphgen::callgrind {
 
 using namespace formats;
 
-namespace {
-
-Confidence sniff_row(std::string_view head) { return sniff(head) ? Confidence::kStrong : Confidence::kNo; }
-
-}  // namespace
-
 const InputFormat& input_format() {
   static const InputFormat kRow = {
       .name = "callgrind",
       .description = "Valgrind callgrind (and cachegrind-style) profiles; several files are summed",
       .extensions = {".callgrind", ".out"},
-      .sniff = sniff_row,
+      .sniff = strong_or_no<sniff>,
       .read = read,
       .event_option = EventOption::kColumn,
       .graph_merges_functions = true,

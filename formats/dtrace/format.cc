@@ -7,18 +7,12 @@ namespace graphgen::dtrace {
 
 using namespace formats;
 
-namespace {
-
-Confidence sniff_row(std::string_view head) { return sniff(head) ? Confidence::kStrong : Confidence::kNo; }
-
-}  // namespace
-
 const InputFormat& input_format() {
   static const InputFormat kRow = {
       .name = "dtrace",
       .description = "DTrace stack aggregations (@[ustack()] = count()); several files are summed",
       .extensions = {".dtrace", ".stacks", ".user_stacks"},
-      .sniff = sniff_row,
+      .sniff = strong_or_no<sniff>,
       .read = read,
   };
   return kRow;

@@ -7,18 +7,12 @@ namespace graphgen::hprof {
 
 using namespace formats;
 
-namespace {
-
-Confidence sniff_row(std::string_view head) { return sniff(head) ? Confidence::kStrong : Confidence::kNo; }
-
-}  // namespace
-
 const InputFormat& input_format() {
   static const InputFormat kRow = {
       .name = "hprof",
       .description = "Java HPROF text (java -agentlib:hprof=cpu=samples): its traces and CPU samples",
       .extensions = {".hprof"},
-      .sniff = sniff_row,
+      .sniff = strong_or_no<sniff>,
       .read = read,
   };
   return kRow;

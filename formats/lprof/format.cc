@@ -9,8 +9,6 @@ using namespace formats;
 
 namespace {
 
-Confidence sniff_row(std::string_view head) { return sniff(head) ? Confidence::kStrong : Confidence::kNo; }
-
 Expected<Profile> read_file(const InputFile& in, const ReadOptions&, Diagnostics& diag) { return read(in, diag); }
 
 }  // namespace
@@ -20,7 +18,7 @@ const InputFormat& input_format() {
       .name = "lprof",
       .description = "line_profiler results (kernprof -l), read without Python; several files are summed",
       .extensions = {".lprof"},
-      .sniff = sniff_row,
+      .sniff = strong_or_no<sniff>,
       .read = read_file,
       .provides = kCallGraph | kLineHits,
   };

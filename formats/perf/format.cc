@@ -9,8 +9,6 @@ using namespace formats;
 
 namespace {
 
-Confidence sniff_row(std::string_view head) { return sniff(head) ? Confidence::kStrong : Confidence::kNo; }
-
 Expected<Profile> read_file(const InputFile& in, const ReadOptions& options, Diagnostics& diag) {
   return read(in, options, diag);
 }
@@ -22,7 +20,7 @@ const InputFormat& input_format() {
       .name = "perf",
       .description = "perf script output (with or without -g); several files are summed",
       .extensions = {".perf", ".script"},
-      .sniff = sniff_row,
+      .sniff = strong_or_no<sniff>,
       .read = read_file,
       .event_option = EventOption::kSampleFilter,
   };

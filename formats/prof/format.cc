@@ -10,8 +10,6 @@ using namespace formats;
 
 namespace {
 
-Confidence sniff_row(std::string_view head) { return sniff(head) ? Confidence::kStrong : Confidence::kNo; }
-
 // gprof2dot's totals for gprof: seconds integrated along call-count ratios.
 std::optional<CallGraph> gprof_graph(const Profile& p, std::size_t event, Diagnostics& diag) {
   RatioRule rule;
@@ -27,7 +25,7 @@ const InputFormat& input_format() {
       .name = "prof",
       .description = "GNU gprof's call graph text (gprof prog gmon.out), BSD and Darwin too",
       .extensions = {".gprof", ".prof", ".txt"},
-      .sniff = sniff_row,
+      .sniff = strong_or_no<sniff>,
       .read = read,
       .graph = gprof_graph,
   };

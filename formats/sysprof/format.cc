@@ -7,18 +7,12 @@ namespace graphgen::sysprof {
 
 using namespace formats;
 
-namespace {
-
-Confidence sniff_row(std::string_view head) { return sniff(head) ? Confidence::kStrong : Confidence::kNo; }
-
-}  // namespace
-
 const InputFormat& input_format() {
   static const InputFormat kRow = {
       .name = "sysprof",
       .description = "sysprof 1.x saved profiles (XML, read with expat); several files are summed",
       .extensions = {".sysprof"},
-      .sniff = sniff_row,
+      .sniff = strong_or_no<sniff>,
       .read = read,
   };
   return kRow;

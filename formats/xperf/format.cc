@@ -7,18 +7,12 @@ namespace graphgen::xperf {
 
 using namespace formats;
 
-namespace {
-
-Confidence sniff_row(std::string_view head) { return sniff(head) ? Confidence::kStrong : Confidence::kNo; }
-
-}  // namespace
-
 const InputFormat& input_format() {
   static const InputFormat kRow = {
       .name = "xperf",
       .description = "Windows Performance Toolkit (xperf, WPA) sampled stacks exported as CSV",
       .extensions = {".xperf", ".csv"},
-      .sniff = sniff_row,
+      .sniff = strong_or_no<sniff>,
       .read = read,
   };
   return kRow;

@@ -128,6 +128,17 @@ bool read_all(int fd, std::string& out) {
 }
 }  // namespace
 
+// The rest of `fd` into f's buffer, then closed: f holds the whole file.
+Expected<InputFile> InputFile::read_rest(int fd, InputFile& f) {
+  bool ok = read_all(fd, f.buffer_);
+  std::string why = errno_text();
+  ::close(fd);
+  if (!ok) return io_error(fmt::format("{}: cannot read: {}", f.path_, why));
+  f.data_ = f.buffer_.data();
+  f.size_ = f.buffer_.size();
+  return std::move(f);
+}
+
 Expected<InputFile> InputFile::open(const std::string& path) {
   InputFile f;
   f.path_ = path;
@@ -162,17 +173,8 @@ Expected<InputFile> InputFile::open(const std::string& path) {
       if (n <= 0) break;
       done += static_cast<std::size_t>(n);
     }
-    if (done == f.buffer_.size()) {
-      // The file may have grown since fstat: read the rest too.
-      bool ok = read_all(fd, f.buffer_);
-      std::string why = errno_text();
-      ::close(fd);
-      if (!ok) return io_error(fmt::format("{}: cannot read: {}", path, why));
-      f.data_ = f.buffer_.data();
-      f.size_ = f.buffer_.size();
-      return f;
-    }
-    f.buffer_.resize(done);  // shrank: what was there
+    if (done == f.buffer_.size()) return read_rest(fd, f);  // grown since fstat: the rest too
+    f.buffer_.resize(done);                                 // shrank: what was there
     ::close(fd);
     f.data_ = f.buffer_.data();
     f.size_ = f.buffer_.size();
@@ -188,13 +190,7 @@ Expected<InputFile> InputFile::open(const std::string& path) {
       return f;
     }
   }
-  bool ok = read_all(fd, f.buffer_);
-  std::string why = errno_text();
-  ::close(fd);
-  if (!ok) return io_error(fmt::format("{}: cannot read: {}", path, why));
-  f.data_ = f.buffer_.data();
-  f.size_ = f.buffer_.size();
-  return f;
+  return read_rest(fd, f);
 }
 
 InputFile InputFile::from_bytes(const std::string& path, std::string bytes) {

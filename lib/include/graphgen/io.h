@@ -33,6 +33,7 @@ class InputFile {
   const std::string& path() const { return path_; }
 
  private:
+  static Expected<InputFile> read_rest(int fd, InputFile& f);
   InputFile() = default;
   void release();
 
