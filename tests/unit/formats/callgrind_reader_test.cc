@@ -1,0 +1,241 @@
+// The callgrind reader against real files: per-function totals equal what
+// ../shared/conformance/callgrindcmp.py reads, subpositions, several files and parts, and
+// malformed lines refused with their positions.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "callgrind/reader.h"
+#include "graphgen/analysis/merge.h"
+#include "graphgen/labels.h"
+#include "util/test_util.h"
+
+namespace graphgen {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A temporary file holding `text`.
+fs::path from_text(const std::string& name, const std::string& text) { return test::write_temp(name, text); }
+
+Profile read_callgrind(const fs::path& p) { return test::read_ok({p}, "callgrind"); }
+
+Expected<Profile> callgrind_text(const std::string& name, const std::string& text) {
+  return test::read_profiles({from_text(name, text)}, "callgrind");
+}
+
+TEST(CallgrindReader, ReadsEveryEdgeFile) {
+  fs::path corpus = test::corpus_dir();
+  if (corpus.empty()) GTEST_SKIP() << test::no_corpus_message();
+  int n = 0;
+  for (const auto& e : fs::directory_iterator(corpus / "edge" / "callgrind")) {
+    Profile p = read_callgrind(e.path());
+    EXPECT_FALSE(p.events.empty()) << e.path();
+    ++n;
+  }
+  EXPECT_GE(n, 10);
+}
+
+// Self cost per function name and event, and call counts per caller/callee
+// name, as callgrindcmp.py --dump prints them (it keys functions by file and
+// name; graphgen by name and object, so both sides are summed by name).
+struct Totals {
+  std::map<std::string, std::map<std::string, long long>> self;
+  std::map<std::pair<std::string, std::string>, long long> calls;
+};
+
+// Reads a Python string literal ('...' or "...", backslash escapes) at i.
+std::string py_string(const std::string& s, std::size_t& i) {
+  char quote = s[i++];
+  std::string out;
+  while (i < s.size() && s[i] != quote) {
+    if (s[i] == '\\' && i + 1 < s.size()) ++i;
+    out += s[i++];
+  }
+  ++i;
+  return out;
+}
+
+// "('file', 'name')" at i -> name; i moves past the tuple.
+std::string py_name(const std::string& s, std::size_t& i) {
+  i = s.find('(', i) + 1;
+  py_string(s, i);
+  i = s.find_first_of("'\"", i);
+  std::string name = py_string(s, i);
+  i = s.find(')', i) + 1;
+  return name;
+}
+
+// {'Ir': 74, 'Dr': 3} at i.
+std::map<std::string, long long> py_costs(const std::string& s, std::size_t i) {
+  std::map<std::string, long long> m;
+  while ((i = s.find_first_of("'\"", i)) != std::string::npos) {
+    std::string key = py_string(s, i);
+    std::size_t colon = s.find(':', i);
+    m[key] = std::stoll(s.substr(colon + 1));
+    i = s.find_first_of(",}", colon);
+  }
+  return m;
+}
+
+Totals from_dump(const std::string& dump) {
+  Totals t;
+  std::istringstream in(dump);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::size_t i = 0;
+    if (line.starts_with("fn (")) {
+      std::string fn = py_name(line, i);
+      for (const auto& [event, cost] : py_costs(line, i)) t.self[fn][event] += cost;
+    } else if (line.starts_with("call (")) {
+      std::string caller = py_name(line, i);
+      std::string callee = py_name(line, i);
+      t.calls[{caller, callee}] += std::stoll(line.substr(i + 1));
+    }
+  }
+  return t;
+}
+
+Totals from_profile(const Profile& p) {
+  Totals t;
+  for (FuncId f = 0; f < p.functions.size(); ++f)
+    for (std::size_t e = 0; e < p.events.size(); ++e)
+      if (p.self(f, e) != 0)
+        t.self[std::string(p.str(p.functions[f].name))][std::string(p.str(p.events[e].name))] += p.self(f, e);
+  for (const Call& c : p.calls)
+    t.calls[{std::string(p.str(p.functions[c.caller].name)), std::string(p.str(p.functions[c.callee].name))}] +=
+        c.count;
+  return t;
+}
+
+TEST(CallgrindReader, PerFunctionTotalsEqualCallgrindcmp) {
+  fs::path corpus = test::corpus_dir();
+  if (corpus.empty() || test::conformance_dir().empty()) GTEST_SKIP() << test::no_corpus_message();
+  for (const char* name :
+       {"cg-default", "cg-instr", "cg-nocomp", "cg-cache", "cg-parts", "cg-sepc", "example-callgrind"}) {
+    SCOPED_TRACE(name);
+    fs::path file = corpus / "edge" / "callgrind" / (std::string(name) + ".callgrind");
+    auto dump = test::run({"python3", (test::conformance_dir() / "callgrindcmp.py").string(), "--dump", file.string()});
+    ASSERT_EQ(dump.exit_code, 0) << dump.err;
+    Totals expected = from_dump(dump.out);
+    Totals actual = from_profile(read_callgrind(file));
+    // callgrindcmp lists functions with a cost line even when it is 0.
+    for (auto it = expected.self.begin(); it != expected.self.end();) {
+      for (auto e = it->second.begin(); e != it->second.end();) e = e->second == 0 ? it->second.erase(e) : std::next(e);
+      it = it->second.empty() ? expected.self.erase(it) : std::next(it);
+    }
+    EXPECT_EQ(actual.self, expected.self);
+    EXPECT_EQ(actual.calls, expected.calls);
+  }
+}
+
+TEST(CallgrindReader, DecodesRelativeAndHexSubpositionsIntoLineCosts) {
+  auto files = from_text("sub.callgrind",
+                         "# callgrind format\nversion: 1\npositions: instr line\nevents: Ir Dr\n"
+                         "ob=(1) /bin/prog\nfl=(1) a.c\nfn=(1) f\n0x10 7 3 1\n+2 * 4\n-1 +3 5 2\n"
+                         "cfn=(2) g\ncalls=2 0x40 20\n* * 9 9\n* * 1\nfn=(2)\n0x40 20 9 9\n");
+  auto p = test::read_profiles({files}, "callgrind");
+  ASSERT_TRUE(p.has_value()) << p.error().message;
+  ASSERT_EQ(p->functions.size(), 2u);
+  EXPECT_EQ(p->self(0, 0), 3 + 4 + 5 + 1);
+  EXPECT_EQ(p->self(0, 1), 1 + 0 + 2);
+  ASSERT_EQ(p->calls.size(), 1u);
+  EXPECT_EQ(p->calls[0].count, 2);
+  EXPECT_EQ(p->inclusive(0, 0), 9);
+  EXPECT_EQ(p->functions[1].calls, 2);
+  std::string module;
+  EXPECT_TRUE(module_line(*p, 0, module));
+  EXPECT_EQ(module, "prog");
+  // Lines: 7 (3+4), 10 (5, relative +3), and the cost line after the call
+  // ("* *" keeps line 10) adds 1 to line 10.
+  std::map<std::uint32_t, Cost> by_line;
+  for (std::size_t i = 0; i < p->line_costs.size(); ++i)
+    if (p->line_costs[i].function == 0) by_line[p->line_costs[i].line] += p->line_cost_values[i * 2];
+  EXPECT_EQ(by_line, (std::map<std::uint32_t, Cost>{{7, 7}, {10, 6}}));
+}
+
+TEST(CallgrindReader, KeepsFunctionsAsTheFileNamesThemAndViewsMergeThem) {
+  // malloc of ld.so and of libc; check_match, static in two sources of ld.so.
+  std::string text =
+      "events: Ir\nob=/lib/ld.so\nfl=a.c\nfn=malloc\n1 10\nfn=check_match\n1 4\nfl=b.c\nfn=check_match\n1 5\n"
+      "ob=/lib/libc.so\nfl=m.c\nfn=malloc\n1 20\nfn=main\n1 1\ncob=/lib/ld.so\ncfi=a.c\ncfn=malloc\ncalls=1 1\n1 10\n";
+  auto read = [&] {
+    auto p = callgrind_text("a.callgrind", text);
+    EXPECT_TRUE(p.has_value()) << p.error().message;
+    return std::move(p).value();
+  };
+  EXPECT_EQ(read().functions.size(), 5u);  // as callgrind_annotate and KCacheGrind see them
+  Profile twice = merge_functions(merge_functions(read(), FunctionKey::kNameAndObject), FunctionKey::kNameAndObject);
+  EXPECT_EQ(twice.functions.size(), 4u);  // merging twice changes nothing
+  Profile by_object = merge_functions(read(), FunctionKey::kNameAndObject);
+  EXPECT_EQ(by_object.functions.size(), 4u);  // check_match is one function of ld.so
+  EXPECT_EQ(by_object.self(1, 0), 9);
+  Profile by_name = merge_functions(read(), FunctionKey::kName);
+  ASSERT_EQ(by_name.functions.size(), 3u);  // gprof2dot's identity also merges the two mallocs
+  EXPECT_EQ(by_name.self(0, 0), 30);
+  EXPECT_EQ(by_name.functions[0].calls, 1);
+  ASSERT_EQ(by_name.calls.size(), 1u);
+  EXPECT_EQ(by_name.inclusive(0, 0), 10);
+}
+
+TEST(CallgrindReader, SeveralFilesReadInParallelSumLikeOneFileOfSeveralParts) {
+  fs::path parity = test::testdata_dir() / "callgrind" / "parity.callgrind";
+  std::string text = test::read_file(parity);
+  auto parallel = test::read_profiles({parity, parity}, "callgrind");
+  auto one = callgrind_text("both.callgrind", text + text);  // two parts, one file
+  ASSERT_TRUE(parallel.has_value() && one.has_value());
+  ASSERT_EQ(parallel->functions.size(), one->functions.size());
+  for (FuncId f = 0; f < one->functions.size(); ++f) {
+    EXPECT_EQ(parallel->str(parallel->functions[f].name), one->str(one->functions[f].name));
+    EXPECT_EQ(parallel->self(f, 0), one->self(f, 0));
+    EXPECT_EQ(parallel->functions[f].calls, one->functions[f].calls);
+  }
+  ASSERT_EQ(parallel->calls.size(), one->calls.size());
+  for (CallId c = 0; c < one->calls.size(); ++c) EXPECT_EQ(parallel->inclusive(c, 0), one->inclusive(c, 0));
+  ASSERT_EQ(parallel->line_costs.size(), one->line_costs.size());
+  EXPECT_EQ(parallel->line_cost_values, one->line_cost_values);
+  Profile single = read_callgrind(parity);
+  EXPECT_EQ(parallel->self(0, 0), 2 * single.self(0, 0));
+}
+
+TEST(CallgrindReader, RefusesToSumFilesWithDifferentEvents) {
+  fs::path ir = from_text("ir.callgrind", "events: Ir\nfn=f\n1 1\n");
+  fs::path dr = from_text("dr.callgrind", "events: Ir Dr\nfn=f\n1 1\n");
+  auto p = test::read_profiles({ir, dr}, "callgrind");
+  ASSERT_FALSE(p.has_value());
+  // Both lists are named.
+  EXPECT_EQ(p.error().message, dr.string() + ": expected the events of " + ir.string() +
+                                   " (Ir), found 'Ir Dr' (profiles with different events cannot be summed)");
+}
+
+TEST(CallgrindReader, RejectsMalformedLinesWithPositions) {
+  struct Bad {
+    const char* text;
+    const char* message;
+  };
+  for (const Bad& b : std::vector<Bad>{
+           {"events: Ir\nfn=f\n1 x\n", "3:3: expected an unsigned integer cost, found 'x'"},
+           {"events: Ir\nfn=f\n1 2 3\n", "3:5: expected at most 1 cost(s), one per event, found more: '3'"},
+           {"events: Ir\nfn=f\n?? 2\n",
+            "3:1: expected a cost line, a name spec such as 'fn=...', 'calls=' or 'key: value', found '?? 2'"},
+           {"events: Ir\n1 2\n", "2:1: expected 'fn=' before the first cost line, found none"},
+           {"fn=f\n1 2\n", "2:1: expected an 'events:' line before the first cost line, found none"},
+           {"events: Ir\nfn=f\ncfn=g\ncalls=x 1\n", "4:7: expected 'calls=<count> <target position>', found 'x 1'"},
+           {"events: Ir\nfn=f\ncfn=g\ncalls=1 1\n",
+            "5:1: expected the cost line of the call after 'calls=', found the end of the file"},
+           {"events: Ir\npositions: line\nfn=f\n+x 1\n", "4:1: expected a position (N, 0xN, +N, -N or *), found '+x'"},
+           {"version: 2\n", "1:10: expected format version 1, found '2'"},
+       }) {
+    auto p = callgrind_text("bad.callgrind", b.text);
+    ASSERT_FALSE(p.has_value()) << b.text;
+    std::string msg = p.error().message;
+    EXPECT_EQ(msg.substr(msg.find("bad.callgrind:") + 14), b.message);
+  }
+}
+
+}  // namespace
+}  // namespace graphgen

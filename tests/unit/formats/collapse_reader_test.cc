@@ -1,0 +1,59 @@
+// The collapsed-stacks reader: located frames, several files, bad counts.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "collapse/reader.h"
+#include "graphgen/labels.h"
+#include "util/test_util.h"
+
+namespace graphgen {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A temporary file holding `text`.
+fs::path from_text(const std::string& name, const std::string& text) { return test::write_temp(name, text); }
+
+TEST(CollapseReader, ReadsLocatedFramesAsFileAndName) {
+  auto p = test::read_profiles({from_text("s.collapse",
+                                          "main (app.py:3);work (lib/w.py:10) 5\nmain (app.py:3) 2\n"
+                                          "main (app.py:9);a;b 1\n")},
+                               "collapse");
+  ASSERT_TRUE(p.has_value()) << p.error().message;
+  ASSERT_EQ(p->functions.size(), 4u);  // main is one function whatever its line
+  EXPECT_EQ(function_label(*p, 0), "main");
+  std::string module;
+  EXPECT_TRUE(module_line(*p, 0, module));
+  EXPECT_EQ(module, "app.py");
+  EXPECT_EQ(p->self(0, 0), 2);
+  EXPECT_EQ(p->stack_inclusive(0, 0), 8);
+  EXPECT_TRUE(module_line(*p, 1, module));
+  EXPECT_EQ(module, "lib/w.py");
+  EXPECT_FALSE(module_line(*p, 2, module));
+}
+
+TEST(CollapseReader, SeveralFilesSum) {
+  auto p = test::read_profiles(
+      {from_text("a.collapse", "main;f 2\nmain;g 1\n"), from_text("b.collapse", "main;g 4\nmain;h 8\n")}, "collapse");
+  ASSERT_TRUE(p.has_value()) << p.error().message;
+  ASSERT_EQ(p->functions.size(), 4u);  // main f g h, in order of first appearance
+  EXPECT_EQ(function_label(*p, 3), "h");
+  EXPECT_EQ(p->self(2, 0), 5);
+  EXPECT_EQ(p->stack_inclusive(0, 0), 15);
+}
+
+TEST(CollapseReader, RejectsNonIntegerCounts) {
+  Diagnostics d;
+  auto p = test::read_profiles({from_text("c.collapse", "a;b 1\na;c 2.5\n")}, "collapse");
+  ASSERT_FALSE(p.has_value());
+  EXPECT_NE(p.error().message.find("c.collapse:2:5: expected an integer sample count, found '2.5'"), std::string::npos)
+      << p.error().message;
+}
+
+}  // namespace
+}  // namespace graphgen

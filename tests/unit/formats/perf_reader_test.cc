@@ -1,0 +1,184 @@
+// The perf script reader: every variant of one recording gives one profile, the
+// two-core read equals the whole read, headers read from the right, events and
+// periods.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "graphgen/analysis/merge.h"
+#include "graphgen/labels.h"
+#include "perf/reader.h"
+#include "util/test_util.h"
+
+namespace graphgen {
+namespace {
+
+namespace fs = std::filesystem;
+
+InputFile open_file(const fs::path& p) {
+  auto in = InputFile::open(p.string());
+  EXPECT_TRUE(in.has_value()) << p;
+  return std::move(in).value();
+}
+
+// A temporary file holding `text`.
+fs::path from_text(const std::string& name, const std::string& text) { return test::write_temp(name, text); }
+
+Profile read_perf(const fs::path& p, const formats::ReadOptions& o = {}, std::size_t split_above = perf::kSplitAbove) {
+  Diagnostics d;
+  InputFile in = open_file(p);
+  auto prof = perf::read(in, o, d, split_above);
+  EXPECT_TRUE(prof.has_value()) << (prof ? "" : prof.error().message);
+  return prof ? std::move(prof).value() : Profile();
+}
+
+// Functions (name, object) with self and stack totals.
+std::map<std::string, std::pair<Cost, Cost>> shape(const Profile& p) {
+  std::map<std::string, std::pair<Cost, Cost>> m;
+  for (FuncId f = 0; f < p.functions.size(); ++f)
+    m[std::string(p.str(p.functions[f].name)) + "|" + std::string(p.str(p.functions[f].object))] = {
+        p.self(f, 0), p.stack_inclusive(f, 0)};
+  return m;
+}
+
+TEST(PerfReader, EveryScriptVariantOfOneRecordingGivesOneProfile) {
+  // One recording printed with -F +pid, --header, -F without period and
+  // symoff, and -F +srcline: the same samples, so the same profile.
+  fs::path dir = test::testdata_dir() / "perf";
+  Profile reference = read_perf(dir / "q-g.perf");
+  EXPECT_GT(reference.functions.size(), 5u);
+  for (const char* v : {"q-pid.perf", "q-header.perf", "q-noperiod.perf", "q-srcline.perf"}) {
+    SCOPED_TRACE(v);
+    Profile p = read_perf(dir / v);
+    EXPECT_EQ(shape(p), shape(reference));
+    EXPECT_EQ(p.calls.size(), reference.calls.size());
+  }
+}
+
+TEST(PerfReader, SplitReadOnTwoCoresEqualsTheWholeRead) {
+  fs::path file = test::testdata_dir() / "perf" / "q-g.perf";
+  Profile a = read_perf(file, {}, SIZE_MAX);
+  Profile b = read_perf(file, {}, 1024);
+  ASSERT_EQ(a.functions.size(), b.functions.size());
+  for (FuncId f = 0; f < a.functions.size(); ++f) {  // same order, not just the same set
+    EXPECT_EQ(a.str(a.functions[f].name), b.str(b.functions[f].name));
+    EXPECT_EQ(a.self(f, 0), b.self(f, 0));
+    EXPECT_EQ(a.stack_inclusive(f, 0), b.stack_inclusive(f, 0));
+  }
+  ASSERT_EQ(a.calls.size(), b.calls.size());
+  for (CallId c = 0; c < a.calls.size(); ++c) {
+    EXPECT_EQ(a.calls[c].caller, b.calls[c].caller);
+    EXPECT_EQ(a.calls[c].callee, b.calls[c].callee);
+    EXPECT_EQ(a.inclusive(c, 0), b.inclusive(c, 0));
+  }
+  ASSERT_EQ(a.stack_nodes.size(), b.stack_nodes.size());
+  for (std::size_t n = 0; n < a.stack_nodes.size(); ++n) {
+    EXPECT_EQ(a.stack_nodes[n].parent, b.stack_nodes[n].parent);
+    EXPECT_EQ(a.stack_node_cost[n], b.stack_node_cost[n]);
+  }
+}
+
+TEST(PerfReader, ErrorsInALaterPartCountLinesFromTheFileStart) {
+  std::string text = test::read_file(test::testdata_dir() / "perf" / "q-g.perf");
+  std::size_t lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+  InputFile in = open_file(from_text("late.perf", text + "garbage line\n"));
+  Diagnostics d;
+  auto p = perf::read(in, {}, d, 1024);
+  ASSERT_FALSE(p.has_value());
+  EXPECT_NE(p.error().message.find("late.perf:" + std::to_string(lines + 1) + ":1: expected a sample header"),
+            std::string::npos)
+      << p.error().message;
+}
+
+TEST(PerfReader, ReadsHeadersFromTheRight) {
+  fs::path dir = test::testdata_dir() / "perf";
+  Profile p = read_perf(dir / "q-g.perf");
+  // "my worker" (a comm with a space) ran spin; "q" (one character) ran is_even/is_odd.
+  std::set<std::string> labels;
+  for (const Function& f : p.functions) labels.insert(std::string(p.str(f.name)));
+  EXPECT_TRUE(labels.count("worker"));   // sampled in the thread "my worker"
+  EXPECT_TRUE(labels.count("is_even"));  // sampled in "q"
+  EXPECT_TRUE(labels.count("start_thread"));
+}
+
+TEST(PerfReader, WithoutCallchainsEachSampleIsOneFrame) {
+  Profile p = read_perf(test::testdata_dir() / "perf" / "q-nog.perf");
+  EXPECT_TRUE(p.calls.empty());
+  Cost samples = 0;
+  for (FuncId f = 0; f < p.functions.size(); ++f) samples += p.self(f, 0);
+  std::string text = test::read_file(test::testdata_dir() / "perf" / "q-nog.perf");
+  EXPECT_EQ(samples, static_cast<Cost>(std::count(text.begin(), text.end(), '\n')));
+}
+
+TEST(PerfReader, WeighsByPeriodAndFiltersEvents) {
+  fs::path file = test::testdata_dir() / "perf" / "q-events.perf";
+  formats::ReadOptions all;
+  Profile mixed = read_perf(file, all);
+  formats::ReadOptions cpu;
+  cpu.event = "cpu-clock/period=5000000/";
+  Profile only_cpu = read_perf(file, cpu);
+  formats::ReadOptions faults;
+  faults.event = "page-faults/period=50/";
+  Profile only_faults = read_perf(file, faults);
+  auto total = [](const Profile& p) {
+    Cost t = 0;
+    for (FuncId f = 0; f < p.functions.size(); ++f) t += p.self(f, 0);
+    return t;
+  };
+  // Without --event, the first sample's event (page faults here), as
+  // stackcollapse-perf.pl keeps it; never cycles and faults summed.
+  EXPECT_EQ(total(mixed), total(only_faults));
+  EXPECT_EQ(total(only_faults), 2);
+  EXPECT_EQ(total(only_cpu), 57);
+  Diagnostics warned;
+  InputFile events = open_file(file);
+  ASSERT_TRUE(perf::read(events, all, warned).has_value());
+  ASSERT_EQ(warned.warnings().size(), 1u);
+  EXPECT_EQ(warned.warnings()[0],
+            file.string() +
+                ": samples of 2 events (cpu-clock/period=5000000/, page-faults/period=50/): only the first event's "
+                "are kept, page-faults/period=50/ (57 other samples left out, as stackcollapse-perf.pl does); pick "
+                "another with --event");
+  cpu.weight_by_period = true;
+  EXPECT_EQ(total(read_perf(file, cpu)), total(only_cpu) * 5000000);
+  formats::ReadOptions none;
+  none.event = "cycles";
+  Diagnostics d;
+  InputFile in = open_file(file);
+  auto missing = perf::read(in, none, d);
+  ASSERT_FALSE(missing.has_value());
+  EXPECT_EQ(missing.error().kind, Error::Kind::kBadUsage);
+  EXPECT_NE(missing.error().message.find("no samples of event 'cycles'; the file has cpu-clock/period=5000000/, "
+                                         "page-faults/period=50/"),  // sorted
+            std::string::npos)
+      << missing.error().message;
+}
+
+TEST(PerfReader, ReadsEveryEdgeFile) {
+  fs::path corpus = test::corpus_dir();
+  if (corpus.empty()) GTEST_SKIP() << test::no_corpus_message();
+  Profile reference = read_perf(corpus / "edge" / "perf" / "q-default.perf");
+  for (const auto& e : fs::directory_iterator(corpus / "edge" / "perf")) {
+    Profile p = read_perf(e.path());
+    EXPECT_GT(p.functions.size(), 0u) << e.path();
+  }
+  // q-pid is q-default printed with -F +pid: the same samples.
+  EXPECT_EQ(shape(read_perf(corpus / "edge" / "perf" / "q-pid.perf")), shape(reference));
+}
+
+TEST(PerfReader, RejectsWhatIsNotPerfScript) {
+  auto p =
+      test::read_profiles({from_text("x.perf", "q 1 2.5: 1 cpu-clock: \n\t 12 f (/bin/x)\nnot a header\n")}, "perf");
+  ASSERT_FALSE(p.has_value());
+  EXPECT_NE(p.error().message.find("x.perf:3:1: expected a sample header 'comm pid [time:] [period] event:', found "
+                                   "'not a header'"),
+            std::string::npos)
+      << p.error().message;
+}
+
+}  // namespace
+}  // namespace graphgen

@@ -1,0 +1,88 @@
+// Call-ratio integration on stacks and cycles no test profile has: cycles
+// without outside callers, 100 000-frame stacks without recursion, huge
+// recursive cycles shared out per entry.
+#include "graphgen/analysis/integrate.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "graphgen/analysis/merge.h"
+#include "graphgen/labels.h"
+#include "util/test_util.h"
+
+namespace graphgen {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A temporary file holding `text`.
+fs::path from_text(const std::string& name, const std::string& text) { return test::write_temp(name, text); }
+
+TEST(Integration, CycleWithoutOutsideCallerStaysAtZero) {
+  // gprof2dot's documented example: a;b;a;b 10 and a;c 5 give a = b = 0 %.
+  Diagnostics d;
+  auto p = test::read_profiles({from_text("cyc.collapse", "a;b;a;b 10\na;c 5\n")}, "collapse");
+  ASSERT_TRUE(p.has_value());
+  CallGraph g = graph_from_call_ratios(*p, 0, d);
+  EXPECT_DOUBLE_EQ(*g.nodes[0].total_ratio, 0.0);
+  EXPECT_DOUBLE_EQ(*g.nodes[1].total_ratio, 0.0);
+}
+
+TEST(Integration, HundredThousandFrameStacksNeedNoRecursion) {
+  std::string line;
+  for (int i = 0; i < 100000; ++i) line += (i ? ";f" : "f") + std::to_string(i);
+  line += " 7\n";
+  Diagnostics d;
+  auto p = test::read_profiles({from_text("deep.collapse", line + "f0;f1;x 3\n")}, "collapse");
+  ASSERT_TRUE(p.has_value());
+  CallGraph g = graph_from_call_ratios(*p, 0, d);
+  EXPECT_DOUBLE_EQ(*g.nodes[0].total_ratio, 1.0);
+  EXPECT_NEAR(*g.nodes[99999].total_ratio, 0.7, 1e-12);
+  CallGraph s = graph_from_call_stacks(*p, 0, d);
+  EXPECT_NEAR(*s.nodes[50000].total_ratio, 0.7, 1e-12);
+}
+
+TEST(Integration, HugeRecursiveCycleIsSharedOutPerEntry) {
+  // 300 functions that all call each other under main: one cycle entered
+  // at every member. Member totals sum to the cycle's share of the profile.
+  std::string text;
+  std::uint64_t x = 12345;
+  for (int s = 0; s < 3000; ++s) {
+    text += "main";
+    int depth = 5 + static_cast<int>(x % 20);
+    for (int k = 0; k < depth; ++k) {
+      x = x * 6364136223846793005ull + 1442695040888963407ull;
+      text += ";f" + std::to_string((x >> 33) % 300);
+    }
+    text += " 1\n";
+  }
+  Diagnostics d;
+  auto p = test::read_profiles({from_text("cycle.collapse", text)}, "collapse");
+  ASSERT_TRUE(p.has_value());
+  Adjacency adj = Adjacency::build(*p);
+  Cycles cycles = find_cycles(*p, adj);
+  ASSERT_EQ(cycles.members.size(), 1u);
+  EXPECT_EQ(cycles.members[0].size(), 300u);
+  CallGraph g = graph_from_call_ratios(*p, 0, d);
+  EXPECT_DOUBLE_EQ(*g.nodes[0].total_ratio, 1.0);  // main (no self time) holds the whole cycle
+  // Member totals are inclusive (they overlap, as gprof2dot's do): each lies
+  // between its own self share and the whole profile, and every member is
+  // entered from main, so none stays at zero.
+  for (FuncId f : cycles.members[0]) {
+    EXPECT_GE(*g.nodes[f].total_ratio, *g.nodes[f].self_ratio - 1e-12);
+    EXPECT_LE(*g.nodes[f].total_ratio, 1.0 + 1e-12);
+    EXPECT_GT(*g.nodes[f].total_ratio, 0.0);
+  }
+  // Calls from main carry the entry shares of the cycle's total: they sum to it.
+  double from_main = 0;
+  for (std::uint32_t e = g.edge_begin[0]; e < g.edge_begin[1]; ++e) from_main += *g.edges[e].total_ratio;
+  EXPECT_NEAR(from_main, 1.0, 1e-9);
+}
+
+}  // namespace
+}  // namespace graphgen
