@@ -79,8 +79,11 @@ Expected<std::vector<std::string>> expand_inputs(const std::vector<std::string>&
     std::error_code ec;
     if (arg != "-" && fs::is_directory(arg, ec)) {
       std::vector<std::string> files;
+      // Hidden files are not profiles (.DS_Store, an editor's .swp), as a
+      // shell's * leaves them out.
       for (const auto& e : fs::directory_iterator(arg, ec))
-        if (e.is_regular_file(ec)) files.push_back(e.path().string());
+        if (e.is_regular_file(ec) && !e.path().filename().string().starts_with("."))
+          files.push_back(e.path().string());
       if (ec) return bad_input(fmt::format("{}: cannot list this folder: {}", quote_input(arg), ec.message()));
       if (files.empty())
         return bad_input(fmt::format("{}: expected profile files in this folder, found none", quote_input(arg)));

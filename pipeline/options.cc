@@ -84,7 +84,7 @@ std::vector<OptionSpec> inputs_and_outputs() {
   return {
       list("input", "FILE",
            "profile file(s), or - for standard input; several files of one format are merged; gzip, bzip2, xz and "
-           "zstd files are read as they are. A folder stands for its files, a quoted glob ('ranks/cpu_*.prof') for "
+           "zstd files are read as they are. A folder stands for its files (not its hidden ones), a quoted glob ('ranks/cpu_*.prof') for "
            "its matches and @LIST for the paths listed in LIST, one per line (for more files than a command line "
            "holds). With none, standard input is read when it is not a terminal (`perf script | graphgen | dot "
            "-Tpng`, as gprof2dot reads it)",

@@ -27,6 +27,8 @@ TEST(Inputs, FoldersGlobsAndListsNameTheirFiles) {
   fs::create_directory(dir / "ranks");
   for (int r : {10, 2, 0, 1}) std::ofstream(dir / "ranks" / ("cpu_" + std::to_string(r) + ".prof")) << "x";
   std::ofstream(dir / "ranks" / "notes.txt") << "x";
+  std::ofstream(dir / "ranks" / ".DS_Store") << "Bud1";  // broke a merge of rank files
+  std::ofstream(dir / "ranks" / ".cpu_3.prof.swp") << "x";
   const std::string ranks = (dir / "ranks").string();
   auto folder = expand_inputs({ranks});
   ASSERT_TRUE(folder.has_value());
@@ -50,6 +52,7 @@ TEST(Inputs, FoldersGlobsAndListsNameTheirFiles) {
   ASSERT_FALSE(none.has_value());
   EXPECT_EQ(none.error().message, "'" + ranks + "/gpu_*.prof': no file matches this pattern");
   fs::create_directory(dir / "empty");
+  std::ofstream(dir / "empty" / ".hidden") << "x";
   auto empty = expand_inputs({(dir / "empty").string()});
   ASSERT_FALSE(empty.has_value());
   EXPECT_NE(empty.error().message.find("expected profile files in this folder, found none"), std::string::npos);
