@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
+#include <utility>
 
 #include "graphgen/io.h"
 #include "registry.h"
@@ -39,6 +41,30 @@ Expected<std::string> kcachegrind_path(const pipeline::Options& o) {
     return io_error(fmt::format("-k: cannot make a temporary file for the profile: {}", std::strerror(errno)));
   ::close(fd);
   return path;
+}
+
+Expected<std::string> mpi_output_path(const std::string& path) {
+  auto first_set = [](std::initializer_list<const char*> names) -> const char* {
+    for (const char* name : names)
+      if (const char* v = std::getenv(name); v && *v) return v;
+    return nullptr;
+  };
+  const char* rank = first_set({"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"});
+  const char* size = first_set({"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"});
+  std::string out = path;
+  for (auto [key, value] : {std::pair{std::string_view("{rank}"), rank}, std::pair{std::string_view("{size}"), size}}) {
+    for (std::size_t at = out.find(key); at != std::string::npos; at = out.find(key, at)) {
+      if (!value)
+        return bad_usage(fmt::format(
+            "-o {}: {} is taken from the MPI launcher (mpirun, srun: OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK, "
+            "SLURM_PROCID; OMPI_COMM_WORLD_SIZE, PMI_SIZE, SLURM_NTASKS), and none is set; run under mpirun or "
+            "name the output without it",
+            quote_input(path), key));
+      out.replace(at, key.size(), value);
+      at += std::strlen(value);
+    }
+  }
+  return out;
 }
 
 int open_in_kcachegrind(const std::string& path) {

@@ -47,6 +47,12 @@ Expected<std::string> kcachegrind_path(const pipeline::Options& o);
 /// waits for it; its exit status, or 1 with a message when neither is there.
 int open_in_kcachegrind(const std::string& path);
 
+/// `graphgen run -o` under an MPI launcher: {rank} and {size} in `path`
+/// become this process's rank and the number of ranks, from the
+/// launcher's environment (Open MPI, MPICH/Hydra's PMI, PMIx, Slurm); a
+/// usage error when the path asks for them and there is no launcher.
+Expected<std::string> mpi_output_path(const std::string& path);
+
 /// Prints an error (one line) and returns its exit status.
 int fail(const Error& e);
 /// Prints the warnings, unless quiet.

@@ -110,7 +110,10 @@ int run_command(int argc, char** argv) {
       "Usage: graphgen run [OPTIONS] script.py [ARGS...]   or   graphgen run [OPTIONS] -m MODULE [ARGS...]\n"
       "Examples:\n"
       "  graphgen run -o prof.png app.py --app-option     the call graph of app.py\n"
-      "  graphgen run -k -m pytest tests/                 pytest's profile in KCacheGrind\n");
+      "  graphgen run -k -m pytest tests/                 pytest's profile in KCacheGrind\n"
+      "  mpirun -np 4 graphgen run -o 'prof_{rank}.pstats' app.py   one profile per MPI rank\n"
+      "-o may hold {rank} and {size}: the MPI rank and the number of ranks, as mpirun, srun or\n"
+      "another launcher gives them (OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK, SLURM_PROCID).\n");
   if (int status = cli::parse(app, argc - 1, argv + 1, "graphgen run"); status >= 0) return status;
   target.argv = app.remaining();
   if (target.module.empty() && target.argv.empty())
@@ -120,7 +123,14 @@ int run_command(int argc, char** argv) {
         "graphgen run: this graphgen was built without Python (python3-dev); profile with python3 -m cProfile -o "
         "out.pstats script.py, then run graphgen out.pstats"));
   try {
-    return cli::run_python(cli::settings_of(parser), target);
+    pipeline::Settings settings = cli::settings_of(parser);
+    for (auto& [key, value] : settings)
+      if (key == "output") {
+        auto path = cli::mpi_output_path(value);
+        if (!path) return fail(path.error());
+        value = *path;
+      }
+    return cli::run_python(settings, target);
   } catch (const std::bad_alloc&) {
     return fail(bad_input("graphgen run: out of memory"));
   }

@@ -241,5 +241,41 @@ TEST(Run, MistakesAreSaidInOneLine) {
 #endif
 }
 
+// mpirun -np 4 graphgen run -o 'prof_{rank}.pstats' wrote one file named
+// with a literal {rank}: three ranks' profiles were lost without a word.
+TEST(Run, UnderMpirunEachRankWritesItsOwnProfile) {
+  SKIP_WITHOUT_PYTHON();
+#ifdef GRAPHGEN_PYTHON_EXECUTABLE
+  fs::path dir = test::temp_dir();
+  std::ofstream(dir / "ranked.py") << "import os\n"
+                                      "def work(n):\n"
+                                      "    return sum(i * i for i in range(n))\n"
+                                      "work(20000 * (1 + int(os.environ.get('OMPI_COMM_WORLD_RANK', '0'))))\n";
+  auto outside = graphgen({"run", "-o", "prof_{rank}.pstats", "ranked.py"}, dir);
+  EXPECT_EQ(outside.exit_code, 2);
+  EXPECT_NE(outside.err.find("-o 'prof_{rank}.pstats': {rank} is taken from the MPI launcher"), std::string::npos)
+      << outside.err;
+  EXPECT_FALSE(fs::exists(dir / "prof_{rank}.pstats"));
+  if (test::run({"sh", "-c", "command -v mpirun"}).exit_code != 0)
+    GTEST_SKIP() << "mpirun (openmpi-bin) is not installed";
+  auto r = test::run({"mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "4", GRAPHGEN_BINARY, "run", "-o",
+                      "prof_{rank}_of_{size}.pstats", "ranked.py"},
+                     dir, {"OMPI_MCA_rmaps_base_oversubscribe=1"}, 120);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (int rank = 0; rank < 4; ++rank) {
+    fs::path p = dir / ("prof_" + std::to_string(rank) + "_of_4.pstats");
+    ASSERT_TRUE(fs::exists(p)) << p;
+    // Each is the profile of its own rank: work() ran once, over its own n.
+    auto py = test::run({GRAPHGEN_PYTHON_EXECUTABLE, "-c",
+                         "import pstats, sys\n"
+                         "s = pstats.Stats(sys.argv[1]).stats\n"
+                         "print([v[1] for k, v in s.items() if k[2] == 'work'])\n",
+                         p.string()});
+    ASSERT_EQ(py.exit_code, 0) << py.err;
+    EXPECT_EQ(py.out, "[1]\n") << p;
+  }
+#endif
+}
+
 }  // namespace
 }  // namespace graphgen
