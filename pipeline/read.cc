@@ -218,7 +218,7 @@ Expected<MergedShare> read_share(const Request& r, const InputFormat& format, st
     if (!result) {
       if (!r.keep_going || result.error().kind == Error::Kind::kBadUsage) return result.error();
       share.skipped.push_back(fmt::format("{} ({})", r.inputs[input], result.error().message));
-      if (share.ranks) share.ranks->add({}, {}, {});  // skipped: missing in every function
+      if (share.ranks) share.ranks->skip();  // not a rank: no statistic counts it
       return true;
     }
     if (r.on_input)

@@ -1,6 +1,7 @@
 #include "writer.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -117,6 +118,9 @@ std::string write_text(const Profile& p, const RankTable& t, const Options& o) {
       t.numbered_by_position ? "numbered by their order: not every file name holds its own rank number"
                              : "numbered by the last number in each file name",
       unit == "s" ? "seconds" : unit, rows, order.size());
+  if (!t.skipped_ranks.empty())
+    out += fmt::format("Not counted: {} {} whose input could not be read (--keep-going): {}.\n", t.skipped_ranks.size(),
+                       t.skipped_ranks.size() == 1 ? "rank" : "ranks", fmt::join(t.skipped_ranks, ", "));
   out += "\nInclusive time\n";
   table(out, p, t, order, rows, false);
   out += "\nSelf time\n";
@@ -125,7 +129,11 @@ std::string write_text(const Profile& p, const RankTable& t, const Options& o) {
 }
 
 std::string write_csv(const Profile& p, const RankTable& t, const Options& o) {
-  std::string out = "function,name,file,line,object,ranks,ranks_present,missing_rank,unit";
+  std::string out;
+  // (A comment line, as pandas' comment='#' reads; only when there is one.)
+  if (!t.skipped_ranks.empty())
+    out += fmt::format("# not counted, input could not be read: ranks {}\n", fmt::join(t.skipped_ranks, " "));
+  out += "function,name,file,line,object,ranks,ranks_present,missing_rank,unit";
   for (const char* kind : {"inclusive", "self"})
     for (const char* m : {"total", "mean", "stddev", "min", "min_rank", "max", "max_rank", "imb", "imb_percent"})
       out += fmt::format(",{}_{}", kind, m);
@@ -152,7 +160,7 @@ std::string write_json(const Profile& p, const RankTable& t, const Options& o) {
   std::string out = fmt::format("{{\"ranks\": {}, \"numbered_by_position\": {}, \"unit\": {}, \"rank_numbers\": [",
                                 t.ranks, t.numbered_by_position ? "true" : "false", json_text(unit_of(p, o.event)));
   for (std::size_t i = 0; i < t.rank_numbers.size(); ++i) out += fmt::format("{}{}", i ? ", " : "", t.rank_numbers[i]);
-  out += "],\n \"functions\": [";
+  out += fmt::format("], \"skipped_ranks\": [{}],\n \"functions\": [", fmt::join(t.skipped_ranks, ", "));
   std::vector<FuncId> order = by_imbalance(t);
   for (std::size_t i = 0; i < shown(order.size(), o.top, 0); ++i) {
     FuncId f = order[i];

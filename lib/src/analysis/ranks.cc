@@ -35,6 +35,7 @@ RankAccumulator::RankAccumulator(const std::vector<std::string>& inputs, bool re
     : reversed_tail_(reversed_tail) {
   const std::size_t n = inputs.size();
   ranks_.resize(n);
+  skipped_.assign(n, false);
   std::set<std::int64_t> seen;
   for (std::size_t i = 0; i < n; ++i) {
     ranks_[i] = rank_from_path(inputs[i]);
@@ -127,6 +128,22 @@ void RankAccumulator::add(const std::vector<double>& self, const std::vector<dou
   }
 }
 
+void RankAccumulator::skip() { mark_skipped(input_at(position_++)); }
+
+// An unreadable input leaves the statistics: it is not a rank without the
+// functions (the segment tree forgets its number), nor part of its
+// heatmap column's mean.
+void RankAccumulator::mark_skipped(std::uint32_t input) {
+  if (input >= skipped_.size() || skipped_[input]) return;
+  skipped_[input] = true;
+  ++skipped_count_;
+  const std::size_t n = ranks_.size();
+  std::size_t i = n + input;
+  tree_[i] = INT64_MAX;
+  for (i >>= 1; i >= 1; i >>= 1) tree_[i] = std::min(tree_[2 * i], tree_[2 * i + 1]);
+  if (columns_) --column_size_[column_of_[input]];
+}
+
 RankAccumulator::RankAccumulator(const std::vector<std::string>& inputs, bool reversed_tail,
                                  std::size_t heatmap_columns, std::size_t first_position)
     : RankAccumulator(inputs, reversed_tail, heatmap_columns) {
@@ -155,6 +172,8 @@ void RankAccumulator::close(std::size_t end_position) {
 }
 
 void RankAccumulator::combine(const RankAccumulator& next, const std::vector<FuncId>& map) {
+  for (std::uint32_t input = 0; input < next.skipped_.size(); ++input)
+    if (next.skipped_[input]) mark_skipped(input);
   const std::size_t mine_begin = first_, mine_end = position_, theirs_end = next.position_;
   const std::int64_t lowest_mine = lowest_rank_arriving(mine_begin, mine_end);
   const std::int64_t lowest_theirs = lowest_rank_arriving(next.first_, theirs_end);
@@ -216,6 +235,10 @@ void RankAccumulator::encode(wire::Writer& w) const {
     w.put(st.lowest_missing_rank);
   }
   w.vec(heat_);
+  std::vector<std::uint32_t> skipped;
+  for (std::uint32_t input = 0; input < skipped_.size(); ++input)
+    if (skipped_[input]) skipped.push_back(input);
+  w.vec(skipped);
 }
 
 bool RankAccumulator::decode(wire::Reader& r) {
@@ -241,11 +264,15 @@ bool RankAccumulator::decode(wire::Reader& r) {
     states_.push_back(std::move(st));
   }
   heat_ = r.vec<double>();
+  for (std::uint32_t input : r.vec<std::uint32_t>()) {
+    if (input >= ranks_.size()) return false;
+    mark_skipped(input);
+  }
   return r.ok() && heat_.size() == states_.size() * columns_;
 }
 
 RankMeasure RankAccumulator::measure(const Sums& s, const State& st) const {
-  const double n = static_cast<double>(ranks_.size());
+  const double n = static_cast<double>(readable());
   RankMeasure m;
   m.total = s.sum.value();
   m.mean = n > 0 ? m.total / n : 0;
@@ -273,8 +300,9 @@ RankMeasure RankAccumulator::measure(const Sums& s, const State& st) const {
 
 RankTable RankAccumulator::finish(std::size_t functions, const std::vector<FuncId>& renumbered) const {
   RankTable t;
-  t.ranks = ranks_.size();
-  t.rank_numbers = ranks_;
+  t.ranks = readable();
+  for (std::size_t i = 0; i < ranks_.size(); ++i) (skipped_[i] ? t.skipped_ranks : t.rank_numbers).push_back(ranks_[i]);
+  std::sort(t.skipped_ranks.begin(), t.skipped_ranks.end());
   t.numbered_by_position = by_position_;
   t.functions.resize(functions);
   std::vector<FuncId> final_id(states_.size());
@@ -304,7 +332,7 @@ RankTable RankAccumulator::finish(std::size_t functions, const std::vector<FuncI
     for (FuncId g = 0; g < states_.size() && g < functions; ++g)
       for (std::size_t c = 0; c < columns_; ++c)
         t.heatmap.cells[static_cast<std::size_t>(final_id[g]) * columns_ + c] =
-            heat_[static_cast<std::size_t>(g) * columns_ + c] / column_size_[c];
+            column_size_[c] ? heat_[static_cast<std::size_t>(g) * columns_ + c] / column_size_[c] : 0.0;
   }
   return t;
 }

@@ -111,6 +111,54 @@ TEST(Ranks, JsonEqualsPythonPstatsOfEachRank) {
   }
 }
 
+// --keep-going counted an unreadable file as a rank that ran nothing: with
+// 2 broken files of 12, N was 12, an unreadable rank was the minimum (0 s)
+// and Imb% came out 62.3 % instead of 53.9 %. The statistics are those of
+// the 10 readable ranks, as rank_stats.py computes them from those 10.
+TEST(Ranks, UnreadableInputsUnderKeepGoingAreNotRanks) {
+  fs::path dir = test::temp_dir();
+  std::vector<std::string> all, readable;
+  for (int r = 0; r < 12; ++r) {
+    fs::path f = dir / ("cpu_" + std::to_string(r) + ".prof");
+    if (r == 5 || r == 10) {
+      std::ofstream(f) << "{(broken";  // cut short: not a profile
+    } else {
+      fs::copy_file(mpi_dir() / ("cpu_" + std::to_string(r % 8) + ".prof"), f);
+      readable.push_back(f.string());
+    }
+    all.push_back(f.string());
+  }
+  auto ref = test::run(with({"python3", (mpi_dir() / "rank_stats.py").string()}, readable));
+  ASSERT_EQ(ref.exit_code, 0) << ref.err;
+  json want = json::parse(ref.out);
+  auto r = graphgen(with({"-T", "ranks.json", "--keep-going", "-q"}, all));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json got = json::parse(r.out);
+  EXPECT_EQ(got["ranks"], 10);
+  EXPECT_EQ(got["skipped_ranks"], json({5, 10}));
+  EXPECT_EQ(got["rank_numbers"], json({0, 1, 2, 3, 4, 6, 7, 8, 9, 11}));
+  std::map<std::string, json> by_key;
+  for (const json& f : got["functions"]) by_key[key(f)] = f;
+  ASSERT_EQ(by_key.size(), want["functions"].size());
+  for (const json& w : want["functions"]) {
+    std::string k = key(w);
+    ASSERT_TRUE(by_key.count(k)) << k;
+    EXPECT_EQ(by_key[k]["present"], w["present"]) << k;
+    expect_measure(by_key[k]["inclusive"], w["inclusive"], k + " inclusive");
+    expect_measure(by_key[k]["self"], w["self"], k + " self");
+    EXPECT_NE(by_key[k]["inclusive"]["min_rank"], 5) << k;
+    EXPECT_NE(by_key[k]["inclusive"]["min_rank"], 10) << k;
+  }
+  // The table and the CSV say which ranks were left out.
+  auto text = graphgen(with({"-T", "ranks", "--keep-going", "-q"}, all));
+  EXPECT_NE(text.out.find("Per-rank statistics of 10 ranks"), std::string::npos) << text.out.substr(0, 400);
+  EXPECT_NE(text.out.find("Not counted: 2 ranks whose input could not be read (--keep-going): 5, 10."),
+            std::string::npos);
+  auto csv = graphgen(with({"-T", "ranks.csv", "--keep-going", "-q"}, all));
+  EXPECT_TRUE(csv.out.starts_with("# not counted, input could not be read: ranks 5 10\nfunction,"))
+      << csv.out.substr(0, 200);
+}
+
 // Splits one CSV line (RFC 4180 quoting).
 std::vector<std::string> csv_fields(const std::string& line) {
   std::vector<std::string> out(1);

@@ -161,6 +161,28 @@ TEST(GraphgenMpi, FourProcessesWriteWhatOneProcessWrites) {
     ASSERT_EQ(four.exit_code, 0) << four.err << four.out;
     EXPECT_EQ(test::read_file(dir / ("four-" + name)), test::read_file(dir / ("one-" + name)));
   }
+  // --keep-going: unreadable inputs in several processes' shares are not
+  // ranks, and the tree of shares gives what one process gives.
+  for (int r : {3, 17}) std::ofstream(dir / ("cpu_" + std::to_string(r) + ".prof"), std::ios::trunc) << "{(cut";
+  for (const char* name : {"kept.ranks.json", "kept.ranks.txt"}) {
+    SCOPED_TRACE(name);
+    std::vector<std::string> args = {"--keep-going", "-q", "-T",
+                                     std::string(name).ends_with(".json") ? "ranks.json" : "ranks"};
+    args.insert(args.end(), inputs.begin(), inputs.end());
+    auto one = test::graphgen(with_output(args, std::string("one-") + name), dir);
+    ASSERT_EQ(one.exit_code, 0) << one.err;
+    auto four = mpirun(4, with_output(args, std::string("four-") + name), dir);
+    ASSERT_EQ(four.exit_code, 0) << four.err << four.out;
+    EXPECT_EQ(test::read_file(dir / (std::string("four-") + name)),
+              test::read_file(dir / (std::string("one-") + name)));
+    const std::string said = test::read_file(dir / (std::string("one-") + name));
+    EXPECT_TRUE(said.find("\"ranks\": 22,") != std::string::npos ||
+                said.find("statistics of 22 ranks") != std::string::npos)
+        << said.substr(0, 300);
+    EXPECT_TRUE(said.find("\"skipped_ranks\": [3, 17]") != std::string::npos ||
+                said.find("(--keep-going): 3, 17.") != std::string::npos)
+        << said.substr(0, 300);
+  }
   // One bad input: process 0 says which, once, and every process exits 1.
   { std::ofstream(dir / "cpu_99.prof") << "not a profile\n"; }
   std::vector<std::string> bad = inputs;

@@ -52,10 +52,13 @@ struct RankHeatmap {
 
 struct RankTable {
   std::size_t ranks = 0;
-  std::vector<std::int64_t> rank_numbers;  // in input order
+  std::vector<std::int64_t> rank_numbers;  // of the ranks counted, in input order
   bool numbered_by_position = false;       // no usable numbers in the file names
-  std::vector<FunctionRanks> functions;    // per merged function, by id
-  RankHeatmap heatmap;                     // of inclusive time
+  /// The ranks whose inputs could not be read (--keep-going): not counted
+  /// in `ranks` nor in any statistic; in increasing order.
+  std::vector<std::int64_t> skipped_ranks;
+  std::vector<FunctionRanks> functions;  // per merged function, by id
+  RankHeatmap heatmap;                   // of inclusive time
 };
 
 /// Folds per-input profiles into per-function rank statistics.
@@ -90,6 +93,9 @@ class RankAccumulator {
   /// profile, in the event's shown unit, and where each function went in
   /// the merged profile.
   void add(const std::vector<double>& self, const std::vector<double>& inclusive, const std::vector<FuncId>& to_merged);
+  /// The next input could not be read (--keep-going): it is no rank, not
+  /// one that ran nothing.
+  void skip();
 
   /// The table for a merged profile of `functions` functions; `order` maps
   /// merged function ids as they were while adding to the final ids (the
@@ -116,6 +122,8 @@ class RankAccumulator {
   std::int64_t lowest_rank_arriving(std::size_t begin, std::size_t end) const;
   State& state(FuncId g);
   RankMeasure measure(const Sums& s, const State& st) const;
+  void mark_skipped(std::uint32_t input);
+  std::size_t readable() const { return ranks_.size() - skipped_count_; }
 
   std::vector<std::int64_t> ranks_;
   std::vector<std::int64_t> tree_;  // lowest_rank()'s segment tree
@@ -127,7 +135,9 @@ class RankAccumulator {
   std::vector<std::uint32_t> column_of_;  // per input position
   std::vector<std::uint32_t> column_size_;
   std::vector<State> states_;
-  std::vector<double> heat_;  // per function x column: summed inclusive
+  std::vector<double> heat_;   // per function x column: summed inclusive
+  std::vector<bool> skipped_;  // per input: could not be read
+  std::size_t skipped_count_ = 0;
 };
 
 }  // namespace graphgen
