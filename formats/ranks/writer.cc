@@ -25,6 +25,10 @@ std::string unit_of(const Profile& p, std::size_t event) {
 
 std::string number(double v) { return fmt::format("{:.6g}", v); }
 
+// CSV for pandas and spreadsheets: every digit, the shortest text that
+// reads back as the same double (Python's repr).
+std::string exact(double v) { return fmt::format("{}", v); }
+
 std::string rank_name(std::int64_t r) { return r < 0 ? "-" : fmt::format("r{}", r); }
 
 std::size_t shown(std::size_t available, std::size_t top, std::size_t fallback) {
@@ -148,9 +152,9 @@ std::string write_csv(const Profile& p, const RankTable& t, const Options& o) {
                        csv_field(p.str(fn.file)), fn.line, csv_field(p.str(fn.object)), t.ranks, fr.present,
                        fr.missing_rank < 0 ? std::string() : std::to_string(fr.missing_rank), unit);
     for (const RankMeasure* m : {&fr.inclusive, &fr.self})
-      out += fmt::format(",{},{},{},{},{},{},{},{},{}", number(m->total), number(m->mean), number(m->stddev),
-                         number(m->min), m->min_rank, number(m->max), m->max_rank, number(m->imbalance),
-                         number(m->imbalance_percent));
+      out +=
+          fmt::format(",{},{},{},{},{},{},{},{},{}", exact(m->total), exact(m->mean), exact(m->stddev), exact(m->min),
+                      m->min_rank, exact(m->max), m->max_rank, exact(m->imbalance), exact(m->imbalance_percent));
     out += "\n";
   }
   return out;
