@@ -612,6 +612,13 @@ Expected<std::string> write(const Profile& p, const CallGraph& g, const Theme& t
   std::string out;
   out.reserve(output_reservation(options.max_bytes, 256 + g.nodes.size() * 200));
   emit_header(out, theme, true);
+  // --imbalance pictures say what their colour means: not time.
+  if (options.imbalance)
+    out += fmt::format(
+        "\tgraph [label=\"Node colour: each function's inclusive Imb% over the {} ranks, from 0 % ({}) to 100 % ({}); "
+        "imb: Imb%, and the ranks of its max and min time\", labelloc=t, fontsize=\"14.00\"];\n",
+        options.imbalance->ranks, theme.name == "color" ? "blue" : "lightest",
+        theme.name == "color" ? "red" : "darkest");
   Names names(p);
   for (FuncId f = 0; f < g.nodes.size(); ++f) {
     const GraphNode& node = g.nodes[f];

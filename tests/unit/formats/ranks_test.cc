@@ -414,6 +414,14 @@ TEST(Ranks, ImbalanceColoursEachNodeByImbPercent) {
   }
   EXPECT_TRUE(saw_compute) << r.out;
   EXPECT_GE(nodes, 8u) << r.out;
+  // The picture says its colour is imbalance, not time (it had no legend).
+  EXPECT_NE(
+      r.out.find("graph [label=\"Node colour: each function's inclusive Imb% over the 8 ranks, from 0 % (blue) to "
+                 "100 % (red); imb: Imb%, and the ranks of its max and min time\", labelloc=t"),
+      std::string::npos)
+      << r.out.substr(0, 600);
+  auto plain = graphgen(with({"-T", "dot"}, rank_files()));
+  EXPECT_EQ(plain.out.find("Imb%"), std::string::npos);  // gprof2dot's graph stays gprof2dot's
   // gprof2dot's colour map runs from blue (cold) through green to red
   // (hot): the higher the Imb%, the lower the hue.
   double last = 361;
