@@ -191,11 +191,14 @@ std::string heatmap_dot(const Profile& p, const RankTable& t, const Options& o) 
       "Inclusive time per rank, against each function's mean ({} ranks{}); rows: the {} functions of "
       "highest imbalance (Imb = max - mean)",
       t.ranks,
-      binned ? fmt::format(", {}{} per column: each cell the mean of its ranks", t.ranks / h.columns,
+      binned ? fmt::format(", {}{} per column: each cell the largest of its ranks", t.ranks / h.columns,
                            t.ranks % h.columns ? fmt::format("-{}", t.ranks / h.columns + 1) : "")
              : "",
       rows);
-  std::string out = "digraph {\n\tgraph [fontname=Arial, margin=0.2];\n\tnode [shape=plaintext, fontname=Arial];\n";
+  // An opaque background, margin included (pad, not margin, is filled): a PNG
+  // pasted on a dark page stays readable.
+  std::string out =
+      "digraph {\n\tgraph [fontname=Arial, pad=0.2, bgcolor=white];\n\tnode [shape=plaintext, fontname=Arial];\n";
   out += "\theatmap [label=<<TABLE BORDER=\"0\" CELLBORDER=\"0\" CELLSPACING=\"0\" CELLPADDING=\"0\">\n";
   out += fmt::format("<TR><TD COLSPAN=\"{}\" ALIGN=\"LEFT\"><FONT POINT-SIZE=\"12\">{}</FONT></TD></TR>\n",
                      h.columns + 3, xml_text(title));
@@ -204,8 +207,9 @@ std::string heatmap_dot(const Profile& p, const RankTable& t, const Options& o) 
   out += "<TR><TD ALIGN=\"RIGHT\"><FONT POINT-SIZE=\"9\">rank </FONT></TD>";
   for (std::size_t c = 0; c < h.columns; c += every) {
     std::size_t span = std::min(every, h.columns - c);
+    // Columns of one rank each are labelled by the first rank they show.
     out += fmt::format("<TD COLSPAN=\"{}\" ALIGN=\"CENTER\"><FONT POINT-SIZE=\"8\">{}</FONT></TD>", span,
-                       h.first_rank[c] == h.last_rank[c + span - 1]
+                       !binned || h.first_rank[c] == h.last_rank[c + span - 1]
                            ? fmt::format("{}", h.first_rank[c])
                            : fmt::format("{}-{}", h.first_rank[c], h.last_rank[c + span - 1]));
   }
@@ -223,12 +227,12 @@ std::string heatmap_dot(const Profile& p, const RankTable& t, const Options& o) 
       double v = h.cells[static_cast<std::size_t>(f) * h.columns + c];
       std::string ranks = h.first_rank[c] == h.last_rank[c]
                               ? fmt::format("rank {}", h.first_rank[c])
-                              : fmt::format("ranks {}-{} (mean)", h.first_rank[c], h.last_rank[c]);
+                              : fmt::format("ranks {}-{} (largest)", h.first_rank[c], h.last_rank[c]);
       std::string ratio = fr.inclusive.mean > 0 ? fmt::format(", {:.2f}x the mean", v / fr.inclusive.mean) : "";
       // Graphviz writes a cell's TOOLTIP into SVG only for a cell with a link.
       out += fmt::format("<TD BGCOLOR=\"{}\" WIDTH=\"{}\" HEIGHT=\"14\" HREF=\"#\" TOOLTIP=\"{}\"> </TD>",
                          heat_colour(v, fr.inclusive.mean), width,
-                         xml_text(fmt::format("{}: {} {}{}", ranks, number(v), unit, ratio)));
+                         xml_text(fmt::format("{}, {}: {} {}{}", name, ranks, number(v), unit, ratio)));
     }
     out += fmt::format(
         "<TD ALIGN=\"RIGHT\"><FONT POINT-SIZE=\"9\"> {:.0f}%</FONT></TD><TD ALIGN=\"LEFT\"><FONT "

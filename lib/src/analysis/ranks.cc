@@ -124,7 +124,10 @@ void RankAccumulator::add(const std::vector<double>& self, const std::vector<dou
     ++st.present;
     see(st.self, self[f], input, first);
     see(st.inclusive, inclusive[f], input, first);
-    if (columns_) heat_[static_cast<std::size_t>(g) * columns_ + column_of_[input]] += inclusive[f];
+    if (columns_) {
+      double& cell = heat_[static_cast<std::size_t>(g) * columns_ + column_of_[input]];
+      cell = std::max(cell, inclusive[f]);
+    }
   }
 }
 
@@ -208,7 +211,8 @@ void RankAccumulator::combine(const RankAccumulator& next, const std::vector<Fun
     mine.present += theirs.present;
     mine.lowest_missing_rank = std::min(mine.lowest_missing_rank, theirs.lowest_missing_rank);
     for (std::size_t c = 0; c < columns_; ++c)
-      heat_[static_cast<std::size_t>(t) * columns_ + c] += next.heat_[static_cast<std::size_t>(g) * columns_ + c];
+      heat_[static_cast<std::size_t>(t) * columns_ + c] = std::max(
+          heat_[static_cast<std::size_t>(t) * columns_ + c], next.heat_[static_cast<std::size_t>(g) * columns_ + c]);
   }
   // What the next share never saw is missing in all of it.
   for (FuncId t = 0; t < seen.size(); ++t)
@@ -332,7 +336,7 @@ RankTable RankAccumulator::finish(std::size_t functions, const std::vector<FuncI
     for (FuncId g = 0; g < states_.size() && g < functions; ++g)
       for (std::size_t c = 0; c < columns_; ++c)
         t.heatmap.cells[static_cast<std::size_t>(final_id[g]) * columns_ + c] =
-            column_size_[c] ? heat_[static_cast<std::size_t>(g) * columns_ + c] / column_size_[c] : 0.0;
+            heat_[static_cast<std::size_t>(g) * columns_ + c];
   }
   return t;
 }

@@ -357,8 +357,17 @@ TEST(Ranks, HeatmapHasOneColumnPerRankAndTheMostImbalancedFirst) {
   EXPECT_EQ(svg.texts[12], "~:0:<method 'allreduce' of 'mpi4py.MPI.Comm' objects> ");
   // 15 functions x 8 ranks, each cell with its value on hover.
   ASSERT_EQ(svg.tooltips.size(), 15u * 8u);
-  EXPECT_TRUE(svg.tooltips[0].starts_with("rank 0: 0.244762 s, 1.95x the mean")) << svg.tooltips[0];
-  EXPECT_TRUE(svg.tooltips[5].starts_with("rank 5: 0.036687 s")) << svg.tooltips[5];
+  // The tooltip names the function too (it said only the rank and value).
+  const std::string allreduce = "~:0:<method 'allreduce' of 'mpi4py.MPI.Comm' objects>";
+  EXPECT_TRUE(svg.tooltips[0].starts_with(allreduce + ", rank 0: 0.244762 s, 1.95x the mean")) << svg.tooltips[0];
+  EXPECT_TRUE(svg.tooltips[5].starts_with(allreduce + ", rank 5: 0.036687 s")) << svg.tooltips[5];
+  // The PNG is opaque, its margin too: RGB, no alpha (colour type 2).
+  fs::path png = test::temp_dir() / "ranks.png";
+  auto p = graphgen(with({"-T", "heatmap.png", "-o", png.string()}, rank_files()));
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  std::string bytes = test::read_file(png);
+  ASSERT_GT(bytes.size(), 26u);
+  EXPECT_EQ(static_cast<int>(bytes[25]), 2);
 }
 
 TEST(Ranks, HeatmapOf1024RanksBinsColumnsAndSaysSo) {
@@ -373,14 +382,45 @@ TEST(Ranks, HeatmapOf1024RanksBinsColumnsAndSaysSo) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   Svg svg = parse_svg(dir / "out.svg");
   ASSERT_FALSE(svg.texts.empty());
-  EXPECT_NE(svg.texts[0].find("(1024 ranks, 8 per column: each cell the mean of its ranks)"), std::string::npos)
+  EXPECT_NE(svg.texts[0].find("(1024 ranks, 8 per column: each cell the largest of its ranks)"), std::string::npos)
       << svg.texts[0];
   ASSERT_EQ(svg.tooltips.size(), 15u * 128u);
-  EXPECT_TRUE(svg.tooltips[0].starts_with("ranks 0-7 (mean): ")) << svg.tooltips[0];
-  EXPECT_TRUE(svg.tooltips[127].starts_with("ranks 1016-1023 (mean): ")) << svg.tooltips[127];
+  const std::string allreduce = "~:0:<method 'allreduce' of 'mpi4py.MPI.Comm' objects>";
+  EXPECT_TRUE(svg.tooltips[0].starts_with(allreduce + ", ranks 0-7 (largest): ")) << svg.tooltips[0];
+  EXPECT_TRUE(svg.tooltips[127].starts_with(allreduce + ", ranks 1016-1023 (largest): ")) << svg.tooltips[127];
   // Every 8 ranks repeat the same 8 profiles, so every column holds the
-  // same mean and no function is imbalanced across the columns.
-  for (std::size_t i = 0; i < 128; ++i) EXPECT_TRUE(svg.tooltips[i].ends_with("1.00x the mean")) << svg.tooltips[i];
+  // same largest value: the function's max over the ranks.
+  const std::string first = svg.tooltips[0].substr(svg.tooltips[0].find(": "));
+  for (std::size_t i = 0; i < 128; ++i) EXPECT_TRUE(svg.tooltips[i].ends_with(first)) << svg.tooltips[i];
+}
+
+// Binned by the mean, one slow rank among 1024 vanished into its column
+// (only the text column's 'max r777' said it); the column keeps its
+// largest value, so it stands out.
+TEST(Ranks, HeatmapOf1024RanksKeepsOneSlowRankVisible) {
+  fs::path dir = test::temp_dir();
+  std::vector<std::string> args = {"-T", "heatmap", "-o", (dir / "out.svg").string()};
+  for (int r = 0; r < 1024; ++r) {
+    fs::path p = dir / ("cpu_" + std::to_string(r) + ".prof");
+    fs::copy_file(mpi_dir() / (r == 777 ? "cpu_5.prof" : "cpu_4.prof"), p);  // rank 5 of the job did twice the work
+    args.push_back(p.string());
+  }
+  auto r = graphgen(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  Svg svg = parse_svg(dir / "out.svg");
+  const std::string compute = "imbalance:28:compute";
+  std::vector<std::string> row;
+  for (const std::string& t : svg.tooltips)
+    if (t.starts_with(compute + ", ")) row.push_back(t);
+  ASSERT_EQ(row.size(), 128u);
+  // Column 97 holds ranks 776-783: its value is rank 777's, above the mean.
+  for (std::size_t c = 0; c < 128; ++c) {
+    double ratio = std::stod(row[c].substr(row[c].rfind(", ") + 2));
+    if (c == 97)
+      EXPECT_GT(ratio, 1.5) << row[c];
+    else
+      EXPECT_LT(ratio, 1.01) << row[c];
+  }
 }
 
 // The hue (0-360) of a "#rrggbb" colour.

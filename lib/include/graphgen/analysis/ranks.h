@@ -43,7 +43,9 @@ struct FunctionRanks {
   RankMeasure self, inclusive;
 };
 
-/// What the heatmap shows: per function, the mean of each column's ranks.
+/// What the heatmap shows: per function, the largest inclusive value of
+/// each column's ranks (a binned column keeps its outliers visible: one slow
+/// rank among 10 000 is its column's value, where a mean would hide it).
 struct RankHeatmap {
   std::size_t columns = 0;
   std::vector<std::int64_t> first_rank, last_rank;  // the ranks of each column
