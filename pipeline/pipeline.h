@@ -75,6 +75,9 @@ struct Request {
   /// Called with each input's own profile before it is merged, in merge
   /// order (per-rank statistics, compare); an error stops the conversion.
   std::function<Expected<bool>(std::size_t input, const Profile&)> on_input;
+  /// Called after each input is read and merged: how many of how many
+  /// (a front end shows progress on long merges).
+  std::function<void(std::size_t done, std::size_t total)> on_progress;
 };
 
 struct Output {

@@ -238,6 +238,7 @@ Expected<MergedShare> read_share(const Request& r, const InputFormat& format, st
   for (std::size_t pos = begin; pos < end; ++pos) {
     Expected<bool> ok = fold(ahead.take(pos, diag, share.input_bytes), order[pos]);
     ahead.folded();
+    if (r.on_progress) r.on_progress(pos + 1 - begin, end - begin);
     if (!ok) return ok.error();
   }
   share.exact = merger.take_exact();

@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "cli.h"
@@ -72,7 +74,26 @@ int run(pipeline::Settings settings) {
   const std::string& list_functions = request->list_functions;
   if (list_functions.empty())
     if (auto ok = check_output_is_not_an_input(a.output, request->inputs); !ok) return fail(ok.error());
-  auto output = pipeline::convert(*request, diag);
+  // A merge of many inputs says how far it is on a terminal, once it has
+  // run for two seconds (a quick one prints nothing; the tests set the
+  // delay with GRAPHGEN_TEST_PROGRESS_AFTER_MS).
+  pipeline::Request with_progress = *request;
+  const bool show_progress = ::isatty(STDERR_FILENO) && !a.quiet && request->inputs.size() > 1;
+  const char* after_ms = std::getenv("GRAPHGEN_TEST_PROGRESS_AFTER_MS");
+  const auto delay = std::chrono::milliseconds(after_ms ? std::atol(after_ms) : 2000);
+  const auto started = std::chrono::steady_clock::now();
+  auto last = started;
+  bool shown = false;
+  if (show_progress)
+    with_progress.on_progress = [&](std::size_t done, std::size_t total) {
+      auto now = std::chrono::steady_clock::now();
+      if (now - started < delay || (shown && now - last < std::chrono::milliseconds(200) && done < total)) return;
+      last = now;
+      shown = true;
+      std::fprintf(stderr, "\r\033[Kgraphgen: reading: %zu of %zu inputs", done, total);
+    };
+  auto output = pipeline::convert(with_progress, diag);
+  if (shown) std::fprintf(stderr, "\r\033[K");
   cli::report(diag, a.quiet);
   if (!output) return fail(output.error());
   // --list-functions prints to standard output whatever -o says.
