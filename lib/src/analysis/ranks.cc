@@ -53,12 +53,7 @@ RankAccumulator::RankAccumulator(const std::vector<std::string>& inputs, bool re
                      [&](std::size_t a, std::size_t b) { return ranks_[a] < ranks_[b]; });
     columns_ = std::min(heatmap_columns, n);
     column_of_.resize(n);
-    column_size_.assign(columns_, 0);
-    for (std::size_t k = 0; k < n; ++k) {
-      auto c = static_cast<std::uint32_t>(k * columns_ / n);
-      column_of_[by_rank[k]] = c;
-      ++column_size_[c];
-    }
+    for (std::size_t k = 0; k < n; ++k) column_of_[by_rank[k]] = static_cast<std::uint32_t>(k * columns_ / n);
   }
 }
 
@@ -134,8 +129,8 @@ void RankAccumulator::add(const std::vector<double>& self, const std::vector<dou
 void RankAccumulator::skip() { mark_skipped(input_at(position_++)); }
 
 // An unreadable input leaves the statistics: it is not a rank without the
-// functions (the segment tree forgets its number), nor part of its
-// heatmap column's mean.
+// functions (the segment tree forgets its number). (Its heatmap column
+// shows its ranks' largest value, which a skipped rank never raises.)
 void RankAccumulator::mark_skipped(std::uint32_t input) {
   if (input >= skipped_.size() || skipped_[input]) return;
   skipped_[input] = true;
@@ -144,7 +139,6 @@ void RankAccumulator::mark_skipped(std::uint32_t input) {
   std::size_t i = n + input;
   tree_[i] = INT64_MAX;
   for (i >>= 1; i >= 1; i >>= 1) tree_[i] = std::min(tree_[2 * i], tree_[2 * i + 1]);
-  if (columns_) --column_size_[column_of_[input]];
 }
 
 RankAccumulator::RankAccumulator(const std::vector<std::string>& inputs, bool reversed_tail,

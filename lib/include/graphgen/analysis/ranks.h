@@ -135,7 +135,6 @@ class RankAccumulator {
   std::size_t first_ = 0;  // the share's first arrival position
   std::size_t columns_ = 0;
   std::vector<std::uint32_t> column_of_;  // per input position
-  std::vector<std::uint32_t> column_size_;
   std::vector<State> states_;
   std::vector<double> heat_;   // per function x column: summed inclusive
   std::vector<bool> skipped_;  // per input: could not be read
