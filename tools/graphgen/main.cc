@@ -69,7 +69,7 @@ int run(pipeline::Settings settings) {
   diag.clear();
   if (!options) return fail(options.error());
   const pipeline::Options& a = *options;
-  const pipeline::Request* request = &a.request;
+  pipeline::Request* request = &options->request;
   if (a.each) return run_each(a);
   const std::string& list_functions = request->list_functions;
   if (list_functions.empty())
@@ -77,7 +77,6 @@ int run(pipeline::Settings settings) {
   // A merge of many inputs says how far it is on a terminal, once it has
   // run for two seconds (a quick one prints nothing; the tests set the
   // delay with GRAPHGEN_TEST_PROGRESS_AFTER_MS).
-  pipeline::Request with_progress = *request;
   const bool show_progress = ::isatty(STDERR_FILENO) && !a.quiet && request->inputs.size() > 1;
   const char* after_ms = std::getenv("GRAPHGEN_TEST_PROGRESS_AFTER_MS");
   const auto delay = std::chrono::milliseconds(after_ms ? std::atol(after_ms) : 2000);
@@ -85,14 +84,14 @@ int run(pipeline::Settings settings) {
   auto last = started;
   bool shown = false;
   if (show_progress)
-    with_progress.on_progress = [&](std::size_t done, std::size_t total) {
+    request->on_progress = [&](std::size_t done, std::size_t total) {
       auto now = std::chrono::steady_clock::now();
       if (now - started < delay || (shown && now - last < std::chrono::milliseconds(200) && done < total)) return;
       last = now;
       shown = true;
       std::fprintf(stderr, "\r\033[Kgraphgen: reading: %zu of %zu inputs", done, total);
     };
-  auto output = pipeline::convert(with_progress, diag);
+  auto output = pipeline::convert(*request, diag);
   if (shown) std::fprintf(stderr, "\r\033[K");
   cli::report(diag, a.quiet);
   if (!output) return fail(output.error());
