@@ -250,4 +250,10 @@ std::string dot_difference(const std::string& expected, const std::string& actua
   return out;
 }
 
+std::string identifier(std::string name) {
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return name;
+}
+
 }  // namespace graphgen::test

@@ -16,6 +16,9 @@ namespace fs = std::filesystem;
 /// The project's source tree and its testdata/ folder.
 fs::path source_dir();
 fs::path testdata_dir();
+/// `name` with every character but letters and digits as '_': a name
+/// gtest takes for a parameterised case.
+std::string identifier(std::string name);
 /// ../shared/corpus beside the project (or $GRAPHGEN_CORPUS); empty when absent.
 fs::path corpus_dir();
 /// ../shared/conformance beside the project; empty when absent.

@@ -104,12 +104,7 @@ INSTANTIATE_TEST_SUITE_P(
         Golden{"demo.root-depth1", "demo.pstats", {"-z", "wordfreq:*:main", "--depth", "1"}},
         Golden{"demo-profile", "demo-profile.pstats", {}}, Golden{"demo-py27.wrap", "demo-py27.pstats", {"-w"}},
         Golden{"ranks.merged", "ranks/rank0.pstats", {"ranks/rank1.pstats", "ranks/rank2.pstats"}}),
-    [](const testing::TestParamInfo<Golden>& info) {
-      std::string n = info.param.name;
-      for (char& c : n)
-        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-      return n;
-    });
+    [](const testing::TestParamInfo<Golden>& info) { return test::identifier(info.param.name); });
 
 }  // namespace
 }  // namespace graphgen::dot

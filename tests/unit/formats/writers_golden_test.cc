@@ -76,12 +76,7 @@ INSTANTIATE_TEST_SUITE_P(
         Golden{"q-g.icicle.flame.svg", {"-T", "flame", "--flame-reverse", "perf/q-g.perf"}},
         // --compare's graph.
         Golden{"compare-json.dot", {"--compare", "compare/json/a.json", "compare/json/b.json"}}),
-    [](const testing::TestParamInfo<Golden>& info) {
-      std::string n = info.param.name;
-      for (char& c : n)
-        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-      return n;
-    });
+    [](const testing::TestParamInfo<Golden>& info) { return test::identifier(info.param.name); });
 
 }  // namespace
 }  // namespace graphgen
