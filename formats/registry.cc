@@ -20,7 +20,8 @@
   X(json)                         \
   X(xperf)                        \
   X(sleepy)                       \
-  X(sysprof)
+  X(sysprof)                      \
+  X(tau)
 
 // Every folder with outputs, one line each, in the order --help lists them;
 // each has <name>::output_formats(), its rows, in formats/<name>/format.cc.

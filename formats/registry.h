@@ -53,6 +53,7 @@ Confidence strong_or_no(std::string_view head) {
 enum Provides : unsigned {
   kCallGraph = 1,  // functions, calls, costs (every format)
   kLineHits = 2,   // per-line time and hit counts (line_profiler)
+  kLocations = 4,  // one file may hold several ranks or threads (Profile::locations)
 };
 
 /// The order in which several files of a format merge.

@@ -81,9 +81,23 @@ Expected<std::vector<std::string>> expand_inputs(const std::vector<std::string>&
       std::vector<std::string> files;
       // Hidden files are not profiles (.DS_Store, an editor's .swp), as a
       // shell's * leaves them out.
-      for (const auto& e : fs::directory_iterator(arg, ec))
-        if (e.is_regular_file(ec) && !e.path().filename().string().starts_with("."))
+      std::vector<std::string> metric_folders;
+      for (const auto& e : fs::directory_iterator(arg, ec)) {
+        const std::string name = e.path().filename().string();
+        if (e.is_regular_file(ec) && !name.starts_with("."))
           files.push_back(e.path().string());
+        else if (name.starts_with("MULTI__") && e.is_directory(ec))
+          metric_folders.push_back(e.path().string());
+      }
+      // TAU's several metrics: one MULTI__<metric> folder each, the same
+      // file names in each. Its reader takes the other metrics of a file
+      // from the sibling folders, so the files of one folder are the inputs.
+      if (files.empty() && !metric_folders.empty()) {
+        std::sort(metric_folders.begin(), metric_folders.end());
+        for (const auto& e : fs::directory_iterator(metric_folders.front(), ec))
+          if (e.is_regular_file(ec) && !e.path().filename().string().starts_with("."))
+            files.push_back(e.path().string());
+      }
       if (ec) return bad_input(fmt::format("{}: cannot list this folder: {}", quote_input(arg), ec.message()));
       if (files.empty())
         return bad_input(fmt::format("{}: expected profile files in this folder, found none", quote_input(arg)));

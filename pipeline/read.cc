@@ -8,6 +8,7 @@
 #include <functional>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "common/decompress.h"
@@ -157,6 +158,95 @@ Expected<Profile> read_input(const std::string& path, const InputFormat* format,
   }
 }
 
+// A location's number as a rank: its rank where those are unique in the
+// file, else its thread where those are (the threads of one process), else
+// none (numbered by position).
+std::vector<std::int64_t> location_numbers(const Profile& p) {
+  std::set<std::int64_t> ranks, threads;
+  for (const Location& l : p.locations) {
+    ranks.insert(l.rank);
+    threads.insert(l.thread);
+  }
+  std::vector<std::int64_t> out;
+  for (const Location& l : p.locations)
+    out.push_back(ranks.size() == p.locations.size() ? l.rank : threads.size() == p.locations.size() ? l.thread : -1);
+  return out;
+}
+
+// Files that may hold several ranks each (TAU's packed files, CUBE4): every
+// file is read before the statistics start, since they need the number of
+// ranks, then each location of each file is a rank (a file without
+// locations is one).
+Expected<MergedShare> read_located(const Request& r, const InputFormat& format, Diagnostics& diag, FirstInput* first) {
+  const std::size_t n = r.inputs.size();
+  MergedShare share;
+  ProfileMerger merger(share.profile);
+  std::vector<Profile> profiles;
+  std::vector<std::size_t> input_of;
+  ReadAhead ahead(0, n, [&](std::size_t pos, Slot& slot) {
+    std::optional<InputFile> opened;
+    if (first && first->file && pos == first->index) opened = std::move(first->file);
+    return read_input(r.inputs[pos], &format, r, opened, slot.diag, slot.bytes);
+  });
+  for (std::size_t pos = 0; pos < n; ++pos) {
+    Expected<Profile> result = ahead.take(pos, diag, share.input_bytes);
+    ahead.folded();
+    if (r.on_progress) r.on_progress(pos + 1, n);
+    if (!result) {
+      if (!r.keep_going || result.error().kind == Error::Kind::kBadUsage) return result.error();
+      share.skipped.push_back(fmt::format("{} ({})", r.inputs[pos], result.error().message));
+      continue;
+    }
+    if (r.on_input)
+      if (auto ok = r.on_input(pos, *result); !ok) return ok.error();
+    profiles.push_back(std::move(result).value());
+    input_of.push_back(pos);
+  }
+  std::vector<std::int64_t> numbers;
+  for (std::size_t i = 0; i < profiles.size(); ++i) {
+    if (profiles[i].locations.empty()) {
+      numbers.push_back(rank_from_path(r.inputs[input_of[i]]));
+    } else {
+      std::vector<std::int64_t> mine = location_numbers(profiles[i]);
+      numbers.insert(numbers.end(), mine.begin(), mine.end());
+    }
+  }
+  share.ranks.emplace(std::move(numbers), false, kHeatmapColumns);
+  std::vector<double> self, inclusive;
+  std::vector<FuncId> to_merged;
+  for (std::size_t i = 0; i < profiles.size(); ++i) {
+    Profile& p = profiles[i];
+    const std::string& path = r.inputs[input_of[i]];
+    if (auto ok = merger.add(p, path); !ok) return ok.error();
+    if (share.files++ == 0) share.first_input = path;
+    const std::vector<FuncId>& map = merger.last_map();
+    if (p.locations.empty()) {
+      if (auto ok = rank_values(p, format, r, self, inclusive); !ok) return ok.error();
+      share.ranks->add(self, inclusive, map);
+      continue;
+    }
+    auto event = pick_event(p, format, r.event);
+    if (!event) return event.error();
+    const std::size_t ne = p.events.size();
+    const Event& ev = p.events[*event];
+    for (const Location& l : p.locations) {
+      self.clear();
+      inclusive.clear();
+      to_merged.clear();
+      for (std::uint32_t row = l.begin; row < l.end; ++row) {
+        to_merged.push_back(map[p.location_functions[row]]);
+        self.push_back(event_value(ev, p.location_self[row * ne + *event]));
+        inclusive.push_back(event_value(ev, p.location_total[row * ne + *event]));
+      }
+      share.ranks->add(self, inclusive, to_merged);
+    }
+    p = Profile();  // freed once folded
+  }
+  share.exact = merger.take_exact();
+  share.ranks->close(share.ranks->size());
+  return share;
+}
+
 }  // namespace
 
 // The order files merge in: as given, or pstats.Stats(a, b, c)'s a, c, b.
@@ -199,6 +289,9 @@ Expected<MergedShare> read_share(const Request& r, const InputFormat& format, st
   const std::size_t n = r.inputs.size();
   end = std::min(end, n);
   begin = std::min(begin, end);
+  // Files of several ranks each: their locations are the ranks (one process
+  // reads them all; graphgen-mpi's shares count files).
+  if (want_ranks && (format.provides & kLocations) && begin == 0 && end == n) return read_located(r, format, diag, first);
   const InputFormat* fmt_ptr = &format;
   std::vector<std::size_t> order = merge_order(format.merge_order, n);
   MergedShare share;

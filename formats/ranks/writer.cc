@@ -119,8 +119,8 @@ std::string write_text(const Profile& p, const RankTable& t, const Options& o) {
       "Imb = Max - Mean, Imb% = (Max - Mean) / Max * N / (N - 1); Stddev over the N ranks. Highest Imb first, {} of "
       "{} functions (--top N for more).\n",
       t.ranks,
-      t.numbered_by_position ? "numbered by their order: not every file name holds its own rank number"
-                             : "numbered by the last number in each file name",
+      t.numbered_by_position ? std::string("numbered by their order: not every input names its own rank number")
+                             : "numbered " + t.numbered_by,
       unit == "s" ? "seconds" : unit, rows, order.size());
   if (!t.skipped_ranks.empty())
     out += fmt::format("Not counted: {} {} whose input could not be read (--keep-going): {}.\n", t.skipped_ranks.size(),

@@ -58,7 +58,8 @@ std::size_t Profile::approximate_bytes() const {
   return strings.bytes() + bytes(functions) + bytes(self_cost) + bytes(total_cost) + bytes(stack_total) +
          bytes(listed) + bytes(calls) + bytes(call_cost) + bytes(call_self) + bytes(line_costs) +
          bytes(line_cost_values) + bytes(call_sites) + bytes(call_site_cost) + bytes(jumps) + bytes(stack_nodes) +
-         bytes(stack_node_cost) + bytes(reported_share);
+         bytes(stack_node_cost) + bytes(reported_share) + bytes(locations) + bytes(location_functions) +
+         bytes(location_self) + bytes(location_total);
 }
 
 double Profile::value(std::size_t e, Cost c) const {

@@ -134,6 +134,7 @@ TEST(Robustness, OtherFormatsSurvive10000CorruptionsEach) {
       {"sysprof", "", "sysprof/demo.sysprof"},  // nautilus.sysprof is 2.7 MB
       {"xperf", "", "xperf/quoted.xperf"},      // val3_xperf.xperf is 1.4 MB
       {"dtrace", "dtrace/go.dtrace", "dtrace/headers.dtrace"},
+      {"tau", "", "tau/wrap/profile.0.0.0"},
   };
   fs::path corpus = test::corpus_dir();
   unsigned seed = 100;

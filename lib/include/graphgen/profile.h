@@ -169,6 +169,20 @@ struct StackNode {
   StringId process = kNoString;
 };
 
+/// Optional layer: a file that holds several ranks or threads (TAU's
+/// packed profiles, CUBE4): what each of them ran. The profile's own costs
+/// are their sums; per-rank statistics read each location as a rank.
+struct Location {
+  /// The MPI rank (TAU's node, CUBE4's location group), or -1.
+  std::int64_t rank = -1;
+  /// The thread within the rank (TAU's context and thread as one number).
+  std::int64_t thread = 0;
+  /// How the profiler names it, e.g. "0,0,1" (ParaProf's node,context,thread).
+  StringId label = kNoString;
+  /// Its rows in Profile::location_functions: [begin, end).
+  std::uint32_t begin = 0, end = 0;
+};
+
 /// Which subpositions the per-position layers hold (callgrind `positions:`).
 enum Positions : std::uint8_t { kPositionLine = 1, kPositionAddress = 2 };
 
@@ -233,6 +247,13 @@ struct Profile {
 
   std::vector<StackNode> stack_nodes;
   std::vector<Cost> stack_node_cost;  // stack_nodes.size() x events.size()
+
+  /// Per-location layer (Location): the functions each location ran, and
+  /// their self and inclusive costs there (location_functions.size() x
+  /// events.size() each). Merging profiles drops it.
+  std::vector<Location> locations;
+  std::vector<FuncId> location_functions;
+  std::vector<Cost> location_self, location_total;
 
   std::size_t num_events() const { return events.size(); }
   bool has_total_cost() const { return reports_totals; }

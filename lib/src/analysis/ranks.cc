@@ -20,27 +20,69 @@ std::int64_t last_integer(std::string_view name) {
   for (std::size_t i = begin; i < end; ++i) v = v * 10 + (name[i] - '0');
   return v;
 }
+
+// TAU's `profile.N.C.T` (and `snapshot.N.C.T`): N is the rank; files of
+// other threads than 0,0 are no rank of their own (-1).
+bool tau_rank(std::string_view name, std::int64_t& rank) {
+  std::size_t dot = name.find('.');
+  if (dot == std::string_view::npos || (name.substr(0, dot) != "profile" && name.substr(0, dot) != "snapshot"))
+    return false;
+  std::int64_t ids[3];
+  std::string_view rest = name.substr(dot + 1);
+  for (int i = 0; i < 3; ++i) {
+    std::size_t end = i < 2 ? rest.find('.') : rest.size();
+    if (end == 0 || end == std::string_view::npos || end > 12) return false;
+    ids[i] = 0;
+    for (char c : rest.substr(0, end)) {
+      if (c < '0' || c > '9') return false;
+      ids[i] = ids[i] * 10 + (c - '0');
+    }
+    rest = i < 2 ? rest.substr(end + 1) : std::string_view();
+  }
+  rank = ids[1] == 0 && ids[2] == 0 ? ids[0] : -1;
+  return true;
+}
 }  // namespace
 
 std::int64_t rank_from_path(std::string_view path) {
   // The file name's last number (cpu_12.prof), else its folders' (rank-3/out.pstats).
   std::size_t slash = path.rfind('/');
+  std::int64_t tau = -1;
+  if (tau_rank(slash == std::string_view::npos ? path : path.substr(slash + 1), tau)) return tau;
   if (slash == std::string_view::npos) return last_integer(path);
   std::int64_t in_name = last_integer(path.substr(slash + 1));
   return in_name >= 0 ? in_name : last_integer(path.substr(0, slash));
 }
 
+namespace {
+std::vector<std::int64_t> ranks_from_paths(const std::vector<std::string>& inputs) {
+  std::vector<std::int64_t> out(inputs.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i) out[i] = rank_from_path(inputs[i]);
+  return out;
+}
+}  // namespace
+
 RankAccumulator::RankAccumulator(const std::vector<std::string>& inputs, bool reversed_tail,
                                  std::size_t heatmap_columns)
-    : reversed_tail_(reversed_tail) {
-  const std::size_t n = inputs.size();
-  ranks_.resize(n);
+    : RankAccumulator(ranks_from_paths(inputs), reversed_tail, heatmap_columns) {
+  std::int64_t ignored;
+  bool tau = !inputs.empty();
+  for (const std::string& in : inputs) {
+    std::size_t slash = in.rfind('/');
+    tau = tau && tau_rank(slash == std::string::npos ? in : in.substr(slash + 1), ignored);
+  }
+  numbered_by_ = tau ? "by N in TAU's profile.N.C.T" : "by the last number in each file name";
+}
+
+RankAccumulator::RankAccumulator(std::vector<std::int64_t> numbers, bool reversed_tail, std::size_t heatmap_columns)
+    : ranks_(std::move(numbers)),
+      numbered_by_("as the files number their ranks or threads"),
+      reversed_tail_(reversed_tail) {
+  const std::size_t n = ranks_.size();
   skipped_.assign(n, false);
   std::set<std::int64_t> seen;
-  for (std::size_t i = 0; i < n; ++i) {
-    ranks_[i] = rank_from_path(inputs[i]);
+  for (std::size_t i = 0; i < n; ++i)
     if (ranks_[i] < 0 || !seen.insert(ranks_[i]).second) by_position_ = true;
-  }
   if (by_position_) std::iota(ranks_.begin(), ranks_.end(), 0);
   tree_.assign(2 * n, INT64_MAX);
   std::copy(ranks_.begin(), ranks_.end(), tree_.begin() + static_cast<std::ptrdiff_t>(n));
@@ -302,6 +344,7 @@ RankTable RankAccumulator::finish(std::size_t functions, const std::vector<FuncI
   for (std::size_t i = 0; i < ranks_.size(); ++i) (skipped_[i] ? t.skipped_ranks : t.rank_numbers).push_back(ranks_[i]);
   std::sort(t.skipped_ranks.begin(), t.skipped_ranks.end());
   t.numbered_by_position = by_position_;
+  t.numbered_by = numbered_by_;
   t.functions.resize(functions);
   std::vector<FuncId> final_id(states_.size());
   for (FuncId g = 0; g < states_.size(); ++g) final_id[g] = renumbered.empty() ? g : renumbered[g];

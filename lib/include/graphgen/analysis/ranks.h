@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -25,7 +26,8 @@
 namespace graphgen {
 
 /// The rank number of an input: the last integer in its file name
-/// (cpu_12.prof), else in its folders (rank-3/out.pstats), else -1.
+/// (cpu_12.prof), else in its folders (rank-3/out.pstats), else -1; for
+/// TAU's profile.N.C.T, N (and -1 for threads other than C.T = 0.0).
 std::int64_t rank_from_path(std::string_view path);
 
 struct RankMeasure {
@@ -56,6 +58,9 @@ struct RankTable {
   std::size_t ranks = 0;
   std::vector<std::int64_t> rank_numbers;  // of the ranks counted, in input order
   bool numbered_by_position = false;       // no usable numbers in the file names
+  /// Where the numbers come from, for a reader ("the last number in each
+  /// file name"); meaningless when numbered_by_position.
+  std::string numbered_by;
   /// The ranks whose inputs could not be read (--keep-going): not counted
   /// in `ranks` nor in any statistic; in increasing order.
   std::vector<std::int64_t> skipped_ranks;
@@ -71,6 +76,9 @@ class RankAccumulator {
   /// then the last to the second), else in input order; `heatmap_columns`
   /// bounds the heatmap's width (0: no heatmap).
   RankAccumulator(const std::vector<std::string>& inputs, bool reversed_tail, std::size_t heatmap_columns);
+  /// The same with the ranks' numbers given, one per input (-1: none; any
+  /// missing or repeated number numbers every rank by its position).
+  RankAccumulator(std::vector<std::int64_t> numbers, bool reversed_tail, std::size_t heatmap_columns);
   /// The same for a share of the inputs: the arrival positions from
   /// `first_position` on (graphgen-mpi gives each process one).
   RankAccumulator(const std::vector<std::string>& inputs, bool reversed_tail, std::size_t heatmap_columns,
@@ -127,7 +135,13 @@ class RankAccumulator {
   void mark_skipped(std::uint32_t input);
   std::size_t readable() const { return ranks_.size() - skipped_count_; }
 
+ public:
+  /// How many ranks the accumulator was made for.
+  std::size_t size() const { return ranks_.size(); }
+
+ private:
   std::vector<std::int64_t> ranks_;
+  std::string numbered_by_;
   std::vector<std::int64_t> tree_;  // lowest_rank()'s segment tree
   bool by_position_ = false;
   bool reversed_tail_ = false;

@@ -1,0 +1,51 @@
+// What the text and packed TAU readers share: timers into the model.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "graphgen/error.h"
+#include "graphgen/profile.h"
+
+namespace graphgen::tau::detail {
+
+/// A TAU metric is time (microseconds) when its name holds TIME and is not
+/// a count of something or a rate per time, as ParaProf decides
+/// (Metric.isTimeMetric).
+bool is_time_metric(std::string_view name);
+
+/// Builds a profile from TAU timers: flat timers give functions (self =
+/// exclusive, total = inclusive, calls), call-path timers (`a => b => c`)
+/// give the edge of their last two frames. Time metrics become floating
+/// seconds, counters integer counts.
+class Builder {
+ public:
+  Builder(Profile& p, const std::vector<std::string>& metrics);
+
+  /// One timer of the current thread; `excl` and `incl` hold one value per
+  /// metric, in the constructor's order.
+  void timer(std::string_view name, double calls, const double* excl, const double* incl);
+  /// Timers from here to end_location() are one location's (packed files).
+  void begin_location(std::int64_t node, std::int64_t context, std::int64_t thread);
+  void end_location();
+  /// Warnings for what the files held that the model cannot (negative
+  /// values TAU's reader also clamps to 0).
+  void finish(std::string_view path, Diagnostics& diag);
+
+ private:
+  FuncId function(std::string_view frame);
+  Cost cost(std::size_t metric, double v);
+
+  Profile& p_;
+  std::vector<bool> time_;
+  std::unordered_map<StringId, FuncId> functions_;  // by interned name
+  std::unordered_map<std::uint64_t, CallId> calls_;
+  std::unordered_map<FuncId, std::uint32_t> rows_;  // the current location's rows
+  bool in_location_ = false;
+  std::size_t clamped_ = 0, rounded_ = 0;
+};
+
+}  // namespace graphgen::tau::detail

@@ -1,0 +1,301 @@
+// TAU's profiles against ParaProf's own reading of the same files: every
+// thread's calls, exclusive and inclusive values as TAU's Java reader
+// (perfdmf's TauDataSource and PackedProfileDataSource) loads them
+// (testdata/tau/README.md says how the dumps were made).
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "common/decompress.h"
+#include "graphgen/analysis/ranks.h"
+#include "tau/reader.h"
+#include "util/test_util.h"
+
+namespace graphgen {
+namespace {
+
+namespace fs = std::filesystem;
+
+// One row of ParaProf's dump: a function's values on one thread, one metric.
+struct Row {
+  std::int64_t node = 0, context = 0, thread = 0;
+  std::string metric, name;
+  double calls = 0, excl = 0, incl = 0;
+};
+
+std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    char c = line[i];
+    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+      out.back() += '"';
+      ++i;
+    } else if (c == '"') {
+      quoted = !quoted;
+    } else if (c == ',' && !quoted) {
+      out.emplace_back();
+    } else {
+      out.back() += c;
+    }
+  }
+  return out;
+}
+
+std::vector<Row> paraprof(const std::string& name) {
+  std::istringstream in(test::read_file(test::testdata_dir() / "tau" / "paraprof" / name));
+  std::vector<Row> rows;
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line,
+            "node,context,thread,metric_index,metric_name,function_name,groups,calls,subroutines,exclusive,"
+            "inclusive");
+  while (std::getline(in, line)) {
+    auto f = csv_fields(line);
+    if (f.size() != 11) {
+      ADD_FAILURE() << "bad oracle line: " << line;
+      continue;
+    }
+    rows.push_back({std::stoll(f[0]), std::stoll(f[1]), std::stoll(f[2]), f[4], f[5], std::stod(f[7]), std::stod(f[9]),
+                    std::stod(f[10])});
+  }
+  EXPECT_GT(rows.size(), 10u);
+  return rows;
+}
+
+bool is_path(const std::string& name) { return name.find(" => ") != std::string::npos; }
+
+std::map<std::string, FuncId> by_name(const Profile& p) {
+  std::map<std::string, FuncId> out;
+  for (FuncId f = 0; f < p.functions.size(); ++f) out[std::string(p.str(p.functions[f].name))] = f;
+  return out;
+}
+
+// TAU's time is in microseconds; graphgen's in seconds, the same double
+// divided once.
+double seconds(double us) { return us / 1e6; }
+
+// Each file of a folder of profile.N.0.0 against ParaProf's rows of node N.
+void check_text_folder(const std::string& folder, const std::string& oracle) {
+  std::vector<Row> rows = paraprof(oracle);
+  std::set<std::int64_t> nodes;
+  for (const Row& r : rows) nodes.insert(r.node);
+  std::size_t checked = 0;
+  for (std::int64_t node : nodes) {
+    fs::path file = test::testdata_dir() / "tau" / folder / ("profile." + std::to_string(node) + ".0.0");
+    Profile p = test::read_ok({file}, "tau");
+    ASSERT_EQ(p.events.size(), 1u);
+    EXPECT_EQ(p.str(p.events[0].name), rows.front().metric);
+    auto names = by_name(p);
+    std::size_t of_node = 0;
+    for (const Row& r : rows) {
+      if (r.node != node) continue;
+      ++of_node;
+      ASSERT_TRUE(names.count(r.name)) << file << ": no function " << r.name;
+      FuncId f = names[r.name];
+      EXPECT_EQ(p.functions[f].calls, static_cast<std::int64_t>(r.calls)) << r.name;
+      EXPECT_EQ(cost_float(p.self(f, 0)), seconds(r.excl)) << r.name;
+      EXPECT_EQ(cost_float(p.total(f, 0)), seconds(r.incl)) << r.name;
+      ++checked;
+    }
+    EXPECT_EQ(p.functions.size(), of_node) << file;
+  }
+  EXPECT_EQ(checked, rows.size());
+}
+
+TEST(TauText, EveryTimerOfEveryRankEqualsParaProf) {
+  check_text_folder("xmain_0", "xmain_0.csv");  // 8 ranks x 27 timers
+  check_text_folder("wrap", "wrap.csv");        // routine names with source locations and parameters
+}
+
+TEST(TauText, SourceLocationsInNamesGiveFileAndLine) {
+  Profile p = test::read_ok({test::testdata_dir() / "tau" / "wrap" / "profile.0.0.0"}, "tau");
+  auto names = by_name(p);
+  FuncId main = names.at("int main(int, char **) C [{main.c} {5,1}-{17,1}]");
+  EXPECT_EQ(p.str(p.functions[main].file), "main.c");
+  EXPECT_EQ(p.functions[main].line, 5);
+}
+
+// A packed file as its reader gives it, locations and all.
+Profile read_packed(const std::string& file) {
+  auto in = InputFile::open((test::testdata_dir() / "tau" / file).string());
+  EXPECT_TRUE(in.has_value());
+  auto opened = formats::prepared(std::move(in).value());  // gunzipped
+  EXPECT_TRUE(opened.has_value());
+  Diagnostics diag;
+  auto p = tau::read_packed(*opened, {}, diag);
+  EXPECT_TRUE(p.has_value()) << p.error().message;
+  return std::move(p).value();
+}
+
+// Every thread of a packed file against ParaProf's rows of that thread;
+// call paths against the edges they give.
+void check_packed(const std::string& file, const std::string& oracle) {
+  std::vector<Row> rows = paraprof(oracle);
+  Profile p = read_packed(file);
+  auto names = by_name(p);
+  std::map<std::string, const Location*> locations;
+  for (const Location& l : p.locations) locations[std::string(p.str(l.label))] = &l;
+  const std::size_t ne = p.events.size();
+  std::map<std::string, std::size_t> flat_rows;
+  std::map<std::pair<FuncId, FuncId>, std::pair<double, double>> edges;  // calls, inclusive
+  for (const Row& r : rows) {
+    if (is_path(r.name)) {
+      std::string callee = r.name.substr(r.name.rfind(" => ") + 4), head = r.name.substr(0, r.name.rfind(" => "));
+      std::size_t before = head.rfind(" => ");
+      std::string caller = before == std::string::npos ? head : head.substr(before + 4);
+      ASSERT_TRUE(names.count(caller) && names.count(callee)) << r.name;
+      auto& e = edges[{names[caller], names[callee]}];
+      e.first += r.calls;
+      e.second += seconds(r.incl);
+      continue;
+    }
+    std::string label = std::to_string(r.node) + "," + std::to_string(r.context) + "," + std::to_string(r.thread);
+    ASSERT_TRUE(locations.count(label)) << label;
+    const Location& l = *locations[label];
+    ++flat_rows[label];
+    ASSERT_TRUE(names.count(r.name)) << r.name;
+    FuncId f = names[r.name];
+    bool found = false;
+    for (std::uint32_t row = l.begin; row < l.end; ++row) {
+      if (p.location_functions[row] != f) continue;
+      found = true;
+      EXPECT_EQ(cost_float(p.location_self[row * ne]), seconds(r.excl)) << label << " " << r.name;
+      EXPECT_EQ(cost_float(p.location_total[row * ne]), seconds(r.incl)) << label << " " << r.name;
+    }
+    EXPECT_TRUE(found) << label << " " << r.name;
+  }
+  ASSERT_EQ(flat_rows.size(), p.locations.size());
+  for (const Location& l : p.locations) EXPECT_EQ(l.end - l.begin, flat_rows[std::string(p.str(l.label))]);
+  std::size_t calls_with_edges = 0;
+  for (CallId c = 0; c < p.calls.size(); ++c) {
+    auto it = edges.find({p.calls[c].caller, p.calls[c].callee});
+    ASSERT_NE(it, edges.end());
+    EXPECT_EQ(p.calls[c].count, static_cast<std::int64_t>(it->second.first));
+    EXPECT_DOUBLE_EQ(cost_float(p.inclusive(c, 0)), it->second.second);
+    ++calls_with_edges;
+  }
+  EXPECT_EQ(calls_with_edges, edges.size());
+}
+
+TEST(TauPacked, EveryThreadEqualsParaProf) {
+  check_packed("DrawGraph-8.ppk", "DrawGraph-8.csv");  // 8 ranks, flat
+  check_packed("matmult.ppk", "matmult.csv");          // 24 OpenMP threads, call paths and samples
+}
+
+TEST(TauPacked, CallPathsAreEdgesNotFlatTime) {
+  Profile p = read_packed("matmult.ppk");
+  EXPECT_EQ(p.calls.size(), 19u);
+  for (const Function& f : p.functions) EXPECT_EQ(p.str(f.name).find(" => "), std::string_view::npos);
+}
+
+// The per-rank table of a folder of rank files, and of a packed file's
+// threads, from ParaProf's values: each function's largest and smallest
+// inclusive time and where they are.
+void check_rank_extremes(const std::vector<std::string>& args, const std::string& oracle, bool by_thread) {
+  std::vector<Row> rows = paraprof(oracle);
+  auto run = test::graphgen(args);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  std::istringstream in(run.out);
+  std::string line;
+  std::getline(in, line);
+  auto header = csv_fields(line);
+  auto column = [&](const std::string& name) {
+    return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+  };
+  std::map<std::string, std::pair<double, std::int64_t>> max;  // per function: value, rank
+  std::set<std::int64_t> ranks;
+  for (const Row& r : rows) {
+    if (is_path(r.name)) continue;
+    std::int64_t rank = by_thread ? r.thread : r.node;
+    ranks.insert(rank);
+    auto [it, fresh] = max.try_emplace(r.name, seconds(r.incl), rank);
+    if (!fresh &&
+        (seconds(r.incl) > it->second.first || (seconds(r.incl) == it->second.first && rank < it->second.second)))
+      it->second = {seconds(r.incl), rank};
+  }
+  std::size_t checked = 0;
+  while (std::getline(in, line)) {
+    auto f = csv_fields(line);
+    ASSERT_TRUE(max.count(f[column("name")])) << line;
+    auto [value, rank] = max[f[column("name")]];
+    EXPECT_EQ(std::stod(f[column("inclusive_max")]), value) << line;
+    EXPECT_EQ(std::stoll(f[column("inclusive_max_rank")]), rank) << line;
+    EXPECT_EQ(std::stoull(f[column("ranks")]), ranks.size());
+    ++checked;
+  }
+  EXPECT_EQ(checked, max.size());
+}
+
+TEST(TauRanks, RankFilesAreRanksByTheirNodeNumber) {
+  check_rank_extremes({(test::testdata_dir() / "tau" / "xmain_0").string(), "-T", "ranks.csv", "--top", "1000"},
+                      "xmain_0.csv", false);
+}
+
+TEST(TauRanks, PackedThreadsAreRanks) {
+  check_rank_extremes({(test::testdata_dir() / "tau" / "DrawGraph-8.ppk").string(), "-T", "ranks.csv", "--top", "1000"},
+                      "DrawGraph-8.csv", false);
+  check_rank_extremes({(test::testdata_dir() / "tau" / "matmult.ppk").string(), "-T", "ranks.csv", "--top", "1000"},
+                      "matmult.csv", true);
+}
+
+TEST(TauRanks, TheNodeNumberOfProfileNCT) {
+  EXPECT_EQ(rank_from_path("out/profile.12.0.0"), 12);
+  EXPECT_EQ(rank_from_path("MULTI__TIME/profile.3.0.0"), 3);
+  EXPECT_EQ(rank_from_path("profile.3.0.1"), -1);  // a thread of rank 3: not a rank of its own
+  EXPECT_EQ(rank_from_path("profile.x.0.0"), 0);   // not TAU's name: the last number
+}
+
+}  // namespace
+}  // namespace graphgen
+
+namespace graphgen {
+namespace {
+
+// Two metrics as TAU writes them: MULTI__TIME and MULTI__PAPI_TOT_CYC, the
+// same file names in each (the counter's files made from the time files'
+// lines with the metric renamed: their numbers are the counts).
+fs::path two_metric_run() {
+  fs::path dir = test::temp_dir() / "tau-multi";
+  fs::remove_all(dir);
+  for (const char* metric : {"TIME", "PAPI_TOT_CYC"}) {
+    fs::create_directories(dir / (std::string("MULTI__") + metric));
+    for (int rank : {0, 1}) {
+      std::string name = "profile." + std::to_string(rank) + ".0.0";
+      std::string text = test::read_file(test::testdata_dir() / "tau" / "xmain_0" / name);
+      for (std::string from : {"_MULTI_TIME\n", "<value>TIME</value>"}) {
+        std::string to = from;
+        to.replace(to.find("TIME"), 4, metric);
+        text.replace(text.find(from), from.size(), to);
+      }
+      std::ofstream(dir / (std::string("MULTI__") + metric) / name) << text;
+    }
+  }
+  return dir;
+}
+
+TEST(TauText, MetricFoldersAreEventsOfOneProfile) {
+  fs::path dir = two_metric_run();
+  Profile p = test::read_ok({dir / "MULTI__PAPI_TOT_CYC" / "profile.1.0.0"}, "tau");
+  ASSERT_EQ(p.events.size(), 2u);
+  EXPECT_EQ(p.str(p.events[0].name), "TIME");  // time first, whichever file was named
+  EXPECT_EQ(p.str(p.events[1].name), "PAPI_TOT_CYC");
+  EXPECT_TRUE(p.events[0].floating);
+  EXPECT_FALSE(p.events[1].floating);
+  auto names = by_name(p);
+  FuncId app = names.at(".TAU application");  // rank 1: 1 11367 33779348 62482119
+  EXPECT_EQ(cost_float(p.self(app, 0)), seconds(33779348));
+  EXPECT_EQ(p.self(app, 1), 33779348);
+  EXPECT_EQ(p.total(app, 1), 62482119);
+  // The folder is two ranks, not four: each rank's file is read once.
+  auto run = test::graphgen({dir.string(), "-T", "ranks.json", "--event", "PAPI_TOT_CYC"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("\"ranks\": 2, "), std::string::npos) << run.out.substr(0, 200);
+  EXPECT_NE(run.out.find("\"rank_numbers\": [0, 1]"), std::string::npos) << run.out.substr(0, 200);
+}
+
+}  // namespace
+}  // namespace graphgen
