@@ -21,7 +21,8 @@
   X(xperf)                        \
   X(sleepy)                       \
   X(sysprof)                      \
-  X(tau)
+  X(tau)                          \
+  X(cube)
 
 // Every folder with outputs, one line each, in the order --help lists them;
 // each has <name>::output_formats(), its rows, in formats/<name>/format.cc.

@@ -25,7 +25,8 @@ jobs=${GRAPHGEN_JOBS:-$(nproc 2>/dev/null || echo 2)}
 #   libcli11-dev                       the command line
 #   zlib1g-dev libbz2-dev liblzma-dev libzstd-dev   compressed inputs (.gz .bz2 .xz .zst)
 #   libzip-dev                         Very Sleepy's .sleepy files (zip archives)
-#   libexpat1-dev                      sysprof's XML
+#   libexpat1-dev                      sysprof's XML, CUBE4's anchor.xml
+#   libarchive-dev                     CUBE4's .cubex (tar archives)
 #   libsimdjson-dev                    gprof2dot's JSON format
 #   python3-dev                        graphgen run (embedded CPython) and the graphgen module
 #   python3-numpy                      tests profile a script that calls a C extension
@@ -40,7 +41,7 @@ jobs=${GRAPHGEN_JOBS:-$(nproc 2>/dev/null || echo 2)}
 #   python3                            the conformance comparators in ../shared
 #   python3-html5lib                   the invariant suite parses every HTML output as HTML5
 packages=(cmake g++ ninja-build pkg-config libgraphviz-dev libpng-dev libspdlog-dev libfmt-dev libcli11-dev
-          zlib1g-dev libbz2-dev liblzma-dev libzstd-dev libzip-dev libexpat1-dev libsimdjson-dev help2man
+          zlib1g-dev libbz2-dev liblzma-dev libzstd-dev libzip-dev libexpat1-dev libarchive-dev libsimdjson-dev help2man
           python3-dev python3-numpy libopenmpi-dev openmpi-bin chromium
           libgtest-dev clang-format nlohmann-json3-dev valgrind xz-utils python3-html5lib)
 

@@ -1,0 +1,551 @@
+#include "reader.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <type_traits>
+#include <unordered_map>
+
+#include "anchor.h"
+#include "graphgen/text.h"
+
+namespace graphgen::cube {
+
+namespace {
+
+using detail::Anchor;
+using detail::Cnode;
+
+// The archive's members that matter: anchor.xml and each metric's files.
+struct Members {
+  std::string anchor;
+  std::map<std::int64_t, std::string> index, data;
+};
+
+// "12.index" -> 12.
+bool metric_file(std::string_view name, std::string_view suffix, std::int64_t& id) {
+  if (!name.ends_with(suffix) || name.size() == suffix.size()) return false;
+  std::uint64_t v = 0;
+  if (!parse_u64(name.substr(0, name.size() - suffix.size()), v) || v > INT32_MAX) return false;
+  id = static_cast<std::int64_t>(v);
+  return true;
+}
+
+Expected<Members> unpack(const InputFile& in, std::size_t budget) {
+  struct Closer {
+    archive* a;
+    ~Closer() { archive_read_free(a); }
+  } ar{archive_read_new()};
+  archive_read_support_format_tar(ar.a);
+  archive_read_support_filter_none(ar.a);
+  if (archive_read_open_memory(ar.a, in.bytes().data(), in.bytes().size()) != ARCHIVE_OK)
+    return bad_input(fmt::format("{}:+0x0: expected a CUBE4 tar archive, found {}", in.path(),
+                                 archive_error_string(ar.a) ? archive_error_string(ar.a) : "other bytes"));
+  Members m;
+  std::size_t total = 0;
+  archive_entry* e = nullptr;
+  for (;;) {
+    int rc = archive_read_next_header(ar.a, &e);
+    if (rc == ARCHIVE_EOF) break;
+    if (rc < ARCHIVE_WARN)
+      return bad_input(fmt::format("{}:+0x{:x}: expected a CUBE4 tar archive, found a broken member ({})", in.path(),
+                                   archive_filter_bytes(ar.a, -1),
+                                   archive_error_string(ar.a) ? archive_error_string(ar.a) : "unreadable"));
+    std::string_view name = archive_entry_pathname(e) ? archive_entry_pathname(e) : "";
+    name = basename_of(name);
+    std::int64_t id = 0;
+    std::string* into = nullptr;
+    if (name == "anchor.xml")
+      into = &m.anchor;
+    else if (metric_file(name, ".index", id))
+      into = &m.index[id];
+    else if (metric_file(name, ".data", id))
+      into = &m.data[id];
+    if (!into) continue;
+    la_int64_t size = archive_entry_size(e);
+    if (size < 0 || static_cast<std::uint64_t>(size) > in.bytes().size() ||
+        total + static_cast<std::size_t>(size) > budget)
+      return bad_input(fmt::format("{}: expected members no larger than the archive, found {} of {} bytes", in.path(),
+                                   quote_input(name), size));
+    total += static_cast<std::size_t>(size);
+    into->resize(static_cast<std::size_t>(size));
+    la_ssize_t got = archive_read_data(ar.a, into->data(), into->size());
+    if (got != size)
+      return bad_input(fmt::format("{}:+0x{:x}: expected {} bytes of {}, found {}", in.path(),
+                                   archive_filter_bytes(ar.a, -1), size, quote_input(name), got < 0 ? 0 : got));
+  }
+  if (m.anchor.empty())
+    return bad_input(fmt::format("{}: expected anchor.xml in the CUBE4 archive, found none", in.path()));
+  return m;
+}
+
+// Little- or big-endian reads of a metric file, every one bounded.
+class Bytes {
+ public:
+  Bytes(std::string_view b, bool swap) : b_(b), swap_(swap) {}
+  template <class T>
+  bool get(std::size_t at, T& v) const {
+    if (at > b_.size() || b_.size() - at < sizeof(T)) return false;
+    std::memcpy(&v, b_.data() + at, sizeof(T));
+    if (swap_) {
+      auto bytes = std::bit_cast<std::array<unsigned char, sizeof(T)>>(v);
+      std::reverse(bytes.begin(), bytes.end());
+      v = std::bit_cast<T>(bytes);
+    }
+    return true;
+  }
+  std::size_t size() const { return b_.size(); }
+
+ private:
+  std::string_view b_;
+  bool swap_;
+};
+
+// How a metric's values are stored.
+struct Dtype {
+  std::size_t size = 0;  // 0: not a number graphgen adds up
+  bool floating = false, is_signed = false;
+};
+
+Dtype dtype_of(std::string_view t) {
+  if (t == "DOUBLE" || t == "FLOAT") return {8, true, true};
+  if (t == "INT64" || t == "INTEGER" || t == "SIGNED INTEGER") return {8, false, true};
+  if (t == "UINT64" || t == "UNSIGNED INTEGER") return {8, false, false};
+  if (t == "INT32" || t == "INT" || t == "SIGNED INT") return {4, false, true};
+  if (t == "UINT32" || t == "UNSIGNED INT") return {4, false, false};
+  if (t == "INT16" || t == "SHORT INT" || t == "SIGNED SHORT INT") return {2, false, true};
+  if (t == "UINT16" || t == "UNSIGNED SHORT INT") return {2, false, false};
+  if (t == "INT8") return {1, false, true};
+  if (t == "UINT8" || t == "CHAR") return {1, false, false};
+  return {};  // MIN/MAXDOUBLE (not additive), RATE, TAU_ATOMIC, HISTOGRAM, COMPLEX, NDOUBLES...
+}
+
+// One value of a row as a double, or as an int64 (saturating for UINT64).
+struct Value {
+  double d = 0;
+  std::int64_t i = 0;
+};
+
+bool read_value(const Bytes& b, std::size_t at, const Dtype& t, Value& v) {
+  switch (t.size) {
+    case 8:
+      if (t.floating) return b.get(at, v.d);
+      if (t.is_signed) return b.get(at, v.i);
+      {
+        std::uint64_t u;
+        if (!b.get(at, u)) return false;
+        v.i = u > static_cast<std::uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<std::int64_t>(u);
+        return true;
+      }
+    case 4:
+      if (t.is_signed) {
+        std::int32_t x;
+        if (!b.get(at, x)) return false;
+        v.i = x;
+      } else {
+        std::uint32_t x;
+        if (!b.get(at, x)) return false;
+        v.i = x;
+      }
+      return true;
+    case 2:
+      if (t.is_signed) {
+        std::int16_t x;
+        if (!b.get(at, x)) return false;
+        v.i = x;
+      } else {
+        std::uint16_t x;
+        if (!b.get(at, x)) return false;
+        v.i = x;
+      }
+      return true;
+    default: {
+      unsigned char c;
+      if (!b.get(at, c)) return false;
+      v.i = t.is_signed ? static_cast<std::int64_t>(static_cast<std::int8_t>(c)) : c;
+    }
+      return true;
+  }
+}
+
+// The call tree's positions in CubeLib's inclusive order: each node's
+// children numbered together when the node is reached in preorder.
+std::vector<std::uint32_t> wide_order(const Anchor& a) {
+  std::vector<std::uint32_t> order, stack;
+  order.reserve(a.cnodes.size());
+  for (std::uint32_t c = 0; c < a.cnodes.size(); ++c)
+    if (a.cnodes[c].parent < 0) order.push_back(c);
+  for (std::size_t i = order.size(); i-- > 0;) stack.push_back(order[i]);
+  while (!stack.empty()) {
+    std::uint32_t c = stack.back();
+    stack.pop_back();
+    const auto& kids = a.cnodes[c].children;
+    order.insert(order.end(), kids.begin(), kids.end());
+    for (std::size_t i = kids.size(); i-- > 0;) stack.push_back(kids[i]);
+  }
+  return order;
+}
+
+// One metric's values per (cnode, location), exclusive and inclusive.
+struct Table {
+  bool floating = false;
+  std::size_t negative = 0;  // exclusive values below 0: inclusive below the children's
+  std::vector<double> dexcl, dincl;
+  std::vector<std::int64_t> iexcl, iincl;
+};
+
+struct Context {
+  const InputFile& in;
+  const Anchor& anchor;
+  std::size_t locations = 0;
+  std::vector<std::uint32_t> wide;
+};
+
+Expected<Table> metric_table(const Context& cx, const detail::Metric& m, const Dtype& t, std::string_view index,
+                             std::string_view data) {
+  const std::size_t cn = cx.anchor.cnodes.size(), nl = cx.locations;
+  auto broken = [&](std::string_view file, std::size_t at, std::string_view expected) {
+    return bad_input(fmt::format("{}: {}.{}:+0x{:x}: expected {}", cx.in.path(), m.id, file, at, expected));
+  };
+  if (!index.starts_with("CUBEX.INDEX")) return broken("index", 0, "\"CUBEX.INDEX\"");
+  std::int32_t order = 0;
+  if (!Bytes(index, false).get(11, order) || (order != 1 && order != 0x01000000))
+    return broken("index", 11, "the byte-order mark 1");
+  const bool swap = order != 1;
+  Bytes ix(index, swap);
+  std::uint8_t kind = 0;
+  if (!ix.get(17, kind)) return broken("index", 17, "the index kind");
+  const bool inclusive = m.type == "INCLUSIVE";
+  std::vector<std::uint32_t> rows;  // cnode index of each data row
+  if (kind == 1) {
+    std::uint32_t n = 0;
+    if (!ix.get(18, n) || n > cn || (index.size() - 22) / 4 < n) return broken("index", 18, "a count of listed nodes");
+    rows.resize(n);
+    for (std::uint32_t r = 0; r < n; ++r) {
+      std::uint32_t pos = 0;
+      ix.get(22 + 4 * r, pos);
+      if (pos >= cn) return broken("index", 22 + 4 * r, fmt::format("a call-tree position below {}", cn));
+      rows[r] = inclusive ? cx.wide[pos] : pos;
+    }
+  } else if (kind == 3) {
+    rows.resize(cn);
+    for (std::uint32_t r = 0; r < cn; ++r) rows[r] = inclusive ? cx.wide[r] : r;
+  } else {
+    return broken("index", 17, fmt::format("a sparse (1) or dense (3) index, found kind {}", kind));
+  }
+  if (data.starts_with("ZCUBEX.DATA"))
+    return bad_input(
+        fmt::format("{}: {}.data: compressed CUBE data (ZCUBEX) is not read yet; `cube_dump` or CubeLib's "
+                    "`cube_remap2` can write it uncompressed",
+                    cx.in.path(), m.id));
+  if (!data.starts_with("CUBEX.DATA")) return broken("data", 0, "\"CUBEX.DATA\"");
+  const std::size_t need = rows.size() * nl * t.size;
+  if (data.size() - 10 != need)
+    return broken(
+        "data", data.size(),
+        fmt::format("{} bytes of values ({} rows x {} locations), found {}", need, rows.size(), nl, data.size() - 10));
+  Bytes d(data, swap);
+  Table tb;
+  tb.floating = t.floating;
+  std::vector<double> dstored(t.floating ? cn * nl : 0);
+  std::vector<std::int64_t> istored(t.floating ? 0 : cn * nl);
+  for (std::size_t r = 0; r < rows.size(); ++r)
+    for (std::size_t l = 0; l < nl; ++l) {
+      Value v;
+      read_value(d, 10 + (r * nl + l) * t.size, t, v);
+      if (t.floating)
+        dstored[rows[r] * nl + l] = v.d;
+      else
+        istored[rows[r] * nl + l] = v.i;
+    }
+  // Convert as pycubexr does: children in order; unsigned types stop at 0.
+  auto convert = [&](auto& stored, auto& excl, auto& incl) {
+    using T = std::decay_t<decltype(stored[0])>;
+    auto sub = [&](T a, T b) -> T {
+      if constexpr (std::is_floating_point_v<T>) {
+        return a - b;
+      } else {
+        T r;
+        if (__builtin_sub_overflow(a, b, &r)) r = b > 0 ? INT64_MIN : INT64_MAX;
+        return !t.is_signed && r < 0 ? 0 : r;
+      }
+    };
+    auto add = [](T a, T b) -> T {
+      if constexpr (std::is_floating_point_v<T>) {
+        return a + b;
+      } else {
+        return saturating_add(a, b);
+      }
+    };
+    if (inclusive) {
+      incl = stored;
+      excl = stored;
+      for (std::size_t c = 0; c < cn; ++c) {
+        for (std::uint32_t k : cx.anchor.cnodes[c].children)
+          for (std::size_t l = 0; l < nl; ++l) excl[c * nl + l] = sub(excl[c * nl + l], incl[k * nl + l]);
+        // (Rounding leaves tiny negative times; a real deficit is a broken file.)
+        for (std::size_t l = 0; l < nl; ++l)
+          if (excl[c * nl + l] < 0 && -excl[c * nl + l] > 1e-9 * std::abs(static_cast<double>(incl[c * nl + l])))
+            ++tb.negative;
+      }
+    } else {
+      excl = stored;
+      incl = stored;
+      for (std::size_t c = cn; c-- > 0;)  // preorder backwards: children first
+        for (std::uint32_t k : cx.anchor.cnodes[c].children)
+          for (std::size_t l = 0; l < nl; ++l) incl[c * nl + l] = add(incl[c * nl + l], incl[k * nl + l]);
+    }
+  };
+  if (t.floating)
+    convert(dstored, tb.dexcl, tb.dincl);
+  else
+    convert(istored, tb.iexcl, tb.iincl);
+  return tb;
+}
+
+}  // namespace
+
+bool sniff(std::string_view head) {
+  if (head.size() < 263 || head.substr(257, 5) != "ustar") return false;
+  std::string_view name = head.substr(0, 100);
+  name = name.substr(0, name.find('\0'));
+  name = basename_of(name);
+  std::int64_t id;
+  return name == "anchor.xml" || name == "remapping.spec" || metric_file(name, ".index", id) ||
+         metric_file(name, ".data", id);
+}
+
+namespace {
+
+// An event of the profile: a metric's table, and how its values become costs.
+struct EventTable {
+  const detail::Metric* metric = nullptr;
+  Table table;
+  bool seconds = false;  // a DOUBLE in seconds: a floating time event
+};
+
+Cost cost_of(const EventTable& e, std::size_t at, bool exclusive, std::size_t& rounded) {
+  const Table& t = e.table;
+  if (!t.floating) return exclusive ? t.iexcl[at] : t.iincl[at];
+  double v = exclusive ? t.dexcl[at] : t.dincl[at];
+  if (e.seconds) return float_cost(v);
+  double r = std::nearbyint(v);
+  if (r != v) ++rounded;
+  return std::fabs(r) >= 9.2e18 ? (r > 0 ? INT64_MAX : INT64_MIN) : static_cast<Cost>(r);
+}
+
+// The metrics graphgen adds up, each read: time first, then by id; and
+// the visits, which are call counts.
+Expected<std::vector<EventTable>> event_tables(const Context& cx, const Members& m, std::optional<Table>& visits,
+                                               std::vector<std::string>& skipped) {
+  std::vector<EventTable> out;
+  std::vector<const detail::Metric*> chosen;
+  for (const detail::Metric& metric : cx.anchor.metrics) {
+    Dtype t = dtype_of(metric.dtype);
+    bool stored = m.index.count(metric.id) && m.data.count(metric.id);
+    if (!stored) continue;  // derived metrics, and those CubeLib reads as 0
+    if (t.size == 0 || (metric.type != "INCLUSIVE" && metric.type != "EXCLUSIVE")) {
+      skipped.push_back(metric.uniq_name);
+      continue;
+    }
+    auto table = metric_table(cx, metric, t, m.index.at(metric.id), m.data.at(metric.id));
+    if (!table) return table.error();
+    if (metric.uniq_name == "visits" && !t.floating) {
+      visits = std::move(table).value();
+      continue;
+    }
+    out.push_back(EventTable{&metric, std::move(table).value(), t.floating && metric.uom == "sec"});
+  }
+  std::stable_partition(out.begin(), out.end(), [](const EventTable& e) { return e.metric->uniq_name == "time"; });
+  return out;
+}
+
+}  // namespace
+
+Expected<Profile> read(const InputFile& input, const formats::ReadOptions& options, Diagnostics& diag) {
+  const std::size_t budget = options.memory_budget ? options.memory_budget : SIZE_MAX;
+  auto members = unpack(input, budget);
+  if (!members) return members.error();
+  if (members->anchor.starts_with("\x1f\x8b"))
+    return bad_input(fmt::format("{}: anchor.xml is gzip-compressed, which graphgen does not read yet", input.path()));
+  auto parsed = detail::parse_anchor(members->anchor, input.path() + ": anchor.xml");
+  if (!parsed) return parsed.error();
+  Anchor& a = *parsed;
+  const std::size_t cn = a.cnodes.size();
+  if (cn == 0)
+    return bad_input(fmt::format("{}: anchor.xml: expected a call tree (<cnode>), found none", input.path()));
+  // Locations by id: the data's columns.
+  std::sort(a.locations.begin(), a.locations.end(), [](auto& x, auto& y) { return x.id < y.id; });
+  const std::size_t nl = a.locations.size();
+  for (std::size_t l = 0; l < nl; ++l)
+    if (a.locations[l].id != static_cast<std::int64_t>(l))
+      return bad_input(fmt::format("{}: anchor.xml: expected locations numbered 0 to {}, found Id {}", input.path(),
+                                   nl - 1, a.locations[l].id));
+  if (nl == 0)
+    return bad_input(fmt::format("{}: anchor.xml: expected a location (<location>), found none", input.path()));
+  if (cn > budget / 32 / nl) return bad_input(formats::over_budget_message(input.path(), budget, cn, nl));
+  std::unordered_map<std::int64_t, std::size_t> region_of;
+  for (std::size_t r = 0; r < a.regions.size(); ++r) region_of.emplace(a.regions[r].id, r);
+  for (const Cnode& c : a.cnodes)
+    if (!region_of.count(c.region))
+      return bad_input(fmt::format("{}: anchor.xml: expected a <region id=\"{}\"> for cnode {}, found none",
+                                   input.path(), c.region, c.id));
+  Context cx{input, a, nl, wide_order(a)};
+  std::optional<Table> visits;
+  std::vector<std::string> skipped;
+  auto tables = event_tables(cx, *members, visits, skipped);
+  if (!tables) return tables.error();
+  if (tables->empty())
+    return bad_input(
+        fmt::format("{}: expected a metric graphgen can add up (time, counters), found none", input.path()));
+  members = Members();  // the raw files are no longer needed
+
+  Profile p;
+  const std::size_t ne = tables->size();
+  for (const EventTable& e : *tables) {
+    Event ev;
+    ev.name = p.strings.intern(e.metric->uniq_name);
+    if (e.seconds) {
+      ev.unit = p.strings.intern("s");
+      ev.floating = true;
+      ev.seconds_per_unit = 1;
+    } else if (!e.metric->uom.empty() && e.metric->uom != "#" && e.metric->uom != "occ") {
+      ev.unit = p.strings.intern(e.metric->uom);
+    }
+    p.events.push_back(ev);
+  }
+  p.reports_totals = true;
+  p.keeps_call_self = true;
+  // One function per region, in order of first call.
+  std::vector<FuncId> function_of_region(a.regions.size(), UINT32_MAX);
+  std::vector<FuncId> fn(cn);
+  for (std::size_t c = 0; c < cn; ++c) {
+    std::size_t r = region_of[a.cnodes[c].region];
+    if (function_of_region[r] == UINT32_MAX) {
+      Function f;
+      f.name = p.strings.intern(a.regions[r].name);
+      if (!a.regions[r].mod.empty()) f.file = p.strings.intern(a.regions[r].mod);
+      if (a.regions[r].begin > 0) f.line = a.regions[r].begin;
+      if (visits) f.calls = 0;
+      function_of_region[r] = p.add_function(f);
+    }
+    fn[c] = function_of_region[r];
+  }
+  // A node counts in its function's total when the function is not already
+  // on its path (recursion).
+  std::vector<bool> outer(cn);
+  {
+    std::vector<std::uint32_t> on_path(p.functions.size(), 0), path;
+    for (std::uint32_t c = 0; c < cn; ++c) {
+      while (!path.empty() && static_cast<std::int32_t>(path.back()) != a.cnodes[c].parent) {
+        --on_path[fn[path.back()]];
+        path.pop_back();
+      }
+      outer[c] = on_path[fn[c]] == 0;
+      ++on_path[fn[c]];
+      path.push_back(c);
+    }
+  }
+  std::size_t rounded = 0;
+  p.stack_nodes.resize(cn + 1);
+  p.stack_node_cost.assign((cn + 1) * ne, 0);
+  std::unordered_map<std::uint64_t, CallId> call_of;
+  for (std::size_t c = 0; c < cn; ++c) {
+    const FuncId f = fn[c];
+    const std::int32_t parent = a.cnodes[c].parent;
+    p.stack_nodes[c + 1] = StackNode{parent < 0 ? 0u : static_cast<std::uint32_t>(parent) + 1, f, kNoString};
+    std::int64_t calls = 0;
+    if (visits)
+      for (std::size_t l = 0; l < nl; ++l) calls = saturating_add(calls, visits->iexcl[c * nl + l]);
+    if (visits) p.functions[f].calls = saturating_add(p.functions[f].calls, calls);
+    CallId call = 0;
+    if (parent >= 0) {
+      FuncId from = fn[static_cast<std::size_t>(parent)];
+      auto [it, fresh] = call_of.try_emplace((std::uint64_t{from} << 32) | f, 0);
+      if (fresh) it->second = p.add_call(Call{from, f, visits ? 0 : kUnknownCount, kUnknownCount});
+      call = it->second;
+      if (visits) p.calls[call].count = saturating_add(p.calls[call].count, calls);
+    }
+    for (std::size_t e = 0; e < ne; ++e) {
+      Cost self = p.events[e].floating ? float_cost(0.0) : 0, total = self;
+      for (std::size_t l = 0; l < nl; ++l) {
+        self = p.add(e, self, cost_of((*tables)[e], c * nl + l, true, rounded));
+        total = p.add(e, total, cost_of((*tables)[e], c * nl + l, false, rounded));
+      }
+      p.self(f, e) = p.add(e, p.self(f, e), self);
+      if (outer[c]) p.total(f, e) = p.add(e, p.total(f, e), total);
+      p.stack_node_cost[(c + 1) * ne + e] = self;
+      if (parent >= 0) {
+        p.inclusive(call, e) = p.add(e, p.inclusive(call, e), total);
+        p.along(call, e) = p.add(e, p.along(call, e), self);
+      }
+    }
+  }
+  // Every location: the functions it ran (visited, or with a cost when the
+  // profile has no visits), and their costs there.
+  std::vector<std::uint32_t> row_of(p.functions.size(), UINT32_MAX);
+  for (std::size_t l = 0; l < nl; ++l) {
+    Location loc;
+    loc.rank = a.locations[l].process;
+    loc.thread = a.locations[l].thread;
+    loc.label = p.strings.intern(fmt::format("rank {} thread {}", loc.rank, loc.thread));
+    loc.begin = loc.end = static_cast<std::uint32_t>(p.location_functions.size());
+    for (std::size_t c = 0; c < cn; ++c) {
+      bool ran = false;
+      if (visits) {
+        ran = visits->iexcl[c * nl + l] > 0;
+      } else {
+        for (std::size_t e = 0; e < ne && !ran; ++e) ran = cost_of((*tables)[e], c * nl + l, false, rounded) != 0;
+      }
+      if (!ran) continue;
+      const FuncId f = fn[c];
+      if (row_of[f] == UINT32_MAX || row_of[f] < loc.begin) {
+        row_of[f] = static_cast<std::uint32_t>(p.location_functions.size());
+        p.location_functions.push_back(f);
+        for (std::size_t e = 0; e < ne; ++e) {
+          Cost zero = p.events[e].floating ? float_cost(0.0) : 0;
+          p.location_self.push_back(zero);
+          p.location_total.push_back(zero);
+        }
+      }
+      const std::size_t row = row_of[f];
+      for (std::size_t e = 0; e < ne; ++e) {
+        Cost& s = p.location_self[row * ne + e];
+        s = p.add(e, s, cost_of((*tables)[e], c * nl + l, true, rounded));
+        if (outer[c]) {
+          Cost& t = p.location_total[row * ne + e];
+          t = p.add(e, t, cost_of((*tables)[e], c * nl + l, false, rounded));
+        }
+      }
+    }
+    loc.end = static_cast<std::uint32_t>(p.location_functions.size());
+    p.locations.push_back(loc);
+    if (p.approximate_bytes() > budget)
+      return bad_input(formats::over_budget_message(input.path(), budget, p.functions.size(), ne));
+  }
+  if (!skipped.empty()) {
+    std::string list;
+    for (const std::string& s : skipped) list += (list.empty() ? "" : ", ") + s;
+    diag.warn(fmt::format("{}: metrics left out (minimum, maximum or composite values, which do not add up): {}",
+                          input.path(), list));
+  }
+  if (rounded)
+    diag.warn(fmt::format("{}: {} fractional values of counters rounded to the nearest count", input.path(), rounded));
+  for (const EventTable& e : *tables)
+    if (e.table.negative)
+      diag.warn(
+          fmt::format("{}: {}: {} inclusive values are below the sum of their callees' (inconsistent values in "
+                      "the file); their exclusive values are negative, and totals will not add up",
+                      input.path(), e.metric->uniq_name, e.table.negative));
+  return p;
+}
+
+}  // namespace graphgen::cube

@@ -1,0 +1,209 @@
+// Score-P's CUBE4 profiles against pycubexr's reading of the same files:
+// every call-tree node's exclusive value of every metric (summed over the
+// locations in their order), every location's values, the visits as call
+// counts (testdata/cube/README.md says how the dumps were made).
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "common/decompress.h"
+#include "cube/anchor.h"
+#include "cube/reader.h"
+#include "util/test_util.h"
+
+namespace graphgen {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    char c = line[i];
+    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+      out.back() += '"';
+      ++i;
+    } else if (c == '"') {
+      quoted = !quoted;
+    } else if (c == ',' && !quoted) {
+      out.emplace_back();
+    } else {
+      out.back() += c;
+    }
+  }
+  return out;
+}
+
+// A dump of pycubexr's: rows of named columns.
+std::vector<std::map<std::string, std::string>> dump(const std::string& name) {
+  std::istringstream in(test::read_file(test::testdata_dir() / "cube" / "pycubexr" / name));
+  std::string line;
+  std::getline(in, line);
+  auto header = csv_fields(line);
+  std::vector<std::map<std::string, std::string>> rows;
+  while (std::getline(in, line)) {
+    auto f = csv_fields(line);
+    EXPECT_EQ(f.size(), header.size()) << line;
+    std::map<std::string, std::string> row;
+    for (std::size_t i = 0; i < f.size() && i < header.size(); ++i) row[header[i]] = f[i];
+    rows.push_back(std::move(row));
+  }
+  EXPECT_FALSE(rows.empty()) << name;
+  return rows;
+}
+
+// The cnode ids of the call tree in document order (the reader's order).
+std::vector<long> cnode_ids(const InputFile& cubex) {
+  std::string bytes(cubex.bytes());
+  std::size_t at = bytes.find("<?xml");
+  std::size_t end = bytes.find("</cube>", at);
+  EXPECT_NE(end, std::string::npos);
+  auto anchor = cube::detail::parse_anchor(bytes.substr(at, end + 7 - at), "anchor.xml");
+  EXPECT_TRUE(anchor.has_value());
+  std::vector<long> ids;
+  for (const auto& c : anchor->cnodes) ids.push_back(static_cast<long>(c.id));
+  return ids;
+}
+
+Profile read_cube(const std::string& file, std::vector<long>* ids = nullptr) {
+  auto in = InputFile::open((test::testdata_dir() / "cube" / file).string());
+  EXPECT_TRUE(in.has_value());
+  auto opened = formats::prepared(std::move(in).value());  // gunzipped
+  EXPECT_TRUE(opened.has_value());
+  if (ids) *ids = cnode_ids(*opened);
+  Diagnostics diag;
+  auto p = cube::read(*opened, {}, diag);
+  EXPECT_TRUE(p.has_value()) << p.error().message;
+  return std::move(p).value();
+}
+
+struct Oracle {
+  // metric -> cnode -> location -> (exclusive, inclusive), as numbers
+  std::map<std::string, std::map<long, std::map<long, std::pair<std::string, std::string>>>> values;
+  std::vector<std::map<std::string, std::string>> tree;
+  std::size_t locations = 0;
+};
+
+Oracle oracle(const std::string& name) {
+  Oracle o;
+  for (auto& r : dump(name + ".values.csv"))
+    o.values[r["metric"]][std::stol(r["cnode_id"])][std::stol(r["location_id"])] = {r["exclusive"], r["inclusive"]};
+  o.tree = dump(name + ".tree.csv");
+  o.locations = dump(name + ".locations.csv").size();
+  return o;
+}
+
+// A cost as the text pycubexr printed: repr of a float, or an integer.
+bool same(const Profile& p, std::size_t e, Cost c, const std::string& text) {
+  if (p.events[e].floating) return cost_float(c) == std::stod(text);
+  return c == std::stoll(text);
+}
+
+void check(const std::string& file, const std::string& name) {
+  SCOPED_TRACE(file);
+  std::vector<long> ids;
+  Profile p = read_cube(file, &ids);
+  Oracle o = oracle(name);
+  const std::size_t ne = p.events.size(), cn = o.tree.size(), nl = o.locations;
+  // The call tree: node c+1 is cnode c, its region and parent as pycubexr's.
+  ASSERT_EQ(p.stack_nodes.size(), cn + 1);
+  ASSERT_EQ(ids.size(), cn);
+  std::map<long, std::size_t> row_of_id;  // the dumps are in id order
+  for (std::size_t r = 0; r < cn; ++r) row_of_id[std::stol(o.tree[r]["cnode_id"])] = r;
+  for (std::size_t c = 0; c < cn; ++c) {
+    auto& row = o.tree[row_of_id.at(ids[c])];
+    EXPECT_EQ(p.str(p.functions[p.stack_nodes[c + 1].function].name), row["region_name"]);
+    long parent = std::stol(row["parent_cnode_id"]);
+    std::uint32_t parent_node = p.stack_nodes[c + 1].parent;
+    EXPECT_EQ(parent_node == 0 ? -1 : ids[parent_node - 1], parent);
+  }
+  // Every node's exclusive value of every event: the locations' sum.
+  std::size_t checked = 0;
+  for (std::size_t e = 0; e < ne; ++e) {
+    std::string metric(p.str(p.events[e].name));
+    ASSERT_TRUE(o.values.count(metric)) << metric;
+    for (std::size_t c = 0; c < cn; ++c) {
+      double dsum = 0;
+      std::int64_t isum = 0;
+      for (std::size_t l = 0; l < nl; ++l) {
+        const std::string& v = o.values[metric][ids[c]][static_cast<long>(l)].first;
+        if (p.events[e].floating)
+          dsum += std::stod(v);
+        else
+          isum += std::stoll(v);
+      }
+      Cost got = p.stack_node_cost[(c + 1) * ne + e];
+      if (p.events[e].floating)
+        EXPECT_EQ(cost_float(got), dsum) << metric << " cnode " << c;
+      else
+        EXPECT_EQ(got, isum) << metric << " cnode " << c;
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, ne * cn);
+  // Each location: a function of one call-tree node has that node's values
+  // there, exclusive and inclusive; visits are its calls.
+  std::map<std::string, std::vector<long>> nodes_of;
+  for (std::size_t r = 0; r < cn; ++r) nodes_of[o.tree[r]["region_name"]].push_back(std::stol(o.tree[r]["cnode_id"]));
+  ASSERT_EQ(p.locations.size(), nl);
+  std::size_t rows = 0;
+  for (std::size_t l = 0; l < nl; ++l) {
+    const Location& loc = p.locations[l];
+    for (std::uint32_t r = loc.begin; r < loc.end; ++r) {
+      std::string fname(p.str(p.functions[p.location_functions[r]].name));
+      if (nodes_of[fname].size() != 1) continue;
+      long c = nodes_of[fname][0];
+      for (std::size_t e = 0; e < ne; ++e) {
+        auto& [excl, incl] = o.values[std::string(p.str(p.events[e].name))][c][static_cast<long>(l)];
+        EXPECT_TRUE(same(p, e, p.location_self[r * ne + e], excl)) << fname << " location " << l;
+        EXPECT_TRUE(same(p, e, p.location_total[r * ne + e], incl)) << fname << " location " << l;
+      }
+      if (o.values.count("visits")) EXPECT_NE(o.values["visits"][c][static_cast<long>(l)].first, "0");
+      ++rows;
+    }
+  }
+  EXPECT_GT(rows, nl);
+  // Calls: the visits of a function's nodes over every location.
+  if (o.values.count("visits"))
+    for (auto& [fname, nodes] : nodes_of) {
+      std::int64_t visits = 0;
+      for (long c : nodes)
+        for (auto& [l, v] : o.values["visits"][c]) visits += std::stoll(v.first);
+      bool found = false;
+      for (const Function& f : p.functions)
+        if (p.str(f.name) == fname) {
+          EXPECT_EQ(f.calls, visits) << fname;
+          found = true;
+        }
+      EXPECT_TRUE(found) << fname;
+    }
+}
+
+TEST(Cube, EveryNodeAndLocationEqualsPycubexr) {
+  check("call_tree_test.cubex.gz", "call_tree_test");  // one thread, 18 nodes, inclusive time
+  check("kripke.p8.cubex.gz", "kripke");               // 8 MPI ranks, PAPI counters, bytes
+  check("time.p4.cubex.gz", "time_p4");                // 4 ranks, 92 nodes
+  check("values_example.cubex.gz", "values_example");  // every integer type, unsigned clamping, threads
+}
+
+TEST(Cube, TimeIsTheFirstEventAndVisitsTheCalls) {
+  Profile p = read_cube("kripke.p8.cubex.gz");
+  ASSERT_GE(p.events.size(), 2u);
+  EXPECT_EQ(p.str(p.events[0].name), "time");
+  EXPECT_TRUE(p.events[0].floating);
+  for (const Event& e : p.events) EXPECT_NE(p.str(e.name), "visits");
+  EXPECT_GT(p.calls.size(), 5u);
+}
+
+TEST(Cube, RanksAreTheLocationGroups) {
+  auto run = test::graphgen({(test::testdata_dir() / "cube" / "kripke.p8.cubex.gz").string(), "-T", "ranks.json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("\"ranks\": 8, \"numbered_by_position\": false"), std::string::npos) << run.out.substr(0, 200);
+  EXPECT_NE(run.out.find("\"rank_numbers\": [0, 1, 2, 3, 4, 5, 6, 7]"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace graphgen
