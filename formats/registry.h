@@ -158,6 +158,9 @@ struct OutputFormat {
   /// Laid out and drawn by Graphviz (needs a build with it, and a plugin).
   bool rendered = false;
   Expected<std::string> (*write)(const WriteInput& input, Diagnostics& diag);
+  /// Shows every rank's own values, not only their statistics
+  /// (RankTable::matrix: memory in proportion to ranks x functions).
+  bool per_rank_values = false;
 };
 
 const std::vector<OutputFormat>& output_formats();

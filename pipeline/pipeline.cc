@@ -157,10 +157,16 @@ Expected<Output> convert(const Request& r, Diagnostics& diag) {
     diag.warn(
         "the report has no ranks table: --focus, --ignore, --hide and --show apply to the merged profile, "
         "not to each rank");
-  const bool want_ranks = rank_output(r) || (report_ranks && r.filters.empty());
+  // (One input with filters: its one rank is taken after them, in
+  // convert_profile, so the table's functions are the filtered profile's.)
+  const bool want_ranks = (rank_output(r) && r.filters.empty()) || (report_ranks && r.filters.empty());
   RankTable table;
-  auto read = read_and_merge(r, format, diag, &out.input_bytes, want_ranks ? &table : nullptr);
+  // (One input of a format whose files hold several ranks has them too.)
+  const bool report_located = r.output->needs == Needs::kReport && r.filters.empty() && !want_ranks;
+  auto read = read_and_merge(r, format, diag, &out.input_bytes, want_ranks ? &table : nullptr,
+                             report_located ? &table : nullptr);
   if (!read) return read.error();
+  if (report_located && table.ranks > 1) out.ranks = std::move(table);
   if (want_ranks) {
     if (table.ranks == 1)
       diag.warn(fmt::format("{}: one input is one rank, so nothing can be imbalanced; give one file per rank",
@@ -193,6 +199,7 @@ Expected<bool> convert_profile(Profile profile, const InputFormat& input_format,
   if (rank_output(r) && !out.ranks) {
     // A profile given as it is: one rank.
     RankAccumulator one({"profile"}, false, kHeatmapColumns);
+    if (r.output->per_rank_values) one.keep_values();
     std::vector<double> self_values, inclusive_values;
     if (auto ok = rank_values(profile, *format, r, self_values, inclusive_values); !ok) return ok;
     std::vector<FuncId> identity(profile.functions.size());

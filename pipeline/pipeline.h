@@ -150,8 +150,11 @@ Expected<Profile> finish_share(MergedShare share, const Request& request, Diagno
 /// The first two steps alone: every input read and merged into one profile
 /// (for front ends that need the profile itself). `format` gets the input format.
 /// `input_bytes`, if given, gets the bytes read; `ranks`, if given, the
-/// per-rank statistics of the inputs (each input one rank).
+/// per-rank statistics of the inputs (each input one rank); `located_ranks`,
+/// if given and `ranks` is not, gets them when the format's files hold
+/// several ranks each (TAU's .ppk, CUBE4), even from one file.
 Expected<Profile> read_and_merge(const Request& request, const InputFormat*& format, Diagnostics& diag,
-                                 std::size_t* input_bytes = nullptr, RankTable* ranks = nullptr);
+                                 std::size_t* input_bytes = nullptr, RankTable* ranks = nullptr,
+                                 RankTable* located_ranks = nullptr);
 
 }  // namespace graphgen::pipeline

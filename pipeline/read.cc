@@ -212,6 +212,7 @@ Expected<MergedShare> read_located(const Request& r, const InputFormat& format, 
     }
   }
   share.ranks.emplace(std::move(numbers), false, kHeatmapColumns);
+  if (r.output && r.output->per_rank_values) share.ranks->keep_values();
   std::vector<double> self, inclusive;
   std::vector<FuncId> to_merged;
   for (std::size_t i = 0; i < profiles.size(); ++i) {
@@ -296,7 +297,10 @@ Expected<MergedShare> read_share(const Request& r, const InputFormat& format, st
   std::vector<std::size_t> order = merge_order(format.merge_order, n);
   MergedShare share;
   ProfileMerger merger(share.profile);
-  if (want_ranks) share.ranks.emplace(r.inputs, format.merge_order == MergeOrder::kPstats, kHeatmapColumns, begin);
+  if (want_ranks) {
+    share.ranks.emplace(r.inputs, format.merge_order == MergeOrder::kPstats, kHeatmapColumns, begin);
+    if (r.output && r.output->per_rank_values) share.ranks->keep_values();
+  }
   std::vector<double> self_values, inclusive_values;
   // One pstats file is the merged profile itself: no copy through the merger.
   const bool solo = end - begin == 1 && format.merge_order == MergeOrder::kPstats && !want_ranks;
@@ -375,11 +379,12 @@ Expected<Profile> finish_share(MergedShare share, const Request& r, Diagnostics&
 }
 
 Expected<Profile> read_and_merge(const Request& r, const InputFormat*& format, Diagnostics& diag,
-                                 std::size_t* input_bytes, RankTable* ranks) {
+                                 std::size_t* input_bytes, RankTable* ranks, RankTable* located_ranks) {
   FirstInput first;
   auto detected = input_format_of(r, &first);
   if (!detected) return detected.error();
   format = *detected;
+  if (!ranks && located_ranks && (format->provides & kLocations)) ranks = located_ranks;
   if (r.output && r.list_functions.empty())
     if (auto ok = check_pair(*format, *r.output); !ok) return ok.error();
   auto share = read_share(r, *format, 0, r.inputs.size(), ranks != nullptr, diag, &first);

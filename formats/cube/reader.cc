@@ -209,6 +209,48 @@ struct Context {
   std::vector<std::uint32_t> wide;
 };
 
+// Exclusive and inclusive values from the stored ones, as pycubexr
+// converts them: children in order; unsigned types stop at 0. Returns how
+// many exclusive values are below 0 beyond rounding (a broken file).
+template <class T>
+std::size_t convert(const Context& cx, const std::vector<T>& stored, std::vector<T>& excl, std::vector<T>& incl,
+                    bool inclusive, bool is_signed) {
+  const std::size_t cn = cx.anchor.cnodes.size(), nl = cx.locations;
+  auto sub = [&](T a, T b) -> T {
+    if constexpr (std::is_floating_point_v<T>) {
+      return a - b;
+    } else {
+      T r;
+      if (__builtin_sub_overflow(a, b, &r)) r = b > 0 ? INT64_MIN : INT64_MAX;
+      return !is_signed && r < 0 ? 0 : r;
+    }
+  };
+  auto add = [](T a, T b) -> T {
+    if constexpr (std::is_floating_point_v<T>) {
+      return a + b;
+    } else {
+      return saturating_add(a, b);
+    }
+  };
+  std::size_t negative = 0;
+  excl = stored;
+  incl = stored;
+  if (inclusive) {
+    for (std::size_t c = 0; c < cn; ++c) {
+      for (std::uint32_t k : cx.anchor.cnodes[c].children)
+        for (std::size_t l = 0; l < nl; ++l) excl[c * nl + l] = sub(excl[c * nl + l], incl[k * nl + l]);
+      for (std::size_t l = 0; l < nl; ++l)
+        if (excl[c * nl + l] < 0 && -excl[c * nl + l] > 1e-9 * std::abs(static_cast<double>(incl[c * nl + l])))
+          ++negative;
+    }
+  } else {
+    for (std::size_t c = cn; c-- > 0;)  // preorder backwards: children first
+      for (std::uint32_t k : cx.anchor.cnodes[c].children)
+        for (std::size_t l = 0; l < nl; ++l) incl[c * nl + l] = add(incl[c * nl + l], incl[k * nl + l]);
+  }
+  return negative;
+}
+
 Expected<Table> metric_table(const Context& cx, const detail::Metric& m, const Dtype& t, std::string_view index,
                              std::string_view data) {
   const std::size_t cn = cx.anchor.cnodes.size(), nl = cx.locations;
@@ -266,48 +308,10 @@ Expected<Table> metric_table(const Context& cx, const detail::Metric& m, const D
       else
         istored[rows[r] * nl + l] = v.i;
     }
-  // Convert as pycubexr does: children in order; unsigned types stop at 0.
-  auto convert = [&](auto& stored, auto& excl, auto& incl) {
-    using T = std::decay_t<decltype(stored[0])>;
-    auto sub = [&](T a, T b) -> T {
-      if constexpr (std::is_floating_point_v<T>) {
-        return a - b;
-      } else {
-        T r;
-        if (__builtin_sub_overflow(a, b, &r)) r = b > 0 ? INT64_MIN : INT64_MAX;
-        return !t.is_signed && r < 0 ? 0 : r;
-      }
-    };
-    auto add = [](T a, T b) -> T {
-      if constexpr (std::is_floating_point_v<T>) {
-        return a + b;
-      } else {
-        return saturating_add(a, b);
-      }
-    };
-    if (inclusive) {
-      incl = stored;
-      excl = stored;
-      for (std::size_t c = 0; c < cn; ++c) {
-        for (std::uint32_t k : cx.anchor.cnodes[c].children)
-          for (std::size_t l = 0; l < nl; ++l) excl[c * nl + l] = sub(excl[c * nl + l], incl[k * nl + l]);
-        // (Rounding leaves tiny negative times; a real deficit is a broken file.)
-        for (std::size_t l = 0; l < nl; ++l)
-          if (excl[c * nl + l] < 0 && -excl[c * nl + l] > 1e-9 * std::abs(static_cast<double>(incl[c * nl + l])))
-            ++tb.negative;
-      }
-    } else {
-      excl = stored;
-      incl = stored;
-      for (std::size_t c = cn; c-- > 0;)  // preorder backwards: children first
-        for (std::uint32_t k : cx.anchor.cnodes[c].children)
-          for (std::size_t l = 0; l < nl; ++l) incl[c * nl + l] = add(incl[c * nl + l], incl[k * nl + l]);
-    }
-  };
   if (t.floating)
-    convert(dstored, tb.dexcl, tb.dincl);
+    tb.negative = convert(cx, dstored, tb.dexcl, tb.dincl, inclusive, t.is_signed);
   else
-    convert(istored, tb.iexcl, tb.iincl);
+    tb.negative = convert(cx, istored, tb.iexcl, tb.iincl, inclusive, t.is_signed);
   return tb;
 }
 
@@ -368,49 +372,44 @@ Expected<std::vector<EventTable>> event_tables(const Context& cx, const Members&
   return out;
 }
 
-}  // namespace
-
-Expected<Profile> read(const InputFile& input, const formats::ReadOptions& options, Diagnostics& diag) {
-  const std::size_t budget = options.memory_budget ? options.memory_budget : SIZE_MAX;
-  auto members = unpack(input, budget);
-  if (!members) return members.error();
-  if (members->anchor.starts_with("\x1f\x8b"))
+// anchor.xml parsed and checked: locations in id order (the data's
+// columns), every cnode's region found (`region` gets its index).
+Expected<Anchor> checked_anchor(const InputFile& input, const std::string& xml, std::size_t budget,
+                                std::vector<std::size_t>& region) {
+  if (std::string_view(xml).starts_with("\x1f\x8b"))
     return bad_input(fmt::format("{}: anchor.xml is gzip-compressed, which graphgen does not read yet", input.path()));
-  auto parsed = detail::parse_anchor(members->anchor, input.path() + ": anchor.xml");
+  auto parsed = detail::parse_anchor(xml, input.path() + ": anchor.xml");
   if (!parsed) return parsed.error();
   Anchor& a = *parsed;
-  const std::size_t cn = a.cnodes.size();
+  const std::size_t cn = a.cnodes.size(), nl = a.locations.size();
   if (cn == 0)
     return bad_input(fmt::format("{}: anchor.xml: expected a call tree (<cnode>), found none", input.path()));
-  // Locations by id: the data's columns.
+  if (nl == 0)
+    return bad_input(fmt::format("{}: anchor.xml: expected a location (<location>), found none", input.path()));
   std::sort(a.locations.begin(), a.locations.end(), [](auto& x, auto& y) { return x.id < y.id; });
-  const std::size_t nl = a.locations.size();
   for (std::size_t l = 0; l < nl; ++l)
     if (a.locations[l].id != static_cast<std::int64_t>(l))
       return bad_input(fmt::format("{}: anchor.xml: expected locations numbered 0 to {}, found Id {}", input.path(),
                                    nl - 1, a.locations[l].id));
-  if (nl == 0)
-    return bad_input(fmt::format("{}: anchor.xml: expected a location (<location>), found none", input.path()));
   if (cn > budget / 32 / nl) return bad_input(formats::over_budget_message(input.path(), budget, cn, nl));
   std::unordered_map<std::int64_t, std::size_t> region_of;
   for (std::size_t r = 0; r < a.regions.size(); ++r) region_of.emplace(a.regions[r].id, r);
-  for (const Cnode& c : a.cnodes)
-    if (!region_of.count(c.region))
+  region.resize(cn);
+  for (std::size_t c = 0; c < cn; ++c) {
+    auto it = region_of.find(a.cnodes[c].region);
+    if (it == region_of.end())
       return bad_input(fmt::format("{}: anchor.xml: expected a <region id=\"{}\"> for cnode {}, found none",
-                                   input.path(), c.region, c.id));
-  Context cx{input, a, nl, wide_order(a)};
-  std::optional<Table> visits;
-  std::vector<std::string> skipped;
-  auto tables = event_tables(cx, *members, visits, skipped);
-  if (!tables) return tables.error();
-  if (tables->empty())
-    return bad_input(
-        fmt::format("{}: expected a metric graphgen can add up (time, counters), found none", input.path()));
-  members = Members();  // the raw files are no longer needed
+                                   input.path(), a.cnodes[c].region, a.cnodes[c].id));
+    region[c] = it->second;
+  }
+  return std::move(parsed).value();
+}
 
-  Profile p;
-  const std::size_t ne = tables->size();
-  for (const EventTable& e : *tables) {
+// The events, and one function per region in order of first call (`fn`:
+// each cnode's).
+void add_functions(Profile& p, const Anchor& a, const std::vector<std::size_t>& region,
+                   const std::vector<EventTable>& tables, bool visits, std::vector<FuncId>& fn) {
+  for (const EventTable& e : tables) {
     Event ev;
     ev.name = p.strings.intern(e.metric->uniq_name);
     if (e.seconds) {
@@ -424,11 +423,10 @@ Expected<Profile> read(const InputFile& input, const formats::ReadOptions& optio
   }
   p.reports_totals = true;
   p.keeps_call_self = true;
-  // One function per region, in order of first call.
   std::vector<FuncId> function_of_region(a.regions.size(), UINT32_MAX);
-  std::vector<FuncId> fn(cn);
-  for (std::size_t c = 0; c < cn; ++c) {
-    std::size_t r = region_of[a.cnodes[c].region];
+  fn.resize(a.cnodes.size());
+  for (std::size_t c = 0; c < a.cnodes.size(); ++c) {
+    const std::size_t r = region[c];
     if (function_of_region[r] == UINT32_MAX) {
       Function f;
       f.name = p.strings.intern(a.regions[r].name);
@@ -439,49 +437,71 @@ Expected<Profile> read(const InputFile& input, const formats::ReadOptions& optio
     }
     fn[c] = function_of_region[r];
   }
-  // A node counts in its function's total when the function is not already
-  // on its path (recursion).
-  std::vector<bool> outer(cn);
-  {
-    std::vector<std::uint32_t> on_path(p.functions.size(), 0), path;
-    for (std::uint32_t c = 0; c < cn; ++c) {
-      while (!path.empty() && static_cast<std::int32_t>(path.back()) != a.cnodes[c].parent) {
-        --on_path[fn[path.back()]];
-        path.pop_back();
-      }
-      outer[c] = on_path[fn[c]] == 0;
-      ++on_path[fn[c]];
-      path.push_back(c);
+}
+
+// Whether each node counts in its function's total: the function is not
+// already on its path (recursion).
+std::vector<bool> outer_nodes(const Anchor& a, const std::vector<FuncId>& fn, std::size_t functions) {
+  std::vector<bool> outer(a.cnodes.size());
+  std::vector<std::uint32_t> on_path(functions, 0), path;
+  for (std::uint32_t c = 0; c < a.cnodes.size(); ++c) {
+    while (!path.empty() && static_cast<std::int32_t>(path.back()) != a.cnodes[c].parent) {
+      --on_path[fn[path.back()]];
+      path.pop_back();
     }
+    outer[c] = on_path[fn[c]] == 0;
+    ++on_path[fn[c]];
+    path.push_back(c);
   }
+  return outer;
+}
+
+struct Model {
+  const Anchor& a;
+  const std::vector<EventTable>& tables;
+  const std::optional<Table>& visits;
+  std::vector<FuncId> fn;
+  std::vector<bool> outer;
   std::size_t rounded = 0;
+
+  std::size_t locations() const { return a.locations.size(); }
+  Cost at(std::size_t e, std::size_t c, std::size_t l, bool exclusive) {
+    return cost_of(tables[e], c * locations() + l, exclusive, rounded);
+  }
+};
+
+// The whole profile's costs: per node summed over the locations in order;
+// the call tree as stacks, parent-child pairs as call edges.
+void add_costs(Profile& p, Model& m) {
+  const std::size_t cn = m.a.cnodes.size(), nl = m.locations(), ne = p.events.size();
   p.stack_nodes.resize(cn + 1);
   p.stack_node_cost.assign((cn + 1) * ne, 0);
   std::unordered_map<std::uint64_t, CallId> call_of;
   for (std::size_t c = 0; c < cn; ++c) {
-    const FuncId f = fn[c];
-    const std::int32_t parent = a.cnodes[c].parent;
+    const FuncId f = m.fn[c];
+    const std::int32_t parent = m.a.cnodes[c].parent;
     p.stack_nodes[c + 1] = StackNode{parent < 0 ? 0u : static_cast<std::uint32_t>(parent) + 1, f, kNoString};
     std::int64_t calls = 0;
-    if (visits)
-      for (std::size_t l = 0; l < nl; ++l) calls = saturating_add(calls, visits->iexcl[c * nl + l]);
-    if (visits) p.functions[f].calls = saturating_add(p.functions[f].calls, calls);
+    if (m.visits) {
+      for (std::size_t l = 0; l < nl; ++l) calls = saturating_add(calls, m.visits->iexcl[c * nl + l]);
+      p.functions[f].calls = saturating_add(p.functions[f].calls, calls);
+    }
     CallId call = 0;
     if (parent >= 0) {
-      FuncId from = fn[static_cast<std::size_t>(parent)];
+      FuncId from = m.fn[static_cast<std::size_t>(parent)];
       auto [it, fresh] = call_of.try_emplace((std::uint64_t{from} << 32) | f, 0);
-      if (fresh) it->second = p.add_call(Call{from, f, visits ? 0 : kUnknownCount, kUnknownCount});
+      if (fresh) it->second = p.add_call(Call{from, f, m.visits ? 0 : kUnknownCount, kUnknownCount});
       call = it->second;
-      if (visits) p.calls[call].count = saturating_add(p.calls[call].count, calls);
+      if (m.visits) p.calls[call].count = saturating_add(p.calls[call].count, calls);
     }
     for (std::size_t e = 0; e < ne; ++e) {
       Cost self = p.events[e].floating ? float_cost(0.0) : 0, total = self;
       for (std::size_t l = 0; l < nl; ++l) {
-        self = p.add(e, self, cost_of((*tables)[e], c * nl + l, true, rounded));
-        total = p.add(e, total, cost_of((*tables)[e], c * nl + l, false, rounded));
+        self = p.add(e, self, m.at(e, c, l, true));
+        total = p.add(e, total, m.at(e, c, l, false));
       }
       p.self(f, e) = p.add(e, p.self(f, e), self);
-      if (outer[c]) p.total(f, e) = p.add(e, p.total(f, e), total);
+      if (m.outer[c]) p.total(f, e) = p.add(e, p.total(f, e), total);
       p.stack_node_cost[(c + 1) * ne + e] = self;
       if (parent >= 0) {
         p.inclusive(call, e) = p.add(e, p.inclusive(call, e), total);
@@ -489,24 +509,24 @@ Expected<Profile> read(const InputFile& input, const formats::ReadOptions& optio
       }
     }
   }
-  // Every location: the functions it ran (visited, or with a cost when the
-  // profile has no visits), and their costs there.
+}
+
+// Every location: the functions it ran (visited, or with a cost when the
+// profile has no visits), and their costs there.
+Expected<bool> add_locations(Profile& p, Model& m, const InputFile& input, std::size_t budget) {
+  const std::size_t cn = m.a.cnodes.size(), nl = m.locations(), ne = p.events.size();
   std::vector<std::uint32_t> row_of(p.functions.size(), UINT32_MAX);
   for (std::size_t l = 0; l < nl; ++l) {
     Location loc;
-    loc.rank = a.locations[l].process;
-    loc.thread = a.locations[l].thread;
+    loc.rank = m.a.locations[l].process;
+    loc.thread = m.a.locations[l].thread;
     loc.label = p.strings.intern(fmt::format("rank {} thread {}", loc.rank, loc.thread));
-    loc.begin = loc.end = static_cast<std::uint32_t>(p.location_functions.size());
+    loc.begin = static_cast<std::uint32_t>(p.location_functions.size());
     for (std::size_t c = 0; c < cn; ++c) {
-      bool ran = false;
-      if (visits) {
-        ran = visits->iexcl[c * nl + l] > 0;
-      } else {
-        for (std::size_t e = 0; e < ne && !ran; ++e) ran = cost_of((*tables)[e], c * nl + l, false, rounded) != 0;
-      }
+      bool ran = m.visits && m.visits->iexcl[c * nl + l] > 0;
+      for (std::size_t e = 0; e < ne && !m.visits && !ran; ++e) ran = m.at(e, c, l, false) != 0;
       if (!ran) continue;
-      const FuncId f = fn[c];
+      const FuncId f = m.fn[c];
       if (row_of[f] == UINT32_MAX || row_of[f] < loc.begin) {
         row_of[f] = static_cast<std::uint32_t>(p.location_functions.size());
         p.location_functions.push_back(f);
@@ -519,10 +539,10 @@ Expected<Profile> read(const InputFile& input, const formats::ReadOptions& optio
       const std::size_t row = row_of[f];
       for (std::size_t e = 0; e < ne; ++e) {
         Cost& s = p.location_self[row * ne + e];
-        s = p.add(e, s, cost_of((*tables)[e], c * nl + l, true, rounded));
-        if (outer[c]) {
+        s = p.add(e, s, m.at(e, c, l, true));
+        if (m.outer[c]) {
           Cost& t = p.location_total[row * ne + e];
-          t = p.add(e, t, cost_of((*tables)[e], c * nl + l, false, rounded));
+          t = p.add(e, t, m.at(e, c, l, false));
         }
       }
     }
@@ -531,14 +551,43 @@ Expected<Profile> read(const InputFile& input, const formats::ReadOptions& optio
     if (p.approximate_bytes() > budget)
       return bad_input(formats::over_budget_message(input.path(), budget, p.functions.size(), ne));
   }
+  return true;
+}
+
+}  // namespace
+
+Expected<Profile> read(const InputFile& input, const formats::ReadOptions& options, Diagnostics& diag) {
+  const std::size_t budget = options.memory_budget ? options.memory_budget : SIZE_MAX;
+  auto members = unpack(input, budget);
+  if (!members) return members.error();
+  std::vector<std::size_t> region;
+  auto anchor = checked_anchor(input, members->anchor, budget, region);
+  if (!anchor) return anchor.error();
+  const Anchor& a = *anchor;
+  Context cx{input, a, a.locations.size(), wide_order(a)};
+  std::optional<Table> visits;
+  std::vector<std::string> skipped;
+  auto tables = event_tables(cx, *members, visits, skipped);
+  if (!tables) return tables.error();
+  if (tables->empty())
+    return bad_input(
+        fmt::format("{}: expected a metric graphgen can add up (time, counters), found none", input.path()));
+  members = Members();  // the raw files are no longer needed
+  Profile p;
+  Model m{a, *tables, visits, {}, {}, 0};
+  add_functions(p, a, region, *tables, visits.has_value(), m.fn);
+  m.outer = outer_nodes(a, m.fn, p.functions.size());
+  add_costs(p, m);
+  if (auto ok = add_locations(p, m, input, budget); !ok) return ok.error();
   if (!skipped.empty()) {
     std::string list;
     for (const std::string& s : skipped) list += (list.empty() ? "" : ", ") + s;
     diag.warn(fmt::format("{}: metrics left out (minimum, maximum or composite values, which do not add up): {}",
                           input.path(), list));
   }
-  if (rounded)
-    diag.warn(fmt::format("{}: {} fractional values of counters rounded to the nearest count", input.path(), rounded));
+  if (m.rounded)
+    diag.warn(
+        fmt::format("{}: {} fractional values of counters rounded to the nearest count", input.path(), m.rounded));
   for (const EventTable& e : *tables)
     if (e.table.negative)
       diag.warn(

@@ -22,6 +22,17 @@ Expected<std::string> write_ranks_text(const WriteInput& in, Diagnostics&) {
 Expected<std::string> write_ranks_csv(const WriteInput& in, Diagnostics&) {
   return write_csv(in.profile, *in.ranks, rank_options(in));
 }
+Expected<std::string> write_ranks_matrix(const WriteInput& in, Diagnostics&) {
+  Options o = rank_options(in);
+  o.max_bytes = in.options.max_output;
+  std::string out = write_matrix_csv(in.profile, *in.ranks, o);
+  if (out.empty())
+    return bad_input(
+        fmt::format("-T ranks.matrix.csv: {} functions x {} ranks would be more than {} bytes; --top N "
+                    "keeps the N most imbalanced functions",
+                    in.profile.functions.size(), in.ranks->ranks, in.options.max_output));
+  return out;
+}
 Expected<std::string> write_ranks_json(const WriteInput& in, Diagnostics&) {
   return write_json(in.profile, *in.ranks, rank_options(in));
 }
@@ -56,6 +67,13 @@ const std::vector<OutputFormat>& output_formats() {
        Needs::kRanks,
        false,
        write_ranks_csv},
+      {"ranks.matrix.csv",
+       "every rank's own values: functions x ranks, inclusive and self, for pandas",
+       {".matrix.csv"},
+       Needs::kRanks,
+       false,
+       write_ranks_matrix,
+       true},
       {"ranks.json",
        "per-rank statistics of every function, for scripts",
        {".ranks.json"},

@@ -132,6 +132,52 @@ std::string write_text(const Profile& p, const RankTable& t, const Options& o) {
   return out;
 }
 
+std::string write_matrix_csv(const Profile& p, const RankTable& t, const Options& o) {
+  std::string out;
+  if (!t.skipped_ranks.empty())
+    out += fmt::format("# not counted, input could not be read: ranks {}\n", fmt::join(t.skipped_ranks, " "));
+  out += "function,name,file,line,object,unit,value";
+  for (std::int64_t r : t.rank_numbers) out += fmt::format(",r{}", r);
+  out += "\n";
+  // Each function's values by rank: the kept rows, transposed.
+  const RankMatrix& m = t.matrix;
+  const std::size_t nf = p.functions.size(), nr = t.ranks;
+  std::vector<std::uint32_t> begin(nf + 1, 0), rank_of(m.function.size()), at(m.function.size());
+  for (FuncId f : m.function)
+    if (f < nf) ++begin[f + 1];
+  for (std::size_t f = 0; f < nf; ++f) begin[f + 1] += begin[f];
+  std::vector<std::uint32_t> fill(begin.begin(), begin.end() - 1);
+  for (std::size_t r = 0; r < nr && r + 1 < m.begin.size(); ++r)
+    for (std::uint32_t i = m.begin[r]; i < m.begin[r + 1]; ++i) {
+      if (m.function[i] >= nf) continue;
+      std::uint32_t k = fill[m.function[i]]++;
+      rank_of[k] = static_cast<std::uint32_t>(r);
+      at[k] = i;
+    }
+  std::vector<FuncId> order = by_imbalance(t);
+  std::string unit = unit_of(p, o.event);
+  std::vector<double> row(nr);
+  for (std::size_t n = 0; n < shown(order.size(), o.top, 0); ++n) {
+    FuncId f = order[n];
+    const Function& fn = p.functions[f];
+    for (int self = 0; self < 2; ++self) {
+      std::fill(row.begin(), row.end(), 0.0);  // a rank without the function: 0 there
+      for (std::uint32_t k = begin[f]; k < begin[f + 1]; ++k)
+        row[rank_of[k]] = self ? m.self[at[k]] : m.inclusive[at[k]];
+      out += fmt::format("{},{},{},{},{},{},{}", csv_field(function_label(p, f)), csv_field(p.str(fn.name)),
+                         csv_field(p.str(fn.file)), fn.line, csv_field(p.str(fn.object)), unit,
+                         self ? "self" : "inclusive");
+      for (double v : row) {
+        out += ',';
+        out += exact(v);
+      }
+      out += "\n";
+      if (o.max_bytes && out.size() > o.max_bytes) return {};
+    }
+  }
+  return out;
+}
+
 std::string write_csv(const Profile& p, const RankTable& t, const Options& o) {
   std::string out;
   // (A comment line, as pandas' comment='#' reads; only when there is one.)

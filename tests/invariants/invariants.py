@@ -316,6 +316,23 @@ def check_ranks(files, label):
         for r in rows[1:]:
             for field in (r[0], r[1], r[2], r[4]):
                 check(not field[:1] in ("=", "+", "-", "@"), label, "ranks.csv", f"a field is a formula: {field!r}")
+        stats_rows = {(r[1], r[2], r[3]): r for r in rows[1:]}
+        code, mx, err = run(["-T", "ranks.matrix.csv", *files])
+        if check(code == 0, label, "ranks.matrix.csv", f"exit {code}: {err.strip()}"):
+            # Each function's row of per-rank values: its max, min and total
+            # are what ranks.csv says (the same values, two views).
+            header, *lines = list(csv.reader(io.StringIO(mx.decode("utf-8"), newline="")))
+            col = {name: i for i, name in enumerate(rows[0])}
+            for r in lines:
+                values = [float(v) for v in r[7:]]
+                st = stats_rows.get((r[1], r[2], r[3]))
+                if not check(st is not None, label, "ranks.matrix.csv", f"no ranks.csv row for {r[1]!r}"):
+                    continue
+                kind = r[6]
+                for what, got in (("max", max(values)), ("min", min(values)), ("total", math.fsum(values))):
+                    want = float(st[col[f"{kind}_{what}"]])
+                    check(close(got, want, 1e-9, 1e-12), label, "ranks.matrix.csv",
+                          f"{r[1]!r} {kind}: the row's {what} is {got!r}, ranks.csv says {want!r}")
     code, hm, err = run(["-T", "heatmap", *files])
     if check(code == 0, label, "heatmap", f"exit {code}: {err.strip()}"):
         parse_xml(label, "heatmap", hm)
@@ -395,9 +412,13 @@ def main():
                 skipped += 1
         for d in sorted({os.path.dirname(p) for p in inputs_under(root)}):
             ranks = sorted(p for p in inputs_under(d) if os.path.dirname(p) == d and
-                           re.search(r"(rank|cpu_)\d+\.(pstats|prof)$", os.path.basename(p)))
+                           re.search(r"((rank|cpu_)\d+\.(pstats|prof)|^profile\.\d+\.0\.0)$", os.path.basename(p)))
             if len(ranks) >= 2:
                 check_ranks(ranks, d)
+        # Files that hold every rank themselves (TAU's packed files, CUBE4).
+        for path in inputs_under(root):
+            if path.endswith((".ppk", ".cubex", ".cubex.gz")) and "values_example" not in path:
+                check_ranks([path], path)
     if a.hostile:
         with tempfile.TemporaryDirectory() as folder:
             paths, ranks = hostile_inputs(folder)

@@ -165,6 +165,7 @@ void RankAccumulator::add(const std::vector<double>& self, const std::vector<dou
       double& cell = heat_[static_cast<std::size_t>(g) * columns_ + column_of_[input]];
       cell = std::max(cell, inclusive[f]);
     }
+    if (keep_values_) kept_.push_back(Kept{input, g, self[f], inclusive[f]});
   }
 }
 
@@ -255,6 +256,8 @@ void RankAccumulator::combine(const RankAccumulator& next, const std::vector<Fun
     if (!seen[t]) states_[t].lowest_missing_rank = std::min(states_[t].lowest_missing_rank, lowest_theirs);
   for (State& st : states_) st.last_position = static_cast<std::int64_t>(theirs_end) - 1;
   position_ = theirs_end;
+  for (const Kept& k : next.kept_)
+    if (k.function < map.size()) kept_.push_back(Kept{k.input, map[k.function], k.self, k.inclusive});
 }
 
 void RankAccumulator::encode(wire::Writer& w) const {
@@ -279,6 +282,19 @@ void RankAccumulator::encode(wire::Writer& w) const {
   for (std::uint32_t input = 0; input < skipped_.size(); ++input)
     if (skipped_[input]) skipped.push_back(input);
   w.vec(skipped);
+  w.put<std::uint8_t>(keep_values_);
+  std::vector<std::uint32_t> inputs, functions;
+  std::vector<double> selfs, inclusives;
+  for (const Kept& k : kept_) {
+    inputs.push_back(k.input);
+    functions.push_back(k.function);
+    selfs.push_back(k.self);
+    inclusives.push_back(k.inclusive);
+  }
+  w.vec(inputs);
+  w.vec(functions);
+  w.vec(selfs);
+  w.vec(inclusives);
 }
 
 bool RankAccumulator::decode(wire::Reader& r) {
@@ -307,6 +323,19 @@ bool RankAccumulator::decode(wire::Reader& r) {
   for (std::uint32_t input : r.vec<std::uint32_t>()) {
     if (input >= ranks_.size()) return false;
     mark_skipped(input);
+  }
+  keep_values_ = r.get<std::uint8_t>() != 0;
+  auto inputs = r.vec<std::uint32_t>();
+  auto functions = r.vec<std::uint32_t>();
+  auto selfs = r.vec<double>();
+  auto inclusives = r.vec<double>();
+  if (!r.ok() || functions.size() != inputs.size() || selfs.size() != inputs.size() ||
+      inclusives.size() != inputs.size())
+    return false;
+  kept_.clear();
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i] >= ranks_.size() || functions[i] >= states_.size()) return false;
+    kept_.push_back(Kept{inputs[i], functions[i], selfs[i], inclusives[i]});
   }
   return r.ok() && heat_.size() == states_.size() * columns_;
 }
@@ -360,6 +389,32 @@ RankTable RankAccumulator::finish(std::size_t functions, const std::vector<FuncI
     fr.inclusive = measure(st.inclusive, st);
   }
   for (FuncId f = 0; f < functions; ++f) t.functions[f].function = f;
+  if (keep_values_) {
+    // Per counted rank in input order; each rank's functions by final id.
+    std::vector<std::uint32_t> counted(ranks_.size(), UINT32_MAX);
+    std::uint32_t next = 0;
+    for (std::size_t i = 0; i < ranks_.size(); ++i)
+      if (!skipped_[i]) counted[i] = next++;
+    std::vector<Kept> rows;
+    rows.reserve(kept_.size());
+    for (const Kept& k : kept_)
+      if (k.input < counted.size() && counted[k.input] != UINT32_MAX && k.function < final_id.size() &&
+          final_id[k.function] < functions)
+        rows.push_back(Kept{counted[k.input], final_id[k.function], k.self, k.inclusive});
+    std::sort(rows.begin(), rows.end(), [](const Kept& a, const Kept& b) {
+      return a.input != b.input ? a.input < b.input : a.function < b.function;
+    });
+    RankMatrix& m = t.matrix;
+    m.kept = true;
+    m.begin.assign(t.ranks + 1, 0);
+    for (const Kept& k : rows) {
+      ++m.begin[k.input + 1];
+      m.function.push_back(k.function);
+      m.self.push_back(k.self);
+      m.inclusive.push_back(k.inclusive);
+    }
+    for (std::size_t i = 0; i < t.ranks; ++i) m.begin[i + 1] += m.begin[i];
+  }
   if (columns_) {
     t.heatmap.columns = columns_;
     t.heatmap.first_rank.assign(columns_, INT64_MAX);

@@ -299,3 +299,38 @@ TEST(TauText, MetricFoldersAreEventsOfOneProfile) {
 
 }  // namespace
 }  // namespace graphgen
+
+namespace graphgen {
+namespace {
+
+// ranks.matrix.csv: every rank's own value of every function, as ParaProf
+// reads the files (a rank without the function: 0).
+TEST(TauRanks, TheMatrixHoldsEveryRanksValueAsParaProf) {
+  std::vector<Row> rows = paraprof("xmain_0.csv");
+  auto run = test::graphgen({(test::testdata_dir() / "tau" / "xmain_0").string(), "-T", "ranks.matrix.csv"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  std::istringstream in(run.out);
+  std::string line;
+  std::getline(in, line);
+  auto header = csv_fields(line);
+  ASSERT_EQ(header.size(), 7u + 8u);
+  EXPECT_EQ(header[6], "value");
+  std::map<std::pair<std::string, std::int64_t>, const Row*> oracle;
+  for (const Row& r : rows) oracle[{r.name, r.node}] = &r;
+  std::size_t cells = 0;
+  while (std::getline(in, line)) {
+    auto f = csv_fields(line);
+    ASSERT_EQ(f.size(), header.size());
+    for (std::size_t c = 7; c < f.size(); ++c) {
+      std::int64_t rank = std::stoll(header[c].substr(1));
+      auto it = oracle.find({f[1], rank});
+      double want = it == oracle.end() ? 0 : seconds(f[6] == "self" ? it->second->excl : it->second->incl);
+      EXPECT_EQ(std::stod(f[c]), want) << f[1] << " " << header[c] << " " << f[6];
+      ++cells;
+    }
+  }
+  EXPECT_EQ(cells, 27u * 8u * 2u);
+}
+
+}  // namespace
+}  // namespace graphgen

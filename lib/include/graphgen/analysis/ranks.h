@@ -54,6 +54,16 @@ struct RankHeatmap {
   std::vector<double> cells;                        // functions.size() x columns, self+inclusive mode chosen at build
 };
 
+/// Every rank's own values (kept only when an output shows them: the
+/// matrix CSV, the report's per-rank views): per counted rank, in
+/// rank_numbers' order, the functions it ran.
+struct RankMatrix {
+  bool kept = false;
+  std::vector<std::uint32_t> begin;  // ranks + 1 offsets into the rows below
+  std::vector<FuncId> function;
+  std::vector<double> self, inclusive;
+};
+
 struct RankTable {
   std::size_t ranks = 0;
   std::vector<std::int64_t> rank_numbers;  // of the ranks counted, in input order
@@ -66,6 +76,7 @@ struct RankTable {
   std::vector<std::int64_t> skipped_ranks;
   std::vector<FunctionRanks> functions;  // per merged function, by id
   RankHeatmap heatmap;                   // of inclusive time
+  RankMatrix matrix;                     // when asked for (RankAccumulator::keep_values)
 };
 
 /// Folds per-input profiles into per-function rank statistics.
@@ -106,6 +117,9 @@ class RankAccumulator {
   /// The next input could not be read (--keep-going): it is no rank, not
   /// one that ran nothing.
   void skip();
+  /// Keeps every rank's values for RankTable::matrix (memory in proportion
+  /// to the inputs, where the statistics alone need O(functions)).
+  void keep_values() { keep_values_ = true; }
 
   /// The table for a merged profile of `functions` functions; `order` maps
   /// merged function ids as they were while adding to the final ids (the
@@ -152,6 +166,13 @@ class RankAccumulator {
   std::vector<State> states_;
   std::vector<double> heat_;   // per function x column: summed inclusive
   std::vector<bool> skipped_;  // per input: could not be read
+  struct Kept {
+    std::uint32_t input = 0;
+    FuncId function = 0;
+    double self = 0, inclusive = 0;
+  };
+  bool keep_values_ = false;
+  std::vector<Kept> kept_;
   std::size_t skipped_count_ = 0;
 };
 
