@@ -46,11 +46,12 @@ Expected<std::string> write_report(const WriteInput& in, Diagnostics& diag) {
 const std::vector<OutputFormat>& output_formats() {
   static const std::vector<OutputFormat> kRows = {
       {"html",
-       "one self-contained HTML report: function table, icicle, call graph, per-rank table",
+       "one self-contained HTML report: function table, icicle, call graph, per-rank views",
        {".html", ".htm"},
        Needs::kReport,
        false,
-       write_report},
+       write_report,
+       true},
   };
   return kRows;
 }

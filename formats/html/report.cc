@@ -1,6 +1,7 @@
 #include "html/report.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <unordered_map>
@@ -103,12 +104,76 @@ Expected<bool> icicle_frames(std::string& data, const Profile& p, const Event& e
   return true;
 }
 
+// MPI's own time: MPI_*/PMPI_* (C, and mpi_* from Fortran) and mpi4py's
+// Comm methods, as a rank view tells communication from compute.
+bool is_mpi(const Profile& p, FuncId f) {
+  std::string_view name = p.str(p.functions[f].name);
+  return name.starts_with("MPI_") || name.starts_with("PMPI_") || name.starts_with("mpi_") ||
+         name.find("mpi4py.MPI") != std::string_view::npos ||
+         p.str(p.functions[f].file).find("mpi4py") != std::string_view::npos;
+}
+
+// Every rank's values, where the table kept them: the inclusive value of
+// each of the first rows' functions on every rank (the function view), and
+// each rank's heaviest functions by self cost and its MPI share (the rank
+// view).
+void rank_values(std::string& data, const Profile& p, const RankTable& t, const std::vector<FuncId>& order,
+                 std::size_t rows) {
+  const RankMatrix& m = t.matrix;
+  if (!m.kept || m.begin.size() != t.ranks + 1) return;
+  const std::size_t series = std::min<std::size_t>(rows, t.ranks > 20000 ? 10 : 40);
+  std::vector<std::int32_t> series_of(p.functions.size(), -1);
+  for (std::size_t i = 0; i < series; ++i) series_of[order[i]] = static_cast<std::int32_t>(i);
+  std::vector<double> values(series * t.ranks, 0.0);  // a rank without the function: 0
+  for (std::size_t r = 0; r < t.ranks; ++r)
+    for (std::uint32_t k = m.begin[r]; k < m.begin[r + 1]; ++k)
+      if (m.function[k] < series_of.size() && series_of[m.function[k]] >= 0)
+        values[static_cast<std::size_t>(series_of[m.function[k]]) * t.ranks + r] = m.inclusive[k];
+  data += ",\"series\":[";
+  for (std::size_t i = 0; i < series; ++i) {
+    data += i ? ",[" : "[";
+    for (std::size_t r = 0; r < t.ranks; ++r) {
+      if (r) data += ',';
+      data += num(values[i * t.ranks + r]);
+    }
+    data += ']';
+  }
+  data += "],\"rank_top\":[";
+  constexpr std::size_t kTop = 8;
+  StringList names;
+  std::vector<std::uint32_t> entries;
+  std::string mpi;
+  for (std::size_t r = 0; r < t.ranks; ++r) {
+    entries.clear();
+    double mpi_self = 0, all_self = 0;
+    for (std::uint32_t k = m.begin[r]; k < m.begin[r + 1]; ++k) {
+      if (m.function[k] >= p.functions.size()) continue;
+      entries.push_back(k);
+      all_self += m.self[k];
+      if (is_mpi(p, m.function[k])) mpi_self += m.self[k];
+    }
+    std::size_t top = std::min(kTop, entries.size());
+    std::partial_sort(entries.begin(), entries.begin() + static_cast<std::ptrdiff_t>(top), entries.end(),
+                      [&](std::uint32_t a, std::uint32_t b) { return m.self[a] > m.self[b]; });
+    data += r ? ",[" : "[";
+    for (std::size_t i = 0; i < top; ++i)
+      data += fmt::format("{}[{},{}]", i ? "," : "", names.id(function_label(p, m.function[entries[i]])),
+                          num(m.self[entries[i]]));
+    data += ']';
+    mpi += fmt::format("{}[{},{}]", r ? "," : "", num(mpi_self), num(all_self));
+  }
+  data += "],\"rank_names\":";
+  names.write(data);
+  data += ",\"mpi\":[" + mpi + "]";
+}
+
 // Per-rank statistics of inclusive cost, most imbalanced first.
 void rank_rows(std::string& data, const Profile& p, const RankTable* ranks, const Options& o) {
   data += ",\n\"ranks\":";
   if (ranks && ranks->ranks > 1) {
-    data += fmt::format("{{\"count\":{},\"by_position\":{},\"rows\":[", ranks->ranks,
-                        ranks->numbered_by_position ? "true" : "false");
+    data += fmt::format("{{\"count\":{},\"by_position\":{},\"numbers\":[{}],\"skipped\":[{}],\"rows\":[", ranks->ranks,
+                        ranks->numbered_by_position ? "true" : "false", fmt::join(ranks->rank_numbers, ","),
+                        fmt::join(ranks->skipped_ranks, ","));
     std::vector<FuncId> order = ranks::by_imbalance(*ranks);
     std::size_t rows = std::min(order.size(), o.rank_rows ? o.rank_rows : 200);
     for (std::size_t i = 0; i < rows; ++i) {
@@ -118,7 +183,9 @@ void rank_rows(std::string& data, const Profile& p, const RankTable* ranks, cons
                           json_text(function_label(p, order[i]), true), num(m.imbalance_percent), num(m.imbalance),
                           num(m.mean), num(m.min), m.min_rank, num(m.max), m.max_rank, num(m.stddev), fr.present);
     }
-    data += "]}";
+    data += "]";
+    rank_values(data, p, *ranks, order, rows);
+    data += "}";
   } else {
     data += "null";
   }
@@ -161,6 +228,16 @@ std::string page(const std::string& data, const Options& o) {
   }
   out +=
       "</section>\n<section id=\"ranks\" hidden>\n<p id=\"ranks-note\" class=\"note\"></p>\n"
+      "<p id=\"ranks-skipped\" class=\"note warn\" hidden></p>\n"
+      "<div id=\"rank-function\" hidden><h2 id=\"rank-function-name\"></h2>\n<div class=\"bar\">"
+      "<button id=\"by-rank\" class=\"active\">by rank</button> <button id=\"by-value\">by value</button> "
+      "<span id=\"rank-function-stats\"></span></div>\n"
+      "<svg id=\"rank-bars\" width=\"960\" height=\"240\" role=\"img\"></svg>\n"
+      "<svg id=\"rank-histogram\" width=\"960\" height=\"150\" role=\"img\"></svg></div>\n"
+      "<div id=\"rank-view\" hidden><h2>One rank</h2>\n<div class=\"bar\"><label>Rank <select id=\"rank-pick\">"
+      "</select></label> <span id=\"rank-mpi\"></span></div>\n<svg id=\"rank-mpi-bar\" width=\"960\" height=\"22\">"
+      "</svg>\n<table id=\"rank-top\"><thead><tr><th>Self</th><th>Share</th><th class=\"name\">Function</th></tr>"
+      "</thead><tbody></tbody></table></div>\n"
       "<table id=\"ranks-table\"><thead><tr></tr></thead><tbody></tbody></table>\n</section>\n</main>\n";
   out += "<script type=\"application/json\" id=\"data\">";
   out += data;

@@ -2,8 +2,13 @@
 // cmake/embed.cmake). The page's data is the JSON in #data:
 //   functions: [label, where, line, self, inclusive, calls, primitive calls]
 //   frames:    [parent, name id, module id, start, total], parents first
-//   ranks:     {count, by_position, rows: [label, imb%, imb, mean, min,
-//               min rank, max, max rank, stddev, present]} or null
+//   ranks:     {count, by_position, numbers: [rank number of each rank],
+//               skipped: [ranks not read], rows: [label, imb%, imb, mean,
+//               min, min rank, max, max rank, stddev, present],
+//               series: [per row of the first rows: inclusive value on
+//               each rank], rank_top: [per rank: [[name id, self]...]],
+//               rank_names: [...], mpi: [per rank: [MPI self, all self]]}
+//               or null (series and after: when the values were kept)
 // Opened with #selftest, the page sorts, filters, pages and zooms by itself
 // and writes what it saw to <body data-selftest> (the browser tests read it);
 // #icicle, #graph and #ranks open on that tab.
@@ -254,8 +259,18 @@
       tr.appendChild(th);
     });
     var body = document.querySelector("#ranks-table tbody");
-    R.rows.forEach(function (r) {
+    if (R.skipped && R.skipped.length) {
+      $("ranks-skipped").hidden = false;
+      $("ranks-skipped").textContent = "Not counted: " + R.skipped.length + " rank" + (R.skipped.length > 1 ? "s" : "") +
+        " whose input could not be read (--keep-going): " + R.skipped.join(", ") + ".";
+    }
+    R.rows.forEach(function (r, i) {
       var row = document.createElement("tr");
+      if (R.series && i < R.series.length) {
+        row.className = "pick";
+        row.title = "Show this function on every rank";
+        row.addEventListener("click", function () { showFunction(i); });
+      }
       cell(row, r[1].toFixed(1) + "%");
       cell(row, fmtValue(r[2]));
       cell(row, fmtValue(r[3]));
@@ -268,6 +283,123 @@
       cell(row, r[0], "name", r[0]);
       body.appendChild(row);
     });
+  }
+
+  // ---- one function across the ranks, one rank's functions ------------
+  var SVGNS = "http://www.w3.org/2000/svg", shownRow = -1, byValue = false;
+  function svgEl(parent, name, attrs, text) {
+    var e = document.createElementNS(SVGNS, name);
+    for (var k in attrs) e.setAttribute(k, attrs[k]);
+    if (text !== undefined) e.textContent = text;
+    parent.appendChild(e);
+    return e;
+  }
+  function stats(v) {
+    var n = v.length, sum = 0, sq = 0, min = Infinity, max = -Infinity;
+    v.forEach(function (x) { sum += x; sq += x * x; if (x < min) min = x; if (x > max) max = x; });
+    var mean = sum / n, variance = Math.max(0, sq / n - mean * mean);
+    return { mean: mean, std: Math.sqrt(variance), min: min, max: max };
+  }
+  // Bars: one per rank, in rank order or sorted by value; lines at the
+  // mean, min, max and mean +- 1 std. A click on a bar shows that rank.
+  function drawBars() {
+    var R = D.ranks, v = R.series[shownRow], svg = $("rank-bars"), W = 960, H = 240, L = 70, B = 20, T = 8;
+    while (svg.firstChild) svg.removeChild(svg.firstChild);
+    var idx = v.map(function (_, i) { return i; });
+    if (byValue) idx.sort(function (a, b) { return v[a] - v[b] || R.numbers[a] - R.numbers[b]; });
+    var s = stats(v), top = s.max > 0 ? s.max : 1, n = v.length, w = (W - L) / n;
+    var y = function (x) { return T + (H - T - B) * (1 - x / top); };
+    idx.forEach(function (r, k) {
+      var bar = svgEl(svg, "rect", { x: L + k * w, y: y(v[r]), width: Math.max(w - (w > 3 ? 1 : 0), 0.5),
+        height: Math.max(H - B - y(v[r]), 0), "class": "rank-bar", "data-rank": R.numbers[r] });
+      svgEl(bar, "title", {}, "rank " + R.numbers[r] + ": " + fmtValue(v[r]));
+      bar.addEventListener("click", function () { showRank(r); });
+      if (n <= 64) svgEl(svg, "text", { x: L + k * w + w / 2, y: H - B + 12, "text-anchor": "middle", "class": "rank-label" },
+        String(R.numbers[r]));
+    });
+    // (Labels that would overlap one already written are left out, the
+    // mean's and the extremes' first.)
+    var labelled = [];
+    [["mean", s.mean, "mean"], ["max", s.max, "max"], ["min", s.min, "min"], ["mean + std", s.mean + s.std, "std"],
+     ["mean \u2212 std", Math.max(0, s.mean - s.std), "std"]].forEach(function (l) {
+      var at = y(l[1]);
+      svgEl(svg, "line", { x1: L, x2: W, y1: at, y2: at, "class": "rank-line " + l[2] });
+      if (labelled.some(function (u) { return Math.abs(u - at) < 11; })) return;
+      labelled.push(at);
+      svgEl(svg, "text", { x: L - 4, y: at + 4, "text-anchor": "end", "class": "rank-label" }, l[0]);
+    });
+    svgEl(svg, "text", { x: 4, y: H - 8, "class": "rank-label" }, byValue ? "by value" : "rank");
+    $("by-rank").classList.toggle("active", !byValue);
+    $("by-value").classList.toggle("active", byValue);
+  }
+  // A histogram of the ranks' values: 20 bins from min to max.
+  function drawHistogram() {
+    var v = D.ranks.series[shownRow], svg = $("rank-histogram"), W = 960, H = 150, L = 70, B = 20, BINS = 20;
+    while (svg.firstChild) svg.removeChild(svg.firstChild);
+    var s = stats(v), span = s.max - s.min, counts = [];
+    for (var i = 0; i < BINS; ++i) counts.push(0);
+    v.forEach(function (x) { counts[span > 0 ? Math.min(BINS - 1, Math.floor((x - s.min) / span * BINS)) : 0]++; });
+    var most = Math.max.apply(null, counts), w = (W - L) / BINS;
+    counts.forEach(function (c, i) {
+      var h = most ? (H - B - 8) * c / most : 0;
+      var bar = svgEl(svg, "rect", { x: L + i * w, y: H - B - h, width: w - 2, height: h, "class": "rank-bin" });
+      svgEl(bar, "title", {}, c + " ranks from " + fmtValue(s.min + span * i / BINS) + " to " +
+        fmtValue(s.min + span * (i + 1) / BINS));
+    });
+    svgEl(svg, "text", { x: L - 4, y: 16, "text-anchor": "end", "class": "rank-label" }, most + " ranks");
+    svgEl(svg, "text", { x: L, y: H - 4, "class": "rank-label" }, fmtValue(s.min));
+    svgEl(svg, "text", { x: W, y: H - 4, "text-anchor": "end", "class": "rank-label" }, fmtValue(s.max));
+  }
+  function showFunction(i) {
+    var R = D.ranks, s = stats(R.series[i]);
+    shownRow = i;
+    $("rank-function").hidden = false;
+    $("rank-function-name").textContent = R.rows[i][0];
+    $("rank-function-stats").textContent = "mean " + fmtValue(s.mean) + ", std " + fmtValue(s.std) + ", min " +
+      fmtValue(s.min) + " (r" + R.rows[i][5] + "), max " + fmtValue(s.max) + " (r" + R.rows[i][7] + "), Imb% " +
+      R.rows[i][1].toFixed(1) + "; a rank without it counts 0";
+    drawBars();
+    drawHistogram();
+  }
+  // One rank: its heaviest functions by self cost, and how much of its
+  // self cost is MPI's.
+  function showRank(r) {
+    var R = D.ranks;
+    if (!R.rank_top) return;
+    $("rank-view").hidden = false;
+    $("rank-pick").value = String(r);
+    var m = R.mpi[r], share = m[1] > 0 ? m[0] / m[1] : 0;
+    $("rank-mpi").textContent = "rank " + R.numbers[r] + ": MPI " + (share * 100).toFixed(1) + "% of its self cost (" +
+      fmtValue(m[0]) + "), compute " + ((1 - share) * 100).toFixed(1) + "% (" + fmtValue(m[1] - m[0]) + ")";
+    var bar = $("rank-mpi-bar");
+    while (bar.firstChild) bar.removeChild(bar.firstChild);
+    svgEl(bar, "rect", { x: 0, y: 2, width: 960 * share, height: 18, "class": "mpi" });
+    svgEl(bar, "rect", { x: 960 * share, y: 2, width: 960 * (1 - share), height: 18, "class": "compute" });
+    var body = document.querySelector("#rank-top tbody");
+    while (body.firstChild) body.removeChild(body.firstChild);
+    R.rank_top[r].forEach(function (e) {
+      var row = document.createElement("tr");
+      cell(row, fmtValue(e[1]));
+      cell(row, m[1] > 0 ? (e[1] / m[1] * 100).toFixed(1) + "%" : "");
+      cell(row, R.rank_names[e[0]], "name", R.rank_names[e[0]]);
+      body.appendChild(row);
+    });
+  }
+  function rankViews() {
+    var R = D.ranks;
+    if (!R || !R.series) return;
+    $("by-rank").addEventListener("click", function () { byValue = false; drawBars(); });
+    $("by-value").addEventListener("click", function () { byValue = true; drawBars(); });
+    var pick = $("rank-pick");
+    R.numbers.forEach(function (n, r) {
+      var o = document.createElement("option");
+      o.value = String(r);
+      o.textContent = String(n);
+      pick.appendChild(o);
+    });
+    pick.addEventListener("change", function () { showRank(Number(pick.value)); });
+    if (R.series.length) showFunction(0);
+    showRank(0);
   }
 
   // ---- tabs and start ------------------------------------------------
@@ -297,6 +429,7 @@
   header();
   render();
   ranksTable();
+  rankViews();
 
   function selftest() {
     var result = { errors: errors, functions: rows.length };
@@ -360,6 +493,25 @@
       if (D.ranks) {
         show("ranks");
         result.rank_rows = document.querySelectorAll("#ranks-table tbody tr").length;
+        if (D.ranks.series) {
+          var pickable = document.querySelectorAll("#ranks-table tbody tr.pick");
+          pickable[1].click();
+          result.function_shown = $("rank-function-name").textContent === D.ranks.rows[1][0];
+          result.function_bars = document.querySelectorAll("#rank-bars rect").length;
+          result.function_lines = document.querySelectorAll("#rank-bars line").length;
+          $("by-value").click();
+          var heights = Array.prototype.map.call(document.querySelectorAll("#rank-bars rect"), function (b) {
+            return Number(b.getAttribute("height"));
+          });
+          result.sorted_by_value = heights.every(function (h, i) { return i === 0 || h >= heights[i - 1] - 1e-9; });
+          result.histogram_ranks = Array.prototype.reduce.call(document.querySelectorAll("#rank-histogram rect"),
+            function (n, b) { return n + Number(b.querySelector("title").textContent.split(" ")[0]); }, 0);
+          var bars = document.querySelectorAll("#rank-bars rect");
+          bars[bars.length - 1].dispatchEvent(new MouseEvent("click", { bubbles: true }));
+          result.rank_shown = $("rank-mpi").textContent;
+          result.rank_top_rows = document.querySelectorAll("#rank-top tbody tr").length;
+        }
+        result.skipped_banner = $("ranks-skipped").hidden ? "" : $("ranks-skipped").textContent;
       }
       show("functions");
     } catch (e) {

@@ -243,11 +243,14 @@ std::string heatmap_dot(const Profile& p, const RankTable& t, const Options& o) 
       rows);
   // An opaque background, margin included (pad, not margin, is filled): a PNG
   // pasted on a dark page stays readable.
-  std::string out =
-      "digraph {\n\tgraph [fontname=Arial, pad=0.2, bgcolor=white];\n\tnode [shape=plaintext, fontname=Arial];\n";
+  // The title is a node above the table, not a row of it: a row wider
+  // than the cells would widen some columns and misplace the rank axis.
+  std::string out = fmt::format(
+      "digraph {{\n\tgraph [fontname=Arial, pad=0.2, bgcolor=white, nodesep=0, ranksep=0.05];\n"
+      "\tnode [shape=plaintext, fontname=Arial];\n\ttitle [fontsize=12, label=<{}>];\n\ttitle -> heatmap "
+      "[style=invis];\n",
+      xml_text(title));
   out += "\theatmap [label=<<TABLE BORDER=\"0\" CELLBORDER=\"0\" CELLSPACING=\"0\" CELLPADDING=\"0\">\n";
-  out += fmt::format("<TR><TD COLSPAN=\"{}\" ALIGN=\"LEFT\"><FONT POINT-SIZE=\"12\">{}</FONT></TD></TR>\n",
-                     h.columns + 3, xml_text(title));
   // Rank axis: a label over every few columns (the first rank of each group).
   std::size_t every = std::max<std::size_t>(1, (h.columns + 7) / 8);
   out += "<TR><TD ALIGN=\"RIGHT\"><FONT POINT-SIZE=\"9\">rank </FONT></TD>";
@@ -275,10 +278,16 @@ std::string heatmap_dot(const Profile& p, const RankTable& t, const Options& o) 
                               ? fmt::format("rank {}", h.first_rank[c])
                               : fmt::format("ranks {}-{} (largest)", h.first_rank[c], h.last_rank[c]);
       std::string ratio = fr.inclusive.mean > 0 ? fmt::format(", {:.2f}x the mean", v / fr.inclusive.mean) : "";
+      // A rank more than 3 standard deviations above the mean: outlined,
+      // and said in the tooltip.
+      const double sd = fr.inclusive.stddev;
+      const bool outlier = sd > 0 && v > fr.inclusive.mean + 3 * sd;
+      if (outlier) ratio += fmt::format(", {:.1f} std above the mean", (v - fr.inclusive.mean) / sd);
       // Graphviz writes a cell's TOOLTIP into SVG only for a cell with a link.
-      out += fmt::format("<TD BGCOLOR=\"{}\" WIDTH=\"{}\" HEIGHT=\"14\" HREF=\"#\" TOOLTIP=\"{}\"> </TD>",
+      out += fmt::format("<TD BGCOLOR=\"{}\" WIDTH=\"{}\" HEIGHT=\"14\" HREF=\"#\" TOOLTIP=\"{}\"{}> </TD>",
                          heat_colour(v, fr.inclusive.mean), width,
-                         xml_text(fmt::format("{}, {}: {} {}{}", name, ranks, number(v), unit, ratio)));
+                         xml_text(fmt::format("{}, {}: {} {}{}", name, ranks, number(v), unit, ratio)),
+                         outlier ? " BORDER=\"1\" COLOR=\"#000000\"" : "");
     }
     out += fmt::format(
         "<TD ALIGN=\"RIGHT\"><FONT POINT-SIZE=\"9\"> {:.0f}%</FONT></TD><TD ALIGN=\"LEFT\"><FONT "
@@ -290,7 +299,8 @@ std::string heatmap_dot(const Profile& p, const RankTable& t, const Options& o) 
   out += fmt::format(
       "<FONT COLOR=\"{}\">&#9632;</FONT> 0 (or missing)  <FONT COLOR=\"{}\">&#9632;</FONT> half the mean  "
       "<FONT COLOR=\"#999999\">&#9633;</FONT> the mean  <FONT COLOR=\"{}\">&#9632;</FONT> 1.5x  "
-      "<FONT COLOR=\"{}\">&#9632;</FONT> 2x the mean or more",
+      "<FONT COLOR=\"{}\">&#9632;</FONT> 2x the mean or more  &#9633; outlined: a rank more than 3 std above the "
+      "mean",
       heat_colour(0, 1), heat_colour(0.5, 1), heat_colour(1.5, 1), heat_colour(2, 1));
   out += "</FONT></TD></TR>\n</TABLE>>];\n}\n";
   return out;

@@ -489,6 +489,49 @@ TEST(Browser, HtmlReportOfRanksHasTheImbalanceTable) {
   auto result = selftest(dir / "ranks.html", "report-ranks.png", "ranks");
   EXPECT_TRUE(result.value("pass", false)) << result.dump();
   EXPECT_GT(result.value("rank_rows", 0), 10) << result.dump();
+  // A function across the ranks: a bar per rank, mean, min, max and +-1 std
+  // lines, sortable by value, a histogram of every rank; a rank's own view.
+  EXPECT_TRUE(result.value("function_shown", false)) << result.dump();
+  EXPECT_EQ(result.value("function_bars", 0), 8) << result.dump();
+  EXPECT_EQ(result.value("function_lines", 0), 5) << result.dump();
+  EXPECT_TRUE(result.value("sorted_by_value", false)) << result.dump();
+  EXPECT_EQ(result.value("histogram_ranks", 0), 8) << result.dump();
+  EXPECT_EQ(result.value("rank_top_rows", 0), 8) << result.dump();
+  EXPECT_NE(result.value("rank_shown", std::string()).find("% of its self cost"), std::string::npos) << result.dump();
+  EXPECT_EQ(result.value("skipped_banner", std::string("?")), "") << result.dump();
+}
+
+// --keep-going: the report names the ranks left out; one packed TAU file
+// is every rank of its run.
+TEST(Browser, HtmlReportNamesSkippedRanksAndReadsPackedRanks) {
+  if (!have("chromium")) GTEST_SKIP() << "chromium (Debian package chromium) is not installed";
+  fs::path dir = test::temp_dir() / "skipped-ranks";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::vector<std::string> args = {"--keep-going", "-q"};
+  for (int i = 0; i < 8; ++i) {
+    fs::path p = dir / ("cpu_" + std::to_string(i) + ".prof");
+    if (i == 2 || i == 6)
+      std::ofstream(p) << "{(cut";
+    else
+      fs::copy_file(test::testdata_dir() / "mpi" / ("cpu_" + std::to_string(i) + ".prof"), p);
+    args.push_back(p.string());
+  }
+  args.insert(args.end(), {"-o", (dir / "kept.html").string()});
+  auto r = test::graphgen(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto result = selftest(dir / "kept.html", "report-skipped.png");
+  EXPECT_TRUE(result.value("pass", false)) << result.dump();
+  EXPECT_EQ(result.value("skipped_banner", std::string()),
+            "Not counted: 2 ranks whose input could not be read (--keep-going): 2, 6.")
+      << result.dump();
+  EXPECT_EQ(result.value("function_bars", 0), 6) << result.dump();
+  auto t =
+      test::graphgen({(test::testdata_dir() / "tau" / "DrawGraph-8.ppk").string(), "-o", (dir / "tau.html").string()});
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  auto tau = selftest(dir / "tau.html", "report-tau.png", "ranks");
+  EXPECT_TRUE(tau.value("pass", false)) << tau.dump();
+  EXPECT_EQ(tau.value("function_bars", 0), 8) << tau.dump();
 }
 
 TEST(Browser, HostileNamesCannotBreakThePages) {

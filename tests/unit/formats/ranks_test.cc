@@ -320,6 +320,8 @@ TEST(Ranks, NamesWithoutRankNumbersAreNumberedByPosition) {
 struct Svg {
   std::vector<std::string> texts;
   std::vector<std::string> tooltips;
+  std::vector<std::string> fills;  // of each tooltip's cell
+  std::vector<bool> outlined;      // each tooltip's cell has a black outline
 };
 
 Svg parse_svg(const fs::path& svg) {
@@ -331,13 +333,25 @@ for e in root.iter():
     if e.tag == ns + 'text':
         print('T' + (e.text or '').replace('\n', ' '))
     elif e.tag == ns + 'a':
-        print('A' + e.get('{http://www.w3.org/1999/xlink}title', ''))
+        polygons = [p for p in e.iter(ns + 'polygon')]
+        fill = polygons[0].get('fill', '') if polygons else ''
+        outline = any(p.get('fill') == 'none' and p.get('stroke') == '#000000' for p in polygons)
+        print('A' + e.get('{http://www.w3.org/1999/xlink}title', '') + '\t' + fill + '\t' + str(int(outline)))
 )";
   auto r = test::run({"python3", "-c", script, svg.string()});
   EXPECT_EQ(r.exit_code, 0) << r.err;  // the SVG parses as XML
   Svg out;
   std::istringstream in(r.out);
-  for (std::string line; std::getline(in, line);) (line[0] == 'T' ? out.texts : out.tooltips).push_back(line.substr(1));
+  for (std::string line; std::getline(in, line);) {
+    if (line[0] == 'T') {
+      out.texts.push_back(line.substr(1));
+      continue;
+    }
+    std::size_t tab = line.rfind('\t'), tab2 = line.rfind('\t', tab - 1);
+    out.tooltips.push_back(line.substr(1, tab2 - 1));
+    out.fills.push_back(line.substr(tab2 + 1, tab - tab2 - 1));
+    out.outlined.push_back(line.substr(tab + 1) == "1");
+  }
   return out;
 }
 
@@ -424,7 +438,46 @@ TEST(Ranks, HeatmapOf1024RanksKeepsOneSlowRankVisible) {
 }
 
 // The hue (0-360) of a "#rrggbb" colour.
+double hue(const std::string& hex);
+
+// 10 000 ranks, one of them (4242) 5 times slower in compute: its column is
+// red, outlined as more than 3 std above the mean, and says so; no other
+// column is.
+TEST(Ranks, HeatmapOf10000RanksShowsTheOneSlowRankRed) {
+  fs::path dir = test::temp_dir() / "ten-thousand";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  for (int r = 0; r < 10000; ++r)
+    std::ofstream(dir / ("rank" + std::to_string(r) + ".folded"))
+        << "main;compute " << (r == 4242 ? 500 : 100 + r % 7) << "\nmain;wait 50\n";
+  fs::path out = dir.parent_path() / "ten-thousand.svg";
+  auto r = graphgen({dir.string(), "-T", "heatmap", "-o", out.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  Svg svg = parse_svg(out);
+  std::size_t seen = 0;
+  for (std::size_t i = 0; i < svg.tooltips.size(); ++i) {
+    const std::string& t = svg.tooltips[i];
+    if (!t.starts_with("compute, ")) continue;
+    ++seen;
+    std::size_t dash = t.find('-'), colon = t.find(" (largest)");
+    ASSERT_NE(colon, std::string::npos) << t;
+    int first = std::stoi(t.substr(t.find("ranks ") + 6)), last = std::stoi(t.substr(dash + 1));
+    bool slow = first <= 4242 && 4242 <= last;
+    EXPECT_EQ(svg.outlined[i], slow) << t;
+    EXPECT_EQ(t.find("std above the mean") != std::string::npos, slow) << t;
+    double h = hue(svg.fills[i]);
+    if (slow) {
+      EXPECT_TRUE(h < 10 || h > 350) << svg.fills[i];  // red
+      EXPECT_EQ(svg.fills[i], "#ff2828") << "2x the mean or more: full red";
+    } else {
+      EXPECT_NE(svg.fills[i], "#ff2828") << t;
+    }
+  }
+  EXPECT_EQ(seen, 128u);
+}
+
 double hue(const std::string& hex) {
+  if (hex.size() != 7) return -1;
   double r = std::stoi(hex.substr(1, 2), nullptr, 16) / 255.0, g = std::stoi(hex.substr(3, 2), nullptr, 16) / 255.0,
          b = std::stoi(hex.substr(5, 2), nullptr, 16) / 255.0;
   double mx = std::max({r, g, b}), mn = std::min({r, g, b}), d = mx - mn;
