@@ -7,6 +7,7 @@
 #include <cstring>
 #include <optional>
 
+#include "common/xml.h"
 #include "graphgen/text.h"
 
 namespace graphgen::cube::detail {
@@ -26,18 +27,11 @@ class Parser {
   Parser& operator=(const Parser&) = delete;
 
   Expected<Anchor> parse(std::string_view xml) {
-    constexpr std::size_t kChunk = std::size_t{16} << 20;
-    std::size_t at = 0;
-    do {
-      std::size_t n = std::min(kChunk, xml.size() - at);
-      bool last = at + n == xml.size();
-      if (XML_Parse(xml_, xml.data() + at, static_cast<int>(n), last) == XML_STATUS_ERROR) {
-        if (error_) return *error_;
-        return bad_input(
-            position(fmt::format("expected well-formed XML, found {}", XML_ErrorString(XML_GetErrorCode(xml_)))));
-      }
-      at += n;
-    } while (at < xml.size());
+    if (!formats::parse_xml(xml_, xml)) {
+      if (error_) return *error_;
+      return bad_input(
+          position(fmt::format("expected well-formed XML, found {}", XML_ErrorString(XML_GetErrorCode(xml_)))));
+    }
     if (!saw_cube_) return bad_input(fmt::format("{}: expected a <cube> document, found none", where_));
     return std::move(anchor_);
   }

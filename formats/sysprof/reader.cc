@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/xml.h"
 #include "graphgen/flat_index.h"
 #include "graphgen/text.h"
 
@@ -40,20 +41,12 @@ class Parser {
   ~Parser() { XML_ParserFree(xml_); }
 
   Expected<bool> parse() {
-    std::string_view bytes = in_.bytes();
-    constexpr std::size_t kChunk = std::size_t{16} << 20;
-    std::size_t at = 0;
-    do {
-      std::size_t n = std::min(kChunk, bytes.size() - at);
-      bool last = at + n == bytes.size();
-      if (XML_Parse(xml_, bytes.data() + at, static_cast<int>(n), last) == XML_STATUS_ERROR) {
-        if (error_) return *error_;
-        return bad_input(
-            at_line(in_.path(), XML_GetCurrentLineNumber(xml_), XML_GetCurrentColumnNumber(xml_) + 1,
-                    fmt::format("expected well-formed XML, found {}", XML_ErrorString(XML_GetErrorCode(xml_)))));
-      }
-      at += n;
-    } while (at < bytes.size());
+    if (!formats::parse_xml(xml_, in_.bytes())) {
+      if (error_) return *error_;
+      return bad_input(
+          at_line(in_.path(), XML_GetCurrentLineNumber(xml_), XML_GetCurrentColumnNumber(xml_) + 1,
+                  fmt::format("expected well-formed XML, found {}", XML_ErrorString(XML_GetErrorCode(xml_)))));
+    }
     if (!saw_root_)
       return bad_input(fmt::format("{}: expected a <profile> element (a sysprof file), found none", in_.path()));
     return true;

@@ -114,7 +114,17 @@ void Builder::timer(std::string_view name, double calls, const double* excl, con
     }
     return;
   }
+  // ParaProf-era sampling summaries: the [SAMPLE] timers' time again, by function.
+  if (trim(name).starts_with("[SUMMARY] ")) {
+    ++summaries_;
+    return;
+  }
   FuncId f = function(name);
+  if (std::string_view t = trim(name); t.starts_with("[CONTEXT] ")) {
+    std::vector<Cost> sampled(ne);
+    for (std::size_t e = 0; e < ne; ++e) sampled[e] = cost(e, incl[e]);
+    contexts_.emplace_back(function(t.substr(10)), std::move(sampled));
+  }
   Function& fn = p_.functions[f];
   fn.calls = fn.calls == kUnknownCount ? n : saturating_add(fn.calls, n);
   std::size_t row = 0;
@@ -153,9 +163,40 @@ void Builder::begin_location(std::int64_t node, std::int64_t context, std::int64
   in_location_ = true;
 }
 
-void Builder::end_location() { in_location_ = false; }
+void Builder::settle_contexts() {
+  const std::size_t ne = p_.events.size();
+  auto less = [&](std::size_t e, Cost a, Cost b) -> Cost {  // max(a - b, 0)
+    if (p_.events[e].floating) return float_cost(std::max(0.0, cost_float(a) - cost_float(b)));
+    return a > b ? a - b : 0;
+  };
+  for (const auto& [f, sampled] : contexts_) {
+    auto row = rows_.find(f);
+    for (std::size_t e = 0; e < ne; ++e) {
+      // What this location gave the function's self cost, less what was sampled.
+      if (in_location_ && row != rows_.end()) {
+        Cost& s = p_.location_self[row->second * ne + e];
+        Cost before = s;
+        s = less(e, s, sampled[e]);
+        p_.self(f, e) = p_.add(e, p_.self(f, e),
+                               p_.events[e].floating ? float_cost(cost_float(s) - cost_float(before)) : s - before);
+      } else if (!in_location_) {
+        p_.self(f, e) = less(e, p_.self(f, e), sampled[e]);
+      }
+    }
+  }
+  contexts_.clear();
+}
+
+void Builder::end_location() {
+  settle_contexts();
+  in_location_ = false;
+}
 
 void Builder::finish(std::string_view path, Diagnostics& diag) {
+  settle_contexts();
+  if (summaries_)
+    diag.warn(fmt::format("{}: {} [SUMMARY] timers of TAU's sampling left out: they repeat the [SAMPLE] timers' time",
+                          path, summaries_));
   if (clamped_)
     diag.warn(fmt::format("{}: {} negative or undefined values read as 0 (a corrupt profile, as ParaProf says)", path,
                           clamped_));

@@ -34,6 +34,11 @@ class Builder {
   /// Warnings for what the files held that the model cannot (negative
   /// values TAU's reader also clamps to 0).
   void finish(std::string_view path, Diagnostics& diag);
+  /// Sampling (EBS): a timer's exclusive time includes its `[CONTEXT]`
+  /// timer's, whose `[SAMPLE]` callees hold the same time again; the
+  /// sampled time leaves the timer's self cost, so self costs add up to the
+  /// run's time. Called at the end of each location (end_location() does).
+  void settle_contexts();
 
  private:
   FuncId function(std::string_view frame);
@@ -45,7 +50,9 @@ class Builder {
   std::unordered_map<std::uint64_t, CallId> calls_;
   std::unordered_map<FuncId, std::uint32_t> rows_;  // the current location's rows
   bool in_location_ = false;
-  std::size_t clamped_ = 0, rounded_ = 0;
+  std::size_t clamped_ = 0, rounded_ = 0, summaries_ = 0;
+  // The current location's [CONTEXT] timers: sampled function, inclusive per event.
+  std::vector<std::pair<FuncId, std::vector<Cost>>> contexts_;
 };
 
 }  // namespace graphgen::tau::detail

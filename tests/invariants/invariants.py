@@ -55,8 +55,6 @@ KNOWN = {
     ("pydoc-html.pyprof2calltree.callgrind", "flame"): "entry cycle without total: nothing to draw",
     ("dan.skorupski.prof", "folded"): "gprof cycles: rebuilt stacks keep 20 % of the self time",
     ("nautilus.sysprof", "folded"): "rebuilt stacks keep 50 % of the self time",
-    ("matmult.ppk", "folded"): "TAU's sampling timers ([SAMPLE], [SUMMARY]) count sampled time again beside "
-                               "the timers' own: rebuilt stacks keep 96 % of the self time",
     # CubeLib's synthetic example: inclusive values below their callees' (the reader warns).
     ("values_example.cubex.gz", "callgrind"): "inconsistent file: self costs add up to more than the root",
     ("values_example.cubex.gz", "folded"): "inconsistent file: self costs add up to more than the root",

@@ -27,6 +27,8 @@ fs::path conformance_dir();
 const char* no_corpus_message();
 
 std::string read_file(const fs::path& p);
+/// One CSV line's fields (RFC 4180 quoting).
+std::vector<std::string> csv_fields(const std::string& line);
 
 struct RunResult {
   int exit_code = -1;

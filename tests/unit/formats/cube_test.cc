@@ -18,34 +18,15 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::vector<std::string> csv_fields(const std::string& line) {
-  std::vector<std::string> out(1);
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    char c = line[i];
-    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-      out.back() += '"';
-      ++i;
-    } else if (c == '"') {
-      quoted = !quoted;
-    } else if (c == ',' && !quoted) {
-      out.emplace_back();
-    } else {
-      out.back() += c;
-    }
-  }
-  return out;
-}
-
 // A dump of pycubexr's: rows of named columns.
 std::vector<std::map<std::string, std::string>> dump(const std::string& name) {
   std::istringstream in(test::read_file(test::testdata_dir() / "cube" / "pycubexr" / name));
   std::string line;
   std::getline(in, line);
-  auto header = csv_fields(line);
+  auto header = test::csv_fields(line);
   std::vector<std::map<std::string, std::string>> rows;
   while (std::getline(in, line)) {
-    auto f = csv_fields(line);
+    auto f = test::csv_fields(line);
     EXPECT_EQ(f.size(), header.size()) << line;
     std::map<std::string, std::string> row;
     for (std::size_t i = 0; i < f.size() && i < header.size(); ++i) row[header[i]] = f[i];

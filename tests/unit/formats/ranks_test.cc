@@ -159,26 +159,6 @@ TEST(Ranks, UnreadableInputsUnderKeepGoingAreNotRanks) {
       << csv.out.substr(0, 200);
 }
 
-// Splits one CSV line (RFC 4180 quoting).
-std::vector<std::string> csv_fields(const std::string& line) {
-  std::vector<std::string> out(1);
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    char c = line[i];
-    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-      out.back() += '"';
-      ++i;
-    } else if (c == '"') {
-      quoted = !quoted;
-    } else if (c == ',' && !quoted) {
-      out.emplace_back();
-    } else {
-      out.back() += c;
-    }
-  }
-  return out;
-}
-
 TEST(Ranks, CsvHasEveryFunctionWithThePythonNumbers) {
   json want = reference();
   std::map<std::string, json> by_key;
@@ -188,7 +168,7 @@ TEST(Ranks, CsvHasEveryFunctionWithThePythonNumbers) {
   std::istringstream in(r.out);
   std::string line;
   ASSERT_TRUE(std::getline(in, line));
-  std::vector<std::string> header = csv_fields(line);
+  std::vector<std::string> header = test::csv_fields(line);
   std::map<std::string, std::size_t> col;
   for (std::size_t i = 0; i < header.size(); ++i) col[header[i]] = i;
   for (const char* c : {"name", "file", "line", "ranks_present", "missing_rank", "unit", "inclusive_mean",
@@ -196,7 +176,7 @@ TEST(Ranks, CsvHasEveryFunctionWithThePythonNumbers) {
     ASSERT_TRUE(col.count(c)) << c << " missing from " << line;
   std::size_t rows = 0;
   while (std::getline(in, line)) {
-    std::vector<std::string> f = csv_fields(line);
+    std::vector<std::string> f = test::csv_fields(line);
     ASSERT_EQ(f.size(), header.size()) << line;
     std::string k = f[col["file"]] + ":" + f[col["line"]] + ":" + f[col["name"]];
     ASSERT_TRUE(by_key.count(k)) << k;

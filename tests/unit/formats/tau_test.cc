@@ -26,25 +26,6 @@ struct Row {
   double calls = 0, excl = 0, incl = 0;
 };
 
-std::vector<std::string> csv_fields(const std::string& line) {
-  std::vector<std::string> out(1);
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    char c = line[i];
-    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-      out.back() += '"';
-      ++i;
-    } else if (c == '"') {
-      quoted = !quoted;
-    } else if (c == ',' && !quoted) {
-      out.emplace_back();
-    } else {
-      out.back() += c;
-    }
-  }
-  return out;
-}
-
 std::vector<Row> paraprof(const std::string& name) {
   std::istringstream in(test::read_file(test::testdata_dir() / "tau" / "paraprof" / name));
   std::vector<Row> rows;
@@ -54,7 +35,7 @@ std::vector<Row> paraprof(const std::string& name) {
             "node,context,thread,metric_index,metric_name,function_name,groups,calls,subroutines,exclusive,"
             "inclusive");
   while (std::getline(in, line)) {
-    auto f = csv_fields(line);
+    auto f = test::csv_fields(line);
     if (f.size() != 11) {
       ADD_FAILURE() << "bad oracle line: " << line;
       continue;
@@ -142,7 +123,16 @@ void check_packed(const std::string& file, const std::string& oracle) {
   const std::size_t ne = p.events.size();
   std::map<std::string, std::size_t> flat_rows;
   std::map<std::pair<FuncId, FuncId>, std::pair<double, double>> edges;  // calls, inclusive
+  // Sampling: graphgen leaves out the [SUMMARY] timers (the [SAMPLE] ones'
+  // time again) and takes a [CONTEXT] timer's inclusive time (its samples)
+  // out of its function's exclusive time, which holds it too.
+  std::map<std::pair<std::string, std::string>, double> sampled;  // (thread, function) -> context inclusive
+  for (const Row& r : rows)
+    if (!is_path(r.name) && r.name.starts_with("[CONTEXT] "))
+      sampled[{std::to_string(r.node) + "," + std::to_string(r.context) + "," + std::to_string(r.thread),
+               r.name.substr(10)}] += r.incl;
   for (const Row& r : rows) {
+    if (r.name.starts_with("[SUMMARY] ")) continue;
     if (is_path(r.name)) {
       std::string callee = r.name.substr(r.name.rfind(" => ") + 4), head = r.name.substr(0, r.name.rfind(" => "));
       std::size_t before = head.rfind(" => ");
@@ -163,7 +153,9 @@ void check_packed(const std::string& file, const std::string& oracle) {
     for (std::uint32_t row = l.begin; row < l.end; ++row) {
       if (p.location_functions[row] != f) continue;
       found = true;
-      EXPECT_EQ(cost_float(p.location_self[row * ne]), seconds(r.excl)) << label << " " << r.name;
+      auto ctx = sampled.find({label, r.name});
+      double excl = ctx == sampled.end() ? seconds(r.excl) : std::max(0.0, seconds(r.excl) - seconds(ctx->second));
+      EXPECT_EQ(cost_float(p.location_self[row * ne]), excl) << label << " " << r.name;
       EXPECT_EQ(cost_float(p.location_total[row * ne]), seconds(r.incl)) << label << " " << r.name;
     }
     EXPECT_TRUE(found) << label << " " << r.name;
@@ -192,6 +184,25 @@ TEST(TauPacked, CallPathsAreEdgesNotFlatTime) {
   for (const Function& f : p.functions) EXPECT_EQ(p.str(f.name).find(" => "), std::string_view::npos);
 }
 
+// With sampling, TAU's timers hold the sampled time and the [SAMPLE] timers
+// hold it again: each thread's self costs added up to about twice its top
+// timer's inclusive time. Now they add up to it, but for samples that
+// overshoot their timer (at most 12.6 ms in this file, about one sample).
+TEST(TauPacked, SampledTimeIsCountedOnce) {
+  Profile p = read_packed("matmult.ppk");
+  const std::size_t ne = p.events.size();
+  for (const Location& l : p.locations) {
+    double self = 0, top = 0;
+    for (std::uint32_t r = l.begin; r < l.end; ++r) {
+      self += cost_float(p.location_self[r * ne]);
+      if (!p.str(p.functions[p.location_functions[r]].name).starts_with("["))
+        top = std::max(top, cost_float(p.location_total[r * ne]));
+    }
+    EXPECT_NEAR(self, top, 0.013) << p.str(l.label);
+    EXPECT_GT(top, 2.4) << p.str(l.label);
+  }
+}
+
 // The per-rank table of a folder of rank files, and of a packed file's
 // threads, from ParaProf's values: each function's largest and smallest
 // inclusive time and where they are.
@@ -202,14 +213,14 @@ void check_rank_extremes(const std::vector<std::string>& args, const std::string
   std::istringstream in(run.out);
   std::string line;
   std::getline(in, line);
-  auto header = csv_fields(line);
+  auto header = test::csv_fields(line);
   auto column = [&](const std::string& name) {
     return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin());
   };
   std::map<std::string, std::pair<double, std::int64_t>> max;  // per function: value, rank
   std::set<std::int64_t> ranks;
   for (const Row& r : rows) {
-    if (is_path(r.name)) continue;
+    if (is_path(r.name) || r.name.starts_with("[SUMMARY] ")) continue;  // (left out: the samples' time again)
     std::int64_t rank = by_thread ? r.thread : r.node;
     ranks.insert(rank);
     auto [it, fresh] = max.try_emplace(r.name, seconds(r.incl), rank);
@@ -219,7 +230,7 @@ void check_rank_extremes(const std::vector<std::string>& args, const std::string
   }
   std::size_t checked = 0;
   while (std::getline(in, line)) {
-    auto f = csv_fields(line);
+    auto f = test::csv_fields(line);
     ASSERT_TRUE(max.count(f[column("name")])) << line;
     auto [value, rank] = max[f[column("name")]];
     EXPECT_EQ(std::stod(f[column("inclusive_max")]), value) << line;
@@ -312,14 +323,14 @@ TEST(TauRanks, TheMatrixHoldsEveryRanksValueAsParaProf) {
   std::istringstream in(run.out);
   std::string line;
   std::getline(in, line);
-  auto header = csv_fields(line);
+  auto header = test::csv_fields(line);
   ASSERT_EQ(header.size(), 7u + 8u);
   EXPECT_EQ(header[6], "value");
   std::map<std::pair<std::string, std::int64_t>, const Row*> oracle;
   for (const Row& r : rows) oracle[{r.name, r.node}] = &r;
   std::size_t cells = 0;
   while (std::getline(in, line)) {
-    auto f = csv_fields(line);
+    auto f = test::csv_fields(line);
     ASSERT_EQ(f.size(), header.size());
     for (std::size_t c = 7; c < f.size(); ++c) {
       std::int64_t rank = std::stoll(header[c].substr(1));
