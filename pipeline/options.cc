@@ -270,6 +270,10 @@ std::vector<OptionSpec> run_options() {
            "with --compare: colour functions by how much their total share changed (the largest change hottest) "
            "instead of by time",
            kGraphgen),
+      flag("--normalize",
+           "with --compare -T folded: scale the first profile's counts so its total is the second's, as "
+           "difffolded.pl -n does (recordings of different lengths)",
+           kGraphgen),
       value("--max-memory", "SIZE",
             "the most memory a profile read and an output written may take, e.g. 512M or 8G [default: 64 MiB plus 32 "
             "times the input's size]; past it graphgen stops with one line instead of exhausting the machine"),
@@ -526,11 +530,12 @@ Expected<bool> run_settings(const Given& g, Options& o) {
   r.compare_options.only_slower = g.flag("compare-only-slower");
   r.compare_options.only_faster = g.flag("compare-only-faster");
   r.compare_options.color_by_difference = g.flag("compare-color-by-difference");
+  r.compare_options.normalize = g.flag("normalize");
   if (!r.compare && (g.value("compare-tolerance") || g.flag("compare-only-slower") ||
-                     g.flag("compare-only-faster") || g.flag("compare-color-by-difference")))
+                     g.flag("compare-only-faster") || g.flag("compare-color-by-difference") || g.flag("normalize")))
     return bad_usage(
-        "--compare-tolerance, --compare-only-slower, --compare-only-faster and "
-        "--compare-color-by-difference go with --compare A B");
+        "--compare-tolerance, --compare-only-slower, --compare-only-faster, --compare-color-by-difference and "
+        "--normalize go with --compare A B");
   if (const std::string* v = g.value("max-memory")) {
     auto size = parse_size(*find_option("max-memory"), *v);
     if (!size) return size.error();

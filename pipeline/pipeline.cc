@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
+#include <cmath>
+#include <unordered_map>
+
 #include <cctype>
 #include <chrono>
 #include <functional>
@@ -77,12 +81,82 @@ Expected<const OutputFormat*> resolve_output_format(std::string_view to, std::st
 namespace {
 
 // --compare A B: each read on its own, drawn as one graph of differences.
+// One folded line, `stack count`: the count after the last blank.
+bool split_folded(std::string_view line, std::string_view& stack, double& count) {
+  std::size_t blank = line.find_last_of(" \t");
+  if (blank == std::string_view::npos || blank == 0) return false;
+  std::string_view number = line.substr(blank + 1);
+  auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), count);
+  if (ec != std::errc() || end != number.data() + number.size()) return false;
+  stack = line.substr(0, blank);
+  return true;
+}
+
+// A count as Perl prints a number: integers whole, others with 15
+// significant digits.
+std::string perl_number(double v) {
+  if (v == std::trunc(v) && std::fabs(v) < 1e15) return fmt::format("{}", static_cast<std::int64_t>(v));
+  return fmt::format("{:.15g}", v);
+}
+
+// -T folded --compare: the two profiles' stacks side by side, difffolded.pl's
+// `stack count_before count_after` (0 where a side lacks the stack), the
+// input of flamegraph.pl's differential flame graphs. Each side is written
+// as -T folded writes it alone; --normalize scales the first to the second's
+// total as difffolded -n does (int(count * total2 / total1)).
+Expected<Output> compare_folded(const Request& r, Diagnostics& diag) {
+  Output out;
+  std::string sides[2];
+  for (int i = 0; i < 2; ++i) {
+    Request one = r;
+    one.inputs = {r.inputs[i]};
+    one.compare = false;
+    one.keep_going = false;
+    auto side = convert(one, diag);
+    if (!side) return side.error();
+    sides[i] = std::move(side->bytes);
+    out.input_bytes += side->input_bytes;
+  }
+  struct Row {
+    std::string_view stack;
+    double count[2] = {0, 0};
+  };
+  std::vector<Row> rows;
+  std::unordered_map<std::string_view, std::size_t> row_of;
+  double total[2] = {0, 0};
+  for (int i = 0; i < 2; ++i) {
+    std::string_view text = sides[i];
+    for (std::size_t at = 0; at < text.size();) {
+      std::size_t nl = text.find('\n', at);
+      std::string_view line = text.substr(at, nl == std::string_view::npos ? std::string_view::npos : nl - at);
+      at = nl == std::string_view::npos ? text.size() : nl + 1;
+      std::string_view stack;
+      double count = 0;
+      if (!split_folded(line, stack, count)) continue;
+      auto [it, fresh] = row_of.try_emplace(stack, rows.size());
+      if (fresh) rows.push_back(Row{stack});
+      rows[it->second].count[i] += count;
+      total[i] += count;
+    }
+  }
+  const bool scale = r.compare_options.normalize && total[0] != total[1] && total[0] != 0;
+  for (const Row& row : rows) {
+    double before = scale ? std::trunc(row.count[0] * total[1] / total[0]) : row.count[0];
+    out.bytes += fmt::format("{} {} {}\n", row.stack, perl_number(before), perl_number(row.count[1]));
+    if (r.max_memory && out.bytes.size() > r.max_memory) return bad_input("-T folded --compare: over --max-memory");
+  }
+  return out;
+}
+
 Expected<Output> compare(const Request& r, Diagnostics& diag) {
   Output out;
   Phases phases(out);
   if (r.inputs.size() != 2)
     return bad_usage(
         fmt::format("--compare takes two inputs, the profile before and the one after; found {}", r.inputs.size()));
+  if (r.output->name == "folded") return compare_folded(r, diag);
+  if (r.compare_options.normalize)
+    return bad_usage("--normalize scales the folded stacks of --compare: write -T folded, or leave it out");
   if (r.output->needs != Needs::kGraph)
     return bad_usage(fmt::format("--compare draws a graph: write dot or an image, not {}", r.output->name));
   if (!r.list_functions.empty()) return bad_usage("--list-functions lists one profile: leave out --compare");

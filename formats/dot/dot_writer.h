@@ -55,6 +55,9 @@ struct CompareOptions {
   bool only_slower = false;          // mark only functions whose share grew in the second profile
   bool only_faster = false;          // ... only those whose share shrank
   bool color_by_difference = false;  // colour by the size of the difference, not by time
+  /// -T folded: scale the first profile's counts to the second's total
+  /// (difffolded.pl -n), for recordings of different lengths.
+  bool normalize = false;
 };
 
 /// gprof2dot's --compare drawing: the kept part of graph `a`, each node

@@ -6,6 +6,7 @@
 // itself); screenshots go to <build>/screenshots/ for people to look at.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -546,6 +547,50 @@ TEST(Browser, HostileNamesCannotBreakThePages) {
     auto result = selftest(dir / name, "hostile-" + name + ".png");
     EXPECT_TRUE(result.value("pass", false)) << name << ": " << result.dump();
   }
+}
+
+}  // namespace
+}  // namespace graphgen
+
+namespace graphgen {
+namespace {
+
+std::string sorted_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  std::sort(lines.begin(), lines.end());
+  std::string out;
+  for (const std::string& l : lines) out += l + "\n";
+  return out;
+}
+
+// -T folded --compare: difffolded.pl's three columns, on a real pair of perf
+// recordings, by samples and by period, with and without --normalize (-n).
+TEST(Folded, CompareIsDifffoldedOnARealPair) {
+  fs::path dir = test::testdata_dir() / "compare" / "perf";
+  const std::string before = (dir / "xz-1.perf.xz").string(), after = (dir / "xz-6.perf.xz").string();
+  for (const auto& [oracle, extra] : std::vector<std::pair<std::string, std::vector<std::string>>>{
+           {"samples.difffolded", {}},
+           {"samples-n.difffolded", {"--normalize"}},
+           {"period.difffolded", {"--weight", "period"}},
+           {"period-n.difffolded", {"--weight", "period", "--normalize"}}}) {
+    SCOPED_TRACE(oracle);
+    std::vector<std::string> args = {"--compare", before, after, "-T", "folded"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    auto r = test::graphgen(args);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(sorted_lines(r.out), test::read_file(dir / oracle));
+  }
+  // The order is the stacks' first appearance, before's then after's.
+  auto r = test::graphgen({"--compare", before, after, "-T", "folded"});
+  auto b = test::graphgen({before, "-T", "folded"});
+  EXPECT_EQ(r.out.substr(0, r.out.find(' ')), b.out.substr(0, b.out.find(' ')));
+  // --normalize is for the folded comparison only.
+  auto bad = test::graphgen({"--compare", "--normalize", before, after, "-T", "dot"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.err,
+            "graphgen: error: --normalize scales the folded stacks of --compare: write -T folded, or leave it out\n");
 }
 
 }  // namespace
