@@ -302,7 +302,10 @@ Expected<Table> metric_table(const Context& cx, const detail::Metric& m, const D
   for (std::size_t r = 0; r < rows.size(); ++r)
     for (std::size_t l = 0; l < nl; ++l) {
       Value v;
-      read_value(d, 10 + (r * nl + l) * t.size, t, v);
+      const std::size_t at = 10 + (r * nl + l) * t.size;
+      read_value(d, at, t, v);
+      if (t.floating && !std::isfinite(v.d))
+        return broken("data", at, fmt::format("a finite {} value, found {}", m.dtype, v.d));
       if (t.floating)
         dstored[rows[r] * nl + l] = v.d;
       else

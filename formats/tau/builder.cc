@@ -61,7 +61,7 @@ Builder::Builder(Profile& p, const std::vector<std::string>& metrics) : p_(p) {
 }
 
 Cost Builder::cost(std::size_t metric, double v) {
-  if (v < 0 || std::isnan(v)) {
+  if (!(v >= 0) || std::isinf(v)) {  // negative, NaN or infinite
     ++clamped_;
     v = 0;
   }

@@ -160,6 +160,11 @@ void check_packed(const std::string& file, const std::string& oracle) {
     }
     EXPECT_TRUE(found) << label << " " << r.name;
   }
+  // Calls: every thread's, added.
+  std::map<std::string, double> calls;
+  for (const Row& r : rows)
+    if (!is_path(r.name) && !r.name.starts_with("[SUMMARY] ")) calls[r.name] += r.calls;
+  for (const auto& [name, n] : calls) EXPECT_EQ(p.functions[names[name]].calls, static_cast<std::int64_t>(n)) << name;
   ASSERT_EQ(flat_rows.size(), p.locations.size());
   for (const Location& l : p.locations) EXPECT_EQ(l.end - l.begin, flat_rows[std::string(p.str(l.label))]);
   std::size_t calls_with_edges = 0;
