@@ -271,7 +271,7 @@ std::vector<OptionSpec> run_options() {
            "instead of by time",
            kGraphgen),
       flag("--normalize",
-           "with --compare -T folded: scale the first profile's counts so its total is the second's, as "
+           "with --compare -T folded or -T flame: scale the first profile's counts so its total is the second's, as "
            "difffolded.pl -n does (recordings of different lengths)",
            kGraphgen),
       value("--max-memory", "SIZE",

@@ -19,6 +19,10 @@
 #include "graphgen/analysis/merge.h"
 #include "graphgen/analysis/prune.h"
 #include "graphgen/analysis/select.h"
+#include "graphgen/analysis/flame.h"
+#include "graphgen/analysis/stacks.h"
+#include "graphgen/text.h"
+#include "flame/writer.h"
 #include "phases.h"
 
 namespace graphgen::pipeline {
@@ -99,33 +103,36 @@ std::string perl_number(double v) {
   return fmt::format("{:.15g}", v);
 }
 
-// -T folded --compare: the two profiles' stacks side by side, difffolded.pl's
-// `stack count_before count_after` (0 where a side lacks the stack), the
-// input of flamegraph.pl's differential flame graphs. Each side is written
-// as -T folded writes it alone; --normalize scales the first to the second's
-// total as difffolded -n does (int(count * total2 / total1)).
-Expected<Output> compare_folded(const Request& r, Diagnostics& diag) {
-  Output out;
-  std::string sides[2];
+// Two profiles' stacks side by side, as difffolded.pl pairs them: each side
+// folded as -T folded writes it alone; rows in first appearance, before's
+// then after's; --normalize scales before to after's total as difffolded
+// -n does (int(count * total2 / total1)).
+struct DiffRow {
+  std::string_view stack;
+  double count[2] = {0, 0};
+};
+struct DiffStacks {
+  std::string sides[2];  // the folded texts the rows point into
+  std::vector<DiffRow> rows;
+  std::size_t input_bytes = 0;
+};
+
+Expected<bool> diff_stacks(const Request& r, Diagnostics& diag, DiffStacks& out) {
   for (int i = 0; i < 2; ++i) {
     Request one = r;
     one.inputs = {r.inputs[i]};
     one.compare = false;
     one.keep_going = false;
+    one.output = find_output_format("folded");
     auto side = convert(one, diag);
     if (!side) return side.error();
-    sides[i] = std::move(side->bytes);
+    out.sides[i] = std::move(side->bytes);
     out.input_bytes += side->input_bytes;
   }
-  struct Row {
-    std::string_view stack;
-    double count[2] = {0, 0};
-  };
-  std::vector<Row> rows;
   std::unordered_map<std::string_view, std::size_t> row_of;
   double total[2] = {0, 0};
   for (int i = 0; i < 2; ++i) {
-    std::string_view text = sides[i];
+    std::string_view text = out.sides[i];
     for (std::size_t at = 0; at < text.size();) {
       std::size_t nl = text.find('\n', at);
       std::string_view line = text.substr(at, nl == std::string_view::npos ? std::string_view::npos : nl - at);
@@ -133,18 +140,82 @@ Expected<Output> compare_folded(const Request& r, Diagnostics& diag) {
       std::string_view stack;
       double count = 0;
       if (!split_folded(line, stack, count)) continue;
-      auto [it, fresh] = row_of.try_emplace(stack, rows.size());
-      if (fresh) rows.push_back(Row{stack});
-      rows[it->second].count[i] += count;
+      auto [it, fresh] = row_of.try_emplace(stack, out.rows.size());
+      if (fresh) out.rows.push_back(DiffRow{stack});
+      out.rows[it->second].count[i] += count;
       total[i] += count;
     }
   }
-  const bool scale = r.compare_options.normalize && total[0] != total[1] && total[0] != 0;
-  for (const Row& row : rows) {
-    double before = scale ? std::trunc(row.count[0] * total[1] / total[0]) : row.count[0];
-    out.bytes += fmt::format("{} {} {}\n", row.stack, perl_number(before), perl_number(row.count[1]));
+  if (r.compare_options.normalize && total[0] != total[1] && total[0] != 0)
+    for (DiffRow& row : out.rows) row.count[0] = std::trunc(row.count[0] * total[1] / total[0]);
+  return true;
+}
+
+// -T folded --compare: difffolded.pl's `stack count_before count_after` (0
+// where a side lacks the stack), the input of flamegraph.pl's differential
+// flame graphs.
+Expected<Output> compare_folded(const Request& r, Diagnostics& diag) {
+  DiffStacks d;
+  if (auto ok = diff_stacks(r, diag, d); !ok) return ok.error();
+  Output out;
+  out.input_bytes = d.input_bytes;
+  for (const DiffRow& row : d.rows) {
+    out.bytes += fmt::format("{} {} {}\n", row.stack, perl_number(row.count[0]), perl_number(row.count[1]));
     if (r.max_memory && out.bytes.size() > r.max_memory) return bad_input("-T folded --compare: over --max-memory");
   }
+  return out;
+}
+
+// -T flame --compare: the differential flame graph difffolded.pl |
+// flamegraph.pl draws: the second profile's stacks as widths, each frame
+// coloured by the change of its own count (red grew, blue shrank).
+Expected<Output> compare_flame(const Request& r, Diagnostics& diag) {
+  DiffStacks d;
+  if (auto ok = diff_stacks(r, diag, d); !ok) return ok.error();
+  Profile p;
+  detail::StackBuilder builder(p, "count", "", true);  // (folded counts are whole numbers)
+  std::vector<std::vector<FuncId>> paths(d.rows.size());
+  std::vector<FuncId> leaf_first;
+  double max_delta = 1;
+  for (std::size_t i = 0; i < d.rows.size(); ++i) {
+    const DiffRow& row = d.rows[i];
+    max_delta = std::max(max_delta, std::fabs(row.count[1] - row.count[0]));
+    for (std::size_t at = 0; at <= row.stack.size();) {
+      std::size_t semi = std::min(row.stack.find(';', at), row.stack.size());
+      paths[i].push_back(builder.function(row.stack.substr(at, semi - at), {}, false));
+      at = semi + 1;
+    }
+    if (row.count[1] <= 0) continue;  // no width after: nothing drawn
+    leaf_first.assign(paths[i].rbegin(), paths[i].rend());
+    builder.add_sample(leaf_first, p.cost_of(0, row.count[1]));
+  }
+  // Each frame's own change: the stack node its row ends at.
+  std::unordered_map<std::uint64_t, std::uint32_t> child;
+  for (std::uint32_t n = 1; n < p.stack_nodes.size(); ++n)
+    child.emplace((std::uint64_t{p.stack_nodes[n].parent} << 32) | p.stack_nodes[n].function, n);
+  std::vector<double> delta(p.stack_nodes.size(), 0.0);
+  for (std::size_t i = 0; i < d.rows.size(); ++i) {
+    std::uint32_t node = 0;
+    for (FuncId f : paths[i]) {
+      auto it = child.find((std::uint64_t{node} << 32) | f);
+      node = it == child.end() ? UINT32_MAX : it->second;
+      if (node == UINT32_MAX) break;
+    }
+    if (node != UINT32_MAX && node != 0) delta[node] += d.rows[i].count[1] - d.rows[i].count[0];
+  }
+  FlameTree tree = flame_tree(p, 0, nullptr);
+  flame::SvgOptions o;
+  o.title = r.write.title.empty() ? "Differential Flame Graph" : r.write.title;
+  o.subtitle = fmt::format("widths: {}; colours: its change from {} (red grew, blue shrank)",
+                           basename_of(r.inputs[1]), basename_of(r.inputs[0]));
+  o.delta = &delta;
+  o.max_delta = max_delta;
+  o.max_bytes = r.max_memory ? r.max_memory : default_budget(d.input_bytes);
+  auto svg = flame::write_svg(p, tree, 0, o);
+  if (!svg) return svg.error();
+  Output out;
+  out.input_bytes = d.input_bytes;
+  out.bytes = std::move(svg).value();
   return out;
 }
 
@@ -155,8 +226,9 @@ Expected<Output> compare(const Request& r, Diagnostics& diag) {
     return bad_usage(
         fmt::format("--compare takes two inputs, the profile before and the one after; found {}", r.inputs.size()));
   if (r.output->name == "folded") return compare_folded(r, diag);
+  if (r.output->name == "flame") return compare_flame(r, diag);
   if (r.compare_options.normalize)
-    return bad_usage("--normalize scales the folded stacks of --compare: write -T folded, or leave it out");
+    return bad_usage("--normalize scales the stacks of --compare: write -T folded or -T flame, or leave it out");
   if (r.output->needs != Needs::kGraph)
     return bad_usage(fmt::format("--compare draws a graph: write dot or an image, not {}", r.output->name));
   if (!r.list_functions.empty()) return bad_usage("--list-functions lists one profile: leave out --compare");

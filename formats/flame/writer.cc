@@ -69,6 +69,15 @@ std::string with_separators(double v) {
 
 // One hue per module (hashed), away from the search highlight's magenta;
 // the name moves the lightness a little so neighbours stay apart.
+// flamegraph.pl's color_scale: white at 0, red as the count grew, blue as
+// it shrank, full at the largest change of any stack.
+std::string delta_colour(double d, double max) {
+  int r = 255, g = 255, b = 255;
+  if (d > 0) g = b = static_cast<int>(210 * std::max(0.0, max - d) / max);
+  if (d < 0) r = g = static_cast<int>(210 * std::max(0.0, max + d) / max);
+  return fmt::format("rgb({},{},{})", r, g, b);
+}
+
 std::string colour(std::string_view module, std::string_view name, bool process, bool root) {
   if (root) return "rgb(200,200,200)";
   if (process) return "rgb(180,180,190)";
@@ -250,7 +259,9 @@ Expected<std::string> write_svg(const Profile& p, const FlameTree& tree, std::si
   out += fmt::format("<rect x=\"0\" y=\"0\" width=\"{}\" height=\"{}\" fill=\"url(#bg)\"/>\n", width, height);
   out += fmt::format("<text id=\"title\" x=\"{}\" y=\"24\">{}</text>\n", width / 2,
                      xml_text(o.title.empty() ? (o.reverse ? "Icicle Graph" : "Flame Graph") : o.title));
-  if (tree.approximate)
+  if (!o.subtitle.empty())
+    out += fmt::format("<text id=\"subtitle\" x=\"{}\" y=\"44\">{}</text>\n", width / 2, xml_text(o.subtitle));
+  else if (tree.approximate)
     out += fmt::format(
         "<text id=\"subtitle\" x=\"{}\" y=\"44\">approximate: built from call ratios (the profile has no "
         "stacks)</text>\n",
@@ -266,13 +277,22 @@ Expected<std::string> write_svg(const Profile& p, const FlameTree& tree, std::si
     double y = o.reverse ? top + l.depth[k] * frame_h : height - bottom - (l.depth[k] + 1) * frame_h;
     std::string name = valid_utf8(l.names[k]);
     std::string module = k == 0 ? std::string() : frame_module(p, f);
-    std::string tip = fmt::format("{} ({}, {:.2f}%)", name, format_value(p, event, f.total), 100.0 * f.total / total);
+    std::string tip = fmt::format("{} ({}, {:.2f}%", name, format_value(p, event, f.total), 100.0 * f.total / total);
+    std::string fill;
+    if (o.delta && k < o.delta->size()) {
+      // flamegraph.pl's differential colours and its "+1.23%" of the width.
+      double d = (*o.delta)[k];
+      if (d != 0) tip += fmt::format("; {}{:.2f}%", d > 0 ? "+" : "", 100.0 * d / total);
+      fill = k == 0 ? "rgb(200,200,200)" : delta_colour(d, o.max_delta);
+    } else {
+      fill = colour(module, name, f.process != kNoString, k == 0);
+    }
+    tip += ")";
     if (!module.empty()) tip += fmt::format(" in {}", module);
     out += fmt::format(
         "<g class=\"f\" data-d=\"{}\" data-n=\"{}\"><title>{}</title><rect x=\"{:.2f}\" y=\"{}\" width=\"{:.2f}\" "
         "height=\"{}\" fill=\"{}\" rx=\"2\" ry=\"2\"/><text x=\"{:.2f}\" y=\"{}\">{}</text></g>\n",
-        l.depth[k], xml_text(name), xml_text(tip), x, y, w, frame_h - 1,
-        colour(module, name, f.process != kNoString, k == 0), x + 3, y + 11.5, xml_text(fit(name, w)));
+        l.depth[k], xml_text(name), xml_text(tip), x, y, w, frame_h - 1, fill, x + 3, y + 11.5, xml_text(fit(name, w)));
     if (o.max_bytes && out.size() > o.max_bytes) return output_too_large("flame", o.max_bytes);
   }
   out += "</g>\n</svg>\n";

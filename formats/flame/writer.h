@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "graphgen/analysis/flame.h"
 #include "graphgen/error.h"
@@ -33,6 +34,14 @@ struct SvgOptions {
   bool reverse = false;
   int width = 1200;
   std::size_t max_bytes = 0;
+  /// A differential flame graph (difffolded.pl | flamegraph.pl): per frame
+  /// (by index in the tree) the change of its own count, after - before;
+  /// frames are coloured by it against `max_delta` (red grew, blue shrank,
+  /// white unchanged) instead of by module, and titles say it in percent.
+  const std::vector<double>* delta = nullptr;
+  double max_delta = 1;
+  /// A line under the title (empty: none, or the approximation note).
+  std::string subtitle;
 };
 
 Expected<std::string> write_svg(const Profile& p, const FlameTree& tree, std::size_t event, const SvgOptions& o);

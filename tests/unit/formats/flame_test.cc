@@ -586,11 +586,30 @@ TEST(Folded, CompareIsDifffoldedOnARealPair) {
   auto r = test::graphgen({"--compare", before, after, "-T", "folded"});
   auto b = test::graphgen({before, "-T", "folded"});
   EXPECT_EQ(r.out.substr(0, r.out.find(' ')), b.out.substr(0, b.out.find(' ')));
+  // The differential flame graph: flamegraph.pl's colours of the same
+  // stacks (red grew, blue shrank, white unchanged), frame for frame.
+  auto flame = test::graphgen({"--compare", before, after, "-T", "flame"});
+  ASSERT_EQ(flame.exit_code, 0) << flame.err;
+  std::map<std::string, std::vector<std::string>> fills;
+  static const std::regex frame(R"re(<title>([^<]*) \([^<]*\)(?: in [^<]*)?</title><rect [^>]*fill="([^"]*)")re");
+  for (auto it = std::sregex_iterator(flame.out.begin(), flame.out.end(), frame); it != std::sregex_iterator(); ++it)
+    fills[unescape((*it)[1].str())].push_back((*it)[2].str());
+  std::istringstream colours(test::read_file(dir / "flamegraph.colours"));
+  std::size_t compared = 0;
+  for (std::string line; std::getline(colours, line);) {
+    std::string fill = line.substr(0, line.find('\t')), name = line.substr(line.find('\t') + 1);
+    ASSERT_EQ(fills[name].size(), 1u) << name;
+    EXPECT_EQ(fills[name][0], fill) << name;
+    ++compared;
+  }
+  EXPECT_EQ(compared, 37u);
+  EXPECT_NE(flame.out.find("widths: xz-6.perf.xz; colours: its change from xz-1.perf.xz"), std::string::npos);
   // --normalize is for the folded comparison only.
   auto bad = test::graphgen({"--compare", "--normalize", before, after, "-T", "dot"});
   EXPECT_EQ(bad.exit_code, 2);
-  EXPECT_EQ(bad.err,
-            "graphgen: error: --normalize scales the folded stacks of --compare: write -T folded, or leave it out\n");
+  EXPECT_EQ(
+      bad.err,
+      "graphgen: error: --normalize scales the stacks of --compare: write -T folded or -T flame, or leave it out\n");
 }
 
 }  // namespace
