@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <unordered_map>
@@ -21,6 +22,7 @@
 #include "graphgen/analysis/select.h"
 #include "graphgen/analysis/flame.h"
 #include "graphgen/analysis/stacks.h"
+#include "graphgen/labels.h"
 #include "graphgen/text.h"
 #include "flame/writer.h"
 #include "phases.h"
@@ -219,6 +221,45 @@ Expected<Output> compare_flame(const Request& r, Diagnostics& diag) {
   return out;
 }
 
+// What the comparison cannot show: the functions of each side that have no
+// match on the other, with the share of that side's self cost they hold
+// (a rebuilt binary's functions carry another object name; an edit moves
+// a Python function's line).
+void warn_unpaired(const Profile (&p)[2], const std::size_t (&event)[2], const std::vector<FuncId>& match,
+                   bool by_object, const Request& r, Diagnostics& diag) {
+  std::vector<bool> matched[2] = {std::vector<bool>(p[0].functions.size()), std::vector<bool>(p[1].functions.size())};
+  for (FuncId f = 0; f < match.size(); ++f)
+    if (match[f] != kNoMatch && match[f] < matched[1].size()) {
+      matched[0][f] = true;
+      matched[1][match[f]] = true;
+    }
+  std::string said;
+  for (int i = 0; i < 2; ++i) {
+    const Event& ev = p[i].events[event[i]];
+    double total = 0, lost = 0;
+    std::vector<std::pair<double, FuncId>> alone;
+    for (FuncId f = 0; f < p[i].functions.size(); ++f) {
+      double v = event_value(ev, p[i].self(f, event[i]));
+      total += v;
+      if (matched[i][f]) continue;
+      lost += v;
+      alone.emplace_back(v, f);
+    }
+    if (alone.empty()) continue;
+    std::sort(alone.begin(), alone.end(), [](auto& a, auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
+    std::string heaviest;
+    for (std::size_t k = 0; k < alone.size() && k < 5; ++k)
+      heaviest += fmt::format("{}{} ({:.1f}%)", k ? ", " : "", function_label(p[i], alone[k].second),
+                              total > 0 ? 100 * alone[k].first / total : 0.0);
+    said += fmt::format("{}{} of {} functions of {} have no match in {} ({:.1f}% of its self cost; the heaviest: {})",
+                        said.empty() ? "" : "; ", alone.size(), p[i].functions.size(), basename_of(r.inputs[i]),
+                        basename_of(r.inputs[1 - i]), total > 0 ? 100 * lost / total : 0.0, heaviest);
+  }
+  if (!said.empty())
+    diag.warn("--compare: " + said + ". Functions pair by identity (name, object, file)" +
+              (by_object && !r.read.merge_by_name ? "; --merge-by-name pairs them by name" : ""));
+}
+
 Expected<Output> compare(const Request& r, Diagnostics& diag) {
   Output out;
   Phases phases(out);
@@ -260,6 +301,11 @@ Expected<Output> compare(const Request& r, Diagnostics& diag) {
         fmt::format("nothing to draw: nothing of {} is left after the thresholds and selections", r.inputs[0]));
   std::vector<FuncId> match =
       match_functions_by_identity(profiles[0], profiles[1], formats[0]->graph_merges_functions && r.read.merge_by_name);
+  {
+    std::size_t events[2];
+    for (int i = 0; i < 2; ++i) events[i] = *pick_event(profiles[i], *formats[i], r.event);
+    warn_unpaired(profiles, events, match, formats[0]->graph_merges_functions, r, diag);
+  }
   phases.mark("analyse");
   dot::Options options = r.write.dot;
   options.max_bytes = r.max_memory ? r.max_memory : default_budget(out.input_bytes);

@@ -309,6 +309,7 @@ Expected<MergedShare> read_share(const Request& r, const InputFormat& format, st
     if (first && first->file && order[pos] == first->index) opened = std::move(first->file);
     return read_input(r.inputs[order[pos]], fmt_ptr, r, opened, slot.diag, slot.bytes);
   });
+  bool warned_locations = false;
   // One input into the share; the profile is freed when it returns, before
   // the window moves on.
   auto fold = [&](Expected<Profile> result, std::size_t input) -> Expected<bool> {
@@ -329,6 +330,14 @@ Expected<MergedShare> read_share(const Request& r, const InputFormat& format, st
     if (share.ranks) {
       if (auto ok = rank_values(*result, format, r, self_values, inclusive_values); !ok) return ok;
       share.ranks->add(self_values, inclusive_values, merger.last_map());
+      // (Only a share of the inputs comes here with a file of several
+      // ranks: graphgen-mpi's processes.)
+      if (!result->locations.empty() && !warned_locations) {
+        warned_locations = true;
+        diag.warn(fmt::format("{} holds {} ranks or threads, but graphgen-mpi counts each input file as one rank; "
+                              "graphgen (one process) counts each of them",
+                              r.inputs[input], result->locations.size()));
+      }
     }
     return true;
   };

@@ -614,3 +614,33 @@ TEST(Folded, CompareIsDifffoldedOnARealPair) {
 
 }  // namespace
 }  // namespace graphgen
+
+namespace graphgen {
+namespace {
+
+// The same C program built -O0 and -O2 (callgrind): its own functions carry
+// the binaries' names as objects, so none of them paired, without a word.
+// The comparison now says which functions are alone and what share of the
+// time they hold, and how to pair them.
+TEST(Compare, UnpairedFunctionsAreNamedWithTheirShare) {
+  fs::path dir = test::testdata_dir() / "compare" / "callgrind";
+  const std::string a = (dir / "parity-O0.callgrind.xz").string(), b = (dir / "parity-O2.callgrind.xz").string();
+  auto r = test::graphgen({"--compare", a, b, "-T", "dot"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("--compare: 10 of 247 functions of parity-O0.callgrind.xz have no match in "
+                       "parity-O2.callgrind.xz (67.4% of its self cost; the heaviest: is_even'2 (33.0%), is_odd'2 "
+                       "(32.7%), is_even (0.7%), is_odd (0.7%), main (0.4%)); 10 of 247 functions of "
+                       "parity-O2.callgrind.xz have no match"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("; --merge-by-name pairs them by name\n"), std::string::npos) << r.err;
+  // By name, every function of the program pairs; what is left is a few
+  // unnamed addresses of no cost.
+  auto m = test::graphgen({"--compare", "--merge-by-name", a, b, "-T", "dot"});
+  ASSERT_EQ(m.exit_code, 0) << m.err;
+  EXPECT_EQ(m.err.find("is_even"), std::string::npos) << m.err;
+  EXPECT_NE(m.err.find("(0.0% of its self cost"), std::string::npos) << m.err;
+}
+
+}  // namespace
+}  // namespace graphgen
