@@ -34,7 +34,8 @@
   X(ranks)                         \
   X(stats)                         \
   X(flame)                         \
-  X(html)
+  X(html)                          \
+  X(compare)
 
 namespace graphgen {
 #define GRAPHGEN_DECLARE(name)                \

@@ -24,6 +24,7 @@
 #include "graphgen/analysis/stacks.h"
 #include "graphgen/labels.h"
 #include "graphgen/text.h"
+#include "compare/writer.h"
 #include "flame/writer.h"
 #include "phases.h"
 
@@ -260,21 +261,9 @@ void warn_unpaired(const Profile (&p)[2], const std::size_t (&event)[2], const s
               (by_object && !r.read.merge_by_name ? "; --merge-by-name pairs them by name" : ""));
 }
 
-Expected<Output> compare(const Request& r, Diagnostics& diag) {
-  Output out;
-  Phases phases(out);
-  if (r.inputs.size() != 2)
-    return bad_usage(
-        fmt::format("--compare takes two inputs, the profile before and the one after; found {}", r.inputs.size()));
-  if (r.output->name == "folded") return compare_folded(r, diag);
-  if (r.output->name == "flame") return compare_flame(r, diag);
-  if (r.compare_options.normalize)
-    return bad_usage("--normalize scales the stacks of --compare: write -T folded or -T flame, or leave it out");
-  if (r.output->needs != Needs::kGraph)
-    return bad_usage(fmt::format("--compare draws a graph: write dot or an image, not {}", r.output->name));
-  if (!r.list_functions.empty()) return bad_usage("--list-functions lists one profile: leave out --compare");
-  Profile profiles[2];
-  const InputFormat* formats[2] = {nullptr, nullptr};
+// The two profiles of --compare, each read (and merged) alone, of one format.
+Expected<bool> read_both(const Request& r, Diagnostics& diag, Output& out, Profile (&profiles)[2],
+                         const InputFormat* (&formats)[2]) {
   for (int i = 0; i < 2; ++i) {
     Request one = r;
     one.inputs = {r.inputs[i]};
@@ -286,6 +275,53 @@ Expected<Output> compare(const Request& r, Diagnostics& diag) {
   if (formats[0] != formats[1])
     return bad_usage(fmt::format("--compare needs two profiles of one format: {} is {}, {} is {}", r.inputs[0],
                                  formats[0]->name, r.inputs[1], formats[1]->name));
+  return true;
+}
+
+// -T compare, -T compare.csv: every function before and after, paired so
+// that rebuilds and edits keep functions together (pair_functions).
+Expected<Output> compare_table(const Request& r, Diagnostics& diag) {
+  Output out;
+  Profile profiles[2];
+  const InputFormat* formats[2] = {nullptr, nullptr};
+  CallGraph totals[2];
+  compare::Side sides[2];
+  if (auto ok = read_both(r, diag, out, profiles, formats); !ok) return ok.error();
+  for (int i = 0; i < 2; ++i) {
+    if (auto ok = apply_filters(profiles[i], r.filters, diag); !ok) return ok.error();
+    if (formats[i]->graph_merges_functions)
+      profiles[i] = merge_functions(std::move(profiles[i]),
+                                    r.read.merge_by_name ? FunctionKey::kName : FunctionKey::kNameAndObject);
+    auto event = pick_event(profiles[i], *formats[i], r.event);
+    if (!event) return event.error();
+    GraphOptions all = r.graph;
+    if (profiles[i].keeps_stack_totals) all.total = TotalMethod::kCallStacks;
+    totals[i] = graph_totals(profiles[i], *formats[i], *event, all, diag);
+    sides[i] = compare::Side{&profiles[i], *event, &totals[i], std::string(basename_of(r.inputs[i]))};
+  }
+  Pairing pairing = pair_functions(profiles[0], profiles[1]);
+  out.bytes = r.output->name == "compare" ? compare::write_text(sides[0], sides[1], pairing, {r.write.top})
+                                          : compare::write_csv(sides[0], sides[1], pairing);
+  return out;
+}
+
+Expected<Output> compare(const Request& r, Diagnostics& diag) {
+  Output out;
+  Phases phases(out);
+  if (r.inputs.size() != 2)
+    return bad_usage(
+        fmt::format("--compare takes two inputs, the profile before and the one after; found {}", r.inputs.size()));
+  if (r.output->name == "folded") return compare_folded(r, diag);
+  if (r.output->name == "flame") return compare_flame(r, diag);
+  if (r.output->name == "compare" || r.output->name == "compare.csv") return compare_table(r, diag);
+  if (r.compare_options.normalize)
+    return bad_usage("--normalize scales the stacks of --compare: write -T folded or -T flame, or leave it out");
+  if (r.output->needs != Needs::kGraph)
+    return bad_usage(fmt::format("--compare draws a graph: write dot or an image, not {}", r.output->name));
+  if (!r.list_functions.empty()) return bad_usage("--list-functions lists one profile: leave out --compare");
+  Profile profiles[2];
+  const InputFormat* formats[2] = {nullptr, nullptr};
+  if (auto ok = read_both(r, diag, out, profiles, formats); !ok) return ok.error();
   phases.mark("read");
   CallGraph graphs[2];
   for (int i = 0; i < 2; ++i) {

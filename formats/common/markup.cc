@@ -111,4 +111,20 @@ std::string json_number(double v) {
   return fmt::format("{}", v);
 }
 
+// A text field: valid UTF-8 without NUL (U+FFFD instead), and a name that
+// a spreadsheet would run as a formula (= + - @, tab or CR first) starts
+// with ' as OWASP advises; quoted when it holds , " or a line break.
+std::string csv_field(std::string_view s) {
+  std::string text = valid_utf8(s);
+  for (std::size_t at = 0; (at = text.find('\0', at)) != std::string::npos;) text.replace(at, 1, "\xEF\xBF\xBD");
+  if (!text.empty() && std::string_view("=+-@\t\r").find(text[0]) != std::string_view::npos) text.insert(0, "'");
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
 }  // namespace graphgen::formats

@@ -27,4 +27,8 @@ std::string json_text(std::string_view s, bool in_html = false);
 /// infinities and NaN.
 std::string json_number(double v);
 
+/// A CSV field: valid UTF-8 without NUL, a would-be spreadsheet formula
+/// (= + - @, tab or CR first) prefixed with ', quoted where needed.
+std::string csv_field(std::string_view s);
+
 }  // namespace graphgen::formats

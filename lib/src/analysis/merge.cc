@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <string>
+#include <unordered_map>
 
 #include "graphgen/flat_index.h"
 
@@ -281,6 +283,70 @@ std::vector<FuncId> match_functions_by_identity(const Profile& a, const Profile&
     if (found >= 0) match[f] = static_cast<FuncId>(found);
   }
   return match;
+}
+
+std::string_view pair_rule_name(PairRule rule) {
+  switch (rule) {
+    case PairRule::kIdentity:
+      return "identity";
+    case PairRule::kNameAndFile:
+      return "name and file";
+    case PairRule::kNameAndObject:
+      return "name and object";
+    case PairRule::kName:
+      return "name";
+    case PairRule::kNone:
+      break;
+  }
+  return "none";
+}
+
+Pairing pair_functions(const Profile& a, const Profile& b) {
+  Pairing out;
+  out.match = match_functions_by_identity(a, b);
+  out.rule.assign(a.functions.size(), PairRule::kNone);
+  std::vector<bool> taken(b.functions.size(), false);
+  for (FuncId f = 0; f < out.match.size(); ++f)
+    if (out.match[f] != kNoMatch) {
+      out.rule[f] = PairRule::kIdentity;
+      taken[out.match[f]] = true;
+    }
+  // A key naming exactly one lone function on each side pairs them.
+  auto by_key = [&](PairRule rule, auto key) {
+    std::unordered_map<std::string, std::pair<std::int64_t, std::int64_t>> found;  // key -> (a, b); -2: several
+    auto note = [](std::int64_t& slot, FuncId f) { slot = slot == -1 ? static_cast<std::int64_t>(f) : -2; };
+    std::string k;
+    for (FuncId f = 0; f < a.functions.size(); ++f)
+      if (out.match[f] == kNoMatch && key(a, a.functions[f], k))
+        note(found.try_emplace(k, -1, -1).first->second.first, f);
+    for (FuncId g = 0; g < b.functions.size(); ++g)
+      if (!taken[g] && key(b, b.functions[g], k)) note(found.try_emplace(k, -1, -1).first->second.second, g);
+    for (const auto& [unused, pair] : found)
+      if (pair.first >= 0 && pair.second >= 0) {
+        out.match[static_cast<FuncId>(pair.first)] = static_cast<FuncId>(pair.second);
+        out.rule[static_cast<FuncId>(pair.first)] = rule;
+        taken[static_cast<FuncId>(pair.second)] = true;
+      }
+  };
+  auto object_name = [](std::string_view o) {
+    std::size_t slash = o.rfind('/');
+    return slash == std::string_view::npos ? o : o.substr(slash + 1);
+  };
+  by_key(PairRule::kNameAndFile, [](const Profile& p, const Function& f, std::string& k) {
+    if (f.file == kNoString || p.str(f.file).empty()) return false;
+    k.assign(p.str(f.name)).append(1, '\0').append(p.str(f.file));
+    return true;
+  });
+  by_key(PairRule::kNameAndObject, [&](const Profile& p, const Function& f, std::string& k) {
+    if (f.object == kNoString || p.str(f.object).empty()) return false;
+    k.assign(p.str(f.name)).append(1, '\0').append(object_name(p.str(f.object)));
+    return true;
+  });
+  by_key(PairRule::kName, [](const Profile& p, const Function& f, std::string& k) {
+    k.assign(p.str(f.name));
+    return true;
+  });
+  return out;
 }
 
 bool ProfileMerger::same_function(const Function& a, const Profile& other, const Function& b) const {

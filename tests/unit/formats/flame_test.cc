@@ -644,3 +644,78 @@ TEST(Compare, UnpairedFunctionsAreNamedWithTheirShare) {
 
 }  // namespace
 }  // namespace graphgen
+
+namespace graphgen {
+namespace {
+
+std::map<std::string, std::vector<std::string>> compare_rows(const std::vector<std::string>& args) {
+  auto r = test::graphgen(args);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::istringstream in(r.out);
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line,
+            "function,function_after,paired_by,unit,inclusive_before,inclusive_after,inclusive_delta,self_before,"
+            "self_after,self_delta");
+  std::map<std::string, std::vector<std::string>> rows;  // by the label before (or after)
+  while (std::getline(in, line)) {
+    auto f = test::csv_fields(line);
+    rows[f[0].empty() ? f[1] : f[0]] = f;
+  }
+  return rows;
+}
+
+// A real script profiled before and after an edit that moved every
+// function's line: each still pairs with itself (by name and file), and the
+// new helper is after only.
+TEST(Compare, FunctionsMovedByAnEditStillPair) {
+  fs::path dir = test::testdata_dir() / "compare" / "python";
+  auto rows = compare_rows(
+      {"--compare", (dir / "before.pstats").string(), (dir / "after.pstats").string(), "-T", "compare.csv"});
+  const std::map<std::string, std::string> moved = {{"shapes:17:main", "shapes:23:main"},
+                                                    {"shapes:13:table", "shapes:19:table"},
+                                                    {"shapes:14:<listcomp>", "shapes:20:<listcomp>"},
+                                                    {"shapes:5:area", "shapes:11:area"},
+                                                    {"shapes:9:perimeter", "shapes:15:perimeter"},
+                                                    {"shapes:20:<genexpr>", "shapes:26:<genexpr>"}};
+  for (const auto& [before, after] : moved) {
+    ASSERT_TRUE(rows.count(before)) << before;
+    EXPECT_EQ(rows[before][1], after);
+    EXPECT_EQ(rows[before][2], "name and file");
+  }
+  EXPECT_EQ(rows["shapes:1:<module>"][2], "identity");
+  EXPECT_EQ(rows["shapes:7:square"][2], "after only");
+  for (const auto& [label, f] : rows) EXPECT_NE(f[2], "before only") << label;
+  // table() does twice the work: its inclusive time more than doubled.
+  EXPECT_GT(std::stod(rows["shapes:13:table"][5]), 2 * std::stod(rows["shapes:13:table"][4]));
+}
+
+// The -O0 and -O2 builds: every function of the program pairs, and the
+// change is the instructions callgrind counted.
+TEST(Compare, FunctionsOfTwoBuildsPairAndShowTheirChange) {
+  fs::path dir = test::testdata_dir() / "compare" / "callgrind";
+  auto rows = compare_rows({"--compare", (dir / "parity-O0.callgrind.xz").string(),
+                            (dir / "parity-O2.callgrind.xz").string(), "-T", "compare.csv"});
+  for (const char* f : {"main", "is_even", "is_odd", "is_even'2", "is_odd'2"}) {
+    ASSERT_TRUE(rows.count(f)) << f;
+    EXPECT_EQ(rows[f][1], f);
+    EXPECT_EQ(rows[f][2], "name and file") << f;
+    EXPECT_EQ(rows[f][3], "Ir");
+    EXPECT_EQ(std::stoll(rows[f][9]), std::stoll(rows[f][8]) - std::stoll(rows[f][7])) << f;
+  }
+  EXPECT_EQ(rows["is_even'2"][7], "128304");  // self Ir, -O0
+  EXPECT_EQ(rows["is_even'2"][8], "39600");   // -O2
+  auto text = test::graphgen({"--compare", (dir / "parity-O0.callgrind.xz").string(),
+                              (dir / "parity-O2.callgrind.xz").string(), "-T", "compare"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_TRUE(
+      text.out.starts_with("Comparison of parity-O0.callgrind.xz (before) and parity-O2.callgrind.xz "
+                           "(after), in Ir: 388690 -> 208388 (-180302, 0.536x).\n"))
+      << text.out.substr(0, 300);
+  auto alone = test::graphgen({(dir / "parity-O0.callgrind.xz").string(), "-T", "compare"});
+  EXPECT_EQ(alone.exit_code, 2);
+  EXPECT_NE(alone.err.find("give --compare BEFORE AFTER"), std::string::npos) << alone.err;
+}
+
+}  // namespace
+}  // namespace graphgen

@@ -31,6 +31,27 @@ bool same_identity(const Profile& pa, const Function& a, const Profile& pb, cons
 inline constexpr FuncId kNoMatch = UINT32_MAX;
 std::vector<FuncId> match_functions_by_identity(const Profile& a, const Profile& b, bool name_only = false);
 
+/// How a function of one profile was paired with one of another.
+enum class PairRule : std::uint8_t {
+  kNone,           // no partner
+  kIdentity,       // same_identity
+  kNameAndFile,    // the same name and file, another line (an edit moved it)
+  kNameAndObject,  // the same name and object file name (a rebuild in another folder)
+  kName,           // the same name, found once on each side (a binary of another name)
+};
+std::string_view pair_rule_name(PairRule rule);
+
+/// Pairs the functions of `a` with those of `b` that survive rebuilds and
+/// edits: by identity first, then among the functions still alone by name
+/// and file, by name and object basename, and by name alone, each where the
+/// key names one function on each side. `match` as
+/// match_functions_by_identity's; `rule` says how, per function of `a`.
+struct Pairing {
+  std::vector<FuncId> match;
+  std::vector<PairRule> rule;
+};
+Pairing pair_functions(const Profile& a, const Profile& b);
+
 /// `p` with functions of the same key made one function (the first one's
 /// attributes, in first-appearance order): self costs, call counts, calls,
 /// per-position costs and stack totals summed. Takes `p` by value so callers

@@ -1,0 +1,139 @@
+#include "writer.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/markup.h"
+#include "graphgen/labels.h"
+
+namespace graphgen::compare {
+
+namespace {
+
+// One function of either side, or a pair.
+struct Row {
+  FuncId before = kNoMatch, after = kNoMatch;
+  PairRule rule = PairRule::kNone;
+  double self[2] = {0, 0}, total[2] = {0, 0};
+  double delta() const { return total[1] - total[0]; }
+};
+
+double self_of(const Side& s, FuncId f) { return event_value(s.profile->events[s.event], s.profile->self(f, s.event)); }
+// (Totals integrated along call ratios carry rounding noise; a count
+// event's totals are whole numbers where they are within it.)
+double total_of(const Side& s, FuncId f) {
+  double v = f < s.totals->nodes.size() ? node_total(*s.totals, f) : 0;
+  const Event& e = s.profile->events[s.event];
+  if (!e.floating && std::fabs(v - std::round(v)) <= 1e-9 * std::max(1.0, std::fabs(v))) v = std::round(v);
+  return v;
+}
+
+std::vector<Row> rows_of(const Side& a, const Side& b, const Pairing& pairing) {
+  std::vector<Row> rows;
+  std::vector<bool> taken(b.profile->functions.size(), false);
+  for (FuncId f = 0; f < a.profile->functions.size(); ++f) {
+    Row r;
+    r.before = f;
+    r.self[0] = self_of(a, f);
+    r.total[0] = total_of(a, f);
+    if (f < pairing.match.size() && pairing.match[f] != kNoMatch) {
+      r.after = pairing.match[f];
+      r.rule = pairing.rule[f];
+      r.self[1] = self_of(b, r.after);
+      r.total[1] = total_of(b, r.after);
+      taken[r.after] = true;
+    }
+    rows.push_back(r);
+  }
+  for (FuncId g = 0; g < b.profile->functions.size(); ++g) {
+    if (taken[g]) continue;
+    Row r;
+    r.after = g;
+    r.self[1] = self_of(b, g);
+    r.total[1] = total_of(b, g);
+    rows.push_back(r);
+  }
+  // The largest change of inclusive cost first (ties: the larger cost).
+  std::stable_sort(rows.begin(), rows.end(), [](const Row& x, const Row& y) {
+    double dx = std::fabs(x.delta()), dy = std::fabs(y.delta());
+    if (dx != dy) return dx > dy;
+    return std::max(x.total[0], x.total[1]) > std::max(y.total[0], y.total[1]);
+  });
+  return rows;
+}
+
+std::string label(const Side& a, const Side& b, const Row& r) {
+  return r.before != kNoMatch ? function_label(*a.profile, r.before) : function_label(*b.profile, r.after);
+}
+
+std::string unit_of(const Side& s) {
+  const Event& e = s.profile->events[s.event];
+  if (e.floating || e.seconds_per_unit > 0) return "s";
+  return std::string(s.profile->str(e.name));
+}
+
+std::string ratio(double before, double after) {
+  if (before == 0) return after == 0 ? "1" : "new";
+  return fmt::format("{:.3f}", after / before);
+}
+
+}  // namespace
+
+std::string write_text(const Side& a, const Side& b, const Pairing& pairing, const Options& o) {
+  std::vector<Row> rows = rows_of(a, b, pairing);
+  double sum[2] = {0, 0};
+  std::size_t by_rule[5] = {0, 0, 0, 0, 0};
+  for (const Row& r : rows) {
+    sum[0] += r.self[0];
+    sum[1] += r.self[1];
+    if (r.before != kNoMatch) ++by_rule[static_cast<int>(r.rule)];
+  }
+  const std::size_t paired = by_rule[1] + by_rule[2] + by_rule[3] + by_rule[4];
+  const std::string unit = unit_of(a);
+  std::string out = fmt::format(
+      "Comparison of {} (before) and {} (after), in {}: {:.6g} -> {:.6g} ({:+.6g}, {}x).\n"
+      "Paired {} of {} functions before with {} of {} after: by identity {}, by name and file {}, by name and "
+      "object {}, by name alone {}.\n",
+      a.name, b.name, unit == "s" ? "seconds" : unit, sum[0], sum[1], sum[1] - sum[0], ratio(sum[0], sum[1]), paired,
+      a.profile->functions.size(), paired, b.profile->functions.size(), by_rule[1], by_rule[2], by_rule[3], by_rule[4]);
+  const std::size_t shown = std::min(rows.size(), o.top ? o.top : 25);
+  out += fmt::format(
+      "Largest changes of inclusive cost first, {} of {} functions (--top N for more; -T compare.csv for all). "
+      "Ratio: after / before.\n\n",
+      shown, rows.size());
+  out +=
+      fmt::format("{:>12} {:>12} {:>12} {:>8}   {:>12} {:>12} {:>12} {:>8}  {:<15} {}\n", "incl before", "incl after",
+                  "delta", "ratio", "self before", "self after", "delta", "ratio", "paired by", "function");
+  for (std::size_t i = 0; i < shown; ++i) {
+    const Row& r = rows[i];
+    std::string rule = r.before == kNoMatch  ? "(after only)"
+                       : r.after == kNoMatch ? "(before only)"
+                                             : std::string(pair_rule_name(r.rule));
+    out += fmt::format("{:>12.6g} {:>12.6g} {:>+12.6g} {:>8}   {:>12.6g} {:>12.6g} {:>+12.6g} {:>8}  {:<15} {}\n",
+                       r.total[0], r.total[1], r.delta(), ratio(r.total[0], r.total[1]), r.self[0], r.self[1],
+                       r.self[1] - r.self[0], ratio(r.self[0], r.self[1]), rule, formats::valid_utf8(label(a, b, r)));
+  }
+  return out;
+}
+
+std::string write_csv(const Side& a, const Side& b, const Pairing& pairing) {
+  std::string out =
+      "function,function_after,paired_by,unit,inclusive_before,inclusive_after,inclusive_delta,self_before,"
+      "self_after,self_delta\n";
+  const std::string unit = unit_of(a);
+  for (const Row& r : rows_of(a, b, pairing)) {
+    std::string before = r.before == kNoMatch ? std::string() : function_label(*a.profile, r.before);
+    std::string after = r.after == kNoMatch ? std::string() : function_label(*b.profile, r.after);
+    std::string_view rule = r.before == kNoMatch  ? "after only"
+                            : r.after == kNoMatch ? "before only"
+                                                  : pair_rule_name(r.rule);
+    out +=
+        fmt::format("{},{},{},{},{},{},{},{},{},{}\n", formats::csv_field(before), formats::csv_field(after), rule,
+                    unit, r.total[0], r.total[1], r.total[1] - r.total[0], r.self[0], r.self[1], r.self[1] - r.self[0]);
+  }
+  return out;
+}
+
+}  // namespace graphgen::compare

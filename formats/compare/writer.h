@@ -1,0 +1,34 @@
+// The comparison of two profiles as tables (-T compare, -T compare.csv):
+// per function, its cost before and after, the change and the ratio, in the
+// event's unit, inclusive and self, and how it was paired (analysis/merge.h
+// pair_functions). Largest changes of inclusive cost first.
+#pragma once
+
+#include <string>
+
+#include "graphgen/analysis/graph.h"
+#include "graphgen/analysis/merge.h"
+#include "graphgen/profile.h"
+
+namespace graphgen::compare {
+
+/// One profile of the comparison: its event and every function's inclusive
+/// cost (the unpruned graph's totals).
+struct Side {
+  const Profile* profile = nullptr;
+  std::size_t event = 0;
+  const CallGraph* totals = nullptr;
+  std::string name;  // for the header
+};
+
+struct Options {
+  std::size_t top = 0;  // rows of the text table (0: 25); the CSV has them all
+};
+
+/// A table for people: totals, how many functions paired by which rule,
+/// then the functions of largest inclusive change.
+std::string write_text(const Side& before, const Side& after, const Pairing& pairing, const Options& o);
+/// Every function, paired or not, full precision, one header row.
+std::string write_csv(const Side& before, const Side& after, const Pairing& pairing);
+
+}  // namespace graphgen::compare
