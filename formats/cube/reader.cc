@@ -360,7 +360,9 @@ Expected<std::vector<EventTable>> event_tables(const Context& cx, const Members&
     bool stored = m.index.count(metric.id) && m.data.count(metric.id);
     if (!stored) continue;  // derived metrics, and those CubeLib reads as 0
     if (t.size == 0 || (metric.type != "INCLUSIVE" && metric.type != "EXCLUSIVE")) {
-      skipped.push_back(metric.uniq_name);
+      // (Score-P writes min_time and max_time into every profile: leaving
+      // out what never adds up is no news; other kinds are said.)
+      if (metric.dtype != "MINDOUBLE" && metric.dtype != "MAXDOUBLE") skipped.push_back(metric.uniq_name);
       continue;
     }
     auto table = metric_table(cx, metric, t, m.index.at(metric.id), m.data.at(metric.id));
@@ -585,8 +587,7 @@ Expected<Profile> read(const InputFile& input, const formats::ReadOptions& optio
   if (!skipped.empty()) {
     std::string list;
     for (const std::string& s : skipped) list += (list.empty() ? "" : ", ") + s;
-    diag.warn(fmt::format("{}: metrics left out (minimum, maximum or composite values, which do not add up): {}",
-                          input.path(), list));
+    diag.warn(fmt::format("{}: metrics left out (composite values graphgen does not add up): {}", input.path(), list));
   }
   if (m.rounded)
     diag.warn(

@@ -179,6 +179,21 @@ TEST(Cube, TimeIsTheFirstEventAndVisitsTheCalls) {
   EXPECT_GT(p.calls.size(), 5u);
 }
 
+// Every Score-P profile holds min_time and max_time: leaving them out is no
+// news (each file warned); metrics of other kinds are named.
+TEST(Cube, OnlyUnusualMetricsLeftOutAreSaid) {
+  auto kripke = test::graphgen({(test::testdata_dir() / "cube" / "kripke.p8.cubex.gz").string(), "-T", "stats"});
+  ASSERT_EQ(kripke.exit_code, 0);
+  EXPECT_EQ(kripke.err, "");
+  auto example = test::graphgen({(test::testdata_dir() / "cube" / "values_example.cubex.gz").string(), "-T", "stats"});
+  ASSERT_EQ(example.exit_code, 0);
+  EXPECT_NE(example.err.find("metrics left out (composite values graphgen does not add up): RATE, TAU_ATOMIC, "
+                             "HISTOGRAM5, NDOUBLES10, SCALE_FUNC3, COMPLEX, TAU_ATOMIC2\n"),
+            std::string::npos)
+      << example.err;
+  EXPECT_EQ(example.err.find("MINDOUBLE"), std::string::npos) << example.err;
+}
+
 TEST(Cube, RanksAreTheLocationGroups) {
   auto run = test::graphgen({(test::testdata_dir() / "cube" / "kripke.p8.cubex.gz").string(), "-T", "ranks.json"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
