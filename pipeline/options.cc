@@ -567,9 +567,21 @@ Expected<Options> make_options(const Settings& settings, Diagnostics& diag) {
   o.quiet = g.flag("quiet");
   Request& r = o.request;
   const std::vector<std::string> given_inputs = g.list("input");
-  auto inputs = expand_inputs(given_inputs);
-  if (!inputs) return inputs.error();
-  r.inputs = std::move(inputs).value();
+  if (g.flag("compare") && given_inputs.size() == 2) {
+    // Each side expands on its own (a folder, a quoted pattern): several
+    // files a side merge before they compare.
+    for (const std::string& side : given_inputs) {
+      auto files = expand_inputs({side});
+      if (!files) return files.error();
+      if (r.inputs.empty()) r.compare_split = files->size();
+      r.inputs.insert(r.inputs.end(), files->begin(), files->end());
+    }
+    r.compare_sides = given_inputs;
+  } else {
+    auto inputs = expand_inputs(given_inputs);
+    if (!inputs) return inputs.error();
+    r.inputs = std::move(inputs).value();
+  }
   const std::string to = g.text("to");
   auto output = o.kcachegrind && to.empty() && o.output == "-"
                     ? Expected<const OutputFormat*>(&kcachegrind_format())

@@ -88,6 +88,20 @@ Expected<const OutputFormat*> resolve_output_format(std::string_view to, std::st
 namespace {
 
 // --compare A B: each read on its own, drawn as one graph of differences.
+// The inputs of one side of --compare (0: before, 1: after).
+std::vector<std::string> side_inputs(const Request& r, int side) {
+  const std::size_t split = std::min(r.compare_split, r.inputs.size());
+  return side == 0 ? std::vector<std::string>(r.inputs.begin(), r.inputs.begin() + static_cast<std::ptrdiff_t>(split))
+                   : std::vector<std::string>(r.inputs.begin() + static_cast<std::ptrdiff_t>(split), r.inputs.end());
+}
+
+// A side's name for messages: as given, else its (first) file.
+std::string side_name(const Request& r, int side) {
+  if (r.compare_sides.size() == 2) return r.compare_sides[static_cast<std::size_t>(side)];
+  std::vector<std::string> files = side_inputs(r, side);
+  return files.empty() ? std::string() : files.front();
+}
+
 // One folded line, `stack count`: the count after the last blank.
 bool split_folded(std::string_view line, std::string_view& stack, double& count) {
   std::size_t blank = line.find_last_of(" \t");
@@ -123,7 +137,7 @@ struct DiffStacks {
 Expected<bool> diff_stacks(const Request& r, Diagnostics& diag, DiffStacks& out) {
   for (int i = 0; i < 2; ++i) {
     Request one = r;
-    one.inputs = {r.inputs[i]};
+    one.inputs = side_inputs(r, i);
     one.compare = false;
     one.keep_going = false;
     one.output = find_output_format("folded");
@@ -210,7 +224,7 @@ Expected<Output> compare_flame(const Request& r, Diagnostics& diag) {
   flame::SvgOptions o;
   o.title = r.write.title.empty() ? "Differential Flame Graph" : r.write.title;
   o.subtitle = fmt::format("widths: {}; colours: its change from {} (red grew, blue shrank)",
-                           basename_of(r.inputs[1]), basename_of(r.inputs[0]));
+                           basename_of(side_name(r, 1)), basename_of(side_name(r, 0)));
   o.delta = &delta;
   o.max_delta = max_delta;
   o.max_bytes = r.max_memory ? r.max_memory : default_budget(d.input_bytes);
@@ -253,8 +267,8 @@ void warn_unpaired(const Profile (&p)[2], const std::size_t (&event)[2], const s
       heaviest += fmt::format("{}{} ({:.1f}%)", k ? ", " : "", function_label(p[i], alone[k].second),
                               total > 0 ? 100 * alone[k].first / total : 0.0);
     said += fmt::format("{}{} of {} functions of {} have no match in {} ({:.1f}% of its self cost; the heaviest: {})",
-                        said.empty() ? "" : "; ", alone.size(), p[i].functions.size(), basename_of(r.inputs[i]),
-                        basename_of(r.inputs[1 - i]), total > 0 ? 100 * lost / total : 0.0, heaviest);
+                        said.empty() ? "" : "; ", alone.size(), p[i].functions.size(), basename_of(side_name(r, i)),
+                        basename_of(side_name(r, 1 - i)), total > 0 ? 100 * lost / total : 0.0, heaviest);
   }
   if (!said.empty())
     diag.warn("--compare: " + said + ". Functions pair by identity (name, object, file)" +
@@ -266,15 +280,15 @@ Expected<bool> read_both(const Request& r, Diagnostics& diag, Output& out, Profi
                          const InputFormat* (&formats)[2]) {
   for (int i = 0; i < 2; ++i) {
     Request one = r;
-    one.inputs = {r.inputs[i]};
+    one.inputs = side_inputs(r, i);
     one.keep_going = false;
     auto read = read_and_merge(one, formats[i], diag, &out.input_bytes);
     if (!read) return read.error();
     profiles[i] = std::move(read).value();
   }
   if (formats[0] != formats[1])
-    return bad_usage(fmt::format("--compare needs two profiles of one format: {} is {}, {} is {}", r.inputs[0],
-                                 formats[0]->name, r.inputs[1], formats[1]->name));
+    return bad_usage(fmt::format("--compare needs two profiles of one format: {} is {}, {} is {}", side_name(r, 0),
+                                 formats[0]->name, side_name(r, 1), formats[1]->name));
   return true;
 }
 
@@ -297,7 +311,7 @@ Expected<Output> compare_table(const Request& r, Diagnostics& diag) {
     GraphOptions all = r.graph;
     if (profiles[i].keeps_stack_totals) all.total = TotalMethod::kCallStacks;
     totals[i] = graph_totals(profiles[i], *formats[i], *event, all, diag);
-    sides[i] = compare::Side{&profiles[i], *event, &totals[i], std::string(basename_of(r.inputs[i]))};
+    sides[i] = compare::Side{&profiles[i], *event, &totals[i], std::string(basename_of(side_name(r, i)))};
   }
   Pairing pairing = pair_functions(profiles[0], profiles[1]);
   out.bytes = r.output->name == "compare" ? compare::write_text(sides[0], sides[1], pairing, {r.write.top})
@@ -308,9 +322,11 @@ Expected<Output> compare_table(const Request& r, Diagnostics& diag) {
 Expected<Output> compare(const Request& r, Diagnostics& diag) {
   Output out;
   Phases phases(out);
-  if (r.inputs.size() != 2)
-    return bad_usage(
-        fmt::format("--compare takes two inputs, the profile before and the one after; found {}", r.inputs.size()));
+  if (r.compare_split == 0 || r.compare_split >= r.inputs.size() || (r.compare_sides.size() != 2 && r.inputs.size() != 2))
+    return bad_usage(fmt::format(
+        "--compare takes two inputs, the profile before and the one after (several files a side: a folder or a "
+        "quoted pattern each, --compare 'before/*.prof' after/); found {}",
+        r.compare_sides.empty() ? r.inputs.size() : r.compare_sides.size()));
   if (r.output->name == "folded") return compare_folded(r, diag);
   if (r.output->name == "flame") return compare_flame(r, diag);
   if (r.output->name == "compare" || r.output->name == "compare.csv") return compare_table(r, diag);
@@ -334,7 +350,7 @@ Expected<Output> compare(const Request& r, Diagnostics& diag) {
   }
   if (kept_nodes(graphs[0]) == 0 && r.output->rendered)
     return bad_input(
-        fmt::format("nothing to draw: nothing of {} is left after the thresholds and selections", r.inputs[0]));
+        fmt::format("nothing to draw: nothing of {} is left after the thresholds and selections", side_name(r, 0)));
   std::vector<FuncId> match =
       match_functions_by_identity(profiles[0], profiles[1], formats[0]->graph_merges_functions && r.read.merge_by_name);
   {

@@ -67,6 +67,13 @@ struct Request {
   /// their differences (gprof2dot's --compare), with these options.
   bool compare = false;
   dot::CompareOptions compare_options;
+  /// --compare: how many of the inputs are the first profile's (the rest
+  /// are the second's); several files per side merge first. 1 when each
+  /// side is one file.
+  std::size_t compare_split = 1;
+  /// --compare: the two sides as given (a file, a folder, a quoted
+  /// pattern), for messages and headers; empty: the two inputs' names.
+  std::vector<std::string> compare_sides;
   /// Skip inputs that cannot be read (listed in one warning) instead of failing.
   bool keep_going = false;
   /// The most memory a reader's profile, and an output, may take (0: in

@@ -719,3 +719,41 @@ TEST(Compare, FunctionsOfTwoBuildsPairAndShowTheirChange) {
 
 }  // namespace
 }  // namespace graphgen
+
+namespace graphgen {
+namespace {
+
+// Several files a side (MPI ranks before and after a change): each side is
+// a quoted pattern or a folder, merged before the comparison, as the same
+// files merged alone.
+TEST(Compare, SeveralFilesASideMergeFirst) {
+  fs::path dir = test::testdata_dir() / "mpi";
+  auto r = test::graphgen({"--compare", "cpu_[0-3].prof", "cpu_[4-7].prof", "-T", "compare"}, dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(
+      r.out.starts_with("Comparison of cpu_[0-3].prof (before) and cpu_[4-7].prof (after), in seconds: "
+                        "1.27425 -> 1.21716 (-0.0570838, 0.955x).\n"))
+      << r.out.substr(0, 300);
+  // The totals are those of each side merged alone.
+  for (const auto& [files, total] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"cpu_0.prof", "cpu_1.prof", "cpu_2.prof", "cpu_3.prof"}, "60120 function calls in 1.274 seconds"},
+           {{"cpu_4.prof", "cpu_5.prof", "cpu_6.prof", "cpu_7.prof"}, "60120 function calls in 1.217 seconds"}}) {
+    std::vector<std::string> args = files;
+    args.insert(args.end(), {"-T", "stats"});
+    auto s = test::graphgen(args, dir);
+    EXPECT_NE(s.out.find(total), std::string::npos) << s.out.substr(0, 400);
+  }
+  // The graph takes the two sides too.
+  auto dot = test::graphgen({"--compare", "cpu_[0-3].prof", "cpu_[4-7].prof", "-T", "dot"}, dir);
+  ASSERT_EQ(dot.exit_code, 0) << dot.err;
+  EXPECT_NE(dot.out.find("digraph"), std::string::npos);
+  // Three sides are two too many, and the message says how to give several files.
+  auto three = test::graphgen({"--compare", "cpu_0.prof", "cpu_1.prof", "cpu_2.prof", "-T", "compare"}, dir);
+  EXPECT_EQ(three.exit_code, 2);
+  EXPECT_NE(three.err.find("a folder or a quoted pattern each, --compare 'before/*.prof' after/); found 3"),
+            std::string::npos)
+      << three.err;
+}
+
+}  // namespace
+}  // namespace graphgen

@@ -446,7 +446,9 @@ TEST(Compare, MatchesByIdentityNotByLabel) {
 TEST(Compare, UsageErrors) {
   auto one = graphgen({"--compare", "compare/json/a.json"}, td());
   EXPECT_EQ(one.exit_code, 2);
-  EXPECT_EQ(one.err, "graphgen: error: --compare takes two inputs, the profile before and the one after; found 1\n");
+  EXPECT_EQ(one.err,
+            "graphgen: error: --compare takes two inputs, the profile before and the one after (several files a "
+            "side: a folder or a quoted pattern each, --compare 'before/*.prof' after/); found 1\n");
   auto mixed = graphgen({"--compare", "compare/json/a.json", "compare/prof/prog-a.prof"}, td());
   EXPECT_EQ(mixed.exit_code, 2);
   EXPECT_EQ(mixed.err,
