@@ -314,8 +314,9 @@ Expected<Output> compare_table(const Request& r, Diagnostics& diag) {
     sides[i] = compare::Side{&profiles[i], *event, &totals[i], std::string(basename_of(side_name(r, i)))};
   }
   Pairing pairing = pair_functions(profiles[0], profiles[1]);
-  out.bytes = r.output->name == "compare" ? compare::write_text(sides[0], sides[1], pairing, {r.write.top})
-                                          : compare::write_csv(sides[0], sides[1], pairing);
+  out.bytes = r.output->name == "compare"    ? compare::write_text(sides[0], sides[1], pairing, {r.write.top})
+              : r.output->name == "html" ? compare::write_html(sides[0], sides[1], pairing, r.write.creator)
+                                         : compare::write_csv(sides[0], sides[1], pairing);
   return out;
 }
 
@@ -329,7 +330,8 @@ Expected<Output> compare(const Request& r, Diagnostics& diag) {
         r.compare_sides.empty() ? r.inputs.size() : r.compare_sides.size()));
   if (r.output->name == "folded") return compare_folded(r, diag);
   if (r.output->name == "flame") return compare_flame(r, diag);
-  if (r.output->name == "compare" || r.output->name == "compare.csv") return compare_table(r, diag);
+  if (r.output->name == "compare" || r.output->name == "compare.csv" || r.output->name == "html")
+    return compare_table(r, diag);
   if (r.compare_options.normalize)
     return bad_usage("--normalize scales the stacks of --compare: write -T folded or -T flame, or leave it out");
   if (r.output->needs != Needs::kGraph)

@@ -136,4 +136,93 @@ std::string write_csv(const Side& a, const Side& b, const Pairing& pairing) {
   return out;
 }
 
+namespace {
+
+constexpr std::string_view kPageScript = R"js((function () {
+  "use strict";
+  var body = document.querySelector("#rows tbody"), order = {};
+  function key(tr, c) { var t = tr.children[c]; return t.dataset.v !== undefined ? Number(t.dataset.v) : t.textContent; }
+  function sortBy(c) {
+    var down = order[c] = !order[c], rows = Array.prototype.slice.call(body.children);
+    rows.sort(function (a, b) {
+      var x = key(a, c), y = key(b, c);
+      if (typeof x === "number") return down ? Math.abs(y) - Math.abs(x) || y - x : x - y;
+      return down ? (x < y ? -1 : x > y) : (x > y ? -1 : x < y);
+    });
+    rows.forEach(function (r) { body.appendChild(r); });
+  }
+  Array.prototype.forEach.call(document.querySelectorAll("#rows th"), function (th, c) {
+    th.addEventListener("click", function () { sortBy(c); });
+  });
+  var box = document.getElementById("filter");
+  function filter(text) {
+    var shown = 0, re = null;
+    if (/^\/.*\/$/.test(text)) { try { re = new RegExp(text.slice(1, -1)); } catch (e) { re = null; } }
+    Array.prototype.forEach.call(body.children, function (tr) {
+      var name = tr.lastElementChild.textContent;
+      var keep = !text || (re ? re.test(name) : name.indexOf(text) >= 0);
+      tr.hidden = !keep;
+      if (keep) ++shown;
+    });
+    document.getElementById("count").textContent = shown + " of " + body.children.length + " functions";
+  }
+  box.addEventListener("input", function () { filter(box.value); });
+  filter("");
+  if (window.location.hash === "#selftest") {
+    var result = { rows: body.children.length };
+    sortBy(4);
+    var d = Array.prototype.map.call(body.children, function (tr) { return Number(tr.children[4].dataset.v); });
+    result.sorted_by_self_delta = d.every(function (v, i) { return i === 0 || Math.abs(v) <= Math.abs(d[i - 1]); });
+    result.first = body.children[0].lastElementChild.textContent;
+    filter("is_even");
+    result.filtered = document.getElementById("count").textContent;
+    document.body.setAttribute("data-selftest", JSON.stringify(result));
+  }
+})();
+)js";
+
+std::string cell(double v, bool change) {
+  std::string cls = change ? (v > 0 ? " class=\"up\"" : v < 0 ? " class=\"down\"" : "") : "";
+  return fmt::format("<td data-v=\"{}\"{}>{}{:.6g}</td>", v, cls, change && v > 0 ? "+" : "", v);
+}
+
+}  // namespace
+
+std::string write_html(const Side& a, const Side& b, const Pairing& pairing, const std::string& creator) {
+  std::vector<Row> rows = rows_of(a, b, pairing);
+  std::string summary = write_text(a, b, pairing, Options{1});
+  summary = summary.substr(0, summary.find("\nLargest"));
+  std::string out = fmt::format(
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"generator\" "
+      "content=\"{}\">\n<title>{} vs {} - graphgen comparison</title>\n<style>\nbody{{font:14px "
+      "sans-serif;margin:16px}}table{{border-collapse:collapse}}th{{cursor:pointer;text-align:right;padding:2px "
+      "8px;border-bottom:1px solid #999}}td{{text-align:right;padding:2px 8px;font-variant-numeric:tabular-nums}}"
+      "td.name,th.name{{text-align:left;font-family:monospace}}td.up{{color:#b00}}td.down{{color:#03c}}"
+      "tr:nth-child(even){{background:#f4f6f8}}.note{{color:#555}}\n</style>\n</head>\n<body>\n<h1>{} vs {}</h1>\n",
+      formats::xml_text(creator), formats::xml_text(a.name), formats::xml_text(b.name), formats::xml_text(a.name),
+      formats::xml_text(b.name));
+  out += "<p class=\"note\">" + formats::xml_text(summary) + "<br>A click on a header sorts by it (changes by size); " +
+         "red: slower, blue: faster. Ratio: after / before.</p>\n";
+  out +=
+      "<p><input id=\"filter\" type=\"search\" placeholder=\"Filter: text, or /regular expression/\" "
+      "aria-label=\"filter functions\"> <span id=\"count\"></span></p>\n";
+  out +=
+      "<table id=\"rows\"><thead><tr><th>incl before</th><th>incl after</th><th>incl change</th><th>self "
+      "before</th><th>self change</th><th>self after</th><th>ratio (incl)</th><th class=\"name\">paired "
+      "by</th><th class=\"name\">function</th></tr></thead><tbody>\n";
+  for (const Row& r : rows) {
+    std::string rule = r.before == kNoMatch  ? "after only"
+                       : r.after == kNoMatch ? "before only"
+                                             : std::string(pair_rule_name(r.rule));
+    out += "<tr>" + cell(r.total[0], false) + cell(r.total[1], false) + cell(r.delta(), true) + cell(r.self[0], false) +
+           cell(r.self[1] - r.self[0], true) + cell(r.self[1], false) +
+           fmt::format("<td>{}</td><td class=\"name\">{}</td><td class=\"name\">{}</td></tr>\n",
+                       ratio(r.total[0], r.total[1]), rule, formats::xml_text(formats::valid_utf8(label(a, b, r))));
+  }
+  out += "</tbody></table>\n<script>\n";
+  out += kPageScript;
+  out += "</script>\n</body>\n</html>\n";
+  return out;
+}
+
 }  // namespace graphgen::compare

@@ -30,5 +30,11 @@ struct Options {
 std::string write_text(const Side& before, const Side& after, const Pairing& pairing, const Options& o);
 /// Every function, paired or not, full precision, one header row.
 std::string write_csv(const Side& before, const Side& after, const Pairing& pairing);
+/// One self-contained page (-T html --compare): the totals, how functions
+/// paired, and every function's row, sortable by any column (a click on
+/// its header) and filtered by a text box; changes coloured red (slower)
+/// and blue (faster). Opened with #selftest, it sorts and filters itself and
+/// writes what it saw to <body data-selftest> (the browser test reads it).
+std::string write_html(const Side& before, const Side& after, const Pairing& pairing, const std::string& creator);
 
 }  // namespace graphgen::compare

@@ -757,3 +757,31 @@ TEST(Compare, SeveralFilesASideMergeFirst) {
 
 }  // namespace
 }  // namespace graphgen
+
+namespace graphgen {
+namespace {
+
+// -T html --compare: every function's row, sortable and filtered in the
+// page (Chromium runs its self-test).
+TEST(Browser, CompareReportSortsAndFilters) {
+  fs::path dir = test::testdata_dir() / "compare" / "callgrind";
+  fs::path out = test::temp_dir() / "compare.html";
+  auto r = test::graphgen({"--compare", (dir / "parity-O0.callgrind.xz").string(),
+                           (dir / "parity-O2.callgrind.xz").string(), "-o", out.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string html = test::read_file(out);
+  // One row per function of either side, as the CSV has them.
+  std::size_t rows = 0;
+  for (std::size_t at = 0; (at = html.find("<tr><td", at)) != std::string::npos; ++at) ++rows;
+  EXPECT_EQ(rows, 250u);
+  EXPECT_NE(html.find("<td data-v=\"-88704\" class=\"down\">-88704</td>"), std::string::npos);  // is_even'2's self
+  if (!have("chromium")) GTEST_SKIP() << "chromium (Debian package chromium) is not installed";
+  auto result = selftest(out, "compare-report.png");
+  EXPECT_EQ(result.value("rows", 0), 250) << result.dump();
+  EXPECT_TRUE(result.value("sorted_by_self_delta", false)) << result.dump();
+  EXPECT_EQ(result.value("first", std::string()), "is_even'2") << result.dump();
+  EXPECT_EQ(result.value("filtered", std::string()), "2 of 250 functions") << result.dump();
+}
+
+}  // namespace
+}  // namespace graphgen
