@@ -16,12 +16,7 @@ namespace {
 
 class Parser {
  public:
-  Parser(const std::string& where) : where_(where) {
-    xml_ = XML_ParserCreate(nullptr);
-    XML_SetUserData(xml_, this);
-    XML_SetElementHandler(xml_, &Parser::start_cb, &Parser::end_cb);
-    XML_SetCharacterDataHandler(xml_, &Parser::text_cb);
-  }
+  explicit Parser(const std::string& where) : where_(where), xml_(formats::make_xml_parser(this)) {}
   ~Parser() { XML_ParserFree(xml_); }
   Parser(const Parser&) = delete;
   Parser& operator=(const Parser&) = delete;
@@ -37,13 +32,10 @@ class Parser {
   }
 
  private:
-  static void start_cb(void* self, const XML_Char* name, const XML_Char** attrs) {
-    static_cast<Parser*>(self)->start(name, attrs);
-  }
-  static void end_cb(void* self, const XML_Char* name) { static_cast<Parser*>(self)->end(name); }
-  static void text_cb(void* self, const XML_Char* s, int len) {
-    auto* p = static_cast<Parser*>(self);
-    if (p->capture_ && p->text_.size() < (std::size_t{1} << 20)) p->text_.append(s, static_cast<std::size_t>(len));
+  friend struct formats::XmlCallbacks<Parser>;
+
+  void text(const XML_Char* s, int len) {
+    if (capture_ && text_.size() < (std::size_t{1} << 20)) text_.append(s, static_cast<std::size_t>(len));
   }
 
   std::string position(std::string_view message) {

@@ -33,10 +33,7 @@ enum class Section { kNone, kObjects, kNodes };
 class Parser {
  public:
   Parser(const InputFile& in, const formats::ReadOptions& options) : in_(in), options_(options) {
-    xml_ = XML_ParserCreate(nullptr);
-    XML_SetUserData(xml_, this);
-    XML_SetElementHandler(xml_, &Parser::start_cb, &Parser::end_cb);
-    XML_SetCharacterDataHandler(xml_, &Parser::text_cb);
+    xml_ = formats::make_xml_parser(this);
   }
   ~Parser() { XML_ParserFree(xml_); }
 
@@ -56,13 +53,10 @@ class Parser {
   std::vector<Node> nodes;
 
  private:
-  static void start_cb(void* self, const XML_Char* name, const XML_Char** attrs) {
-    static_cast<Parser*>(self)->start(name, attrs);
-  }
-  static void end_cb(void* self, const XML_Char* name) { static_cast<Parser*>(self)->end(name); }
-  static void text_cb(void* self, const XML_Char* s, int len) {
-    auto* p = static_cast<Parser*>(self);
-    if (p->depth_ == 4 && p->text_.size() < (std::size_t{1} << 20)) p->text_.append(s, static_cast<std::size_t>(len));
+  friend struct formats::XmlCallbacks<Parser>;
+
+  void text(const XML_Char* s, int len) {
+    if (depth_ == 4 && text_.size() < (std::size_t{1} << 20)) text_.append(s, static_cast<std::size_t>(len));
   }
 
   void stop(std::string message) {
