@@ -342,10 +342,12 @@ Expected<Output> compare(const Request& r, Diagnostics& diag) {
   if (auto ok = read_both(r, diag, out, profiles, formats); !ok) return ok.error();
   phases.mark("read");
   CallGraph graphs[2];
+  std::size_t events[2] = {0, 0};
   for (int i = 0; i < 2; ++i) {
     if (auto ok = apply_filters(profiles[i], r.filters, diag); !ok) return ok.error();
     auto event = pick_event(profiles[i], *formats[i], r.event);
     if (!event) return event.error();
+    events[i] = *event;
     auto built = graph_of(profiles[i], *formats[i], *event, r, true, diag);
     if (!built) return built.error();
     graphs[i] = std::move(built).value();
@@ -355,11 +357,7 @@ Expected<Output> compare(const Request& r, Diagnostics& diag) {
         fmt::format("nothing to draw: nothing of {} is left after the thresholds and selections", side_name(r, 0)));
   std::vector<FuncId> match =
       match_functions_by_identity(profiles[0], profiles[1], formats[0]->graph_merges_functions && r.read.merge_by_name);
-  {
-    std::size_t events[2];
-    for (int i = 0; i < 2; ++i) events[i] = *pick_event(profiles[i], *formats[i], r.event);
-    warn_unpaired(profiles, events, match, formats[0]->graph_merges_functions, r, diag);
-  }
+  warn_unpaired(profiles, events, match, formats[0]->graph_merges_functions, r, diag);
   phases.mark("analyse");
   dot::Options options = r.write.dot;
   options.max_bytes = r.max_memory ? r.max_memory : default_budget(out.input_bytes);

@@ -520,28 +520,19 @@ void add_costs(Profile& p, Model& m) {
 // profile has no visits), and their costs there.
 Expected<bool> add_locations(Profile& p, Model& m, const InputFile& input, std::size_t budget) {
   const std::size_t cn = m.a.cnodes.size(), nl = m.locations(), ne = p.events.size();
-  std::vector<std::uint32_t> row_of(p.functions.size(), UINT32_MAX);
+  std::vector<std::uint32_t> rows;
   for (std::size_t l = 0; l < nl; ++l) {
     Location loc;
     loc.rank = m.a.locations[l].process;
     loc.thread = m.a.locations[l].thread;
     loc.label = p.strings.intern(fmt::format("rank {} thread {}", loc.rank, loc.thread));
-    loc.begin = static_cast<std::uint32_t>(p.location_functions.size());
+    loc.begin = loc.end = static_cast<std::uint32_t>(p.location_functions.size());
+    p.locations.push_back(loc);
     for (std::size_t c = 0; c < cn; ++c) {
       bool ran = m.visits && m.visits->iexcl[c * nl + l] > 0;
       for (std::size_t e = 0; e < ne && !m.visits && !ran; ++e) ran = m.at(e, c, l, false) != 0;
       if (!ran) continue;
-      const FuncId f = m.fn[c];
-      if (row_of[f] == UINT32_MAX || row_of[f] < loc.begin) {
-        row_of[f] = static_cast<std::uint32_t>(p.location_functions.size());
-        p.location_functions.push_back(f);
-        for (std::size_t e = 0; e < ne; ++e) {
-          Cost zero = p.events[e].floating ? float_cost(0.0) : 0;
-          p.location_self.push_back(zero);
-          p.location_total.push_back(zero);
-        }
-      }
-      const std::size_t row = row_of[f];
+      const std::size_t row = p.location_row(m.fn[c], rows);
       for (std::size_t e = 0; e < ne; ++e) {
         Cost& s = p.location_self[row * ne + e];
         s = p.add(e, s, m.at(e, c, l, true));
@@ -551,8 +542,6 @@ Expected<bool> add_locations(Profile& p, Model& m, const InputFile& input, std::
         }
       }
     }
-    loc.end = static_cast<std::uint32_t>(p.location_functions.size());
-    p.locations.push_back(loc);
     if (p.approximate_bytes() > budget)
       return bad_input(formats::over_budget_message(input.path(), budget, p.functions.size(), ne));
   }

@@ -39,7 +39,8 @@
 
 namespace graphgen::cube {
 
-/// A tar whose first member is anchor.xml or a metric's N.index / N.data.
+/// A tar whose first member is anchor.xml, remapping.spec or a metric's
+/// N.index / N.data.
 bool sniff(std::string_view head);
 
 Expected<Profile> read(const InputFile& input, const formats::ReadOptions& options, Diagnostics& diag);

@@ -127,17 +127,7 @@ void Builder::timer(std::string_view name, double calls, const double* excl, con
   }
   Function& fn = p_.functions[f];
   fn.calls = fn.calls == kUnknownCount ? n : saturating_add(fn.calls, n);
-  std::size_t row = 0;
-  if (in_location_) {
-    auto [it, fresh] = rows_.try_emplace(f, static_cast<std::uint32_t>(p_.location_functions.size()));
-    row = it->second;
-    if (fresh) {
-      p_.location_functions.push_back(f);
-      p_.location_self.resize(p_.location_self.size() + ne, 0);
-      p_.location_total.resize(p_.location_total.size() + ne, 0);
-      p_.locations.back().end = static_cast<std::uint32_t>(p_.location_functions.size());
-    }
-  }
+  const std::size_t row = in_location_ ? p_.location_row(f, rows_) : 0;
   for (std::size_t e = 0; e < ne; ++e) {
     Cost self = cost(e, excl[e]), total = cost(e, incl[e]);
     // TAU's reader adds timers of one name together.
@@ -159,7 +149,6 @@ void Builder::begin_location(std::int64_t node, std::int64_t context, std::int64
   l.label = p_.strings.intern(fmt::format("{},{},{}", node, context, thread));
   l.begin = l.end = static_cast<std::uint32_t>(p_.location_functions.size());
   p_.locations.push_back(l);
-  rows_.clear();
   in_location_ = true;
 }
 
@@ -170,11 +159,11 @@ void Builder::settle_contexts() {
     return a > b ? a - b : 0;
   };
   for (const auto& [f, sampled] : contexts_) {
-    auto row = rows_.find(f);
+    const std::uint32_t row = in_location_ ? p_.location_row(f, rows_, false) : UINT32_MAX;
     for (std::size_t e = 0; e < ne; ++e) {
       // What this location gave the function's self cost, less what was sampled.
-      if (in_location_ && row != rows_.end()) {
-        Cost& s = p_.location_self[row->second * ne + e];
+      if (row != UINT32_MAX) {
+        Cost& s = p_.location_self[row * ne + e];
         Cost before = s;
         s = less(e, s, sampled[e]);
         p_.self(f, e) = p_.add(e, p_.self(f, e),

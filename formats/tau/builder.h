@@ -48,7 +48,7 @@ class Builder {
   std::vector<bool> time_;
   std::unordered_map<StringId, FuncId> functions_;  // by interned name
   std::unordered_map<std::uint64_t, CallId> calls_;
-  std::unordered_map<FuncId, std::uint32_t> rows_;  // the current location's rows
+  std::vector<std::uint32_t> rows_;  // Profile::location_row's memory
   bool in_location_ = false;
   std::size_t clamped_ = 0, rounded_ = 0, summaries_ = 0;
   // The current location's [CONTEXT] timers: sampled function, inclusive per event.

@@ -21,6 +21,19 @@ CallId Profile::add_call(const Call& c) {
   return id;
 }
 
+std::uint32_t Profile::location_row(FuncId f, std::vector<std::uint32_t>& rows, bool add) {
+  if (rows.size() <= f) rows.resize(static_cast<std::size_t>(f) + 1, UINT32_MAX);
+  Location& l = locations.back();
+  if (rows[f] != UINT32_MAX && rows[f] >= l.begin && rows[f] < l.end) return rows[f];
+  if (!add) return UINT32_MAX;
+  rows[f] = static_cast<std::uint32_t>(location_functions.size());
+  location_functions.push_back(f);
+  location_self.resize(location_self.size() + events.size(), 0);  // (0 is also +0.0 of floating events)
+  location_total.resize(location_total.size() + events.size(), 0);
+  l.end = rows[f] + 1;
+  return rows[f];
+}
+
 namespace {
 
 // Inserts a zero column at the end of every row of a row-major table.

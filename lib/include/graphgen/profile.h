@@ -260,6 +260,11 @@ struct Profile {
 
   FuncId add_function(const Function& f);
   CallId add_call(const Call& c);
+  /// The row of function `f` in the last location, added with zero costs
+  /// the first time (`add`; else UINT32_MAX when it has none). `rows`
+  /// remembers each function's last row between calls: one vector per
+  /// reader, kept across the locations.
+  std::uint32_t location_row(FuncId f, std::vector<std::uint32_t>& rows, bool add = true);
   /// Appends an event after functions or calls exist (their new costs are 0).
   std::size_t add_event(const Event& e);
 

@@ -120,6 +120,8 @@ class RankAccumulator {
   /// Keeps every rank's values for RankTable::matrix (memory in proportion
   /// to the inputs, where the statistics alone need O(functions)).
   void keep_values() { keep_values_ = true; }
+  /// How many ranks the accumulator was made for.
+  std::size_t size() const { return ranks_.size(); }
 
   /// The table for a merged profile of `functions` functions; `order` maps
   /// merged function ids as they were while adding to the final ids (the
@@ -149,11 +151,6 @@ class RankAccumulator {
   void mark_skipped(std::uint32_t input);
   std::size_t readable() const { return ranks_.size() - skipped_count_; }
 
- public:
-  /// How many ranks the accumulator was made for.
-  std::size_t size() const { return ranks_.size(); }
-
- private:
   std::vector<std::int64_t> ranks_;
   std::string numbered_by_;
   std::vector<std::int64_t> tree_;  // lowest_rank()'s segment tree
