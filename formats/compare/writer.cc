@@ -84,20 +84,20 @@ std::string ratio(double before, double after) {
 std::string write_text(const Side& a, const Side& b, const Pairing& pairing, const Options& o) {
   std::vector<Row> rows = rows_of(a, b, pairing);
   double sum[2] = {0, 0};
-  std::size_t by_rule[5] = {0, 0, 0, 0, 0};
   for (const Row& r : rows) {
     sum[0] += r.self[0];
     sum[1] += r.self[1];
-    if (r.before != kNoMatch) ++by_rule[static_cast<int>(r.rule)];
   }
-  const std::size_t paired = by_rule[1] + by_rule[2] + by_rule[3] + by_rule[4];
+  const auto by_rule = pairing.count();
+  const std::size_t paired = pairing.paired();
   const std::string unit = unit_of(a);
   std::string out = fmt::format(
       "Comparison of {} (before) and {} (after), in {}: {:.6g} -> {:.6g} ({:+.6g}, {}x).\n"
       "Paired {} of {} functions before with {} of {} after: by identity {}, by name and file {}, by name and "
-      "object {}, by name alone {}.\n",
+      "object {}, by name alone {}, by name without clone suffix {}.\n",
       a.name, b.name, unit == "s" ? "seconds" : unit, sum[0], sum[1], sum[1] - sum[0], ratio(sum[0], sum[1]), paired,
-      a.profile->functions.size(), paired, b.profile->functions.size(), by_rule[1], by_rule[2], by_rule[3], by_rule[4]);
+      a.profile->functions.size(), paired, b.profile->functions.size(), by_rule[1], by_rule[2], by_rule[3], by_rule[4],
+      by_rule[5]);
   const std::size_t shown = std::min(rows.size(), o.top ? o.top : 25);
   out += fmt::format(
       "Largest changes of inclusive cost first, {} of {} functions (--top N for more; -T compare.csv for all). "

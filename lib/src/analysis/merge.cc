@@ -295,10 +295,67 @@ std::string_view pair_rule_name(PairRule rule) {
       return "name and object";
     case PairRule::kName:
       return "name";
+    case PairRule::kCloneName:
+      return "name without clone suffix";
     case PairRule::kNone:
       break;
   }
   return "none";
+}
+
+std::string_view clone_base_name(std::string_view name, std::string& scratch) {
+  // callgrind's recursion depth stays on: foo.part.0'2 -> foo'2.
+  std::string_view depth;
+  if (std::size_t q = name.rfind('\''); q != std::string_view::npos && q + 1 < name.size() &&
+                                        name.find_first_not_of("0123456789", q + 1) == std::string_view::npos) {
+    depth = name.substr(q);
+    name = name.substr(0, q);
+  }
+  auto digits = [](std::string_view s) {
+    return !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos;
+  };
+  static constexpr std::string_view kNumbered[] = {".part.", ".isra.", ".constprop.", ".cold.", ".lto_priv.", ".llvm."};
+  static constexpr std::string_view kPlain[] = {".cold", ".localalias"};
+  bool cut = true, any = false;
+  while (cut) {
+    cut = false;
+    for (std::string_view suffix : kNumbered)
+      if (std::size_t at = name.rfind(suffix);
+          at != std::string_view::npos && at > 0 && digits(name.substr(at + suffix.size()))) {
+        name = name.substr(0, at);
+        cut = any = true;
+      }
+    for (std::string_view suffix : kPlain)
+      if (name.size() > suffix.size() && name.ends_with(suffix)) {
+        name.remove_suffix(suffix.size());
+        cut = any = true;
+      }
+  }
+  if (!any || depth.empty()) return any ? name : std::string_view();
+  scratch.assign(name).append(depth);
+  return scratch;
+}
+
+std::array<std::size_t, kPairRules> Pairing::count() const {
+  std::array<std::size_t, kPairRules> n{};
+  for (FuncId f = 0; f < match.size(); ++f)
+    if (match[f] != kNoMatch) ++n[f < rule.size() ? static_cast<std::size_t>(rule[f]) : 1];
+  return n;
+}
+
+std::size_t Pairing::paired() const {
+  auto n = count();
+  std::size_t sum = 0;
+  for (std::size_t r = 1; r < kPairRules; ++r) sum += n[r];
+  return sum;
+}
+
+std::string Pairing::summary() const {
+  auto n = count();
+  std::string out;
+  for (std::size_t r = 1; r < kPairRules; ++r)
+    if (n[r]) out += fmt::format("{}{} by {}", out.empty() ? "" : ", ", n[r], pair_rule_name(static_cast<PairRule>(r)));
+  return out;
 }
 
 Pairing pair_functions(const Profile& a, const Profile& b) {
@@ -344,6 +401,14 @@ Pairing pair_functions(const Profile& a, const Profile& b) {
   });
   by_key(PairRule::kName, [](const Profile& p, const Function& f, std::string& k) {
     k.assign(p.str(f.name));
+    return true;
+  });
+  // An -O2 build's foo.part.0 is what is left of the -O0 build's foo.
+  std::string scratch;
+  by_key(PairRule::kCloneName, [&](const Profile& p, const Function& f, std::string& k) {
+    std::string_view name = p.str(f.name), base = clone_base_name(name, scratch);
+    k.assign(base.empty() ? name : base).append(1, '\0');
+    if (f.object != kNoString) k.append(object_name(p.str(f.object)));
     return true;
   });
   return out;

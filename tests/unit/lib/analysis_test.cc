@@ -4,6 +4,7 @@
 
 #include "graphgen/analysis/glob.h"
 #include "graphgen/analysis/graph.h"
+#include "graphgen/analysis/merge.h"
 #include "graphgen/analysis/prune.h"
 #include "graphgen/analysis/select.h"
 #include "graphgen/analysis/theme.h"
@@ -229,6 +230,32 @@ TEST(Select, DeepChainsNeedNoRecursion) {
   keep_descendants(g, {n / 2}, -1);
   EXPECT_FALSE(g.nodes[0].kept);
   EXPECT_TRUE(g.nodes[n - 1].kept);
+}
+
+}  // namespace
+}  // namespace graphgen
+
+namespace graphgen {
+namespace {
+
+// What an -O2 build calls the functions it split or specialised: the name
+// an -O0 build gives them, with callgrind's recursion depth kept.
+TEST(Pairing, CloneSuffixesAreCut) {
+  std::string scratch;
+  EXPECT_EQ(clone_base_name("singlematch.part.0.isra.0", scratch), "singlematch");
+  EXPECT_EQ(clone_base_name("sweepstep.constprop.0", scratch), "sweepstep");
+  EXPECT_EQ(clone_base_name("str_to_mpn.part.0.constprop.0", scratch), "str_to_mpn");
+  EXPECT_EQ(clone_base_name("main.cold", scratch), "main");
+  EXPECT_EQ(clone_base_name("f.cold.3", scratch), "f");
+  EXPECT_EQ(clone_base_name("g.lto_priv.0", scratch), "g");
+  EXPECT_EQ(clone_base_name("h.llvm.1234567", scratch), "h");
+  EXPECT_EQ(clone_base_name("singlevaraux.part.0'2", scratch), "singlevaraux'2");
+  // Nothing to cut: empty, so the caller keeps the name.
+  EXPECT_EQ(clone_base_name("luaV_execute", scratch), "");
+  EXPECT_EQ(clone_base_name("is_even'2", scratch), "");
+  EXPECT_EQ(clone_base_name("a.part.x", scratch), "");  // not a number
+  EXPECT_EQ(clone_base_name(".cold", scratch), "");     // nothing before it
+  EXPECT_EQ(clone_base_name("x.part.", scratch), "");   // no number
 }
 
 }  // namespace

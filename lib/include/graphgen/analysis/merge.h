@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -38,17 +39,32 @@ enum class PairRule : std::uint8_t {
   kNameAndFile,    // the same name and file, another line (an edit moved it)
   kNameAndObject,  // the same name and object file name (a rebuild in another folder)
   kName,           // the same name, found once on each side (a binary of another name)
+  kCloneName,      // the same name once the compiler's clone suffixes are cut (foo.part.0, foo.isra.0)
 };
+inline constexpr std::size_t kPairRules = 6;
 std::string_view pair_rule_name(PairRule rule);
+
+/// `name` without the suffixes compilers give the copies of a function they
+/// specialise or split (GCC's .part.N, .isra.N, .constprop.N, .cold, .cold.N,
+/// .lto_priv.N, .localalias; clang's .llvm.N), keeping callgrind's recursion
+/// suffix ('2): what an -O2 build calls the function an -O0 build names
+/// plainly.
+std::string_view clone_base_name(std::string_view name, std::string& scratch);
 
 /// Pairs the functions of `a` with those of `b` that survive rebuilds and
 /// edits: by identity first, then among the functions still alone by name
-/// and file, by name and object basename, and by name alone, each where the
-/// key names one function on each side. `match` as
-/// match_functions_by_identity's; `rule` says how, per function of `a`.
+/// and file, by name and object basename, by name alone, and by name without
+/// clone suffixes (clone_base_name) and object basename, each where the key
+/// names one function on each side. `match` as match_functions_by_identity's;
+/// `rule` says how, per function of `a`.
 struct Pairing {
   std::vector<FuncId> match;
   std::vector<PairRule> rule;
+  /// How many functions each rule paired, by PairRule (kNone: none).
+  std::array<std::size_t, kPairRules> count() const;
+  std::size_t paired() const;
+  /// "237 by identity, 7 by name and file": the rules that paired any.
+  std::string summary() const;
 };
 Pairing pair_functions(const Profile& a, const Profile& b);
 
