@@ -239,11 +239,11 @@ std::vector<OptionSpec> writer_options() {
 
 std::vector<OptionSpec> run_options() {
   OptionSpec slower = flag("--compare-only-slower",
-                           "with --compare: mark only the functions whose total share grew in the second profile",
+                           "with --compare: mark only the functions that got slower (whose total share grew, with --compare-by share)",
                            kGraphgen);
   slower.excludes = {"compare-only-faster"};
   OptionSpec faster = flag("--compare-only-faster",
-                           "with --compare: mark only the functions whose total share shrank in the second profile",
+                           "with --compare: mark only the functions that got faster (whose total share shrank, with --compare-by share)",
                            kGraphgen);
   faster.excludes = {"compare-only-slower"};
   constexpr unsigned kNotPython = kEvery & ~kPython;
@@ -257,18 +257,26 @@ std::vector<OptionSpec> run_options() {
       value("--jobs", "N:POSITIVE", "with --each: how many inputs to convert at once [default: one per core]", {},
             kGraphgen),
       flag("--compare",
-           "draw the differences between two profiles of (almost) the same program, the two inputs (before, "
-           "after): each function found in both shows its shares and by how much the second differs, as "
-           "gprof2dot's --compare; functions are matched by identity (name, module, file), not by label",
+           "compare two profiles of (almost) the same program, the two inputs (before, after; each a file, a folder "
+           "or a quoted pattern): a graph of both with each function's cost before and after (--compare-by), "
+           "-T compare or compare.csv or html for tables, -T flame for a differential flame graph, -T folded for "
+           "difffolded.pl's columns; functions pair by identity, then by name and file, name and object, name",
            kGraphgen),
+      choice(value("--compare-by", "HOW",
+                   "with --compare, a graph: absolute (each function's cost before and after in the event's unit, "
+                   "coloured by its relative change: blue faster, red slower) or share (gprof2dot's: each "
+                   "function's share of the total and how far it moved)",
+                   "absolute", kGraphgen),
+             {"absolute", "share"}),
       value("--compare-tolerance", "PCT:POSITIVE",
-            "with --compare: differences below this many percentage points count as none",
+            "with --compare: differences below this many percentage points (--compare-by share) or percent of the "
+            "cost before (absolute) count as none",
             shown(dot::CompareOptions{}.tolerance), kGraphgen),
       slower,
       faster,
       flag("--compare-color-by-difference",
-           "with --compare: colour functions by how much their total share changed (the largest change hottest) "
-           "instead of by time",
+           "with --compare: colour functions by how much their cost (--compare-by share: total share) changed, "
+           "against the largest change, instead of by their relative change (share: by time)",
            kGraphgen),
       flag("--normalize",
            "with --compare -T folded or -T flame: scale the first profile's counts so its total is the second's, as "
@@ -531,11 +539,13 @@ Expected<bool> run_settings(const Given& g, Options& o) {
   r.compare_options.only_faster = g.flag("compare-only-faster");
   r.compare_options.color_by_difference = g.flag("compare-color-by-difference");
   r.compare_options.normalize = g.flag("normalize");
-  if (!r.compare && (g.value("compare-tolerance") || g.flag("compare-only-slower") ||
+  if (const std::string* v = g.value("compare-by"))
+    r.compare_options.by = *v == "share" ? dot::CompareBy::kShare : dot::CompareBy::kAbsolute;
+  if (!r.compare && (g.value("compare-tolerance") || g.value("compare-by") || g.flag("compare-only-slower") ||
                      g.flag("compare-only-faster") || g.flag("compare-color-by-difference") || g.flag("normalize")))
     return bad_usage(
-        "--compare-tolerance, --compare-only-slower, --compare-only-faster, --compare-color-by-difference and "
-        "--normalize go with --compare A B");
+        "--compare-by, --compare-tolerance, --compare-only-slower, --compare-only-faster, "
+        "--compare-color-by-difference and --normalize go with --compare A B");
   if (const std::string* v = g.value("max-memory")) {
     auto size = parse_size(*find_option("max-memory"), *v);
     if (!size) return size.error();

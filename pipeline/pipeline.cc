@@ -241,7 +241,7 @@ Expected<Output> compare_flame(const Request& r, Diagnostics& diag) {
 // (a rebuilt binary's functions carry another object name; an edit moves
 // a Python function's line).
 void warn_unpaired(const Profile (&p)[2], const std::size_t (&event)[2], const std::vector<FuncId>& match,
-                   bool by_object, const Request& r, Diagnostics& diag) {
+                   bool by_object, bool by_share, const Request& r, Diagnostics& diag) {
   std::vector<bool> matched[2] = {std::vector<bool>(p[0].functions.size()), std::vector<bool>(p[1].functions.size())};
   for (FuncId f = 0; f < match.size(); ++f)
     if (match[f] != kNoMatch && match[f] < matched[1].size()) {
@@ -270,9 +270,15 @@ void warn_unpaired(const Profile (&p)[2], const std::size_t (&event)[2], const s
                         said.empty() ? "" : "; ", alone.size(), p[i].functions.size(), basename_of(side_name(r, i)),
                         basename_of(side_name(r, 1 - i)), total > 0 ? 100 * lost / total : 0.0, heaviest);
   }
-  if (!said.empty())
-    diag.warn("--compare: " + said + ". Functions pair by identity (name, object, file)" +
+  if (said.empty()) return;
+  if (by_share)
+    diag.warn("--compare: " + said + ". With --compare-by share functions pair by identity (name, object, file)" +
               (by_object && !r.read.merge_by_name ? "; --merge-by-name pairs them by name" : ""));
+  else
+    diag.warn("--compare: " + said +
+              ". Functions pair by identity, then by name and file, by name and object file name, by name alone, "
+              "by name without the compiler's clone suffix (.part.0, .isra.0), where each names one function on "
+              "each side");
 }
 
 // The two profiles of --compare, each read (and merged) alone, of one format.
@@ -352,17 +358,30 @@ Expected<Output> compare(const Request& r, Diagnostics& diag) {
     if (!built) return built.error();
     graphs[i] = std::move(built).value();
   }
-  if (kept_nodes(graphs[0]) == 0 && r.output->rendered)
-    return bad_input(
-        fmt::format("nothing to draw: nothing of {} is left after the thresholds and selections", side_name(r, 0)));
-  std::vector<FuncId> match =
-      match_functions_by_identity(profiles[0], profiles[1], formats[0]->graph_merges_functions && r.read.merge_by_name);
-  warn_unpaired(profiles, events, match, formats[0]->graph_merges_functions, r, diag);
-  phases.mark("analyse");
+  const bool by_share = r.compare_options.by == dot::CompareBy::kShare;
+  // gprof2dot draws the first profile's graph; the absolute comparison both.
+  if (kept_nodes(graphs[0]) + (by_share ? 0 : kept_nodes(graphs[1])) == 0 && r.output->rendered)
+    return bad_input(fmt::format("nothing to draw: nothing of {} is left after the thresholds and selections",
+                                 by_share ? side_name(r, 0) : side_name(r, 0) + " or " + side_name(r, 1)));
   dot::Options options = r.write.dot;
   options.max_bytes = r.max_memory ? r.max_memory : default_budget(out.input_bytes);
-  auto text = dot::write_compare(profiles[0], graphs[0], profiles[1], graphs[1], match, r.write.theme, options,
-                                 r.compare_options, diag);
+  Expected<std::string> text = std::string();
+  if (by_share) {
+    std::vector<FuncId> match = match_functions_by_identity(
+        profiles[0], profiles[1], formats[0]->graph_merges_functions && r.read.merge_by_name);
+    warn_unpaired(profiles, events, match, formats[0]->graph_merges_functions, true, r, diag);
+    phases.mark("analyse");
+    text = dot::write_compare(profiles[0], graphs[0], profiles[1], graphs[1], match, r.write.theme, options,
+                              r.compare_options, diag);
+  } else {
+    Pairing pairing = pair_functions(profiles[0], profiles[1]);
+    warn_unpaired(profiles, events, pairing.match, formats[0]->graph_merges_functions, false, r, diag);
+    phases.mark("analyse");
+    dot::ChangeSide sides[2];
+    for (int i = 0; i < 2; ++i)
+      sides[i] = {&profiles[i], &graphs[i], events[i], std::string(basename_of(side_name(r, i)))};
+    text = dot::write_change(sides[0], sides[1], pairing, r.write.theme, options, r.compare_options, diag);
+  }
   if (!text) return text.error();
   if (r.output->rendered) {
 #ifdef GRAPHGEN_HAVE_RENDER

@@ -463,7 +463,9 @@ class Names {
   std::map<StringId, std::string> stripped_;
 };
 
-std::string node_label(const Profile& p, FuncId f, const GraphNode& node, const Options& options, Names& names) {
+// A node label's first lines: the process, the module, the name (stripped,
+// cut, wrapped as the options say).
+std::vector<std::string> name_lines(const Profile& p, FuncId f, const Options& options, Names& names) {
   std::vector<std::string> lines;
   const Function& fn = p.functions[f];
   if (fn.process != kNoString) lines.emplace_back(p.str(fn.process));
@@ -503,6 +505,11 @@ std::string node_label(const Profile& p, FuncId f, const GraphNode& node, const 
   }
   if (options.wrap) name = wrap_function_name(name);
   lines.push_back(std::move(name));
+  return lines;
+}
+
+std::string node_label(const Profile& p, FuncId f, const GraphNode& node, const Options& options, Names& names) {
+  std::vector<std::string> lines = name_lines(p, f, options, names);
   for (Measure m : options.node_labels) {
     switch (m) {
       case Measure::kSelfTime:
@@ -812,6 +819,348 @@ Expected<std::string> write_compare(const Profile& a, const CallGraph& ga, const
   out += "}\n";
   warn_truncated(names, diag);
   return out;
+}
+
+}  // namespace graphgen::dot
+
+namespace graphgen::dot {
+
+namespace {
+
+// --- --compare-by absolute -------------------------------------------------
+
+bool in_seconds(const ChangeSide& s) {
+  const Event& e = s.profile->events[s.event];
+  return e.floating || e.seconds_per_unit > 0;
+}
+
+// A cost integrated along call ratios carries rounding noise; a count
+// event's costs are whole numbers where they are within it.
+double tidy(const ChangeSide& s, double v) {
+  if (!s.profile->events[s.event].floating && std::fabs(v - std::round(v)) <= 1e-9 * std::max(1.0, std::fabs(v)))
+    return std::round(v);
+  return v;
+}
+
+// A cost for people: seconds in s, ms or µs; counts whole below 10 000,
+// else with k, M, G, T (four significant digits).
+std::string amount(double v, bool seconds) {
+  const double m = std::fabs(v);
+  if (seconds) {
+    if (m == 0) return "0 s";
+    if (m >= 1) return fmt::format("{:.4g} s", v);
+    if (m >= 1e-3) return fmt::format("{:.4g} ms", v * 1e3);
+    return fmt::format("{:.4g} \u00b5s", v * 1e6);
+  }
+  if (m < 1e4) return m == std::round(m) ? fmt::format("{:.0f}", v) : fmt::format("{:.4g}", v);
+  static constexpr std::array<std::pair<double, std::string_view>, 4> kScales = {
+      {{1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}}};
+  for (auto [scale, suffix] : kScales)
+    if (m >= scale) return fmt::format("{:.4g}{}", v / scale, suffix);
+  return fmt::format("{:.4g}", v);
+}
+
+std::string change_text(double before, double after) {
+  if (before == after) return "same";
+  if (before == 0) return "new";
+  return fmt::format("{:+.1f} %", 100 * (after - before) / std::fabs(before));
+}
+
+constexpr std::string_view kArrow = " \u2192 ";  // RIGHTWARDS ARROW
+
+// Where a change sits on the colour scale, -1 (faster) .. 1 (slower): the
+// base-2 logarithm of after / before, so half or less is the full blue and
+// twice or more the full red; with --compare-color-by-difference the change
+// against the largest one. Changes within the tolerance (percent of the
+// cost before) and those --compare-only-* leaves out are 0.
+double change_scale(double before, double after, const CompareOptions& c, double largest_change) {
+  const double d = after - before;
+  if (d == 0) return 0;
+  if (before != 0 && std::fabs(d) / std::fabs(before) * 100 < c.tolerance) return 0;
+  if ((c.only_slower && d < 0) || (c.only_faster && d > 0)) return 0;
+  if (c.color_by_difference) return largest_change > 0 ? std::clamp(d / largest_change, -1.0, 1.0) : 0.0;
+  if (before <= 0 || after <= 0) return d > 0 ? 1.0 : -1.0;
+  return std::clamp(std::log2(after / before), -1.0, 1.0);
+}
+
+struct ChangeColour {
+  std::string fill, line, font;
+};
+
+// White to ColorBrewer RdBu's darkest blue (#2166ac) or red (#b2182b).
+ChangeColour change_colour(double x) {
+  const double m = std::fabs(x);
+  const int end[3] = {x < 0 ? 0x21 : 0xb2, x < 0 ? 0x66 : 0x18, x < 0 ? 0xac : 0x2b};
+  int fill[3], line[3];
+  for (int i = 0; i < 3; ++i) {
+    fill[i] = static_cast<int>(std::lround(255 + m * (end[i] - 255)));
+    line[i] = fill[i] * 3 / 5;
+  }
+  return {fmt::format("#{:02x}{:02x}{:02x}", fill[0], fill[1], fill[2]),
+          fmt::format("#{:02x}{:02x}{:02x}", line[0], line[1], line[2]), m > 0.55 ? "#ffffff" : "#000000"};
+}
+
+std::string calls_text(std::int64_t before, std::int64_t after) {
+  auto one = [](std::int64_t n) { return n == kUnknownCount ? std::string("?") : fmt::format("{}{}", n, kTimes); };
+  return one(before) + std::string(kArrow) + one(after);
+}
+
+// A call's cost on one side, if the graph has the call and knows it.
+std::optional<double> edge_cost(const ChangeSide& s, const GraphEdge* e) {
+  if (!e || !e->total_ratio) return std::nullopt;
+  return tidy(s, *e->total_ratio * s.graph->whole);
+}
+
+// The call caller -> callee of `g`, kept or not.
+const GraphEdge* edge_between(const CallGraph& g, FuncId caller, FuncId callee) {
+  if (caller == kNoMatch || callee == kNoMatch || caller + 1 >= g.edge_begin.size()) return nullptr;
+  auto begin = g.edges.begin() + g.edge_begin[caller], end = g.edges.begin() + g.edge_begin[caller + 1];
+  auto it = std::lower_bound(begin, end, callee, [](const GraphEdge& e, FuncId c) { return e.callee < c; });
+  return it != end && it->callee == callee ? &*it : nullptr;
+}
+
+std::string legend_cell(double x, std::string_view text) {
+  ChangeColour c = change_colour(x);
+  // Fixed sizes: a legend cell would otherwise stretch to the width of the
+  // lines around it.
+  return fmt::format(
+      "<td bgcolor=\"{}\" width=\"96\" height=\"18\" fixedsize=\"true\"><font color=\"{}\">{}</font></td>", c.fill,
+      c.font, text);
+}
+
+// One absolute comparison being written: both sides, and the nodes drawn,
+// one per pair (a's function id) and one per function of b alone (after
+// a's ids).
+class ChangeWriter {
+ public:
+  ChangeWriter(const ChangeSide& a, const ChangeSide& b, const Pairing& pairing, const Theme& theme,
+               const Options& options, const CompareOptions& compare)
+      : a_(a),
+        b_(b),
+        pairing_(pairing),
+        theme_(theme),
+        options_(options),
+        compare_(compare),
+        names_a_(*a.profile),
+        names_b_(*b.profile),
+        na_(a.profile->functions.size()),
+        nb_(b.profile->functions.size()),
+        seconds_(in_seconds(a)) {
+    partner_of_b_.assign(nb_, kNoMatch);
+    for (FuncId f = 0; f < na_; ++f)
+      if (match(f) != kNoMatch) partner_of_b_[match(f)] = f;
+    shown_.assign(na_ + nb_, false);
+    for (FuncId f = 0; f < na_ && f < a.graph->nodes.size(); ++f) shown_[f] = a.graph->nodes[f].kept;
+    for (FuncId g = 0; g < nb_ && g < b.graph->nodes.size(); ++g)
+      if (b.graph->nodes[g].kept) shown_[node_of_b(g)] = true;
+    for (FuncId u = 0; u < shown_.size(); ++u) {
+      if (!shown_[u]) continue;
+      auto [f, g] = sides_of(u);
+      largest_ = std::max(largest_, std::fabs(total(b_, g) - total(a_, f)));
+    }
+    for (Measure m : options.node_labels) {
+      if (m == Measure::kTotalTime || m == Measure::kTotalTimePercentage) want_total_ = true;
+      if (m == Measure::kSelfTime || m == Measure::kSelfTimePercentage) want_self_ = true;
+    }
+  }
+
+  Expected<std::string> write(Diagnostics& diag) {
+    out_.reserve(output_reservation(options_.max_bytes, 1024 + (na_ + nb_) * 120));
+    out_ += "digraph {\n";
+    out_ += "\ttooltip=\" \"\n";
+    legend();
+    out_ += "\tnode [fontname=Arial, height=0, shape=box, style=filled, width=0];\n";
+    out_ += "\tedge [fontname=Arial];\n";
+    for (FuncId u = 0; u < shown_.size(); ++u) {
+      if (!shown_[u]) continue;
+      if (options_.max_bytes && out_.size() > options_.max_bytes) return output_too_large("dot", options_.max_bytes);
+      node(u);
+      calls(u);
+    }
+    out_ += "}\n";
+    warn_truncated(names_a_, diag);
+    warn_truncated(names_b_, diag);
+    return std::move(out_);
+  }
+
+ private:
+  FuncId match(FuncId f) const {
+    FuncId g = f < pairing_.match.size() ? pairing_.match[f] : kNoMatch;
+    return g < nb_ ? g : kNoMatch;
+  }
+  FuncId node_of_b(FuncId g) const { return partner_of_b_[g] != kNoMatch ? partner_of_b_[g] : FuncId(na_ + g); }
+  // A node's functions on each side (kNoMatch where absent).
+  std::pair<FuncId, FuncId> sides_of(FuncId u) const {
+    if (u < na_) return {u, match(u)};
+    return {kNoMatch, FuncId(u - na_)};
+  }
+  static double total(const ChangeSide& s, FuncId f) {
+    return f == kNoMatch || f >= s.graph->nodes.size() ? 0.0 : tidy(s, node_total(*s.graph, f));
+  }
+  static double self(const ChangeSide& s, FuncId f) {
+    return f == kNoMatch ? 0.0 : event_value(s.profile->events[s.event], s.profile->self(f, s.event));
+  }
+  static double weight(const ChangeSide& s, FuncId f) {
+    return f == kNoMatch || f >= s.graph->nodes.size() ? 0.0 : s.graph->nodes[f].weight.value_or(0.0);
+  }
+  std::string from_to(double before, double after) const {
+    return amount(before, seconds_) + std::string(kArrow) + amount(after, seconds_);
+  }
+
+  // The graph's label: both totals, the colour scale, how functions paired.
+  void legend() {
+    const std::size_t paired = pairing_.paired();
+    const Profile& pb = *b_.profile;
+    const std::string unit = seconds_ ? "seconds" : std::string(pb.str(pb.events[b_.event].name));
+    std::string pairs = fmt::format("{} functions paired", paired);
+    if (paired) pairs += " (" + pairing_.summary() + ")";
+    pairs += fmt::format("; {} only in {}, {} only in {}", na_ - paired, a_.name, nb_ - paired, b_.name);
+    std::string scale;
+    if (compare_.color_by_difference) {
+      const std::string all = amount(largest_, seconds_), half = amount(largest_ / 2, seconds_);
+      scale = legend_cell(-1, "-" + all) + legend_cell(-0.5, "-" + half) + legend_cell(0, "same") +
+              legend_cell(0.5, "+" + half) + legend_cell(1, "+" + all);
+    } else {
+      scale = legend_cell(-1, "half or less") + legend_cell(std::log2(0.7), "-30 %") +
+              legend_cell(std::log2(0.9), "-10 %") + legend_cell(0, "same") + legend_cell(std::log2(1.1), "+10 %") +
+              legend_cell(std::log2(1.4), "+40 %") + legend_cell(1, "twice or more");
+    }
+    const double whole[2] = {tidy(a_, a_.graph->whole), tidy(b_, b_.graph->whole)};
+    std::string heading = fmt::format("{}{}{}, in {}: {} ({})", a_.name, kArrow, b_.name, unit,
+                                      from_to(whole[0], whole[1]), change_text(whole[0], whole[1]));
+    std::string colour = compare_.color_by_difference ? "Colour: the change of inclusive cost, against the largest"
+                         : compare_.only_slower       ? "Colour: the change of inclusive cost, slower only"
+                         : compare_.only_faster       ? "Colour: the change of inclusive cost, faster only"
+                                                      : "Colour: the change of inclusive cost";
+    out_ += fmt::format(
+        "\tgraph [fontname=Arial, nodesep=0.125, ranksep=0.25, labelloc=t, fontsize=\"12.00\", label=<<table "
+        "border=\"0\" cellspacing=\"0\" cellpadding=\"2\"><tr><td>{0}</td></tr><tr><td>{1}</td></tr><tr><td><table "
+        "align=\"center\" border=\"0\" cellborder=\"1\" cellspacing=\"0\" "
+        "cellpadding=\"3\"><tr>{2}</tr></table></td></tr><tr><td>Boxes: "
+        "inclusive before{3}after (change), (self), calls.<br/>{4}</td></tr></table>>];\n",
+        formats::xml_text(heading), colour, scale, kArrow, formats::xml_text(pairs));
+  }
+
+  // Where a function is, for its tooltip.
+  static std::string where(const Profile& p, FuncId h) {
+    const Function& fn = p.functions[h];
+    std::string at = fn.file != kNoString ? std::string(p.str(fn.file)) : std::string();
+    if (fn.line > 0) at += fmt::format(":{}", fn.line);
+    return at;
+  }
+
+  void node(FuncId u) {
+    auto [f, g] = sides_of(u);
+    const bool has_a = f != kNoMatch, has_b = g != kNoMatch;
+    const Profile& pa = *a_.profile;
+    const Profile& pb = *b_.profile;
+    std::vector<std::string> lines =
+        has_a ? name_lines(pa, f, options_, names_a_) : name_lines(pb, g, options_, names_b_);
+    const double t0 = total(a_, f), t1 = total(b_, g);
+    if (want_total_ || !want_self_) lines.push_back(from_to(t0, t1) + " (" + change_text(t0, t1) + ")");
+    if (want_self_) lines.push_back("(" + from_to(self(a_, f), self(b_, g)) + ")");
+    const std::int64_t c0 = has_a ? a_.graph->nodes[f].called : 0, c1 = has_b ? b_.graph->nodes[g].called : 0;
+    if ((has_a && c0 != kUnknownCount) || (has_b && c1 != kUnknownCount)) lines.push_back(calls_text(c0, c1));
+    // The tooltip: where the function is, and how it was paired.
+    std::string tooltip = has_a ? where(pa, f) : where(pb, g);
+    std::string said;
+    if (!has_b || !has_a) {
+      said = "only in " + (has_a ? a_.name : b_.name);
+      lines.push_back(said);
+    } else {
+      PairRule rule = f < pairing_.rule.size() ? pairing_.rule[f] : PairRule::kIdentity;
+      said = "paired by " + std::string(pair_rule_name(rule));
+      if (rule != PairRule::kIdentity) {
+        lines.push_back(said);
+        std::string there = where(pb, g);
+        if (!there.empty() && there != tooltip) said += " with " + there;
+      }
+    }
+    tooltip += (tooltip.empty() ? "" : "\n") + said;
+    std::string label;
+    for (std::size_t i = 0; i < lines.size(); ++i) label += (i ? "\n" : "") + lines[i];
+    ChangeColour c = change_colour(change_scale(t0, t1, compare_, largest_));
+    const double w = std::max(weight(a_, f), weight(b_, g));
+    out_ += fmt::format("\t{}", u);
+    bool first = true;
+    attr(out_, first, "color", c.line);
+    attr(out_, first, "fillcolor", c.fill);
+    attr(out_, first, "fontcolor", c.font);
+    attr(out_, first, "fontsize", fixed2(theme_.font_size(w)));
+    attr(out_, first, "label", label);
+    attr(out_, first, "tooltip", tooltip);
+    out_ += "];\n";
+  }
+
+  // The node's calls: the first profile's, then those of the second it lacks.
+  void calls(FuncId u) {
+    auto [f, g] = sides_of(u);
+    const CallGraph& ga = *a_.graph;
+    const CallGraph& gb = *b_.graph;
+    if (f != kNoMatch && f + 1 < ga.edge_begin.size())
+      for (std::uint32_t i = ga.edge_begin[f]; i < ga.edge_begin[f + 1]; ++i) {
+        const GraphEdge& e = ga.edges[i];
+        if (!e.kept || !shown_[e.callee]) continue;
+        call(u, e.callee, &e, g != kNoMatch ? edge_between(gb, g, match(e.callee)) : nullptr);
+      }
+    if (g != kNoMatch && g + 1 < gb.edge_begin.size())
+      for (std::uint32_t i = gb.edge_begin[g]; i < gb.edge_begin[g + 1]; ++i) {
+        const GraphEdge& e = gb.edges[i];
+        const FuncId to = node_of_b(e.callee);
+        if (!e.kept || !shown_[to]) continue;
+        const GraphEdge* theirs = f != kNoMatch && to < na_ ? edge_between(ga, f, to) : nullptr;
+        if (theirs && theirs->kept) continue;  // drawn above
+        call(u, to, theirs, &e);
+      }
+  }
+
+  void call(FuncId from, FuncId to, const GraphEdge* ea, const GraphEdge* eb) {
+    std::optional<double> before = edge_cost(a_, ea), after = edge_cost(b_, eb);
+    std::string label;
+    if (before || after) label = from_to(before.value_or(0), after.value_or(0));
+    if ((ea && ea->calls != kUnknownCount) || (eb && eb->calls != kUnknownCount))
+      label += (label.empty() ? "" : "\n") + calls_text(ea ? ea->calls : 0, eb ? eb->calls : 0);
+    double w = 0;
+    for (auto [e, g] : {std::pair{ea, a_.graph}, std::pair{eb, b_.graph}})
+      if (e) w = std::max(w, e->weight ? *e->weight : g->nodes[e->callee].weight.value_or(0.0));
+    // Lines are thin: unchanged ones grey, changed ones at least a third of
+    // the way to the full colour, so that they show against the white.
+    const double x = change_scale(before.value_or(0), after.value_or(0), compare_, largest_);
+    ChangeColour c = change_colour(x == 0 ? 0 : std::copysign(0.35 + 0.65 * std::fabs(x), x));
+    if (x == 0) c.fill = c.line = "#808080";
+    const std::string pen = fixed2(theme_.pen_width(w));
+    out_ += fmt::format("\t{} -> {}", from, to);
+    bool first = true;
+    attr(out_, first, "arrowsize", fixed2(theme_.arrow_size(w)));
+    attr(out_, first, "color", c.fill);
+    attr(out_, first, "fontcolor", c.line);
+    attr(out_, first, "fontsize", fixed2(theme_.font_size(w)));
+    attr(out_, first, "label", label);
+    attr(out_, first, "labeldistance", pen);
+    attr(out_, first, "penwidth", pen);
+    out_ += "];\n";
+  }
+
+  const ChangeSide &a_, &b_;
+  const Pairing& pairing_;
+  const Theme& theme_;
+  const Options& options_;
+  const CompareOptions& compare_;
+  Names names_a_, names_b_;
+  const std::size_t na_, nb_;
+  const bool seconds_;
+  std::vector<FuncId> partner_of_b_;
+  std::vector<bool> shown_;
+  double largest_ = 0;  // the largest inclusive change drawn
+  bool want_total_ = false, want_self_ = false;
+  std::string out_;
+};
+
+}  // namespace
+
+Expected<std::string> write_change(const ChangeSide& a, const ChangeSide& b, const Pairing& pairing, const Theme& theme,
+                                   const Options& options, const CompareOptions& compare, Diagnostics& diag) {
+  return ChangeWriter(a, b, pairing, theme, options, compare).write(diag);
 }
 
 }  // namespace graphgen::dot

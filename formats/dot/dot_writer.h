@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "graphgen/analysis/graph.h"
+#include "graphgen/analysis/merge.h"
 #include "graphgen/analysis/ranks.h"
 #include "graphgen/analysis/theme.h"
 #include "graphgen/error.h"
@@ -49,8 +50,15 @@ struct Options {
 Expected<std::string> write(const Profile& p, const CallGraph& graph, const Theme& theme, const Options& options,
                             Diagnostics& diag);
 
+/// --compare-by: what a compared graph shows.
+enum class CompareBy {
+  kAbsolute,  // each function's cost before and after, coloured by its relative change
+  kShare,     // gprof2dot's: each function's share of the total and how it moved
+};
+
 /// --compare: how differences between the two profiles show.
 struct CompareOptions {
+  CompareBy by = CompareBy::kAbsolute;
   double tolerance = 0.001;          // percentage points below which values count as equal
   bool only_slower = false;          // mark only functions whose share grew in the second profile
   bool only_faster = false;          // ... only those whose share shrank
@@ -70,6 +78,29 @@ struct CompareOptions {
 Expected<std::string> write_compare(const Profile& a, const CallGraph& ga, const Profile& b, const CallGraph& gb,
                                     const std::vector<FuncId>& match, const Theme& theme, const Options& options,
                                     const CompareOptions& compare, Diagnostics& diag);
+
+/// One profile of an absolute comparison: its graph (kept nodes are drawn),
+/// the event the graph measures and the name the legend gives it.
+struct ChangeSide {
+  const Profile* profile = nullptr;
+  const CallGraph* graph = nullptr;
+  std::size_t event = 0;
+  std::string name;
+};
+
+/// --compare (--compare-by absolute): the kept nodes of both graphs as one
+/// graph, functions paired by `pairing` (analysis/merge.h; a(f) and b's
+/// partner are one node). Each node shows its inclusive cost before -> after
+/// in the event's unit with the relative change, its self cost and calls
+/// the same way, and how it was paired when not by identity (its tooltip:
+/// the file and the rule); functions of one side say which. Nodes and edges
+/// are coloured by the relative change of their inclusive cost, white
+/// unchanged to blue at half or less and red at twice or more
+/// (--compare-color-by-difference: by the change against the largest
+/// one), sized by the larger weight of the two as `theme` sizes them; a
+/// legend at the top says so, with both totals.
+Expected<std::string> write_change(const ChangeSide& a, const ChangeSide& b, const Pairing& pairing, const Theme& theme,
+                                   const Options& options, const CompareOptions& compare, Diagnostics& diag);
 
 /// Python's round(difference, -floor(log10(tolerance))), printed as
 /// Python prints a float (gprof2dot's round_difference).

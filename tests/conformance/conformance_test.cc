@@ -110,7 +110,8 @@ std::vector<Case> cases() {
         if (e.path().extension() != ".dot") inputs.push_back(fs::relative(e.path(), corpus).string());
       std::sort(inputs.begin(), inputs.end());
       std::string name = dir.filename().string();
-      std::vector<std::string> args{"-f", fmt, "--compare"};
+      // gprof2dot's comparison: the share of the total (the absolute change is graphgen's default).
+      std::vector<std::string> args{"-f", fmt, "--compare-by", "share", "--compare"};
       if (std::string(fmt) == "callgrind") args.push_back("--merge-by-name");
       args.insert(args.end(), inputs.begin(), inputs.end());
       out.push_back({fs::relative(dir, corpus).string() + " compare", args,

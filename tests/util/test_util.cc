@@ -58,6 +58,18 @@ std::vector<std::string> csv_fields(const std::string& line) {
   return out;
 }
 
+std::string xml_unescape(std::string s) {
+  for (auto [from, to] : {std::pair<std::string, std::string>{"&quot;", "\""},
+                          {"&lt;", "<"},
+                          {"&gt;", ">"},
+                          {"&#39;", "'"},
+                          {"&amp;", "&"}}) {
+    for (std::size_t at = 0; (at = s.find(from, at)) != std::string::npos; at += to.size())
+      s.replace(at, from.size(), to);
+  }
+  return s;
+}
+
 std::string read_file(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   std::ostringstream s;

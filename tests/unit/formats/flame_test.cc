@@ -51,18 +51,6 @@ std::map<std::string, long long> folded(const std::string& text, bool unknown = 
 
 bool have(const std::string& program) { return test::run({"sh", "-c", "command -v " + program}).exit_code == 0; }
 
-std::string unescape(std::string s) {
-  for (auto [from, to] : {std::pair<std::string, std::string>{"&quot;", "\""},
-                          {"&lt;", "<"},
-                          {"&gt;", ">"},
-                          {"&#39;", "'"},
-                          {"&amp;", "&"}}) {
-    for (std::size_t at = 0; (at = s.find(from, at)) != std::string::npos; at += to.size())
-      s.replace(at, from.size(), to);
-  }
-  return s;
-}
-
 // Opens `file#selftest` in headless Chromium and returns the JSON its page
 // wrote to data-selftest; also screenshots the file to <build>/screenshots.
 nlohmann::json selftest(const fs::path& file, const std::string& screenshot, const std::string& tab = "") {
@@ -85,7 +73,7 @@ nlohmann::json selftest(const fs::path& file, const std::string& screenshot, con
   EXPECT_TRUE(std::regex_search(r.out, m, attribute))
       << "no data-selftest in what Chromium shows of " << file << " (did the page load?):\n"
       << r.out.substr(0, 2000) << r.err.substr(0, 2000);
-  nlohmann::json result = nlohmann::json::parse(unescape(m.size() > 1 ? m[1].str() : "{}"));
+  nlohmann::json result = nlohmann::json::parse(test::xml_unescape(m.size() > 1 ? m[1].str() : "{}"));
   fs::path shots = fs::path(GRAPHGEN_BUILD_DIR) / "screenshots";
   fs::create_directories(shots);
   auto shot = common;
@@ -291,7 +279,7 @@ TEST(Flame, OneRectanglePerStackPrefixWithItsWidth) {
       EXPECT_EQ(std::stod((*it)[3]), usable);
       continue;
     }
-    drawn.insert({(*it)[1].str() + "|" + unescape((*it)[2]), std::lround(std::stod((*it)[3]) * 10)});
+    drawn.insert({(*it)[1].str() + "|" + test::xml_unescape((*it)[2]), std::lround(std::stod((*it)[3]) * 10)});
   }
   EXPECT_EQ(drawn.size(), expected.size());
   EXPECT_EQ(drawn, expected);
@@ -547,212 +535,6 @@ TEST(Browser, HostileNamesCannotBreakThePages) {
     auto result = selftest(dir / name, "hostile-" + name + ".png");
     EXPECT_TRUE(result.value("pass", false)) << name << ": " << result.dump();
   }
-}
-
-}  // namespace
-}  // namespace graphgen
-
-namespace graphgen {
-namespace {
-
-std::string sorted_lines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  std::sort(lines.begin(), lines.end());
-  std::string out;
-  for (const std::string& l : lines) out += l + "\n";
-  return out;
-}
-
-// -T folded --compare: difffolded.pl's three columns, on a real pair of perf
-// recordings, by samples and by period, with and without --normalize (-n).
-TEST(Folded, CompareIsDifffoldedOnARealPair) {
-  fs::path dir = test::testdata_dir() / "compare" / "perf";
-  const std::string before = (dir / "xz-1.perf.xz").string(), after = (dir / "xz-6.perf.xz").string();
-  for (const auto& [oracle, extra] : std::vector<std::pair<std::string, std::vector<std::string>>>{
-           {"samples.difffolded", {}},
-           {"samples-n.difffolded", {"--normalize"}},
-           {"period.difffolded", {"--weight", "period"}},
-           {"period-n.difffolded", {"--weight", "period", "--normalize"}}}) {
-    SCOPED_TRACE(oracle);
-    std::vector<std::string> args = {"--compare", before, after, "-T", "folded"};
-    args.insert(args.end(), extra.begin(), extra.end());
-    auto r = test::graphgen(args);
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_EQ(sorted_lines(r.out), test::read_file(dir / oracle));
-  }
-  // The order is the stacks' first appearance, before's then after's.
-  auto r = test::graphgen({"--compare", before, after, "-T", "folded"});
-  auto b = test::graphgen({before, "-T", "folded"});
-  EXPECT_EQ(r.out.substr(0, r.out.find(' ')), b.out.substr(0, b.out.find(' ')));
-  // The differential flame graph: flamegraph.pl's colours of the same
-  // stacks (red grew, blue shrank, white unchanged), frame for frame.
-  auto flame = test::graphgen({"--compare", before, after, "-T", "flame"});
-  ASSERT_EQ(flame.exit_code, 0) << flame.err;
-  std::map<std::string, std::vector<std::string>> fills;
-  static const std::regex frame(R"re(<title>([^<]*) \([^<]*\)(?: in [^<]*)?</title><rect [^>]*fill="([^"]*)")re");
-  for (auto it = std::sregex_iterator(flame.out.begin(), flame.out.end(), frame); it != std::sregex_iterator(); ++it)
-    fills[unescape((*it)[1].str())].push_back((*it)[2].str());
-  std::istringstream colours(test::read_file(dir / "flamegraph.colours"));
-  std::size_t compared = 0;
-  for (std::string line; std::getline(colours, line);) {
-    std::string fill = line.substr(0, line.find('\t')), name = line.substr(line.find('\t') + 1);
-    ASSERT_EQ(fills[name].size(), 1u) << name;
-    EXPECT_EQ(fills[name][0], fill) << name;
-    ++compared;
-  }
-  EXPECT_EQ(compared, 37u);
-  EXPECT_NE(flame.out.find("widths: xz-6.perf.xz; colours: its change from xz-1.perf.xz"), std::string::npos);
-  // --normalize is for the folded comparison only.
-  auto bad = test::graphgen({"--compare", "--normalize", before, after, "-T", "dot"});
-  EXPECT_EQ(bad.exit_code, 2);
-  EXPECT_EQ(
-      bad.err,
-      "graphgen: error: --normalize scales the stacks of --compare: write -T folded or -T flame, or leave it out\n");
-}
-
-}  // namespace
-}  // namespace graphgen
-
-namespace graphgen {
-namespace {
-
-// The same C program built -O0 and -O2 (callgrind): its own functions carry
-// the binaries' names as objects, so none of them paired, without a word.
-// The comparison now says which functions are alone and what share of the
-// time they hold, and how to pair them.
-TEST(Compare, UnpairedFunctionsAreNamedWithTheirShare) {
-  fs::path dir = test::testdata_dir() / "compare" / "callgrind";
-  const std::string a = (dir / "parity-O0.callgrind.xz").string(), b = (dir / "parity-O2.callgrind.xz").string();
-  auto r = test::graphgen({"--compare", a, b, "-T", "dot"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.err.find("--compare: 10 of 247 functions of parity-O0.callgrind.xz have no match in "
-                       "parity-O2.callgrind.xz (67.4% of its self cost; the heaviest: is_even'2 (33.0%), is_odd'2 "
-                       "(32.7%), is_even (0.7%), is_odd (0.7%), main (0.4%)); 10 of 247 functions of "
-                       "parity-O2.callgrind.xz have no match"),
-            std::string::npos)
-      << r.err;
-  EXPECT_NE(r.err.find("; --merge-by-name pairs them by name\n"), std::string::npos) << r.err;
-  // By name, every function of the program pairs; what is left is a few
-  // unnamed addresses of no cost.
-  auto m = test::graphgen({"--compare", "--merge-by-name", a, b, "-T", "dot"});
-  ASSERT_EQ(m.exit_code, 0) << m.err;
-  EXPECT_EQ(m.err.find("is_even"), std::string::npos) << m.err;
-  EXPECT_NE(m.err.find("(0.0% of its self cost"), std::string::npos) << m.err;
-}
-
-}  // namespace
-}  // namespace graphgen
-
-namespace graphgen {
-namespace {
-
-std::map<std::string, std::vector<std::string>> compare_rows(const std::vector<std::string>& args) {
-  auto r = test::graphgen(args);
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  std::istringstream in(r.out);
-  std::string line;
-  std::getline(in, line);
-  EXPECT_EQ(line,
-            "function,function_after,paired_by,unit,inclusive_before,inclusive_after,inclusive_delta,self_before,"
-            "self_after,self_delta");
-  std::map<std::string, std::vector<std::string>> rows;  // by the label before (or after)
-  while (std::getline(in, line)) {
-    auto f = test::csv_fields(line);
-    rows[f[0].empty() ? f[1] : f[0]] = f;
-  }
-  return rows;
-}
-
-// A real script profiled before and after an edit that moved every
-// function's line: each still pairs with itself (by name and file), and the
-// new helper is after only.
-TEST(Compare, FunctionsMovedByAnEditStillPair) {
-  fs::path dir = test::testdata_dir() / "compare" / "python";
-  auto rows = compare_rows(
-      {"--compare", (dir / "before.pstats").string(), (dir / "after.pstats").string(), "-T", "compare.csv"});
-  const std::map<std::string, std::string> moved = {{"shapes:17:main", "shapes:23:main"},
-                                                    {"shapes:13:table", "shapes:19:table"},
-                                                    {"shapes:14:<listcomp>", "shapes:20:<listcomp>"},
-                                                    {"shapes:5:area", "shapes:11:area"},
-                                                    {"shapes:9:perimeter", "shapes:15:perimeter"},
-                                                    {"shapes:20:<genexpr>", "shapes:26:<genexpr>"}};
-  for (const auto& [before, after] : moved) {
-    ASSERT_TRUE(rows.count(before)) << before;
-    EXPECT_EQ(rows[before][1], after);
-    EXPECT_EQ(rows[before][2], "name and file");
-  }
-  EXPECT_EQ(rows["shapes:1:<module>"][2], "identity");
-  EXPECT_EQ(rows["shapes:7:square"][2], "after only");
-  for (const auto& [label, f] : rows) EXPECT_NE(f[2], "before only") << label;
-  // table() does twice the work: its inclusive time more than doubled.
-  EXPECT_GT(std::stod(rows["shapes:13:table"][5]), 2 * std::stod(rows["shapes:13:table"][4]));
-}
-
-// The -O0 and -O2 builds: every function of the program pairs, and the
-// change is the instructions callgrind counted.
-TEST(Compare, FunctionsOfTwoBuildsPairAndShowTheirChange) {
-  fs::path dir = test::testdata_dir() / "compare" / "callgrind";
-  auto rows = compare_rows({"--compare", (dir / "parity-O0.callgrind.xz").string(),
-                            (dir / "parity-O2.callgrind.xz").string(), "-T", "compare.csv"});
-  for (const char* f : {"main", "is_even", "is_odd", "is_even'2", "is_odd'2"}) {
-    ASSERT_TRUE(rows.count(f)) << f;
-    EXPECT_EQ(rows[f][1], f);
-    EXPECT_EQ(rows[f][2], "name and file") << f;
-    EXPECT_EQ(rows[f][3], "Ir");
-    EXPECT_EQ(std::stoll(rows[f][9]), std::stoll(rows[f][8]) - std::stoll(rows[f][7])) << f;
-  }
-  EXPECT_EQ(rows["is_even'2"][7], "128304");  // self Ir, -O0
-  EXPECT_EQ(rows["is_even'2"][8], "39600");   // -O2
-  auto text = test::graphgen({"--compare", (dir / "parity-O0.callgrind.xz").string(),
-                              (dir / "parity-O2.callgrind.xz").string(), "-T", "compare"});
-  ASSERT_EQ(text.exit_code, 0) << text.err;
-  EXPECT_TRUE(
-      text.out.starts_with("Comparison of parity-O0.callgrind.xz (before) and parity-O2.callgrind.xz "
-                           "(after), in Ir: 388690 -> 208388 (-180302, 0.536x).\n"))
-      << text.out.substr(0, 300);
-  auto alone = test::graphgen({(dir / "parity-O0.callgrind.xz").string(), "-T", "compare"});
-  EXPECT_EQ(alone.exit_code, 2);
-  EXPECT_NE(alone.err.find("give --compare BEFORE AFTER"), std::string::npos) << alone.err;
-}
-
-}  // namespace
-}  // namespace graphgen
-
-namespace graphgen {
-namespace {
-
-// Several files a side (MPI ranks before and after a change): each side is
-// a quoted pattern or a folder, merged before the comparison, as the same
-// files merged alone.
-TEST(Compare, SeveralFilesASideMergeFirst) {
-  fs::path dir = test::testdata_dir() / "mpi";
-  auto r = test::graphgen({"--compare", "cpu_[0-3].prof", "cpu_[4-7].prof", "-T", "compare"}, dir);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_TRUE(
-      r.out.starts_with("Comparison of cpu_[0-3].prof (before) and cpu_[4-7].prof (after), in seconds: "
-                        "1.27425 -> 1.21716 (-0.0570838, 0.955x).\n"))
-      << r.out.substr(0, 300);
-  // The totals are those of each side merged alone.
-  for (const auto& [files, total] : std::vector<std::pair<std::vector<std::string>, std::string>>{
-           {{"cpu_0.prof", "cpu_1.prof", "cpu_2.prof", "cpu_3.prof"}, "60120 function calls in 1.274 seconds"},
-           {{"cpu_4.prof", "cpu_5.prof", "cpu_6.prof", "cpu_7.prof"}, "60120 function calls in 1.217 seconds"}}) {
-    std::vector<std::string> args = files;
-    args.insert(args.end(), {"-T", "stats"});
-    auto s = test::graphgen(args, dir);
-    EXPECT_NE(s.out.find(total), std::string::npos) << s.out.substr(0, 400);
-  }
-  // The graph takes the two sides too.
-  auto dot = test::graphgen({"--compare", "cpu_[0-3].prof", "cpu_[4-7].prof", "-T", "dot"}, dir);
-  ASSERT_EQ(dot.exit_code, 0) << dot.err;
-  EXPECT_NE(dot.out.find("digraph"), std::string::npos);
-  // Three sides are two too many, and the message says how to give several files.
-  auto three = test::graphgen({"--compare", "cpu_0.prof", "cpu_1.prof", "cpu_2.prof", "-T", "compare"}, dir);
-  EXPECT_EQ(three.exit_code, 2);
-  EXPECT_NE(three.err.find("a folder or a quoted pattern each, --compare 'before/*.prof' after/); found 3"),
-            std::string::npos)
-      << three.err;
 }
 
 }  // namespace

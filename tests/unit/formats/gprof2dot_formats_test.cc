@@ -382,7 +382,8 @@ TEST(Compare, EqualsGprof2dotWhereItMatchesFunctionsRight) {
                                 {"compare/prof/prog.compare-tolerance-5.dot", {"--compare-tolerance", "5"}}}) {
     SCOPED_TRACE(c.oracle);
     std::vector<std::string> args = c.options;
-    args.insert(args.end(), {"--compare", "compare/prof/prog-a.prof", "compare/prof/prog-b.prof"});
+    args.insert(args.end(),
+                {"--compare-by", "share", "--compare", "compare/prof/prog-a.prof", "compare/prof/prog-b.prof"});
     EXPECT_EQ(test::dot_difference(test::read_file(td() / c.oracle), dot_of(args, td())), "");
   }
 }
@@ -397,7 +398,7 @@ TEST(Compare, EdgesOfUnmatchedFunctionsShowTheirOwnValuesOnly) {
                                 {"compare/json/ab.compare-tolerance-5.dot", {"--compare-tolerance", "5"}}}) {
     SCOPED_TRACE(c.oracle);
     std::vector<std::string> args = c.options;
-    args.insert(args.end(), {"--compare", "compare/json/a.json", "compare/json/b.json"});
+    args.insert(args.end(), {"--compare-by", "share", "--compare", "compare/json/a.json", "compare/json/b.json"});
     std::string diff = test::dot_difference(test::read_file(td() / c.oracle), dot_of(args, td()));
     EXPECT_NE(diff.find("- edge app\\nonly_in_a"), std::string::npos) << diff;
     EXPECT_NE(diff.find("| 15.00% / 65.00% |"), std::string::npos) << diff;
@@ -408,8 +409,9 @@ TEST(Compare, EdgesOfUnmatchedFunctionsShowTheirOwnValuesOnly) {
 }
 
 TEST(Compare, ColourByDifferenceMakesTheLargestChangeHottest) {
-  auto r = graphgen(
-      {"-T", "dot", "--compare-color-by-difference", "--compare", "compare/json/a.json", "compare/json/b.json"}, td());
+  auto r = graphgen({"-T", "dot", "--compare-by", "share", "--compare-color-by-difference", "--compare",
+                     "compare/json/a.json", "compare/json/b.json"},
+                    td());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // tokenize's total share moved most (85% -> 65%): the hot end, red.
   EXPECT_NE(r.out.find("[color=\"#ff0000\", fontcolor=\"#ffffff\", fontsize=\"10.000000\", "
@@ -434,7 +436,7 @@ TEST(Compare, MatchesByIdentityNotByLabel) {
   fs::path dir = test::temp_dir();
   std::ofstream(dir / "a.json") << a;
   std::ofstream(dir / "b.json") << b;
-  auto r = graphgen({"-T", "dot", "--compare", "a.json", "b.json"}, dir);
+  auto r = graphgen({"-T", "dot", "--compare-by", "share", "--compare", "a.json", "b.json"}, dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // The same shares in both: no difference anywhere.
   EXPECT_EQ(r.out.find(" + "), std::string::npos) << r.out;

@@ -74,8 +74,10 @@ INSTANTIATE_TEST_SUITE_P(
         // The flame graph and the icicle.
         Golden{"q-g.flame.svg", {"-T", "flame", "perf/q-g.perf"}},
         Golden{"q-g.icicle.flame.svg", {"-T", "flame", "--flame-reverse", "perf/q-g.perf"}},
-        // --compare's graph.
-        Golden{"compare-json.dot", {"--compare", "compare/json/a.json", "compare/json/b.json"}}),
+        // --compare's graphs: gprof2dot's, and the absolute change.
+        Golden{"compare-json.dot",
+               {"--compare-by", "share", "--compare", "compare/json/a.json", "compare/json/b.json"}},
+        Golden{"compare-json.absolute.dot", {"--compare", "compare/json/a.json", "compare/json/b.json"}}),
     [](const testing::TestParamInfo<Golden>& info) { return test::identifier(info.param.name); });
 
 }  // namespace

@@ -177,11 +177,11 @@ TEST(Options, BadValuesNameTheOptionAndTheValue) {
   EXPECT_EQ(with({{"strip", "yes"}}), "--strip: expected no value (a flag), found 'yes'");
   EXPECT_EQ(with({{"no-such", "1"}}), "unknown option '--no-such'");
   EXPECT_EQ(with({{"compare-only-slower", "true"}}),
-            "--compare-tolerance, --compare-only-slower, --compare-only-faster, --compare-color-by-difference and "
-            "--normalize go with --compare A B");
+            "--compare-by, --compare-tolerance, --compare-only-slower, --compare-only-faster, "
+            "--compare-color-by-difference and --normalize go with --compare A B");
   EXPECT_EQ(with({{"normalize", "true"}}),
-            "--compare-tolerance, --compare-only-slower, --compare-only-faster, --compare-color-by-difference and "
-            "--normalize go with --compare A B");
+            "--compare-by, --compare-tolerance, --compare-only-slower, --compare-only-faster, "
+            "--compare-color-by-difference and --normalize go with --compare A B");
   EXPECT_EQ(with({{"sort", "time"}}),
             "--sort, --restrict, --strip-dirs, --callers and --callees shape -T stats, pstats' report");
   EXPECT_NE(with({{"time-format", "%d%n"}}).find("--time-format"), std::string::npos);
