@@ -15,6 +15,16 @@ StackBuilder::StackBuilder(Profile& p, std::string_view event_name, std::string_
   }
 }
 
+StackBuilder::StackBuilder(Profile& p, const std::vector<Event>& events, bool keep_tree)
+    : p_(p), keep_tree_(keep_tree) {
+  for (const Event& e : events) p_.events.push_back(e);
+  p_.keeps_stack_totals = true;
+  if (keep_tree_) {
+    p_.stack_nodes.push_back({0, 0});  // the root
+    p_.stack_node_cost.resize(p_.events.size(), 0);
+  }
+}
+
 FuncId StackBuilder::function(std::string_view name, std::string_view object, bool has_object, std::string_view process,
                               bool unresolved) {
   std::uint64_t h = FlatIndex::hash_bytes(process, FlatIndex::hash_bytes(object, FlatIndex::hash_bytes(name)));
@@ -53,11 +63,17 @@ FuncId StackBuilder::python_function(std::string_view name, std::string_view fil
 
 void StackBuilder::add_sample(const std::vector<FuncId>& leaf_first, Cost weight, Cost call_weight,
                               std::string_view process) {
+  add_sample(leaf_first, &weight, &call_weight, process);
+}
+
+void StackBuilder::add_sample(const std::vector<FuncId>& leaf_first, const Cost* weights, const Cost* call_weights,
+                              std::string_view process) {
   if (leaf_first.empty()) return;
   ++samples_;
+  const std::size_t n = p_.events.size();
   if (seen_in_sample_.size() < p_.functions.size()) seen_in_sample_.resize(p_.functions.size(), 0);
   FuncId leaf = leaf_first.front();
-  p_.self(leaf, 0) = p_.add(0, p_.self(leaf, 0), weight);
+  for (std::size_t e = 0; e < n; ++e) p_.self(leaf, e) = p_.add(e, p_.self(leaf, e), weights[e]);
   for (std::size_t i = 1; i < leaf_first.size(); ++i) {
     FuncId callee = leaf_first[i - 1];
     FuncId caller = leaf_first[i];
@@ -67,19 +83,20 @@ void StackBuilder::add_sample(const std::vector<FuncId>& leaf_first, Cost weight
         [&] {
           return p_.add_call({caller, callee, kUnknownCount});
         });
-    p_.inclusive(c, 0) = p_.add(0, p_.inclusive(c, 0), call_weight);
+    for (std::size_t e = 0; e < n; ++e) p_.inclusive(c, e) = p_.add(e, p_.inclusive(c, e), call_weights[e]);
   }
   // Each distinct function of the stack once (recursion counts once).
   for (FuncId f : leaf_first) {
     if (seen_in_sample_[f] == samples_) continue;
     seen_in_sample_[f] = samples_;
-    p_.stack_inclusive(f, 0) = p_.add(0, p_.stack_inclusive(f, 0), weight);
+    for (std::size_t e = 0; e < n; ++e) p_.stack_inclusive(f, e) = p_.add(e, p_.stack_inclusive(f, e), weights[e]);
   }
   if (!keep_tree_) return;
   // Callsite tree, root first: the process, then the outermost frame.
   std::uint32_t node = process.empty() ? 0 : child(0, 0, process_id(process));
   for (std::size_t i = leaf_first.size(); i-- > 0;) node = child(node, leaf_first[i], kNoString);
-  p_.stack_node_cost[node] = p_.add(0, p_.stack_node_cost[node], weight);
+  for (std::size_t e = 0; e < n; ++e)
+    p_.stack_node_cost[node * n + e] = p_.add(e, p_.stack_node_cost[node * n + e], weights[e]);
 }
 
 StringId StackBuilder::process_id(std::string_view process) {
@@ -99,7 +116,7 @@ std::uint32_t StackBuilder::child(std::uint32_t parent, FuncId f, StringId proce
       },
       [&] {
         p_.stack_nodes.push_back({parent, f, process});
-        p_.stack_node_cost.push_back(0);
+        p_.stack_node_cost.resize(p_.stack_node_cost.size() + p_.events.size(), 0);
         return static_cast<std::uint32_t>(p_.stack_nodes.size() - 1);
       });
 }
@@ -107,7 +124,8 @@ std::uint32_t StackBuilder::child(std::uint32_t parent, FuncId f, StringId proce
 void StackBuilder::add_frameless_sample(Cost weight, std::string_view process) {
   if (!keep_tree_ || process.empty()) return;
   std::uint32_t node = child(0, 0, process_id(process));
-  p_.stack_node_cost[node] = p_.add(0, p_.stack_node_cost[node], weight);
+  const std::size_t n = p_.events.size();
+  p_.stack_node_cost[node * n] = p_.add(0, p_.stack_node_cost[node * n], weight);
 }
 
 }  // namespace graphgen::detail

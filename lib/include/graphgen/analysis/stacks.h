@@ -20,6 +20,9 @@ class StackBuilder {
   /// weights), stored as Profile's floating costs.
   StackBuilder(Profile& p, std::string_view event_name, std::string_view unit, bool keep_tree = true,
                bool floating = false);
+  /// Several integer cost columns (pprof's sample types): `events` are
+  /// appended to `p` as they are, and samples carry one weight per event.
+  StackBuilder(Profile& p, const std::vector<Event>& events, bool keep_tree = true);
 
   /// The function for (name, object, process): interned once per distinct
   /// triple. `has_object` says the input named an object (possibly empty).
@@ -40,6 +43,12 @@ class StackBuilder {
   /// per sample whatever its weight), and the process the sample ran in
   /// (perf's comm: a frame of the callsite tree above the outermost one).
   void add_sample(const std::vector<FuncId>& leaf_first, Cost weight, Cost call_weight, std::string_view process = {});
+
+  /// One sample of a builder of several events: `weights` has one cost per
+  /// event (calls get the same).
+  void add_sample(const std::vector<FuncId>& leaf_first, const Cost* weights, std::string_view process = {}) {
+    add_sample(leaf_first, weights, weights, process);
+  }
 
   /// A sample with no frames: in the callsite tree, its process alone
   /// (stackcollapse-perf.pl writes the command with no frame); no function
@@ -63,6 +72,8 @@ class StackBuilder {
   std::vector<std::size_t> seen_in_sample_;
   StringId process_id(std::string_view process);
   std::uint32_t child(std::uint32_t parent, FuncId f, StringId process);
+  void add_sample(const std::vector<FuncId>& leaf_first, const Cost* weights, const Cost* call_weights,
+                  std::string_view process);
   std::size_t samples_ = 0;
 };
 
