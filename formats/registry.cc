@@ -22,7 +22,8 @@
   X(sleepy)                       \
   X(sysprof)                      \
   X(tau)                          \
-  X(cube)
+  X(cube)                         \
+  X(pprof)
 
 // Every folder with outputs, one line each, in the order --help lists them;
 // each has <name>::output_formats(), its rows, in formats/<name>/format.cc.
@@ -35,7 +36,8 @@
   X(stats)                         \
   X(flame)                         \
   X(html)                          \
-  X(compare)
+  X(compare)                       \
+  X(pprof)
 
 namespace graphgen {
 #define GRAPHGEN_DECLARE(name)                \

@@ -28,6 +28,8 @@ jobs=${GRAPHGEN_JOBS:-$(nproc 2>/dev/null || echo 2)}
 #   libexpat1-dev                      sysprof's XML, CUBE4's anchor.xml
 #   libarchive-dev                     CUBE4's .cubex (tar archives)
 #   libsimdjson-dev                    gprof2dot's JSON format
+#   protobuf-compiler libprotobuf-dev  pprof's profile.proto, read and written
+#   golang-github-google-pprof-dev     Debian's copy of profile.proto (3.9 MB of Go sources, no Go toolchain)
 #   python3-dev                        graphgen run (embedded CPython) and the graphgen module
 #   python3-numpy                      tests profile a script that calls a C extension
 #   libopenmpi-dev openmpi-bin         graphgen-mpi, and its tests under mpirun
@@ -42,6 +44,7 @@ jobs=${GRAPHGEN_JOBS:-$(nproc 2>/dev/null || echo 2)}
 #   python3-html5lib                   the invariant suite parses every HTML output as HTML5
 packages=(cmake g++ ninja-build pkg-config libgraphviz-dev libpng-dev libspdlog-dev libfmt-dev libcli11-dev
           zlib1g-dev libbz2-dev liblzma-dev libzstd-dev libzip-dev libexpat1-dev libarchive-dev libsimdjson-dev help2man
+          protobuf-compiler libprotobuf-dev golang-github-google-pprof-dev
           python3-dev python3-numpy libopenmpi-dev openmpi-bin chromium
           libgtest-dev clang-format nlohmann-json3-dev valgrind xz-utils python3-html5lib)
 

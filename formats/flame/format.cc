@@ -12,16 +12,8 @@ using namespace formats;
 
 namespace {
 
-// The stacks of a flame graph, with a word when they are rebuilt.
 FlameTree stacks_of(const WriteInput& in, Diagnostics& diag, std::string_view what) {
-  FlameTree tree = flame_tree(in.profile, in.event, in.totals);
-  if (tree.approximate && tree.frames.size() > 1)
-    diag.warn(fmt::format(
-        "{} is approximate: the profile records a call graph, not stacks, so the stacks are "
-        "rebuilt from call ratios{}",
-        what,
-        tree.pruned ? fmt::format(" ({} branches under 0.001% of the whole left out)", tree.pruned) : std::string()));
-  return tree;
+  return output_stacks(in.profile, in.event, in.totals, diag, what);
 }
 
 Expected<std::string> write_folded_row(const WriteInput& in, Diagnostics& diag) {
@@ -38,6 +30,18 @@ Expected<std::string> write_flame_row(const WriteInput& in, Diagnostics& diag) {
 }
 
 }  // namespace
+
+FlameTree output_stacks(const Profile& p, std::size_t event, const CallGraph* totals, Diagnostics& diag,
+                        std::string_view what) {
+  FlameTree tree = flame_tree(p, event, totals);
+  if (tree.approximate && tree.frames.size() > 1)
+    diag.warn(fmt::format(
+        "{} is approximate: the profile records a call graph, not stacks, so the stacks are "
+        "rebuilt from call ratios{}",
+        what,
+        tree.pruned ? fmt::format(" ({} branches under 0.001% of the whole left out)", tree.pruned) : std::string()));
+  return tree;
+}
 
 const std::vector<OutputFormat>& output_formats() {
   static const std::vector<OutputFormat> kRows = {

@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "graphgen/analysis/flame.h"
@@ -25,6 +26,12 @@ namespace graphgen::flame {
 
 /// The count a folded line shows for a cost of the event (see above).
 double folded_scale(const Event& e);
+
+/// The stacks of event `event` (flame_tree(); `totals` for profiles that
+/// keep none), with a warning naming `what` when they are rebuilt from call
+/// ratios.
+FlameTree output_stacks(const Profile& p, std::size_t event, const CallGraph* totals, Diagnostics& diag,
+                        std::string_view what);
 
 Expected<std::string> write_folded(const Profile& p, const FlameTree& tree, std::size_t event, std::size_t max_bytes);
 

@@ -248,7 +248,13 @@ def check_input(path, label=None, extra=()):
     if check(code == 0, label, "folded", f"exit {code}: {ferr.strip()}"):
         fsum, lines = folded_lines(fo)
         approximate = "approximate" in ferr
-        scale = 1e6 if seconds else 1
+        # Seconds as doubles (pstats) fold as microseconds; time counted in
+        # ticks (TAU's microseconds, pprof's nanoseconds) folds as ticks.
+        scale = 1
+        if seconds and total > 0 and fsum > 0:
+            scale = min((1e3, 1e6, 1e9), key=lambda s: abs(math.log(fsum / (total * s))))
+        elif seconds:
+            scale = 1e6
         if approximate:
             # The whole inclusive root total: at least the self total, less
             # what the pruned branches and the rounding of each line take.

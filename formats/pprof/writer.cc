@@ -1,0 +1,207 @@
+#include "pprof/writer.h"
+
+#include <fmt/format.h>
+#include <zlib.h>
+
+#include <cmath>
+#include <unordered_map>
+
+#include "graphgen/labels.h"
+#include "profile.pb.h"
+
+namespace graphgen::pprof {
+
+namespace {
+
+namespace pb = perftools::profiles;
+
+// How an event's values are written: its sample type, and the factor from
+// the event's unit value to the written integer (0: the cost as it is).
+struct Written {
+  std::string type, unit;
+  double scale = 0;
+};
+
+Written written(const Profile& p, std::size_t e) {
+  const Event& ev = p.events[e];
+  Written w{std::string(p.str(ev.name)), std::string(p.str(ev.unit)), 0};
+  if (ev.floating) {  // seconds as doubles
+    w.unit = "nanoseconds";
+    w.scale = 1e9 * (ev.seconds_per_unit > 0 ? ev.seconds_per_unit : 1);
+  } else if (ev.seconds_per_unit > 0) {
+    constexpr std::pair<double, const char*> kUnits[] = {
+        {1e-9, "nanoseconds"}, {1e-6, "microseconds"}, {1e-3, "milliseconds"}, {1, "seconds"}};
+    w.unit.clear();
+    for (auto [spu, name] : kUnits)
+      if (ev.seconds_per_unit == spu) w.unit = name;
+    if (w.unit.empty()) {
+      w.unit = "nanoseconds";
+      w.scale = ev.seconds_per_unit * 1e9;
+    }
+  } else if (w.unit.empty()) {
+    w.unit = "count";
+  }
+  if (w.type.empty()) w.type = "samples";
+  return w;
+}
+
+std::int64_t value_of(const Profile& p, std::size_t e, const Written& w, Cost c) {
+  if (w.scale == 0) return c;
+  const double v = std::round(p.value(e, c) * w.scale);
+  return std::isfinite(v) && std::fabs(v) < 9.2e18 ? static_cast<std::int64_t>(v) : 0;
+}
+
+class Builder {
+ public:
+  explicit Builder(const Profile& p) : p_(p), function_id_(p.functions.size(), 0) { string(""); }
+
+  std::int64_t string(std::string_view s) {
+    auto [it, fresh] = strings_.try_emplace(std::string(s), static_cast<std::int64_t>(strings_.size()));
+    if (fresh) out_.add_string_table(std::string(s));
+    return it->second;
+  }
+
+  // The location of function f (one per function, of the same id).
+  std::uint64_t location(FuncId f) {
+    std::uint64_t& id = function_id_[f];
+    if (id) return id;
+    id = static_cast<std::uint64_t>(out_.function_size()) + 1;
+    const Function& fn = p_.functions[f];
+    pb::Function* g = out_.add_function();
+    g->set_id(id);
+    g->set_name(string(function_label(p_, f)));
+    g->set_system_name(string(p_.str(fn.name)));
+    if (fn.file != kNoString) g->set_filename(string(p_.str(fn.file)));
+    if (fn.line > 0) g->set_start_line(fn.line);
+    pb::Location* l = out_.add_location();
+    l->set_id(id);
+    if (fn.object != kNoString && !p_.str(fn.object).empty()) l->set_mapping_id(mapping(fn.object));
+    pb::Line* line = l->add_line();
+    line->set_function_id(id);
+    if (fn.line > 0) line->set_line(fn.line);
+    return id;
+  }
+
+  std::uint64_t mapping(StringId object) {
+    auto [it, fresh] = mappings_.try_emplace(object, static_cast<std::uint64_t>(out_.mapping_size()) + 1);
+    if (fresh) {
+      pb::Mapping* m = out_.add_mapping();
+      m->set_id(it->second);
+      m->set_filename(string(p_.str(object)));
+      m->set_has_functions(true);
+      m->set_has_filenames(true);
+      m->set_has_line_numbers(true);
+    }
+    return it->second;
+  }
+
+  pb::Profile& out() { return out_; }
+
+ private:
+  const Profile& p_;
+  pb::Profile out_;
+  std::unordered_map<std::string, std::int64_t> strings_;
+  std::unordered_map<StringId, std::uint64_t> mappings_;
+  std::vector<std::uint64_t> function_id_;
+};
+
+Expected<std::string> gzip(const std::string& raw, std::size_t max_bytes) {
+  z_stream z{};
+  // windowBits 15 + 16: a gzip wrapper (mtime 0, so the bytes depend on
+  // the profile only).
+  if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+    return bad_input("pprof: zlib could not start compressing");
+  std::string out(deflateBound(&z, raw.size()), '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(raw.data()));
+  z.avail_in = static_cast<uInt>(raw.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  const int rc = deflate(&z, Z_FINISH);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  if (rc != Z_STREAM_END) return bad_input("pprof: zlib could not compress the profile");
+  if (max_bytes && out.size() > max_bytes)
+    return bad_input(fmt::format("the pprof output would be over {} bytes; --max-memory raises the limit", max_bytes));
+  return out;
+}
+
+}  // namespace
+
+Expected<std::string> write(const Profile& p, std::size_t event, const FlameTree* rebuilt, std::size_t max_bytes) {
+  Builder b(p);
+  pb::Profile& out = b.out();
+  // The events written: all of them from recorded stacks, the one graphed
+  // from rebuilt ones.
+  std::vector<std::size_t> events;
+  if (rebuilt) {
+    events.push_back(event);
+  } else {
+    for (std::size_t e = 0; e < p.events.size(); ++e) events.push_back(e);
+  }
+  std::vector<Written> how;
+  for (std::size_t e : events) {
+    how.push_back(written(p, e));
+    pb::ValueType* vt = out.add_sample_type();
+    vt->set_type(b.string(how.back().type));
+    vt->set_unit(b.string(how.back().unit));
+  }
+  out.set_default_sample_type(b.string(written(p, event).type));
+  // The budget counts the stacks as they are written (a deep stack under
+  // many leaves writes its frames once per leaf).
+  std::size_t frames_written = 0;
+  auto over = [&] { return max_bytes && frames_written * 2 > max_bytes; };
+  auto too_large = [&] {
+    return bad_input(fmt::format("the pprof output would be over {} bytes; --max-memory raises the limit", max_bytes));
+  };
+  if (rebuilt) {
+    const std::int64_t process_key = b.string("process");
+    for (std::size_t k = 1; k < rebuilt->frames.size(); ++k) {
+      const FlameFrame& fr = rebuilt->frames[k];
+      if (fr.self == 0 || fr.process != kNoString) continue;
+      pb::Sample* s = out.add_sample();
+      for (std::uint32_t n = static_cast<std::uint32_t>(k); n != 0; n = rebuilt->frames[n].parent) {
+        const FlameFrame& up = rebuilt->frames[n];
+        if (up.process != kNoString) {
+          pb::Label* l = s->add_label();
+          l->set_key(process_key);
+          l->set_str(b.string(p.str(up.process)));
+          continue;
+        }
+        s->add_location_id(b.location(up.function));
+        ++frames_written;
+      }
+      const Written& w = how[0];
+      const double v = std::round(fr.self * (w.scale == 0 ? 1 : w.scale));
+      s->add_value(std::isfinite(v) && std::fabs(v) < 9.2e18 ? static_cast<std::int64_t>(v) : 0);
+      if (over()) return too_large();
+    }
+    out.add_comment(b.string("graphgen: a call graph, not stacks: the stacks are rebuilt from call ratios"));
+  } else {
+    const std::size_t n = p.events.size();
+    const std::int64_t process_key = b.string("process");
+    for (std::size_t k = 1; k < p.stack_nodes.size(); ++k) {
+      bool any = false;
+      for (std::size_t e = 0; e < n; ++e) any |= p.stack_node_cost[k * n + e] != 0;
+      if (!any || p.stack_nodes[k].process != kNoString) continue;
+      pb::Sample* s = out.add_sample();
+      for (std::uint32_t node = static_cast<std::uint32_t>(k); node != 0; node = p.stack_nodes[node].parent) {
+        const StackNode& up = p.stack_nodes[node];
+        if (up.process != kNoString) {
+          pb::Label* l = s->add_label();
+          l->set_key(process_key);
+          l->set_str(b.string(p.str(up.process)));
+          continue;
+        }
+        s->add_location_id(b.location(up.function));
+        ++frames_written;
+      }
+      for (std::size_t e = 0; e < n; ++e) s->add_value(value_of(p, e, how[e], p.stack_node_cost[k * n + e]));
+      if (over()) return too_large();
+    }
+  }
+  std::string raw;
+  if (!out.SerializeToString(&raw)) return bad_input("pprof: the profile could not be serialized");
+  return gzip(raw, max_bytes);
+}
+
+}  // namespace graphgen::pprof
