@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "graphgen/analysis/integrate.h"
+
 // Every input format, one line each, in the order --help lists them and
 // detection breaks ties; each is <name>::input_format(), the row its folder
 // defines in formats/<name>/format.cc.
@@ -23,7 +25,9 @@
   X(sysprof)                      \
   X(tau)                          \
   X(cube)                         \
-  X(pprof)
+  X(pprof)                        \
+  X(speedscope)                   \
+  X(cpuprofile)
 
 // Every folder with outputs, one line each, in the order --help lists them;
 // each has <name>::output_formats(), its rows, in formats/<name>/format.cc.
@@ -37,7 +41,8 @@
   X(flame)                         \
   X(html)                          \
   X(compare)                       \
-  X(pprof)
+  X(pprof)                         \
+  X(speedscope)
 
 namespace graphgen {
 #define GRAPHGEN_DECLARE(name)                \
@@ -55,6 +60,11 @@ GRAPHGEN_OUTPUT_FORMATS(GRAPHGEN_DECLARE)
 }  // namespace graphgen
 
 namespace graphgen::formats {
+
+std::optional<CallGraph> graph_from_stacks(const Profile& p, std::size_t event, Diagnostics& diag) {
+  if (!p.keeps_stack_totals) return std::nullopt;
+  return graph_from_call_stacks(p, event, diag);
+}
 
 namespace {
 

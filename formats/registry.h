@@ -88,6 +88,12 @@ struct InputFormat {
   std::optional<CallGraph> (*graph)(const Profile& p, std::size_t event, Diagnostics& diag) = nullptr;
 };
 
+/// An InputFormat::graph for formats whose viewers take a function's
+/// inclusive cost from the samples whose stack holds it (pprof's cum,
+/// speedscope's total): the call stacks' totals, not gprof2dot's call-ratio
+/// integration (which finds no root in a stack that is one cycle).
+std::optional<CallGraph> graph_from_stacks(const Profile& p, std::size_t event, Diagnostics& diag);
+
 const std::vector<InputFormat>& input_formats();
 const InputFormat* find_input_format(std::string_view name);
 /// The format of the profiles cProfile takes in-process (`graphgen run`,

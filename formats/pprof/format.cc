@@ -1,7 +1,6 @@
 // pprof: its rows in the table of formats (registry.cc): profile.proto
 // read and written.
 #include "flame/writer.h"
-#include "graphgen/analysis/integrate.h"
 #include "pprof/reader.h"
 #include "pprof/writer.h"
 #include "registry.h"
@@ -13,14 +12,6 @@ using namespace formats;
 namespace {
 
 Confidence sniff_row(std::string_view head) { return sniff(head) ? Confidence::kStrong : Confidence::kNo; }
-
-// A function's inclusive cost is that of the samples whose stack holds it,
-// as pprof's cum (gprof2dot's call-ratio integration, which graphs of perf
-// keep, finds no root in a stack that is all one cycle of libraries).
-std::optional<CallGraph> graph_row(const Profile& p, std::size_t event, Diagnostics& diag) {
-  if (!p.keeps_stack_totals) return std::nullopt;
-  return graph_from_call_stacks(p, event, diag);
-}
 
 Expected<std::string> write_row(const WriteInput& in, Diagnostics& diag) {
   // Recorded stacks are written exactly, every event; a call graph's are
@@ -39,7 +30,7 @@ const InputFormat& input_format() {
       .extensions = {".pb.gz", ".pprof", ".pb"},
       .sniff = sniff_row,
       .read = read,
-      .graph = graph_row,
+      .graph = graph_from_stacks,
   };
   return kRow;
 }
