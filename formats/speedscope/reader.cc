@@ -1,0 +1,461 @@
+#include "speedscope/reader.h"
+
+#include <fmt/format.h>
+#include <simdjson.h>
+
+#include <cmath>
+#include <optional>
+#include <unordered_map>
+
+#include "graphgen/analysis/stacks.h"
+#include "graphgen/text.h"
+
+namespace graphgen::speedscope {
+
+namespace {
+
+namespace od = simdjson::ondemand;
+
+struct Frame {
+  std::string name, file;
+  std::int64_t line = 0;
+};
+
+// One profile as the file gives it, checked once the frames are known.
+struct Raw {
+  std::string name, unit;
+  bool evented = false;
+  std::size_t offset = 0;                      // of the profile object
+  std::vector<std::uint32_t> frames;           // the samples' frames, one after another
+  std::vector<std::uint32_t> sample_begin{0};  // sample k: frames[begin[k], begin[k+1])
+  std::vector<std::size_t> sample_offset;
+  std::vector<double> weights;
+  std::size_t weights_offset = 0;
+  struct Ev {
+    bool open = false;
+    std::uint32_t frame = 0;
+    double at = 0;
+    std::size_t offset = 0;
+  };
+  std::vector<Ev> events;
+  double start = 0, end = 0;
+};
+
+double seconds_per_unit(std::string_view unit) {
+  if (unit == "nanoseconds") return 1e-9;
+  if (unit == "microseconds") return 1e-6;
+  if (unit == "milliseconds") return 1e-3;
+  if (unit == "seconds") return 1;
+  return 0;
+}
+
+class Reader {
+ public:
+  Reader(const InputFile& in, const formats::ReadOptions& options, Diagnostics& diag)
+      : in_(in), options_(options), diag_(diag) {}
+
+  Expected<Profile> read() {
+    simdjson::padded_string text(in_.bytes().data(), in_.bytes().size());
+    base_ = text.data();
+    od::parser parser;
+    if (auto e = parser.iterate(text).get(doc_); e) return fail("a JSON document", e);
+    iterating_ = true;
+    od::object root;
+    if (auto e = doc_.get_object().get(root); e)
+      return fail("a speedscope file {\"shared\": ..., \"profiles\": ...}", e);
+    bool shared = false, profiles = false;
+    for (auto field : root) {
+      std::string_view key;
+      if (auto e = field.unescaped_key().get(key); e) return fail("a member name", e);
+      if (key == "shared") {
+        if (auto ok = shared_frames(field.value()); !ok) return ok.error();
+        shared = true;
+      } else if (key == "profiles") {
+        if (auto ok = profile_list(field.value()); !ok) return ok.error();
+        profiles = true;
+      }
+    }
+    if (!shared || !profiles)
+      return bad_input(
+          fmt::format("{}: expected the members \"shared\" and \"profiles\" of a speedscope file, found "
+                      "no {}",
+                      in_.path(), shared ? "\"profiles\"" : "\"shared\""));
+    if (raw_.empty())
+      return bad_input(fmt::format("{}: expected at least one profile in \"profiles\", found none", in_.path()));
+    return build();
+  }
+
+ private:
+  std::size_t here() {
+    if (!iterating_) return 0;  // the document never started: nothing to ask it
+    const char* at = nullptr;
+    if (doc_.current_location().get(at) == simdjson::SUCCESS && at >= base_)
+      return static_cast<std::size_t>(at - base_);
+    return in_.bytes().size();
+  }
+  std::string where(std::size_t offset) const { return fmt::format("{}:+0x{:x}", in_.path(), offset); }
+
+  Error fail(std::string_view what, simdjson::error_code e) {
+    std::string found = simdjson::error_message(e);
+    if (e == simdjson::INCORRECT_TYPE) found = "a value of another type";
+    return Error{Error::Kind::kBadInput,
+                 fmt::format("{}: expected {}, found {}", where(here()), what, one_line(found))};
+  }
+
+  Expected<bool> over_budget() {
+    std::size_t bytes = frames_.size() * sizeof(Frame);
+    for (const Raw& r : raw_)
+      bytes += r.frames.size() * 4 + r.sample_begin.size() * 4 + r.sample_offset.size() * 8 + r.weights.size() * 8 +
+               r.events.size() * sizeof(Raw::Ev);
+    if (options_.memory_budget && bytes > options_.memory_budget)
+      return bad_input(formats::over_budget_message(in_.path(), options_.memory_budget, frames_.size(), 1));
+    return true;
+  }
+
+  Expected<bool> shared_frames(od::value value) {
+    od::object shared;
+    if (auto e = value.get_object().get(shared); e) return fail("\"shared\": {\"frames\": [...]}", e);
+    for (auto field : shared) {
+      std::string_view key;
+      if (auto e = field.unescaped_key().get(key); e) return fail("a member name", e);
+      if (key != "frames") continue;
+      od::array list;
+      if (auto e = field.value().get_array().get(list); e) return fail("\"frames\": [{\"name\": ...}, ...]", e);
+      for (auto item : list) {
+        od::object obj;
+        const std::size_t at = here();
+        if (auto e = item.get_object().get(obj); e) return fail("a frame {\"name\": ...}", e);
+        Frame f;
+        bool named = false;
+        for (auto m : obj) {
+          std::string_view k, s;
+          if (auto e = m.unescaped_key().get(k); e) return fail("a member name", e);
+          od::value v = m.value();
+          bool null = false;
+          if (auto e = v.is_null().get(null); !e && null) continue;  // py-spy writes "col": null
+          if (k == "name" || k == "file") {
+            if (auto e = v.get_string().get(s); e) return fail("a string", e);
+            (k == "name" ? f.name : f.file) = std::string(s);
+            named |= k == "name";
+          } else if (k == "line") {
+            double line = 0;
+            if (auto e = v.get_double().get(line); e) return fail("a line number", e);
+            f.line = std::isfinite(line) && line > 0 && line < 1e15 ? static_cast<std::int64_t>(line) : 0;
+          }
+        }
+        if (!named)
+          return bad_input(fmt::format("{}: expected \"name\" in frame {}, found none", where(at), frames_.size()));
+        frames_.push_back(std::move(f));
+        if (frames_.size() % 4096 == 0)
+          if (auto ok = over_budget(); !ok) return ok.error();
+      }
+    }
+    return true;
+  }
+
+  Expected<bool> profile_list(od::value value) {
+    od::array list;
+    if (auto e = value.get_array().get(list); e) return fail("\"profiles\": [{\"type\": ...}, ...]", e);
+    for (auto item : list) {
+      Raw r;
+      r.offset = here();
+      od::object obj;
+      if (auto e = item.get_object().get(obj); e)
+        return fail("a profile {\"type\": \"sampled\" | \"evented\", ...}", e);
+      std::string type;
+      for (auto m : obj) {
+        std::string_view k, s;
+        if (auto e = m.unescaped_key().get(k); e) return fail("a member name", e);
+        od::value v = m.value();
+        if (k == "type" || k == "name" || k == "unit") {
+          if (auto e = v.get_string().get(s); e) return fail("a string", e);
+          (k == "type" ? type : k == "name" ? r.name : r.unit) = std::string(s);
+        } else if (k == "startValue" || k == "endValue") {
+          double x = 0;
+          if (auto e = v.get_double().get(x); e) return fail("a number", e);
+          (k == "startValue" ? r.start : r.end) = x;
+        } else if (k == "samples") {
+          if (auto ok = samples(v, r); !ok) return ok.error();
+        } else if (k == "weights") {
+          if (auto ok = weights(v, r); !ok) return ok.error();
+        } else if (k == "events") {
+          if (auto ok = events(v, r); !ok) return ok.error();
+        }
+      }
+      if (type != "sampled" && type != "evented")
+        return bad_input(fmt::format("{}: expected a profile of \"type\": \"sampled\" or \"evented\", found {}",
+                                     where(r.offset), type.empty() ? "no type" : quote_input(type)));
+      r.evented = type == "evented";
+      raw_.push_back(std::move(r));
+      if (auto ok = over_budget(); !ok) return ok.error();
+    }
+    return true;
+  }
+
+  Expected<bool> samples(od::value value, Raw& r) {
+    od::array list;
+    if (auto e = value.get_array().get(list); e) return fail("\"samples\": [[frame, ...], ...]", e);
+    for (auto item : list) {
+      r.sample_offset.push_back(here());
+      od::array stack;
+      if (auto e = item.get_array().get(stack); e) return fail("a sample [frame, ...]", e);
+      for (auto x : stack) {
+        std::uint64_t i = 0;
+        if (auto e = x.get_uint64().get(i); e) return fail("a frame index", e);
+        r.frames.push_back(i > UINT32_MAX ? UINT32_MAX : static_cast<std::uint32_t>(i));
+      }
+      r.sample_begin.push_back(static_cast<std::uint32_t>(r.frames.size()));
+      if (r.sample_offset.size() % 4096 == 0)
+        if (auto ok = over_budget(); !ok) return ok.error();
+    }
+    return true;
+  }
+
+  Expected<bool> weights(od::value value, Raw& r) {
+    r.weights_offset = here();
+    od::array list;
+    if (auto e = value.get_array().get(list); e) return fail("\"weights\": [number, ...]", e);
+    for (auto x : list) {
+      double w = 0;
+      if (auto e = x.get_double().get(w); e) return fail("a weight", e);
+      r.weights.push_back(w);
+    }
+    return true;
+  }
+
+  Expected<bool> events(od::value value, Raw& r) {
+    od::array list;
+    if (auto e = value.get_array().get(list); e) return fail("\"events\": [{\"type\": \"O\", ...}, ...]", e);
+    for (auto item : list) {
+      Raw::Ev ev;
+      ev.offset = here();
+      od::object obj;
+      if (auto e = item.get_object().get(obj); e) return fail("an event {\"type\", \"frame\", \"at\"}", e);
+      std::string_view type;
+      for (auto m : obj) {
+        std::string_view k;
+        if (auto e = m.unescaped_key().get(k); e) return fail("a member name", e);
+        if (k == "type") {
+          if (auto e = m.value().get_string().get(type); e) return fail("\"O\" or \"C\"", e);
+        } else if (k == "frame") {
+          std::uint64_t i = 0;
+          if (auto e = m.value().get_uint64().get(i); e) return fail("a frame index", e);
+          ev.frame = i > UINT32_MAX ? UINT32_MAX : static_cast<std::uint32_t>(i);
+        } else if (k == "at") {
+          if (auto e = m.value().get_double().get(ev.at); e) return fail("a number", e);
+        }
+      }
+      if (type != "O" && type != "C")
+        return bad_input(fmt::format("{}: expected an event of \"type\": \"O\" or \"C\", found {}", where(ev.offset),
+                                     type.empty() ? "no type" : quote_input(type)));
+      ev.open = type == "O";
+      r.events.push_back(ev);
+      if (r.events.size() % 4096 == 0)
+        if (auto ok = over_budget(); !ok) return ok.error();
+    }
+    return true;
+  }
+
+  Expected<bool> check(const Raw& r, std::size_t k) {
+    if (r.unit != raw_[0].unit)
+      return bad_input(fmt::format("{}: expected every profile in unit {} (as profile 0), found {} in profile {}",
+                                   where(r.offset), quote_input(raw_[0].unit), quote_input(r.unit), k));
+    if (!r.evented && r.weights.size() != r.sample_offset.size())
+      return bad_input(fmt::format("{}: expected one weight per sample in profile {}, found {} weights for {} samples",
+                                   where(r.weights_offset ? r.weights_offset : r.offset), k, r.weights.size(),
+                                   r.sample_offset.size()));
+    for (std::size_t s = 0; s < r.sample_offset.size(); ++s)
+      for (std::uint32_t i = r.sample_begin[s]; i < r.sample_begin[s + 1]; ++i)
+        if (r.frames[i] >= frames_.size())
+          return bad_input(fmt::format("{}: sample {} of profile {} names frame {}, but \"shared\".\"frames\" has {}",
+                                       where(r.sample_offset[s]), s, k, r.frames[i], frames_.size()));
+    for (const Raw::Ev& ev : r.events)
+      if (ev.frame >= frames_.size())
+        return bad_input(fmt::format("{}: an event of profile {} names frame {}, but \"shared\".\"frames\" has {}",
+                                     where(ev.offset), k, ev.frame, frames_.size()));
+    for (double w : r.weights)
+      if (!std::isfinite(w))
+        return bad_input(fmt::format("{}: expected finite weights in profile {}", where(r.offset), k));
+    return true;
+  }
+
+  // Whether every weight and event time is a whole number: integer costs.
+  bool integral() const {
+    auto whole = [](double v) { return std::fabs(v) < 9e15 && v == std::floor(v); };
+    for (const Raw& r : raw_) {
+      for (double w : r.weights)
+        if (!whole(w)) return false;
+      for (const Raw::Ev& ev : r.events)
+        if (!whole(ev.at)) return false;
+    }
+    return true;
+  }
+
+  FuncId function(std::uint32_t frame) {
+    if (function_of_.size() < frames_.size()) function_of_.resize(frames_.size(), UINT32_MAX);
+    FuncId& f = function_of_[frame];
+    if (f != UINT32_MAX) return f;
+    const Frame& fr = frames_[frame];
+    std::string key = fr.name + '\0' + fr.file + '\0' + std::to_string(fr.line);
+    auto [it, fresh] = by_identity_.try_emplace(std::move(key), 0);
+    if (fresh) {
+      Function fn;
+      fn.name = p_.strings.intern(fr.name);
+      if (!fr.file.empty()) fn.file = p_.strings.intern(fr.file);
+      fn.line = fr.line;
+      it->second = p_.add_function(fn);
+    }
+    return f = it->second;
+  }
+
+  Expected<Profile> build();
+  Expected<bool> add_evented(const Raw& r, std::size_t k);
+  void add(const std::vector<FuncId>& leaf_first, double weight);
+
+  const InputFile& in_;
+  const formats::ReadOptions& options_;
+  Diagnostics& diag_;
+  od::document doc_;
+  bool iterating_ = false;
+  const char* base_ = nullptr;
+  std::vector<Frame> frames_;
+  std::vector<Raw> raw_;
+  Profile p_;
+  std::optional<detail::StackBuilder> builder_;
+  std::vector<FuncId> function_of_;
+  std::unordered_map<std::string, FuncId> by_identity_;
+  // Building: the value scale, the profile's process (several profiles),
+  // and each function's row in the current location.
+  double scale_ = 1;
+  bool floating_ = false;
+  std::string process_;
+  std::vector<std::uint32_t> rows_;
+  std::vector<std::size_t> seen_;
+  std::size_t stack_count_ = 0;
+  bool located_ = false;  // several profiles: each a Location
+};
+
+// One stack of the current profile: into the model and its location.
+void Reader::add(const std::vector<FuncId>& leaf_first, double weight) {
+  const Cost c = floating_ ? float_cost(weight * scale_) : static_cast<Cost>(std::llround(weight));
+  builder_->add_sample(leaf_first, &c, process_);
+  ++stack_count_;
+  if (!located_) return;
+  if (seen_.size() < p_.functions.size()) seen_.resize(p_.functions.size(), 0);
+  bool leaf = true;
+  for (FuncId f : leaf_first) {
+    const std::uint32_t row = p_.location_row(f, rows_);
+    if (leaf) p_.location_self[row] = p_.add(0, p_.location_self[row], c);
+    leaf = false;
+    if (seen_[f] == stack_count_) continue;
+    seen_[f] = stack_count_;
+    p_.location_total[row] = p_.add(0, p_.location_total[row], c);
+  }
+}
+
+// An evented profile: between two events, the open frames are a stack
+// that lasts the time between them.
+Expected<bool> Reader::add_evented(const Raw& r, std::size_t k) {
+  std::vector<std::uint32_t> open;
+  std::vector<FuncId> stack;
+  double last = r.events.empty() ? r.start : r.events.front().at;
+  for (const Raw::Ev& ev : r.events) {
+    if (ev.at < last)
+      return bad_input(fmt::format("{}: expected events of profile {} in time order, found \"at\": {} after {}",
+                                   where(ev.offset), k, ev.at, last));
+    if (!open.empty() && ev.at > last) {
+      stack.clear();
+      for (std::size_t i = open.size(); i-- > 0;) stack.push_back(function(open[i]));
+      add(stack, ev.at - last);
+    }
+    last = ev.at;
+    if (ev.open) {
+      open.push_back(ev.frame);
+    } else if (open.empty() || open.back() != ev.frame) {
+      return bad_input(
+          fmt::format("{}: expected the close of {} in profile {}, found the close of frame {}", where(ev.offset),
+                      open.empty() ? "nothing (no frame is open)" : fmt::format("frame {}", open.back()), k, ev.frame));
+    } else {
+      open.pop_back();
+    }
+  }
+  if (!open.empty()) {
+    diag_.warn(fmt::format("{}: profile {} ends with {} frames open; they are closed at its endValue", in_.path(), k,
+                           open.size()));
+    if (r.end > last) {
+      stack.clear();
+      for (std::size_t i = open.size(); i-- > 0;) stack.push_back(function(open[i]));
+      add(stack, r.end - last);
+    }
+  }
+  return true;
+}
+
+Expected<Profile> Reader::build() {
+  for (std::size_t k = 0; k < raw_.size(); ++k)
+    if (auto ok = check(raw_[k], k); !ok) return ok.error();
+  const std::string& unit = raw_[0].unit;
+  const double spu = seconds_per_unit(unit);
+  Event e;
+  e.name = p_.strings.intern(spu > 0 ? "time" : unit == "bytes" ? "bytes" : "samples");
+  e.unit = p_.strings.intern(unit);
+  floating_ = !integral();
+  if (floating_) {
+    // Fractional ticks: seconds as doubles, as pstats keeps them.
+    e.floating = true;
+    e.seconds_per_unit = spu > 0 ? 1 : 0;
+    scale_ = spu > 0 ? spu : 1;
+  } else {
+    e.seconds_per_unit = spu;
+  }
+  builder_.emplace(p_, std::vector<Event>{e}, options_.keep_stacks);
+  located_ = raw_.size() > 1;
+  // Python's frames (py-spy's, graphgen's of pstats): labelled as pstats
+  // labels them, module:line:name.
+  bool python = false, other = false;
+  for (const Frame& f : frames_) {
+    if (f.file.empty()) continue;
+    (f.file.ends_with(".py") || f.file == "~" ? python : other) = true;
+  }
+  if (python && !other) p_.label_style = LabelStyle::kPython;
+  std::vector<FuncId> stack;
+  for (std::size_t k = 0; k < raw_.size(); ++k) {
+    const Raw& r = raw_[k];
+    process_ = raw_.size() > 1 ? (r.name.empty() ? fmt::format("profile {}", k) : r.name) : std::string();
+    if (located_) {
+      Location loc;
+      loc.thread = static_cast<std::int64_t>(k);
+      loc.label = p_.strings.intern(process_);
+      loc.begin = loc.end = static_cast<std::uint32_t>(p_.location_functions.size());
+      p_.locations.push_back(loc);
+    }
+    if (r.evented) {
+      if (auto ok = add_evented(r, k); !ok) return ok.error();
+      continue;
+    }
+    for (std::size_t s = 0; s < r.sample_offset.size(); ++s) {
+      stack.clear();
+      for (std::uint32_t i = r.sample_begin[s + 1]; i-- > r.sample_begin[s];) stack.push_back(function(r.frames[i]));
+      if (stack.empty()) continue;
+      add(stack, r.weights[s]);
+    }
+  }
+  if (options_.memory_budget && p_.approximate_bytes() > options_.memory_budget)
+    return bad_input(formats::over_budget_message(in_.path(), options_.memory_budget, p_.functions.size(), 1));
+  return std::move(p_);
+}
+
+}  // namespace
+
+int sniff(std::string_view head) {
+  if (head.find(kSchema) != std::string_view::npos) return 3;
+  std::size_t i = head.find_first_not_of(" \t\r\n");
+  if (i == std::string_view::npos || head[i] != '{') return 0;
+  return head.find("\"shared\"") != std::string_view::npos && head.find("\"frames\"") != std::string_view::npos ? 1 : 0;
+}
+
+Expected<Profile> read(const InputFile& input, const formats::ReadOptions& options, Diagnostics& diag) {
+  return Reader(input, options, diag).read();
+}
+
+}  // namespace graphgen::speedscope

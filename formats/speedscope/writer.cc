@@ -1,0 +1,122 @@
+#include "speedscope/writer.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "common/markup.h"
+#include "graphgen/labels.h"
+#include "speedscope/reader.h"
+
+namespace graphgen::speedscope {
+
+namespace {
+
+using formats::json_number;
+using formats::json_text;
+
+// One profile being written: its samples (frame lists, root first) and weights.
+struct Out {
+  std::string name;
+  std::string samples, weights;
+  double total = 0;
+  std::size_t count = 0;
+};
+
+struct Unit {
+  std::string_view name;
+  double factor = 1;  // from the event's value (Profile::value) to the written one
+};
+
+Unit unit_of(const Profile& p, std::size_t event) {
+  const Event& e = p.events[event];
+  if (e.floating) return {e.seconds_per_unit > 0 ? "seconds" : "none", 1};
+  if (e.seconds_per_unit > 0) {
+    constexpr std::pair<double, std::string_view> kTicks[] = {
+        {1e-9, "nanoseconds"}, {1e-6, "microseconds"}, {1e-3, "milliseconds"}, {1, "seconds"}};
+    for (auto [spu, name] : kTicks)
+      if (e.seconds_per_unit == spu) return {name, 1};
+    return {"seconds", e.seconds_per_unit};
+  }
+  const std::string_view name = p.str(e.name), unit = p.str(e.unit);
+  return {name == "bytes" || unit == "bytes" ? "bytes" : "none", 1};
+}
+
+}  // namespace
+
+Expected<std::string> write(const Profile& p, const FlameTree& tree, std::size_t event, const WriteOptions& o) {
+  const Unit unit = unit_of(p, event);
+  auto too_large = [&] {
+    return bad_input(
+        fmt::format("the speedscope output would be over {} bytes; --max-memory raises the limit", o.max_bytes));
+  };
+  // Frames: one per function met, in order of meeting.
+  std::vector<std::int64_t> frame_of(p.functions.size(), -1);
+  std::string frames;
+  std::size_t frame_count = 0;
+  auto frame = [&](FuncId f) {
+    std::int64_t& id = frame_of[f];
+    if (id >= 0) return id;
+    id = static_cast<std::int64_t>(frame_count++);
+    const Function& fn = p.functions[f];
+    // The name alone where the file and line say the rest (Python's
+    // `module:line:name` labels are built from them again when read back).
+    const std::string name = fn.file != kNoString ? std::string(p.str(fn.name)) : function_label(p, f);
+    frames += fmt::format("{}{{\"name\":{}", frames.empty() ? "" : ",", json_text(name));
+    if (fn.file != kNoString) frames += ",\"file\":" + json_text(p.str(fn.file));
+    if (fn.line > 0) frames += fmt::format(",\"line\":{}", fn.line);
+    frames += '}';
+    return id;
+  };
+  // Profiles: one per process frame under the root, and one for the rest.
+  std::vector<Out> outs;
+  std::vector<std::size_t> profile_of(tree.frames.size(), 0);
+  std::size_t main_profile = SIZE_MAX;
+  std::vector<std::int64_t> path;
+  for (std::size_t k = 1; k < tree.frames.size(); ++k) {
+    const FlameFrame& fr = tree.frames[k];
+    if (fr.parent != 0) {
+      profile_of[k] = profile_of[fr.parent];
+    } else if (fr.process != kNoString) {
+      profile_of[k] = outs.size();
+      outs.push_back({std::string(p.str(fr.process)), {}, {}, 0, 0});
+    } else {
+      if (main_profile == SIZE_MAX) {
+        main_profile = outs.size();
+        outs.push_back({o.name.empty() ? std::string("profile") : o.name, {}, {}, 0, 0});
+      }
+      profile_of[k] = main_profile;
+    }
+    if (fr.self == 0 || fr.process != kNoString) continue;
+    path.clear();
+    for (std::uint32_t n = static_cast<std::uint32_t>(k); n != 0; n = tree.frames[n].parent)
+      if (tree.frames[n].process == kNoString) path.push_back(frame(tree.frames[n].function));
+    Out& out = outs[profile_of[k]];
+    out.samples += out.count ? ",[" : "[";
+    for (std::size_t i = path.size(); i-- > 0;)
+      out.samples += fmt::format("{}{}", i + 1 == path.size() ? "" : ",", path[i]);
+    out.samples += ']';
+    const double w = fr.self * unit.factor;
+    out.weights += (out.count ? "," : "") + json_number(w);
+    out.total += w;
+    ++out.count;
+    if (o.max_bytes && out.samples.size() + out.weights.size() + frames.size() > o.max_bytes) return too_large();
+  }
+  std::string json =
+      fmt::format("{{\"$schema\":{},\"shared\":{{\"frames\":[{}]}},\"profiles\":[", json_text(kSchema), frames);
+  bool first = true;
+  for (const Out& out : outs) {
+    if (out.count == 0) continue;
+    json += fmt::format(
+        "{}{{\"type\":\"sampled\",\"name\":{},\"unit\":\"{}\",\"startValue\":0,\"endValue\":{},\"samples\":[{}],"
+        "\"weights\":[{}]}}",
+        first ? "" : ",", json_text(out.name), unit.name, json_number(out.total), out.samples, out.weights);
+    first = false;
+  }
+  json += fmt::format("],\"name\":{},\"activeProfileIndex\":0,\"exporter\":{}}}\n", json_text(o.name),
+                      json_text(o.exporter));
+  if (o.max_bytes && json.size() > o.max_bytes) return too_large();
+  return json;
+}
+
+}  // namespace graphgen::speedscope
