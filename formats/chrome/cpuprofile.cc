@@ -1,0 +1,300 @@
+#include "chrome/cpuprofile.h"
+
+#include <fmt/format.h>
+#include <simdjson.h>
+
+#include <algorithm>
+#include <numeric>
+#include <unordered_map>
+
+#include "graphgen/analysis/stacks.h"
+#include "graphgen/text.h"
+
+namespace graphgen::chrome {
+
+namespace {
+
+namespace od = simdjson::ondemand;
+
+constexpr std::uint32_t kNone = UINT32_MAX;
+
+struct Node {
+  std::int64_t id = 0;
+  std::string name, url;
+  std::int64_t line = -1;
+  std::vector<std::int64_t> children;
+  std::int64_t parent_id = -1;
+  std::size_t offset = 0;
+  std::uint32_t parent = kNone;
+};
+
+class Reader {
+ public:
+  Reader(const InputFile& in, const formats::ReadOptions& options, Diagnostics& diag)
+      : in_(in), options_(options), diag_(diag) {}
+
+  Expected<Profile> read() {
+    simdjson::padded_string text(in_.bytes().data(), in_.bytes().size());
+    base_ = text.data();
+    od::parser parser;
+    if (auto e = parser.iterate(text).get(doc_); e) return fail("a JSON document", e);
+    iterating_ = true;
+    od::object root;
+    if (auto e = doc_.get_object().get(root); e) return fail("a CPU profile {\"nodes\": ..., \"samples\": ...}", e);
+    bool nodes = false;
+    for (auto field : root) {
+      std::string_view key;
+      if (auto e = field.unescaped_key().get(key); e) return fail("a member name", e);
+      od::value v = field.value();
+      if (key == "nodes") {
+        if (auto ok = node_list(v); !ok) return ok.error();
+        nodes = true;
+      } else if (key == "head") {
+        return bad_input(
+            fmt::format("{}: expected the \"nodes\" of a CPU profile (Chrome 58 and later, node), found "
+                        "the older nested \"head\" format, which graphgen does not read",
+                        where(here())));
+      } else if (key == "samples" || key == "timeDeltas") {
+        (key == "samples" ? samples_offset_ : deltas_offset_) = here();
+        if (auto ok = numbers(v, key == "samples" ? samples_ : deltas_, key); !ok) return ok.error();
+      } else if (key == "startTime" || key == "endTime") {
+        double t = 0;
+        if (auto e = v.get_double().get(t); e) return fail("a time in microseconds", e);
+        (key == "startTime" ? start_ : end_) = t;
+      }
+    }
+    if (!nodes)
+      return bad_input(fmt::format("{}: expected the member \"nodes\" of a CPU profile, found none", in_.path()));
+    if (deltas_.size() != samples_.size())
+      return bad_input(fmt::format("{}: expected one time delta per sample, found {} deltas for {} samples",
+                                   where(deltas_offset_), deltas_.size(), samples_.size()));
+    if (auto ok = link(); !ok) return ok.error();
+    return build();
+  }
+
+ private:
+  std::size_t here() {
+    if (!iterating_) return 0;
+    const char* at = nullptr;
+    if (doc_.current_location().get(at) == simdjson::SUCCESS && at >= base_)
+      return static_cast<std::size_t>(at - base_);
+    return in_.bytes().size();
+  }
+  std::string where(std::size_t offset) const { return fmt::format("{}:+0x{:x}", in_.path(), offset); }
+  Error fail(std::string_view what, simdjson::error_code e) {
+    std::string found = simdjson::error_message(e);
+    if (e == simdjson::INCORRECT_TYPE) found = "a value of another type";
+    return Error{Error::Kind::kBadInput,
+                 fmt::format("{}: expected {}, found {}", where(here()), what, one_line(found))};
+  }
+
+  Expected<bool> numbers(od::value v, std::vector<double>& out, std::string_view what) {
+    od::array list;
+    if (auto e = v.get_array().get(list); e) return fail(fmt::format("\"{}\": [number, ...]", what), e);
+    for (auto x : list) {
+      double d = 0;
+      if (auto e = x.get_double().get(d); e) return fail("a number", e);
+      out.push_back(d);
+      if (options_.memory_budget && out.size() * 8 > options_.memory_budget)
+        return bad_input(formats::over_budget_message(in_.path(), options_.memory_budget, nodes_.size(), 2));
+    }
+    return true;
+  }
+
+  Expected<bool> call_frame(od::value v, Node& n) {
+    od::object obj;
+    if (auto e = v.get_object().get(obj); e) return fail("a \"callFrame\" {\"functionName\": ...}", e);
+    for (auto m : obj) {
+      std::string_view k, s;
+      if (auto e = m.unescaped_key().get(k); e) return fail("a member name", e);
+      if (k == "functionName" || k == "url") {
+        if (auto e = m.value().get_string().get(s); e) return fail("a string", e);
+        (k == "url" ? n.url : n.name) = std::string(s);
+      } else if (k == "lineNumber") {
+        if (auto e = m.value().get_int64().get(n.line); e) return fail("a line number", e);
+      }
+    }
+    return true;
+  }
+
+  Expected<bool> node_list(od::value v) {
+    od::array list;
+    if (auto e = v.get_array().get(list); e) return fail("\"nodes\": [{\"id\": ...}, ...]", e);
+    for (auto item : list) {
+      Node n;
+      n.offset = here();
+      od::object obj;
+      if (auto e = item.get_object().get(obj); e) return fail("a node {\"id\": ..., \"callFrame\": ...}", e);
+      bool has_id = false;
+      for (auto m : obj) {
+        std::string_view k;
+        if (auto e = m.unescaped_key().get(k); e) return fail("a member name", e);
+        if (k == "id") {
+          if (auto e = m.value().get_int64().get(n.id); e) return fail("a node id", e);
+          has_id = true;
+        } else if (k == "parent") {
+          if (auto e = m.value().get_int64().get(n.parent_id); e) return fail("a node id", e);
+        } else if (k == "callFrame") {
+          if (auto ok = call_frame(m.value(), n); !ok) return ok.error();
+        } else if (k == "children") {
+          od::array kids;
+          if (auto e = m.value().get_array().get(kids); e) return fail("\"children\": [id, ...]", e);
+          for (auto x : kids) {
+            std::int64_t id = 0;
+            if (auto e = x.get_int64().get(id); e) return fail("a node id", e);
+            n.children.push_back(id);
+          }
+        }
+      }
+      if (!has_id)
+        return bad_input(fmt::format("{}: expected an \"id\" in node {}, found none", where(n.offset), nodes_.size()));
+      if (!index_.try_emplace(n.id, static_cast<std::uint32_t>(nodes_.size())).second)
+        return bad_input(fmt::format("{}: node id {} is given twice", where(n.offset), n.id));
+      bytes_ += sizeof(Node) + n.name.size() + n.url.size() + n.children.size() * 8;
+      nodes_.push_back(std::move(n));
+      if (options_.memory_budget && bytes_ > options_.memory_budget)
+        return bad_input(formats::over_budget_message(in_.path(), options_.memory_budget, nodes_.size(), 2));
+    }
+    return true;
+  }
+
+  // Parents from children (or parent) ids, checked; no loops.
+  Expected<bool> link() {
+    for (std::uint32_t i = 0; i < nodes_.size(); ++i) {
+      Node& n = nodes_[i];
+      for (std::int64_t c : n.children) {
+        auto it = index_.find(c);
+        if (it == index_.end())
+          return bad_input(fmt::format("{}: node {} has child {}, which is no node", where(n.offset), n.id, c));
+        nodes_[it->second].parent = i;
+      }
+      if (n.parent_id >= 0 && n.parent == kNone) {
+        auto it = index_.find(n.parent_id);
+        if (it == index_.end())
+          return bad_input(
+              fmt::format("{}: node {} has parent {}, which is no node", where(n.offset), n.id, n.parent_id));
+        n.parent = it->second;
+      }
+    }
+    // Depths without recursion; a parent link that comes back is a loop.
+    depth_.assign(nodes_.size(), -1);
+    std::vector<std::uint32_t> path;
+    for (std::uint32_t i = 0; i < nodes_.size(); ++i) {
+      path.clear();
+      std::uint32_t n = i;
+      while (n != kNone && depth_[n] == -1) {
+        depth_[n] = -2;  // on the path
+        path.push_back(n);
+        n = nodes_[n].parent;
+      }
+      if (n != kNone && depth_[n] == -2)
+        return bad_input(fmt::format("{}: node {} is its own ancestor", where(nodes_[n].offset), nodes_[n].id));
+      std::int64_t d = n == kNone ? 0 : depth_[n];
+      for (std::size_t k = path.size(); k-- > 0;) depth_[path[k]] = ++d;
+    }
+    return true;
+  }
+
+  FuncId function(const Node& n) {
+    const std::string_view name = n.name.empty() ? std::string_view("(anonymous)") : std::string_view(n.name);
+    key_.assign(name).append(1, '\0').append(n.url).append(1, '\0').append(std::to_string(n.line));
+    auto [it, fresh] = functions_.try_emplace(key_, 0);
+    if (fresh) {
+      Function f;
+      f.name = p_.strings.intern(name);
+      if (!n.url.empty()) f.file = p_.strings.intern(n.url);
+      if (n.line >= 0) f.line = n.line + 1;
+      it->second = p_.add_function(f);
+    }
+    return it->second;
+  }
+
+  Expected<Profile> build();
+
+  const InputFile& in_;
+  const formats::ReadOptions& options_;
+  Diagnostics& diag_;
+  od::document doc_;
+  bool iterating_ = false;
+  const char* base_ = nullptr;
+  std::vector<Node> nodes_;
+  std::unordered_map<std::int64_t, std::uint32_t> index_;
+  std::vector<std::int64_t> depth_;
+  std::vector<double> samples_, deltas_;
+  double start_ = 0, end_ = 0;
+  std::size_t samples_offset_ = 0, deltas_offset_ = 0;
+  std::size_t bytes_ = 0;
+  Profile p_;
+  std::unordered_map<std::string, FuncId> functions_;
+  std::string key_;
+};
+
+Expected<Profile> Reader::build() {
+  // Each sample's time, in order; sample i lasts until sample i+1.
+  const std::size_t n = samples_.size();
+  std::vector<double> at(n);
+  double t = start_;
+  for (std::size_t i = 0; i < n; ++i) at[i] = t += deltas_[i];
+  std::vector<std::size_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  if (!std::is_sorted(at.begin(), at.end()))
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return at[a] < at[b]; });
+  // Each node's time and samples.
+  std::vector<double> time(nodes_.size(), 0);
+  std::vector<std::int64_t> count(nodes_.size(), 0);
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t i = order[k];
+    const double id = samples_[i];
+    auto it = index_.find(static_cast<std::int64_t>(id));
+    if (it == index_.end() || id != std::floor(id))
+      return bad_input(fmt::format("{}: sample {} is of node {}, which is no node", where(samples_offset_), i, id));
+    time[it->second] += k + 1 < n ? at[order[k + 1]] - at[i] : 0;
+    ++count[it->second];
+  }
+  // The frames the stacks hold, before building them.
+  std::size_t frames = 0;
+  const std::size_t limit = std::size_t{10'000'000} + 64 * in_.bytes().size();
+  for (std::uint32_t i = 0; i < nodes_.size(); ++i)
+    if (count[i]) frames += static_cast<std::size_t>(depth_[i]);
+  if (frames > limit)
+    return bad_input(
+        fmt::format("{}: the sampled stacks hold {} frames, more than {} for a file of {} bytes (nodes "
+                    "are nested too deep)",
+                    in_.path(), frames, limit, in_.bytes().size()));
+  Event time_event;
+  time_event.name = p_.strings.intern("time");
+  time_event.unit = p_.strings.intern("microseconds");
+  time_event.seconds_per_unit = 1e-6;
+  Event samples_event;
+  samples_event.name = p_.strings.intern("samples");
+  detail::StackBuilder builder(p_, {time_event, samples_event}, options_.keep_stacks);
+  std::vector<FuncId> stack;
+  for (std::uint32_t i = 0; i < nodes_.size(); ++i) {
+    if (!count[i]) continue;
+    stack.clear();
+    for (std::uint32_t m = i; m != kNone; m = nodes_[m].parent)
+      if (nodes_[m].parent != kNone || nodes_[m].name != "(root)") stack.push_back(function(nodes_[m]));
+    if (stack.empty()) continue;
+    const Cost w[2] = {static_cast<Cost>(std::llround(time[i])), count[i]};
+    builder.add_sample(stack, w);
+    if (options_.memory_budget && p_.approximate_bytes() > options_.memory_budget)
+      return bad_input(formats::over_budget_message(in_.path(), options_.memory_budget, p_.functions.size(), 2));
+  }
+  (void)diag_;
+  (void)end_;
+  return std::move(p_);
+}
+
+}  // namespace
+
+bool sniff_cpuprofile(std::string_view head) {
+  const std::size_t i = head.find_first_not_of(" \t\r\n");
+  if (i == std::string_view::npos || head[i] != '{') return false;
+  return head.find("\"nodes\"") != std::string_view::npos && head.find("\"callFrame\"") != std::string_view::npos;
+}
+
+Expected<Profile> read_cpuprofile(const InputFile& input, const formats::ReadOptions& options, Diagnostics& diag) {
+  return Reader(input, options, diag).read();
+}
+
+}  // namespace graphgen::chrome
