@@ -7,6 +7,7 @@
 #include <numeric>
 #include <unordered_map>
 
+#include "common/json_doc.h"
 #include "graphgen/analysis/stacks.h"
 #include "graphgen/text.h"
 
@@ -31,16 +32,13 @@ struct Node {
 class Reader {
  public:
   Reader(const InputFile& in, const formats::ReadOptions& options, Diagnostics& diag)
-      : in_(in), options_(options), diag_(diag) {}
+      : in_(in), options_(options), diag_(diag), json_(in) {}
 
   Expected<Profile> read() {
-    simdjson::padded_string text(in_.bytes().data(), in_.bytes().size());
-    base_ = text.data();
-    od::parser parser;
-    if (auto e = parser.iterate(text).get(doc_); e) return fail("a JSON document", e);
-    iterating_ = true;
+    if (auto ok = json_.open(); !ok) return ok.error();
     od::object root;
-    if (auto e = doc_.get_object().get(root); e) return fail("a CPU profile {\"nodes\": ..., \"samples\": ...}", e);
+    if (auto e = json_.doc().get_object().get(root); e)
+      return fail("a CPU profile {\"nodes\": ..., \"samples\": ...}", e);
     bool nodes = false;
     for (auto field : root) {
       std::string_view key;
@@ -73,20 +71,9 @@ class Reader {
   }
 
  private:
-  std::size_t here() {
-    if (!iterating_) return 0;
-    const char* at = nullptr;
-    if (doc_.current_location().get(at) == simdjson::SUCCESS && at >= base_)
-      return static_cast<std::size_t>(at - base_);
-    return in_.bytes().size();
-  }
-  std::string where(std::size_t offset) const { return fmt::format("{}:+0x{:x}", in_.path(), offset); }
-  Error fail(std::string_view what, simdjson::error_code e) {
-    std::string found = simdjson::error_message(e);
-    if (e == simdjson::INCORRECT_TYPE) found = "a value of another type";
-    return Error{Error::Kind::kBadInput,
-                 fmt::format("{}: expected {}, found {}", where(here()), what, one_line(found))};
-  }
+  std::size_t here() { return json_.here(); }
+  std::string where(std::size_t offset) const { return json_.where(offset); }
+  Error fail(std::string_view what, simdjson::error_code e) { return json_.fail(what, e); }
 
   Expected<bool> numbers(od::value v, std::vector<double>& out, std::string_view what) {
     od::array list;
@@ -214,9 +201,7 @@ class Reader {
   const InputFile& in_;
   const formats::ReadOptions& options_;
   Diagnostics& diag_;
-  od::document doc_;
-  bool iterating_ = false;
-  const char* base_ = nullptr;
+  formats::JsonDocument json_;
   std::vector<Node> nodes_;
   std::unordered_map<std::int64_t, std::uint32_t> index_;
   std::vector<std::int64_t> depth_;

@@ -8,6 +8,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "common/units.h"
 #include "graphgen/analysis/stacks.h"
 #include "graphgen/text.h"
 #include "graphgen/utf8.h"
@@ -191,14 +192,6 @@ Expected<Message> parse(const Span& span, std::string_view what, std::string_vie
   return m;
 }
 
-double seconds_per_unit(std::string_view unit) {
-  if (unit == "nanoseconds") return 1e-9;
-  if (unit == "microseconds") return 1e-6;
-  if (unit == "milliseconds") return 1e-3;
-  if (unit == "seconds") return 1;
-  return 0;
-}
-
 // Reading one profile: the tables, and the stacks into the model.
 class Reader {
  public:
@@ -255,7 +248,7 @@ class Reader {
       Event e;
       e.name = p_.strings.intern(*type);
       e.unit = p_.strings.intern(*unit);
-      e.seconds_per_unit = seconds_per_unit(*unit);
+      e.seconds_per_unit = formats::seconds_per_tick(*unit);
       list.push_back(e);
     }
     order_.push_back(first);

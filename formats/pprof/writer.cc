@@ -6,6 +6,7 @@
 #include <cmath>
 #include <unordered_map>
 
+#include "common/units.h"
 #include "graphgen/labels.h"
 #include "profile.pb.h"
 
@@ -29,11 +30,7 @@ Written written(const Profile& p, std::size_t e) {
     w.unit = "nanoseconds";
     w.scale = 1e9 * (ev.seconds_per_unit > 0 ? ev.seconds_per_unit : 1);
   } else if (ev.seconds_per_unit > 0) {
-    constexpr std::pair<double, const char*> kUnits[] = {
-        {1e-9, "nanoseconds"}, {1e-6, "microseconds"}, {1e-3, "milliseconds"}, {1, "seconds"}};
-    w.unit.clear();
-    for (auto [spu, name] : kUnits)
-      if (ev.seconds_per_unit == spu) w.unit = name;
+    w.unit = std::string(formats::tick_name(ev.seconds_per_unit));
     if (w.unit.empty()) {
       w.unit = "nanoseconds";
       w.scale = ev.seconds_per_unit * 1e9;
@@ -95,6 +92,25 @@ class Builder {
     return it->second;
   }
 
+  // Sample s's stack: node k and its ancestors (leaf first), a process
+  // among them its label `process`; how many frames it got.
+  template <class Node>
+  std::size_t stack(pb::Sample* s, const std::vector<Node>& nodes, std::uint32_t k) {
+    std::size_t frames = 0;
+    for (std::uint32_t n = k; n != 0; n = nodes[n].parent) {
+      const Node& up = nodes[n];
+      if (up.process != kNoString) {
+        pb::Label* l = s->add_label();
+        l->set_key(string("process"));
+        l->set_str(string(p_.str(up.process)));
+        continue;
+      }
+      s->add_location_id(location(up.function));
+      ++frames;
+    }
+    return frames;
+  }
+
   pb::Profile& out() { return out_; }
 
  private:
@@ -154,22 +170,11 @@ Expected<std::string> write(const Profile& p, std::size_t event, const FlameTree
     return bad_input(fmt::format("the pprof output would be over {} bytes; --max-memory raises the limit", max_bytes));
   };
   if (rebuilt) {
-    const std::int64_t process_key = b.string("process");
     for (std::size_t k = 1; k < rebuilt->frames.size(); ++k) {
       const FlameFrame& fr = rebuilt->frames[k];
       if (fr.self == 0 || fr.process != kNoString) continue;
       pb::Sample* s = out.add_sample();
-      for (std::uint32_t n = static_cast<std::uint32_t>(k); n != 0; n = rebuilt->frames[n].parent) {
-        const FlameFrame& up = rebuilt->frames[n];
-        if (up.process != kNoString) {
-          pb::Label* l = s->add_label();
-          l->set_key(process_key);
-          l->set_str(b.string(p.str(up.process)));
-          continue;
-        }
-        s->add_location_id(b.location(up.function));
-        ++frames_written;
-      }
+      frames_written += b.stack(s, rebuilt->frames, static_cast<std::uint32_t>(k));
       const Written& w = how[0];
       const double v = std::round(fr.self * (w.scale == 0 ? 1 : w.scale));
       s->add_value(std::isfinite(v) && std::fabs(v) < 9.2e18 ? static_cast<std::int64_t>(v) : 0);
@@ -178,23 +183,12 @@ Expected<std::string> write(const Profile& p, std::size_t event, const FlameTree
     out.add_comment(b.string("graphgen: a call graph, not stacks: the stacks are rebuilt from call ratios"));
   } else {
     const std::size_t n = p.events.size();
-    const std::int64_t process_key = b.string("process");
     for (std::size_t k = 1; k < p.stack_nodes.size(); ++k) {
       bool any = false;
       for (std::size_t e = 0; e < n; ++e) any |= p.stack_node_cost[k * n + e] != 0;
       if (!any || p.stack_nodes[k].process != kNoString) continue;
       pb::Sample* s = out.add_sample();
-      for (std::uint32_t node = static_cast<std::uint32_t>(k); node != 0; node = p.stack_nodes[node].parent) {
-        const StackNode& up = p.stack_nodes[node];
-        if (up.process != kNoString) {
-          pb::Label* l = s->add_label();
-          l->set_key(process_key);
-          l->set_str(b.string(p.str(up.process)));
-          continue;
-        }
-        s->add_location_id(b.location(up.function));
-        ++frames_written;
-      }
+      frames_written += b.stack(s, p.stack_nodes, static_cast<std::uint32_t>(k));
       for (std::size_t e = 0; e < n; ++e) s->add_value(value_of(p, e, how[e], p.stack_node_cost[k * n + e]));
       if (over()) return too_large();
     }

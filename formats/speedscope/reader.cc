@@ -7,6 +7,8 @@
 #include <optional>
 #include <unordered_map>
 
+#include "common/json_doc.h"
+#include "common/units.h"
 #include "graphgen/analysis/stacks.h"
 #include "graphgen/text.h"
 
@@ -41,27 +43,15 @@ struct Raw {
   double start = 0, end = 0;
 };
 
-double seconds_per_unit(std::string_view unit) {
-  if (unit == "nanoseconds") return 1e-9;
-  if (unit == "microseconds") return 1e-6;
-  if (unit == "milliseconds") return 1e-3;
-  if (unit == "seconds") return 1;
-  return 0;
-}
-
 class Reader {
  public:
   Reader(const InputFile& in, const formats::ReadOptions& options, Diagnostics& diag)
-      : in_(in), options_(options), diag_(diag) {}
+      : in_(in), options_(options), diag_(diag), json_(in) {}
 
   Expected<Profile> read() {
-    simdjson::padded_string text(in_.bytes().data(), in_.bytes().size());
-    base_ = text.data();
-    od::parser parser;
-    if (auto e = parser.iterate(text).get(doc_); e) return fail("a JSON document", e);
-    iterating_ = true;
+    if (auto ok = json_.open(); !ok) return ok.error();
     od::object root;
-    if (auto e = doc_.get_object().get(root); e)
+    if (auto e = json_.doc().get_object().get(root); e)
       return fail("a speedscope file {\"shared\": ..., \"profiles\": ...}", e);
     bool shared = false, profiles = false;
     for (auto field : root) {
@@ -86,21 +76,9 @@ class Reader {
   }
 
  private:
-  std::size_t here() {
-    if (!iterating_) return 0;  // the document never started: nothing to ask it
-    const char* at = nullptr;
-    if (doc_.current_location().get(at) == simdjson::SUCCESS && at >= base_)
-      return static_cast<std::size_t>(at - base_);
-    return in_.bytes().size();
-  }
-  std::string where(std::size_t offset) const { return fmt::format("{}:+0x{:x}", in_.path(), offset); }
-
-  Error fail(std::string_view what, simdjson::error_code e) {
-    std::string found = simdjson::error_message(e);
-    if (e == simdjson::INCORRECT_TYPE) found = "a value of another type";
-    return Error{Error::Kind::kBadInput,
-                 fmt::format("{}: expected {}, found {}", where(here()), what, one_line(found))};
-  }
+  std::size_t here() { return json_.here(); }
+  std::string where(std::size_t offset) const { return json_.where(offset); }
+  Error fail(std::string_view what, simdjson::error_code e) { return json_.fail(what, e); }
 
   Expected<bool> over_budget() {
     std::size_t bytes = frames_.size() * sizeof(Frame);
@@ -315,9 +293,7 @@ class Reader {
   const InputFile& in_;
   const formats::ReadOptions& options_;
   Diagnostics& diag_;
-  od::document doc_;
-  bool iterating_ = false;
-  const char* base_ = nullptr;
+  formats::JsonDocument json_;
   std::vector<Frame> frames_;
   std::vector<Raw> raw_;
   Profile p_;
@@ -395,7 +371,7 @@ Expected<Profile> Reader::build() {
   for (std::size_t k = 0; k < raw_.size(); ++k)
     if (auto ok = check(raw_[k], k); !ok) return ok.error();
   const std::string& unit = raw_[0].unit;
-  const double spu = seconds_per_unit(unit);
+  const double spu = formats::seconds_per_tick(unit);
   Event e;
   e.name = p_.strings.intern(spu > 0 ? "time" : unit == "bytes" ? "bytes" : "samples");
   e.unit = p_.strings.intern(unit);

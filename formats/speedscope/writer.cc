@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "common/markup.h"
+#include "common/units.h"
 #include "graphgen/labels.h"
 #include "speedscope/reader.h"
 
@@ -32,11 +33,8 @@ Unit unit_of(const Profile& p, std::size_t event) {
   const Event& e = p.events[event];
   if (e.floating) return {e.seconds_per_unit > 0 ? "seconds" : "none", 1};
   if (e.seconds_per_unit > 0) {
-    constexpr std::pair<double, std::string_view> kTicks[] = {
-        {1e-9, "nanoseconds"}, {1e-6, "microseconds"}, {1e-3, "milliseconds"}, {1, "seconds"}};
-    for (auto [spu, name] : kTicks)
-      if (e.seconds_per_unit == spu) return {name, 1};
-    return {"seconds", e.seconds_per_unit};
+    const std::string_view tick = formats::tick_name(e.seconds_per_unit);
+    return tick.empty() ? Unit{"seconds", e.seconds_per_unit} : Unit{tick, 1};
   }
   const std::string_view name = p.str(e.name), unit = p.str(e.unit);
   return {name == "bytes" || unit == "bytes" ? "bytes" : "none", 1};

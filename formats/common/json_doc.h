@@ -1,0 +1,55 @@
+// An On Demand simdjson document of a whole input, and the offsets its
+// errors name: what the JSON readers (speedscope, .cpuprofile) share.
+#pragma once
+
+#include <fmt/format.h>
+#include <simdjson.h>
+
+#include <string>
+#include <string_view>
+
+#include "graphgen/error.h"
+#include "graphgen/io.h"
+#include "graphgen/text.h"
+
+namespace graphgen::formats {
+
+class JsonDocument {
+ public:
+  explicit JsonDocument(const InputFile& in) : in_(in), text_(in.bytes().data(), in.bytes().size()) {}
+
+  /// Starts the document; an error when the bytes are not JSON.
+  Expected<bool> open() {
+    if (auto e = parser_.iterate(text_).get(doc_); e) return fail("a JSON document", e);
+    iterating_ = true;
+    return true;
+  }
+  simdjson::ondemand::document& doc() { return doc_; }
+
+  /// Where the parser is in the input (0 before the document started).
+  std::size_t here() {
+    if (!iterating_) return 0;
+    const char* at = nullptr;
+    if (doc_.current_location().get(at) == simdjson::SUCCESS && at >= text_.data())
+      return static_cast<std::size_t>(at - text_.data());
+    return in_.bytes().size();
+  }
+  /// `file:+0xOFF`.
+  std::string where(std::size_t offset) const { return fmt::format("{}:+0x{:x}", in_.path(), offset); }
+  /// file:+0xOFF: expected WHAT, found simdjson's reason.
+  Error fail(std::string_view what, simdjson::error_code e) {
+    std::string found = simdjson::error_message(e);
+    if (e == simdjson::INCORRECT_TYPE) found = "a value of another type";
+    return Error{Error::Kind::kBadInput,
+                 fmt::format("{}: expected {}, found {}", where(here()), what, one_line(found))};
+  }
+
+ private:
+  const InputFile& in_;
+  simdjson::padded_string text_;
+  simdjson::ondemand::parser parser_;
+  simdjson::ondemand::document doc_;
+  bool iterating_ = false;
+};
+
+}  // namespace graphgen::formats
