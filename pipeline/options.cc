@@ -171,8 +171,10 @@ std::vector<OptionSpec> reader_options() {
   no_python.excludes = {"python"};
   return {
       value("--event", "NAME",
-            "callgrind: the event (cost column) to graph [default: the first]; perf: keep only samples of this event "
-            "[default: the first sample's, as stackcollapse-perf.pl]; an event the profile lacks is an error"),
+            "the event (cost column) to graph: callgrind's, pprof's sample types, TAU's and CUBE4's metrics, "
+            ".cpuprofile's time or samples [default: the first; pprof: the default sample type]; perf: keep only "
+            "samples of this event [default: the first sample's, as stackcollapse-perf.pl]; an event the profile lacks "
+            "is an error"),
       choice(value("--total", "METHOD",
                    "how totals of sampled stacks are computed: callratios (gprof2dot's call-ratio integration) or "
                    "callstacks (share of samples whose stack holds the function)",

@@ -167,11 +167,12 @@ int main(int argc, char** argv) {
   if (argc >= 2 && std::string_view(argv[1]) == "run") return run_command(argc, argv);
   CLI::App app{
       "Reads profiles (Python pstats, valgrind callgrind, perf script, collapsed stacks, line_profiler,\n"
-      "and gprof2dot's other formats: gprof, VTune, HPROF, JSON, Very Sleepy, sysprof, xperf, DTrace;\n"
-      "several files of one format merge), builds one call graph and writes it as Graphviz dot (the\n"
-      "default, equal by meaning to gprof2dot's), as an image rendered in-process, or converts the\n"
-      "whole profile to callgrind (KCacheGrind), pstats, line_profiler's text report, or per-rank\n"
-      "statistics of MPI ranks.\n"
+      "gprof2dot's other formats: gprof, VTune, HPROF, JSON, Very Sleepy, sysprof, xperf, DTrace; TAU,\n"
+      "Score-P's CUBE4, pprof, speedscope, node's .cpuprofile; several files of one format merge),\n"
+      "builds one call graph and writes it as Graphviz dot (the default, equal by meaning to\n"
+      "gprof2dot's), as an image rendered in-process, or converts the whole profile to callgrind\n"
+      "(KCacheGrind), pstats, pprof, speedscope, flame graphs, an HTML report, line_profiler's text\n"
+      "report, or per-rank statistics of MPI ranks.\n"
       "Options follow gprof2dot's names and defaults; thresholds and selections apply to graph\n"
       "outputs only.",
       "graphgen"};
