@@ -1,6 +1,14 @@
 #include "python_text.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <climits>
+#include <cstdlib>
+#include <string>
+#include <vector>
 
 namespace graphgen::formats {
 
@@ -56,6 +64,49 @@ void append_latin1_as_utf8(std::string_view latin1, std::string& out) {
 std::string with_article(std::string_view name) {
   bool vowel = !name.empty() && std::string_view("aeiouAEIOU").find(name[0]) != std::string_view::npos;
   return std::string(vowel ? "an " : "a ") + std::string(name);
+}
+
+// The lines of a source file the report may show: a regular file (never a
+// device, FIFO or directory), at most kMaxSource bytes, under `root` when
+// one is given. Empty when it cannot or may not be read.
+constexpr std::size_t kMaxSource = std::size_t{16} << 20;
+
+static bool source_allowed(const std::string& path, const std::string& root) {
+  if (root.empty()) return true;
+  char real[PATH_MAX], base[PATH_MAX];
+  if (!::realpath(path.c_str(), real) || !::realpath(root.c_str(), base)) return false;
+  std::string_view r(real), b(base);
+  return r.starts_with(b) && (r.size() == b.size() || r[b.size()] == '/' || b == "/");
+}
+
+bool read_source(const std::string& path, const std::string& root, std::vector<std::string>& lines) {
+  lines.clear();
+  if (!source_allowed(path, root)) return false;
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return false;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || static_cast<std::size_t>(st.st_size) > kMaxSource) {
+    ::close(fd);
+    return false;
+  }
+  std::string text(static_cast<std::size_t>(st.st_size), '\0');
+  std::size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = ::read(fd, text.data() + done, text.size() - done);
+    if (n <= 0) break;
+    done += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+  text.resize(done);
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t nl = text.find('\n', pos);
+    std::size_t end = nl == std::string::npos ? text.size() : nl + 1;
+    lines.push_back(text.substr(pos, end - pos));
+    if (nl == std::string::npos) lines.back() += '\n';
+    pos = end;
+  }
+  return true;
 }
 
 }  // namespace graphgen::formats

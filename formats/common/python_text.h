@@ -7,6 +7,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace graphgen::formats {
 
@@ -18,5 +19,10 @@ void append_latin1_as_utf8(std::string_view latin1, std::string& out);
 
 /// "a tuple", "an int": a type's name with its article, for messages.
 std::string with_article(std::string_view name);
+
+/// The lines of a source file a profile names (each with its '\n'): a
+/// regular file only (never a device, FIFO or directory), at most 16 MiB,
+/// under `root` when one is given. False when it cannot or may not be read.
+bool read_source(const std::string& path, const std::string& root, std::vector<std::string>& lines);
 
 }  // namespace graphgen::formats

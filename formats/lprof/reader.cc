@@ -297,49 +297,6 @@ std::size_t block_length(const std::vector<std::string>& lines) {
   return std::max<std::size_t>(last, 1);
 }
 
-// The lines of a source file the report may show: a regular file (never a
-// device, FIFO or directory), at most kMaxSource bytes, under `root` when
-// one is given. Empty when it cannot or may not be read.
-constexpr std::size_t kMaxSource = std::size_t{16} << 20;
-
-bool source_allowed(const std::string& path, const std::string& root) {
-  if (root.empty()) return true;
-  char real[PATH_MAX], base[PATH_MAX];
-  if (!::realpath(path.c_str(), real) || !::realpath(root.c_str(), base)) return false;
-  std::string_view r(real), b(base);
-  return r.starts_with(b) && (r.size() == b.size() || r[b.size()] == '/' || b == "/");
-}
-
-bool read_source(const std::string& path, const std::string& root, std::vector<std::string>& lines) {
-  lines.clear();
-  if (!source_allowed(path, root)) return false;
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return false;
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || static_cast<std::size_t>(st.st_size) > kMaxSource) {
-    ::close(fd);
-    return false;
-  }
-  std::string text(static_cast<std::size_t>(st.st_size), '\0');
-  std::size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = ::read(fd, text.data() + done, text.size() - done);
-    if (n <= 0) break;
-    done += static_cast<std::size_t>(n);
-  }
-  ::close(fd);
-  text.resize(done);
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    std::size_t nl = text.find('\n', pos);
-    std::size_t end = nl == std::string::npos ? text.size() : nl + 1;
-    lines.push_back(text.substr(pos, end - pos));
-    if (nl == std::string::npos) lines.back() += '\n';
-    pos = end;
-  }
-  return true;
-}
-
 // Python's '%5.1f' and '%g', through fmt: no buffer, whatever the value.
 std::string fixed1(double v) { return fmt::format("{:5.1f}", v); }
 std::string general(double v) { return fmt::format("{:g}", v); }
@@ -385,7 +342,7 @@ Expected<std::string> write_text(const Profile& p, const TextOptions& options, D
     std::string file(f.file);
     std::vector<std::string> sub;
     std::vector<std::int64_t> numbers;  // the line number of each row shown
-    if (read_source(file, options.source_root, source)) {
+    if (formats::read_source(file, options.source_root, source)) {
       out += fmt::format("File: {}\nFunction: {} at line {}\n", f.file, f.name, f.line);
       if (f.line >= 1 && static_cast<std::size_t>(f.line) <= source.size()) {
         std::vector<std::string> from(source.begin() + (f.line - 1), source.end());
