@@ -27,7 +27,8 @@
   X(cube)                         \
   X(pprof)                        \
   X(speedscope)                   \
-  X(cpuprofile)
+  X(cpuprofile)                   \
+  X(austin)
 
 // Every folder with outputs, one line each, in the order --help lists them;
 // each has <name>::output_formats(), its rows, in formats/<name>/format.cc.
