@@ -4,6 +4,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <unordered_map>
 
@@ -230,12 +231,18 @@ Expected<Profile> Reader::build() {
   for (std::size_t k = 0; k < n; ++k) {
     const std::size_t i = order[k];
     const double id = samples_[i];
-    auto it = index_.find(static_cast<std::int64_t>(id));
-    if (it == index_.end() || id != std::floor(id))
+    // (Checked before the cast: a double beyond int64 does not convert.)
+    auto it = std::fabs(id) < 9e18 && id == std::floor(id) ? index_.find(static_cast<std::int64_t>(id)) : index_.end();
+    if (it == index_.end())
       return bad_input(fmt::format("{}: sample {} is of node {}, which is no node", where(samples_offset_), i, id));
     time[it->second] += k + 1 < n ? at[order[k + 1]] - at[i] : 0;
     ++count[it->second];
   }
+  for (std::size_t i = 0; i < nodes_.size(); ++i)
+    if (!(std::fabs(time[i]) < 9e18))
+      return bad_input(
+          fmt::format("{}: expected time deltas in microseconds, found deltas that add up to {} for node {}",
+                      where(deltas_offset_), time[i], nodes_[i].id));
   // The frames the stacks hold, before building them.
   std::size_t frames = 0;
   const std::size_t limit = std::size_t{10'000'000} + 64 * in_.bytes().size();
