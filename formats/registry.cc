@@ -28,6 +28,7 @@
   X(pprof)                        \
   X(speedscope)                   \
   X(cpuprofile)                   \
+  X(trace)                        \
   X(austin)
 
 // Every folder with outputs, one line each, in the order --help lists them;

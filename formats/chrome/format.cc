@@ -1,6 +1,7 @@
 // chrome: the rows of Chrome's and node's formats in the table of formats
 // (registry.cc): the .cpuprofile of node --cpu-prof and Chrome DevTools.
 #include "chrome/cpuprofile.h"
+#include "chrome/trace.h"
 #include "registry.h"
 
 namespace graphgen::cpuprofile {
@@ -20,3 +21,21 @@ const InputFormat& input_format() {
 }
 
 }  // namespace graphgen::cpuprofile
+
+namespace graphgen::trace {
+
+using namespace formats;
+
+const InputFormat& input_format() {
+  static const InputFormat kRow = {
+      .name = "trace",
+      .description = "Chrome's trace events (JSON: X, B/E slices per thread; node --trace-event-categories, Perfetto)",
+      .extensions = {".trace.json"},
+      .sniff = strong_or_no<chrome::sniff_trace>,
+      .read = chrome::read_trace,
+      .graph = graph_from_stacks,
+  };
+  return kRow;
+}
+
+}  // namespace graphgen::trace

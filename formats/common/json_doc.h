@@ -17,6 +17,9 @@ namespace graphgen::formats {
 class JsonDocument {
  public:
   explicit JsonDocument(const InputFile& in) : in_(in), text_(in.bytes().data(), in.bytes().size()) {}
+  /// `text` in place of the input's bytes (the same up to its end: offsets
+  /// still name the input's).
+  JsonDocument(const InputFile& in, std::string_view text) : in_(in), text_(text.data(), text.size()) {}
 
   /// Starts the document; an error when the bytes are not JSON.
   Expected<bool> open() {

@@ -82,3 +82,47 @@ TEST(Cpuprofile, SamplesAreASecondEventAndStacksAreExact) {
 
 }  // namespace
 }  // namespace graphgen
+
+namespace graphgen {
+namespace {
+
+// By hand, cut short as a trace of a killed program is: slices nest
+// (X inside B/E), a second thread's last slice is never closed.
+TEST(Trace, SlicesNestIntoStacksPerThread) {
+  auto r = test::graphgen({(chrome_dir() / "cut.trace.json").string(), "-T", "folded"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "tid_1_(pid_1);main 70\ntid_1_(pid_1);main;parse 25\ntid_1_(pid_1);main;parse;lex 5\n"
+            "tid_2_(pid_1);idle 30\ntid_2_(pid_1);late 10\ntid_2_(pid_1);late;tick 5\n");
+  EXPECT_NE(r.err.find("1 slices are never closed (they end at their thread's last event)"), std::string::npos)
+      << r.err;
+}
+
+// node --trace-event-categories v8,node,...: each name's inclusive time is
+// the duration of its slices (node-trace-events.names.tsv, an independent
+// script), where a slice of one name nests in another of that name once
+// (RunCleanup: 67 + 14 and 21 + 11 us; inclusive counts the outer ones).
+TEST(Trace, NodeTraceEventsReadWithTheirDurations) {
+  const std::string file = (chrome_dir() / "node-trace-events.json").string();
+  auto r = test::graphgen({"--compare", file, file, "-T", "compare.csv", "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::map<std::string, double> inclusive;
+  std::istringstream csv(r.out);
+  std::string line;
+  std::getline(csv, line);
+  while (std::getline(csv, line)) {
+    auto f = test::csv_fields(line);
+    inclusive[f[0]] += std::stod(f[4]) * 1e6;
+  }
+  for (auto [name, us] : {std::pair{"V8.GCScavenger", 34221.0}, std::pair{"MinorGC", 36432.0},
+                          std::pair{"V8.DeserializeIsolate", 11640.0}, std::pair{"V8.DeserializeContext", 3239.0},
+                          std::pair{"RunAndClearNativeImmediates", 1276.0}, std::pair{"fs.sync.lstat", 34.0},
+                          std::pair{"RunCleanup", 88.0}, std::pair{"V8.DeoptimizeCode", 35.0}})
+    EXPECT_NEAR(inclusive[name], us, 0.01) << name;
+  auto folded = test::graphgen({file, "-T", "folded", "-q"});
+  EXPECT_NE(folded.out.find("JavaScriptMainThread_(node_27697);MinorGC;V8.GCScavenger "), std::string::npos);
+  EXPECT_NE(folded.out.find("[worker_1]_(node_27697);"), std::string::npos) << folded.out.substr(0, 400);
+}
+
+}  // namespace
+}  // namespace graphgen

@@ -1,0 +1,262 @@
+#include "chrome/trace.h"
+
+#include <fmt/format.h>
+#include <simdjson.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <unordered_map>
+
+#include "common/json_doc.h"
+#include "graphgen/analysis/stacks.h"
+#include "graphgen/text.h"
+
+namespace graphgen::chrome {
+
+namespace {
+
+namespace od = simdjson::ondemand;
+
+// One end of a slice on a thread's timeline.
+struct Edge {
+  double ts = 0;
+  double dur = 0;  // openings: the slice's length (B: unknown, +inf)
+  bool open = false;
+  bool complete = false;  // of an X (else B or E)
+  FuncId function = 0;
+  std::uint32_t seq = 0;    // file order of its event
+  std::uint32_t slice = 0;  // X: which slice, to close it
+};
+
+struct Thread {
+  std::string pid, tid;
+  std::vector<Edge> edges;
+};
+
+class Reader {
+ public:
+  Reader(const InputFile& in, const formats::ReadOptions& options, Diagnostics& diag)
+      : in_(in), options_(options), diag_(diag), text_(closed(in.bytes())), json_(in, text_) {}
+
+  Expected<Profile> read() {
+    if (auto ok = json_.open(); !ok) return ok.error();
+    // The event first: functions made while reading get its cost column.
+    Event time;
+    time.name = p_.strings.intern("time");
+    time.unit = p_.strings.intern("seconds");
+    time.floating = true;
+    time.seconds_per_unit = 1;
+    builder_.emplace(p_, std::vector<Event>{time}, options_.keep_stacks);
+    od::array events;
+    od::json_type type;
+    if (auto e = json_.doc().type().get(type); e) return json_.fail("a trace: [events] or {\"traceEvents\": [...]}", e);
+    if (type == od::json_type::array) {
+      if (auto e = json_.doc().get_array().get(events); e) return json_.fail("an array of trace events", e);
+      if (auto ok = event_list(events); !ok) return ok.error();
+    } else {
+      od::object root;
+      if (auto e = json_.doc().get_object().get(root); e) return json_.fail("a trace {\"traceEvents\": [...]}", e);
+      bool found = false;
+      for (auto field : root) {
+        std::string_view key;
+        if (auto e = field.unescaped_key().get(key); e) return json_.fail("a member name", e);
+        if (key != "traceEvents") continue;
+        if (auto e = field.value().get_array().get(events); e) return json_.fail("\"traceEvents\": [...]", e);
+        if (auto ok = event_list(events); !ok) return ok.error();
+        found = true;
+      }
+      if (!found)
+        return bad_input(fmt::format("{}: expected the member \"traceEvents\" of a trace, found none", in_.path()));
+    }
+    return build();
+  }
+
+ private:
+  // A trace cut short: the array closed where it stops.
+  static std::string closed(std::string_view text) {
+    std::string out(text);
+    std::size_t start = out.find_first_not_of(" \t\r\n");
+    if (start == std::string::npos || out[start] != '[') return out;
+    std::size_t end = out.find_last_not_of(" \t\r\n");
+    if (out[end] == ']') return out;
+    if (out[end] == ',') out.resize(end);
+    out += ']';
+    return out;
+  }
+
+  FuncId function(std::string_view name) {
+    auto [it, fresh] = functions_.try_emplace(std::string(name), 0);
+    if (fresh) {
+      Function f;
+      f.name = p_.strings.intern(name);
+      it->second = p_.add_function(f);
+    }
+    return it->second;
+  }
+
+  // A pid or tid, a number or a string, as text.
+  Expected<std::string> id(od::value v) {
+    od::json_type t;
+    if (auto e = v.type().get(t); e) return json_.fail("a pid or tid", e);
+    if (t == od::json_type::string) {
+      std::string_view s;
+      if (auto e = v.get_string().get(s); e) return json_.fail("a pid or tid", e);
+      return std::string(s);
+    }
+    double d = 0;
+    if (auto e = v.get_double().get(d); e) return json_.fail("a pid or tid", e);
+    return fmt::format("{}", d);
+  }
+
+  Expected<bool> event_list(od::array events) {
+    for (auto item : events) {
+      od::object obj;
+      const std::size_t at = json_.here();
+      if (auto e = item.get_object().get(obj); e) return json_.fail("a trace event {\"ph\": ...}", e);
+      std::string ph, name, pid, tid, meta;
+      std::optional<double> ts, dur;
+      for (auto m : obj) {
+        std::string_view k, s;
+        if (auto e = m.unescaped_key().get(k); e) return json_.fail("a member name", e);
+        od::value v = m.value();
+        if (k == "ph" || k == "name") {
+          if (auto e = v.get_string().get(s); e) return json_.fail("a string", e);
+          (k == "ph" ? ph : name) = std::string(s);
+        } else if (k == "pid" || k == "tid") {
+          auto text = id(v);
+          if (!text) return text.error();
+          (k == "pid" ? pid : tid) = std::move(text).value();
+        } else if (k == "ts" || k == "dur") {
+          double d = 0;
+          if (auto e = v.get_double().get(d); e) return json_.fail("a time in microseconds", e);
+          (k == "ts" ? ts : dur) = d;
+        } else if (k == "args") {
+          od::object args;
+          if (v.get_object().get(args)) continue;
+          for (auto a : args) {
+            std::string_view ak, as;
+            if (a.unescaped_key().get(ak) || ak != "name") continue;
+            if (!a.value().get_string().get(as)) meta = std::string(as);
+          }
+        }
+      }
+      ++seq_;
+      if (ph == "M") {
+        if (name == "process_name") process_names_[pid] = meta;
+        if (name == "thread_name") thread_names_[pid + '\0' + tid] = meta;
+        continue;
+      }
+      if (ph != "X" && ph != "B" && ph != "E") continue;
+      const bool bad_dur = ph == "X" && (!dur || !std::isfinite(*dur) || *dur < 0);
+      if (!ts || !std::isfinite(*ts) || bad_dur)
+        return bad_input(fmt::format("{}: expected \"ts\"{} in a trace event of phase {}, found {}", json_.where(at),
+                                     ph == "X" ? " and a \"dur\" of 0 or more" : "", ph,
+                                     !ts                 ? "no \"ts\""
+                                     : !dur && ph == "X" ? "no \"dur\""
+                                                         : "a time that is not a finite time"));
+      auto [it, fresh] = thread_index_.try_emplace(pid + '\0' + tid, threads_.size());
+      if (fresh) threads_.push_back({pid, tid, {}});
+      Thread& t = threads_[it->second];
+      const FuncId f = ph == "E" ? 0 : function(name);
+      if (ph == "X") {
+        t.edges.push_back({*ts, *dur, true, true, f, seq_, slices_});
+        t.edges.push_back({*ts + *dur, 0, false, true, f, seq_, slices_});
+        ++slices_;
+      } else {
+        t.edges.push_back({*ts, HUGE_VAL, ph == "B", false, f, seq_, 0});
+      }
+      if (options_.memory_budget && seq_ % 4096 == 0 && (slices_ * 2 + seq_) * sizeof(Edge) > options_.memory_budget)
+        return bad_input(formats::over_budget_message(in_.path(), options_.memory_budget, functions_.size(), 1));
+    }
+    return true;
+  }
+
+  Expected<Profile> build();
+
+  const InputFile& in_;
+  const formats::ReadOptions& options_;
+  Diagnostics& diag_;
+  std::string text_;
+  formats::JsonDocument json_;
+  Profile p_;
+  std::optional<detail::StackBuilder> builder_;
+  std::unordered_map<std::string, FuncId> functions_;
+  std::unordered_map<std::string, std::size_t> thread_index_;
+  std::vector<Thread> threads_;
+  std::unordered_map<std::string, std::string> process_names_, thread_names_;
+  std::uint32_t seq_ = 0, slices_ = 0;
+};
+
+Expected<Profile> Reader::build() {
+  detail::StackBuilder& builder = *builder_;
+  std::size_t overlapping = 0, unmatched = 0, unclosed = 0;
+  std::vector<std::pair<FuncId, std::int64_t>> open;  // function, X slice or -1
+  std::vector<FuncId> stack;
+  for (Thread& t : threads_) {
+    // Time order; at one time, closings first (the later opened first),
+    // then openings, the longer first.
+    std::stable_sort(t.edges.begin(), t.edges.end(), [](const Edge& a, const Edge& b) {
+      if (a.ts != b.ts) return a.ts < b.ts;
+      if (a.open != b.open) return !a.open;
+      if (a.open) return a.dur > b.dur;
+      return a.seq > b.seq;
+    });
+    const std::string pname = process_names_.count(t.pid) ? process_names_[t.pid] : std::string();
+    const std::string tname = thread_names_.count(t.pid + '\0' + t.tid) ? thread_names_[t.pid + '\0' + t.tid] : "";
+    const std::string label =
+        (tname.empty() ? "tid " + t.tid : tname) + " (" + (pname.empty() ? "pid " + t.pid : pname + " " + t.pid) + ")";
+    open.clear();
+    double last = t.edges.empty() ? 0 : t.edges.front().ts;
+    for (const Edge& e : t.edges) {
+      if (e.ts > last && !open.empty()) {
+        stack.clear();
+        for (std::size_t i = open.size(); i-- > 0;) stack.push_back(open[i].first);
+        const Cost w = float_cost((e.ts - last) * 1e-6);
+        builder.add_sample(stack, &w, threads_.size() > 1 ? std::string_view(label) : std::string_view());
+      }
+      last = std::max(last, e.ts);
+      if (e.open) {
+        open.emplace_back(e.function, e.complete ? static_cast<std::int64_t>(e.slice) : -1);
+      } else if (e.complete) {
+        auto it = std::find_if(open.rbegin(), open.rend(), [&](auto& o) { return o.second == e.slice; });
+        if (it == open.rend()) continue;
+        if (it != open.rbegin()) ++overlapping;
+        open.erase(std::next(it).base());
+      } else if (open.empty()) {
+        ++unmatched;
+      } else {
+        open.pop_back();
+      }
+    }
+    unclosed += open.size();
+    if (options_.memory_budget && p_.approximate_bytes() > options_.memory_budget)
+      return bad_input(formats::over_budget_message(in_.path(), options_.memory_budget, p_.functions.size(), 1));
+  }
+  std::string said;
+  for (auto [n, what] : {std::pair{overlapping, "slices overlap others without nesting (each ends where it says)"},
+                         std::pair{unmatched, "E events close no B"},
+                         std::pair{unclosed, "slices are never closed (they end at their thread's last event)"}})
+    if (n) said += fmt::format("{}{} {}", said.empty() ? "" : "; ", n, what);
+  if (!said.empty()) diag_.warn(fmt::format("{}: {}", in_.path(), said));
+  return std::move(p_);
+}
+
+}  // namespace
+
+bool sniff_trace(std::string_view head) {
+  const std::size_t i = head.find_first_not_of(" \t\r\n");
+  if (i == std::string_view::npos) return false;
+  if (head[i] == '{') return head.substr(i).find("\"traceEvents\"") != std::string_view::npos;
+  if (head[i] != '[') return false;
+  const std::size_t j = head.find_first_not_of(" \t\r\n", i + 1);
+  return j != std::string_view::npos && head[j] == '{' && head.find("\"ph\"") != std::string_view::npos &&
+         head.find("\"ts\"") != std::string_view::npos;
+}
+
+Expected<Profile> read_trace(const InputFile& input, const formats::ReadOptions& options, Diagnostics& diag) {
+  return Reader(input, options, diag).read();
+}
+
+}  // namespace graphgen::chrome

@@ -1,0 +1,9 @@
+#include "chrome/trace.h"
+#include "fuzz.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace graphgen;
+  Diagnostics diag;
+  fuzz::check(chrome::read_trace(fuzz::input(data, size), fuzz::options(size), diag));
+  return 0;
+}
