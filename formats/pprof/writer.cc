@@ -170,14 +170,21 @@ Expected<std::string> write(const Profile& p, std::size_t event, const FlameTree
     return bad_input(fmt::format("the pprof output would be over {} bytes; --max-memory raises the limit", max_bytes));
   };
   if (rebuilt) {
+    double exact = 0, written_sum = 0;
     for (std::size_t k = 1; k < rebuilt->frames.size(); ++k) {
       const FlameFrame& fr = rebuilt->frames[k];
       if (fr.self == 0 || fr.process != kNoString) continue;
       pb::Sample* s = out.add_sample();
       frames_written += b.stack(s, rebuilt->frames, static_cast<std::uint32_t>(k));
+      // Each stack's value rounded so that the running sum stays the
+      // rounded exact sum: the written total is the profile's, within one
+      // unit, however many stacks share it.
       const Written& w = how[0];
-      const double v = std::round(fr.self * (w.scale == 0 ? 1 : w.scale));
-      s->add_value(std::isfinite(v) && std::fabs(v) < 9.2e18 ? static_cast<std::int64_t>(v) : 0);
+      exact += fr.self * (w.scale == 0 ? 1 : w.scale);
+      const double target = std::round(exact);
+      const double v = std::isfinite(target) && std::fabs(target) < 9.2e18 ? target - written_sum : 0;
+      written_sum += v;
+      s->add_value(static_cast<std::int64_t>(v));
       if (over()) return too_large();
     }
     out.add_comment(b.string("graphgen: a call graph, not stacks: the stacks are rebuilt from call ratios"));
