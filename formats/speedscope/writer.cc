@@ -111,6 +111,13 @@ Expected<std::string> write(const Profile& p, const FlameTree& tree, std::size_t
         first ? "" : ",", json_text(out.name), unit.name, json_number(out.total), out.samples, out.weights);
     first = false;
   }
+  // No stack at all (a call graph whose stacks cannot be rebuilt): one
+  // empty profile, which speedscope and graphgen open.
+  if (first)
+    json += fmt::format(
+        "{{\"type\":\"sampled\",\"name\":{},\"unit\":\"{}\",\"startValue\":0,\"endValue\":0,\"samples\":[],"
+        "\"weights\":[]}}",
+        json_text(o.name.empty() ? std::string("profile") : o.name), unit.name);
   json += fmt::format("],\"name\":{},\"activeProfileIndex\":0,\"exporter\":{}}}\n", json_text(o.name),
                       json_text(o.exporter));
   if (o.max_bytes && json.size() > o.max_bytes) return too_large();
