@@ -47,7 +47,7 @@ namespace {
 
 // Event names must be identifiers; time events in seconds are written in
 // whole nanoseconds (as pyprof2calltree does) and named ns.
-bool in_ns(const Event& e) { return e.floating || e.seconds_per_unit > 0; }
+bool in_ns(const Event& e) { return is_time(e); }
 
 std::string event_name(const Profile& p, const Event& e) {
   std::string name(in_ns(e) ? std::string_view("ns") : p.str(e.name));

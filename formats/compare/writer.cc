@@ -21,13 +21,8 @@ struct Row {
 };
 
 double self_of(const Side& s, FuncId f) { return event_value(s.profile->events[s.event], s.profile->self(f, s.event)); }
-// (Totals integrated along call ratios carry rounding noise; a count
-// event's totals are whole numbers where they are within it.)
 double total_of(const Side& s, FuncId f) {
-  double v = f < s.totals->nodes.size() ? node_total(*s.totals, f) : 0;
-  const Event& e = s.profile->events[s.event];
-  if (!e.floating && std::fabs(v - std::round(v)) <= 1e-9 * std::max(1.0, std::fabs(v))) v = std::round(v);
-  return v;
+  return without_noise(s.profile->events[s.event], f < s.totals->nodes.size() ? node_total(*s.totals, f) : 0);
 }
 
 std::vector<Row> rows_of(const Side& a, const Side& b, const Pairing& pairing) {
@@ -70,7 +65,7 @@ std::string label(const Side& a, const Side& b, const Row& r) {
 
 std::string unit_of(const Side& s) {
   const Event& e = s.profile->events[s.event];
-  if (e.floating || e.seconds_per_unit > 0) return "s";
+  if (is_time(e)) return "s";
   return std::string(s.profile->str(e.name));
 }
 

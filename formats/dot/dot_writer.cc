@@ -690,11 +690,18 @@ Shown measure_of(const GraphNode& n, Measure m, const Options& o) {
   return {};
 }
 
-// B's edge caller -> callee, if kept.
-const GraphEdge* kept_edge(const CallGraph& g, FuncId caller, FuncId callee) {
+// The call caller -> callee of `g`, kept or not.
+const GraphEdge* edge_between(const CallGraph& g, FuncId caller, FuncId callee) {
+  if (caller == kNoMatch || callee == kNoMatch || caller + 1 >= g.edge_begin.size()) return nullptr;
   auto begin = g.edges.begin() + g.edge_begin[caller], end = g.edges.begin() + g.edge_begin[caller + 1];
   auto it = std::lower_bound(begin, end, callee, [](const GraphEdge& e, FuncId c) { return e.callee < c; });
-  return it != end && it->callee == callee && it->kept ? &*it : nullptr;
+  return it != end && it->callee == callee ? &*it : nullptr;
+}
+
+// B's edge caller -> callee, if kept.
+const GraphEdge* kept_edge(const CallGraph& g, FuncId caller, FuncId callee) {
+  const GraphEdge* e = edge_between(g, caller, callee);
+  return e && e->kept ? e : nullptr;
 }
 
 // A function found in both profiles: its measures in the first, each with
@@ -829,18 +836,9 @@ namespace {
 
 // --- --compare-by absolute -------------------------------------------------
 
-bool in_seconds(const ChangeSide& s) {
-  const Event& e = s.profile->events[s.event];
-  return e.floating || e.seconds_per_unit > 0;
-}
+bool in_seconds(const ChangeSide& s) { return is_time(s.profile->events[s.event]); }
 
-// A cost integrated along call ratios carries rounding noise; a count
-// event's costs are whole numbers where they are within it.
-double tidy(const ChangeSide& s, double v) {
-  if (!s.profile->events[s.event].floating && std::fabs(v - std::round(v)) <= 1e-9 * std::max(1.0, std::fabs(v)))
-    return std::round(v);
-  return v;
-}
+double tidy(const ChangeSide& s, double v) { return without_noise(s.profile->events[s.event], v); }
 
 // A cost for people: seconds in s, ms or µs; counts whole below 10 000,
 // else with k, M, G, T (four significant digits).
@@ -909,14 +907,6 @@ std::string calls_text(std::int64_t before, std::int64_t after) {
 std::optional<double> edge_cost(const ChangeSide& s, const GraphEdge* e) {
   if (!e || !e->total_ratio) return std::nullopt;
   return tidy(s, *e->total_ratio * s.graph->whole);
-}
-
-// The call caller -> callee of `g`, kept or not.
-const GraphEdge* edge_between(const CallGraph& g, FuncId caller, FuncId callee) {
-  if (caller == kNoMatch || callee == kNoMatch || caller + 1 >= g.edge_begin.size()) return nullptr;
-  auto begin = g.edges.begin() + g.edge_begin[caller], end = g.edges.begin() + g.edge_begin[caller + 1];
-  auto it = std::lower_bound(begin, end, callee, [](const GraphEdge& e, FuncId c) { return e.callee < c; });
-  return it != end && it->callee == callee ? &*it : nullptr;
 }
 
 std::string legend_cell(double x, std::string_view text) {

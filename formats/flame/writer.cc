@@ -16,8 +16,6 @@ using formats::json_number;
 using formats::valid_utf8;
 using formats::xml_text;
 
-bool is_time(const Event& e) { return e.floating || e.seconds_per_unit > 0; }
-
 // A name as a folded frame: no ';' (the separator), nothing that ends the line.
 void append_folded(std::string& out, std::string_view name, bool process) {
   for (char c : name) {

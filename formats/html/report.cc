@@ -252,7 +252,7 @@ std::string page(const std::string& data, const Options& o) {
 Expected<std::string> write(const Profile& p, std::size_t event, const CallGraph& totals, const FlameTree& tree,
                             const RankTable* ranks, const Options& o) {
   const Event& ev = p.events[event];
-  const bool time = ev.floating || ev.seconds_per_unit > 0;
+  const bool time = is_time(ev);
   const std::string unit = flame::unit_name(p, event);
   std::string data;
   data.reserve(output_reservation(o.max_bytes, 4096 + p.functions.size() * 120 + tree.frames.size() * 24));

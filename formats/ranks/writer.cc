@@ -20,7 +20,7 @@ using formats::xml_text;
 
 std::string unit_of(const Profile& p, std::size_t event) {
   const Event& e = p.events[event];
-  if (e.floating || e.seconds_per_unit > 0) return "s";
+  if (is_time(e)) return "s";
   return std::string(p.str(e.name));
 }
 

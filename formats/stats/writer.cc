@@ -406,8 +406,8 @@ void stats_header(std::string& out, const Profile& p, const Event& ev, const std
   if (!o.files.empty()) out += "\n";
   out += fmt::format("         {} function calls ", total_calls);
   if (total_calls != prim_calls) out += fmt::format("({} primitive calls) ", prim_calls);
-  out += ev.floating || ev.seconds_per_unit > 0 ? fmt::format("in {:.3f} seconds\n\n", total_tt)
-                                                : fmt::format("in {:.0f} {}\n\n", total_tt, p.str(ev.name));
+  out += is_time(ev) ? fmt::format("in {:.3f} seconds\n\n", total_tt)
+                     : fmt::format("in {:.0f} {}\n\n", total_tt, p.str(ev.name));
 }
 
 // print_stats' lines.

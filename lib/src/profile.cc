@@ -1,5 +1,6 @@
 #include "graphgen/profile.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace graphgen {
@@ -111,6 +112,11 @@ double shown_value(const Event& event, double value) {
   if (event.seconds_per_unit == 1e-9) return value / 1e9;
   if (event.seconds_per_unit > 0) return value * event.seconds_per_unit;
   return value;
+}
+
+double without_noise(const Event& event, double v) {
+  if (!event.floating && std::fabs(v - std::round(v)) <= 1e-9 * std::max(1.0, std::fabs(v))) return std::round(v);
+  return v;
 }
 
 double unit_value(const Event& event, double shown) {

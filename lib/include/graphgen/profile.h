@@ -313,6 +313,12 @@ inline double cost_float(Cost c) { return std::bit_cast<double>(c); }
 double shown_value(const Event& event, double value);
 /// A cost as a number to show, as shown_value(); exact for floating events.
 double event_value(const Event& event, Cost cost);
+/// Whether the event is time (shown in seconds), not a count.
+inline bool is_time(const Event& event) { return event.floating || event.seconds_per_unit > 0; }
+/// `v`, a cost of `event` integrated along call ratios, without their
+/// rounding noise: a count event's costs are whole numbers where they are
+/// within 1e-9 (relative) of one.
+double without_noise(const Event& event, double v);
 /// The inverse of shown_value(): a shown number in the event's unit.
 double unit_value(const Event& event, double shown);
 
