@@ -32,8 +32,7 @@ struct Node {
 
 class Reader {
  public:
-  Reader(const InputFile& in, const formats::ReadOptions& options, Diagnostics& diag)
-      : in_(in), options_(options), diag_(diag), json_(in) {}
+  Reader(const InputFile& in, const formats::ReadOptions& options) : in_(in), options_(options), json_(in) {}
 
   Expected<Profile> read() {
     if (auto ok = json_.open(); !ok) return ok.error();
@@ -56,10 +55,9 @@ class Reader {
       } else if (key == "samples" || key == "timeDeltas") {
         (key == "samples" ? samples_offset_ : deltas_offset_) = here();
         if (auto ok = numbers(v, key == "samples" ? samples_ : deltas_, key); !ok) return ok.error();
-      } else if (key == "startTime" || key == "endTime") {
-        double t = 0;
-        if (auto e = v.get_double().get(t); e) return fail("a time in microseconds", e);
-        (key == "startTime" ? start_ : end_) = t;
+      } else if (key == "startTime") {
+        // (endTime is not needed: the last sample lasts 0, as speedscope counts it.)
+        if (auto e = v.get_double().get(start_); e) return fail("a time in microseconds", e);
       }
     }
     if (!nodes)
@@ -201,13 +199,12 @@ class Reader {
 
   const InputFile& in_;
   const formats::ReadOptions& options_;
-  Diagnostics& diag_;
   formats::JsonDocument json_;
   std::vector<Node> nodes_;
   std::unordered_map<std::int64_t, std::uint32_t> index_;
   std::vector<std::int64_t> depth_;
   std::vector<double> samples_, deltas_;
-  double start_ = 0, end_ = 0;
+  double start_ = 0;
   std::size_t samples_offset_ = 0, deltas_offset_ = 0;
   std::size_t bytes_ = 0;
   Profile p_;
@@ -272,8 +269,6 @@ Expected<Profile> Reader::build() {
     if (options_.memory_budget && p_.approximate_bytes() > options_.memory_budget)
       return bad_input(formats::over_budget_message(in_.path(), options_.memory_budget, p_.functions.size(), 2));
   }
-  (void)diag_;
-  (void)end_;
   return std::move(p_);
 }
 
@@ -285,8 +280,8 @@ bool sniff_cpuprofile(std::string_view head) {
   return head.find("\"nodes\"") != std::string_view::npos && head.find("\"callFrame\"") != std::string_view::npos;
 }
 
-Expected<Profile> read_cpuprofile(const InputFile& input, const formats::ReadOptions& options, Diagnostics& diag) {
-  return Reader(input, options, diag).read();
+Expected<Profile> read_cpuprofile(const InputFile& input, const formats::ReadOptions& options, Diagnostics&) {
+  return Reader(input, options).read();
 }
 
 }  // namespace graphgen::chrome

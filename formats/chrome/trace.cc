@@ -38,7 +38,7 @@ struct Thread {
 class Reader {
  public:
   Reader(const InputFile& in, const formats::ReadOptions& options, Diagnostics& diag)
-      : in_(in), options_(options), diag_(diag), text_(closed(in.bytes())), json_(in, text_) {}
+      : in_(in), options_(options), diag_(diag), json_(in, closed(in.bytes(), closing_)) {}
 
   Expected<Profile> read() {
     if (auto ok = json_.open(); !ok) return ok.error();
@@ -74,16 +74,16 @@ class Reader {
   }
 
  private:
-  // A trace cut short: the array closed where it stops.
-  static std::string closed(std::string_view text) {
-    std::string out(text);
-    std::size_t start = out.find_first_not_of(" \t\r\n");
-    if (start == std::string::npos || out[start] != '[') return out;
-    std::size_t end = out.find_last_not_of(" \t\r\n");
-    if (out[end] == ']') return out;
-    if (out[end] == ',') out.resize(end);
-    out += ']';
-    return out;
+  // A trace cut short: the array closed where it stops (kept in `copy`;
+  // a whole trace is parsed from the input's bytes as they are).
+  static std::string_view closed(std::string_view text, std::string& copy) {
+    std::size_t start = text.find_first_not_of(" \t\r\n");
+    if (start == std::string_view::npos || text[start] != '[') return text;
+    std::size_t end = text.find_last_not_of(" \t\r\n");
+    if (text[end] == ']') return text;
+    copy.assign(text.substr(0, text[end] == ',' ? end : end + 1));
+    copy += ']';
+    return copy;
   }
 
   FuncId function(std::string_view name) {
@@ -178,7 +178,7 @@ class Reader {
   const InputFile& in_;
   const formats::ReadOptions& options_;
   Diagnostics& diag_;
-  std::string text_;
+  std::string closing_;  // a cut trace, closed (declared before json_, which reads it)
   formats::JsonDocument json_;
   Profile p_;
   std::optional<detail::StackBuilder> builder_;
