@@ -63,7 +63,9 @@ TEST(Cpuprofile, NodeProfilesReadWithSpeedscopesTimes) {
     EXPECT_NEAR(sum, whole, 0.5);
     for (const auto& [fn, t] : want) {
       EXPECT_NEAR(have[fn].self, t.self, 0.5) << fn;
-      if (t.functions == 1) EXPECT_NEAR(have[fn].total, t.total, 0.5) << fn;
+      if (t.functions == 1) {
+        EXPECT_NEAR(have[fn].total, t.total, 0.5) << fn;
+      }
     }
     EXPECT_EQ(have.size(), want.size());
   }

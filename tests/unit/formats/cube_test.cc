@@ -142,7 +142,9 @@ void check(const std::string& file, const std::string& name) {
         EXPECT_TRUE(same(p, e, p.location_self[r * ne + e], excl)) << fname << " location " << l;
         EXPECT_TRUE(same(p, e, p.location_total[r * ne + e], incl)) << fname << " location " << l;
       }
-      if (o.values.count("visits")) EXPECT_NE(o.values["visits"][c][static_cast<long>(l)].first, "0");
+      if (o.values.count("visits")) {
+        EXPECT_NE(o.values["visits"][c][static_cast<long>(l)].first, "0");
+      }
       ++rows;
     }
   }

@@ -143,8 +143,10 @@ TEST(Pprof, OwnOutputReadsBackWithTheSameCosts) {
     double sum_before = 0, sum_after = 0;
     for (const auto& [label, t] : before) {
       sum_before += t.self;
-      if (c.exact) EXPECT_EQ(after[label].self, t.self) << label;
-      if (c.exact) EXPECT_EQ(after[label].inclusive, t.inclusive) << label;
+      if (c.exact) {
+        EXPECT_EQ(after[label].self, t.self) << label;
+        EXPECT_EQ(after[label].inclusive, t.inclusive) << label;
+      }
     }
     for (const auto& [label, t] : after) sum_after += t.self;
     // Rebuilt stacks are rounded to whole units so that their sum stays
