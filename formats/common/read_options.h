@@ -34,6 +34,9 @@ struct ReadOptions {
   bool keep_positions = true;
   /// Keep the callsite tree of sampled stacks (flame graphs, filters).
   bool keep_stacks = true;
+  /// Keep when each sample ran (Profile::timeline), for timelines; only
+  /// with keep_stacks.
+  bool keep_timeline = false;
   /// The most bytes a reader's profile may hold (0: no limit); the pipeline
   /// sets it in proportion to the file's size, or from --max-memory.
   std::size_t memory_budget = 0;

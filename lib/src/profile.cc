@@ -73,7 +73,7 @@ std::size_t Profile::approximate_bytes() const {
          bytes(listed) + bytes(calls) + bytes(call_cost) + bytes(call_self) + bytes(line_costs) +
          bytes(line_cost_values) + bytes(call_sites) + bytes(call_site_cost) + bytes(jumps) + bytes(stack_nodes) +
          bytes(stack_node_cost) + bytes(reported_share) + bytes(locations) + bytes(location_functions) +
-         bytes(location_self) + bytes(location_total);
+         bytes(location_self) + bytes(location_total) + bytes(tracks) + bytes(timeline);
 }
 
 double Profile::value(std::size_t e, Cost c) const {

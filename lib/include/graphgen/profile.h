@@ -183,6 +183,25 @@ struct Location {
   std::uint32_t begin = 0, end = 0;
 };
 
+/// A timeline's thread: the process and thread a recording names (perf's
+/// pid/tid and command, a trace's pid/tid and thread_name), or numbers the
+/// reader gave it (a .cpuprofile has one thread).
+struct Track {
+  std::int64_t pid = 0, tid = 0;
+  StringId name = kNoString;     // the thread's name or command
+  StringId process = kNoString;  // the process's name, when the input gives one
+};
+
+/// One sample on a timeline: the stack node it ran (its leaf frame), when
+/// it started in seconds on the recording's clock, and how long it lasted
+/// (negative: unknown, as perf's point samples; the timeline writer
+/// stretches each to the next sample of its thread).
+struct TimedSample {
+  double start = 0, duration = -1;
+  std::uint32_t node = 0;
+  std::uint32_t track = 0;
+};
+
 /// Which subpositions the per-position layers hold (callgrind `positions:`).
 enum Positions : std::uint8_t { kPositionLine = 1, kPositionAddress = 2 };
 
@@ -247,6 +266,13 @@ struct Profile {
 
   std::vector<StackNode> stack_nodes;
   std::vector<Cost> stack_node_cost;  // stack_nodes.size() x events.size()
+
+  /// Optional layer over the callsite tree: when each sample ran, for
+  /// timelines (-T trace), when the input has times and the output asks
+  /// for them (ReadOptions::keep_timeline). In the readers' order; samples
+  /// of one track need not be sorted.
+  std::vector<Track> tracks;
+  std::vector<TimedSample> timeline;
 
   /// Per-location layer (Location): the functions each location ran, and
   /// their self and inclusive costs there (location_functions.size() x

@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "graphgen/analysis/stacks.h"
+#include "graphgen/analysis/timeline.h"
 #include "graphgen/flat_index.h"
 #include "graphgen/labels.h"
 
@@ -129,6 +130,10 @@ void filter_stacks(Profile& p, const Compiled& c, const Marks& m, Diagnostics& d
   Cost whole = 0, dropped = 0;
   std::size_t dropped_stacks = 0;
   const std::size_t nodes = p.stack_nodes.size();
+  // Where each node's samples went (0: dropped), for the timeline; the
+  // samples that stay keep the lengths they had among all of them.
+  fix_durations(p);
+  std::vector<std::uint32_t> moved(p.timeline.empty() ? 0 : nodes, 0);
   for (std::uint32_t node = 1; node < nodes; ++node) {
     const Cost weight = p.stack_node_cost[node];
     if (weight == 0) continue;
@@ -137,6 +142,7 @@ void filter_stacks(Profile& p, const Compiled& c, const Marks& m, Diagnostics& d
       // A sample with no frame (perf's, under its command): no filter
       // removed its frames, and only --focus asks for a frame it lacks.
       if (c.focus.empty()) builder.add_frameless_sample(weight, q.str(p.stack_nodes[node].process));
+      if (!moved.empty() && c.focus.empty()) moved[node] = builder.last_node();
       continue;
     }
     path.clear();
@@ -163,7 +169,13 @@ void filter_stacks(Profile& p, const Compiled& c, const Marks& m, Diagnostics& d
     }
     for (FuncId f : path) used[f] = true;
     builder.add_sample(path, weight, weight, process == kNoString ? std::string_view() : q.str(process));
+    if (!moved.empty()) moved[node] = builder.last_node();
   }
+  // The timeline keeps the samples that stayed, on their new nodes.
+  q.tracks = std::move(p.tracks);
+  for (const TimedSample& s : p.timeline)
+    if (s.node < moved.size() && moved[s.node] != 0)
+      q.timeline.push_back({s.start, s.duration, moved[s.node], s.track});
   if (dropped_stacks > 0)
     diag.warn(
         fmt::format("--hide/--show left {} sample stack(s) with no frame: their cost ({:.2f}% of the profile) "
@@ -400,6 +412,7 @@ void filter_graph(Profile& p, const Compiled& c, const Marks& m, Diagnostics& di
     p.jumps.clear();
     p.stack_nodes.clear();
     p.stack_node_cost.clear();
+    p.timeline.clear();
   }
   remove_functions(p, filter.keep);
 }
@@ -498,6 +511,7 @@ void remove_functions(Profile& p, const std::vector<bool>& keep) {
   if (!tree_ok) {
     p.stack_nodes.clear();
     p.stack_node_cost.clear();
+    p.timeline.clear();
   } else {
     for (std::size_t s = 1; s < p.stack_nodes.size(); ++s)
       if (p.stack_nodes[s].process == kNoString) p.stack_nodes[s].function = new_id[p.stack_nodes[s].function];

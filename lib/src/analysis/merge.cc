@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <map>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 
 #include "graphgen/flat_index.h"
@@ -719,6 +721,31 @@ void ProfileMerger::add_stacks(Adding& a) {
   }
   for (std::uint32_t n = 0; n < other.stack_nodes.size(); ++n)
     a.row(kNode, into.stack_node_cost, node_map[n], other.stack_node_cost, n);
+  add_timeline(other, node_map, a);
+}
+
+// The other profile's timeline, on its nodes here; a track of the same
+// thread, names and process as one here is that one (perf's two halves
+// of one file), others are added.
+void ProfileMerger::add_timeline(const Profile& other, const std::vector<std::uint32_t>& node_map, Adding& a) {
+  if (other.timeline.empty()) return;
+  Profile& into = into_;
+  std::map<std::tuple<std::int64_t, std::int64_t, StringId, StringId>, std::uint32_t> mine;
+  for (std::uint32_t t = 0; t < into.tracks.size(); ++t)
+    mine.emplace(std::tuple{into.tracks[t].pid, into.tracks[t].tid, into.tracks[t].name, into.tracks[t].process}, t);
+  std::vector<std::uint32_t> track_map(other.tracks.size(), 0);
+  for (std::uint32_t t = 0; t < other.tracks.size(); ++t) {
+    const Track& theirs = other.tracks[t];
+    Track ours{theirs.pid, theirs.tid, a.str(theirs.name), a.str(theirs.process)};
+    auto [it, fresh] = mine.emplace(std::tuple{ours.pid, ours.tid, ours.name, ours.process},
+                                    static_cast<std::uint32_t>(into.tracks.size()));
+    if (fresh) into.tracks.push_back(ours);
+    track_map[t] = it->second;
+  }
+  into.timeline.reserve(into.timeline.size() + other.timeline.size());
+  for (const TimedSample& s : other.timeline)
+    if (s.node < node_map.size() && s.track < track_map.size())
+      into.timeline.push_back({s.start, s.duration, node_map[s.node], track_map[s.track]});
 }
 
 std::vector<FuncId> order_as_gprof2dot(Profile& p) {

@@ -68,6 +68,7 @@ void StackBuilder::add_sample(const std::vector<FuncId>& leaf_first, Cost weight
 
 void StackBuilder::add_sample(const std::vector<FuncId>& leaf_first, const Cost* weights, const Cost* call_weights,
                               std::string_view process) {
+  last_node_ = 0;
   if (leaf_first.empty()) return;
   ++samples_;
   const std::size_t n = p_.events.size();
@@ -97,6 +98,7 @@ void StackBuilder::add_sample(const std::vector<FuncId>& leaf_first, const Cost*
   for (std::size_t i = leaf_first.size(); i-- > 0;) node = child(node, leaf_first[i], kNoString);
   for (std::size_t e = 0; e < n; ++e)
     p_.stack_node_cost[node * n + e] = p_.add(e, p_.stack_node_cost[node * n + e], weights[e]);
+  last_node_ = node;
 }
 
 StringId StackBuilder::process_id(std::string_view process) {
@@ -122,10 +124,23 @@ std::uint32_t StackBuilder::child(std::uint32_t parent, FuncId f, StringId proce
 }
 
 void StackBuilder::add_frameless_sample(Cost weight, std::string_view process) {
+  last_node_ = 0;
   if (!keep_tree_ || process.empty()) return;
   std::uint32_t node = child(0, 0, process_id(process));
+  last_node_ = node;
   const std::size_t n = p_.events.size();
   p_.stack_node_cost[node * n] = p_.add(0, p_.stack_node_cost[node * n], weight);
+}
+
+std::uint32_t StackBuilder::track(std::int64_t pid, std::int64_t tid, std::string_view name, std::string_view process) {
+  return tracks_.find_or_add(
+      FlatIndex::mix(static_cast<std::uint64_t>(pid), static_cast<std::uint64_t>(tid)),
+      [&](std::uint32_t t) { return p_.tracks[t].pid == pid && p_.tracks[t].tid == tid; },
+      [&] {
+        Track t{pid, tid, p_.strings.intern(name), process.empty() ? kNoString : p_.strings.intern(process)};
+        p_.tracks.push_back(t);
+        return static_cast<std::uint32_t>(p_.tracks.size() - 1);
+      });
 }
 
 }  // namespace graphgen::detail

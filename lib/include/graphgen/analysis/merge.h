@@ -133,6 +133,7 @@ class ProfileMerger {
   void add_sites(Adding& a);
   void add_jumps(Adding& a);
   void add_stacks(Adding& a);
+  void add_timeline(const Profile& other, const std::vector<std::uint32_t>& node_map, Adding& a);
   Expected<bool> adopt_events(const Profile& other, std::string_view other_path, std::vector<std::size_t>& map);
   // Function identity by the strings' bytes, so a function `into` has
   // already is found without interning its strings again.

@@ -55,6 +55,19 @@ class StackBuilder {
   /// or call gets its cost.
   void add_frameless_sample(Cost weight, std::string_view process);
 
+  /// Timelines: the track of thread `tid` of process `pid`, added the
+  /// first time with its thread's and process's names (later names of the
+  /// same pair are ignored: a thread renamed by exec stays one track).
+  std::uint32_t track(std::int64_t pid, std::int64_t tid, std::string_view name, std::string_view process = {});
+  /// Puts the sample added last (frameless or not) on the profile's
+  /// timeline: it started at `start` seconds and lasted `duration`
+  /// (negative: unknown). Nothing without the callsite tree.
+  void time_last_sample(double start, double duration, std::uint32_t track) {
+    if (keep_tree_ && last_node_ != 0) p_.timeline.push_back({start, duration, last_node_, track});
+  }
+  /// The callsite-tree node of the sample added last (0: none).
+  std::uint32_t last_node() const { return last_node_; }
+
   /// A weight as a cost of the builder's event.
   Cost cost(double weight) const { return p_.cost_of(0, weight); }
 
@@ -63,10 +76,12 @@ class StackBuilder {
  private:
   Profile& p_;
   bool keep_tree_;
-  FlatIndex functions_;                // (name, object) -> FuncId
-  FlatIndex python_;                   // (name, file) -> FuncId of Python frames
-  FlatIndex calls_;                    // (caller, callee) -> CallId
-  FlatIndex children_;                 // (parent node, function or process) -> stack node
+  FlatIndex functions_;  // (name, object) -> FuncId
+  FlatIndex python_;     // (name, file) -> FuncId of Python frames
+  FlatIndex calls_;      // (caller, callee) -> CallId
+  FlatIndex children_;   // (parent node, function or process) -> stack node
+  FlatIndex tracks_;     // (pid, tid) -> track
+  std::uint32_t last_node_ = 0;
   StringId last_process_ = kNoString;  // the interned id of the last process name
   std::string last_process_name_;
   std::vector<std::size_t> seen_in_sample_;
