@@ -258,6 +258,8 @@ Expected<Profile> Reader::build() {
   samples_event.name = p_.strings.intern("samples");
   detail::StackBuilder builder(p_, {time_event, samples_event}, options_.keep_stacks);
   std::vector<FuncId> stack;
+  const bool timeline = options_.keep_timeline && options_.keep_stacks;
+  std::vector<std::uint32_t> stack_node(timeline ? nodes_.size() : 0, 0);
   for (std::uint32_t i = 0; i < nodes_.size(); ++i) {
     if (!count[i]) continue;
     stack.clear();
@@ -266,8 +268,21 @@ Expected<Profile> Reader::build() {
     if (stack.empty()) continue;
     const Cost w[2] = {static_cast<Cost>(std::llround(time[i])), count[i]};
     builder.add_sample(stack, w);
+    if (timeline) stack_node[i] = builder.last_node();
     if (options_.memory_budget && p_.approximate_bytes() > options_.memory_budget)
       return bad_input(formats::over_budget_message(in_.path(), options_.memory_budget, p_.functions.size(), 2));
+  }
+  if (timeline) {
+    // Each sample in time order, lasting until the next (the last: 0, as
+    // counted above); one thread, named after the file.
+    const std::uint32_t track = builder.track(0, 1, basename_of(in_.path()));
+    p_.timeline.reserve(n);
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::size_t i = order[k];
+      const std::uint32_t node = stack_node[index_.find(static_cast<std::int64_t>(samples_[i]))->second];
+      if (node != 0)
+        p_.timeline.push_back({at[i] * 1e-6, k + 1 < n ? (at[order[k + 1]] - at[i]) * 1e-6 : 0.0, node, track});
+    }
   }
   return std::move(p_);
 }

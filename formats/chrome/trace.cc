@@ -4,6 +4,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -28,6 +29,12 @@ struct Edge {
   FuncId function = 0;
   std::uint32_t seq = 0;    // file order of its event
   std::uint32_t slice = 0;  // X: which slice, to close it
+};
+
+// Where an event's args place its frame (graphgen's traces name them).
+struct Where {
+  std::string file, object;
+  std::int64_t line = 0;
 };
 
 struct Thread {
@@ -86,11 +93,21 @@ class Reader {
     return copy;
   }
 
-  FuncId function(std::string_view name) {
-    auto [it, fresh] = functions_.try_emplace(std::string(name), 0);
+  // A function per name, and per file, line and object where the event's
+  // args name them (graphgen's traces do).
+  FuncId function(const std::string& name, const Where& w) {
+    key_.assign(name).append(1, '\0').append(w.file).append(1, '\0').append(w.object);
+    key_.append(1, '\0').append(std::to_string(w.line));
+    auto [it, fresh] = functions_.try_emplace(key_, 0);
     if (fresh) {
       Function f;
       f.name = p_.strings.intern(name);
+      if (!w.file.empty()) f.file = p_.strings.intern(w.file);
+      if (!w.object.empty()) {
+        f.object = p_.strings.intern(w.object);
+        f.has_object = true;
+      }
+      f.line = w.line;
       it->second = p_.add_function(f);
     }
     return it->second;
@@ -116,6 +133,7 @@ class Reader {
       const std::size_t at = json_.here();
       if (auto e = item.get_object().get(obj); e) return json_.fail("a trace event {\"ph\": ...}", e);
       std::string ph, name, pid, tid, meta;
+      Where where;
       std::optional<double> ts, dur;
       for (auto m : obj) {
         std::string_view k, s;
@@ -137,8 +155,11 @@ class Reader {
           if (v.get_object().get(args)) continue;
           for (auto a : args) {
             std::string_view ak, as;
-            if (a.unescaped_key().get(ak) || ak != "name") continue;
-            if (!a.value().get_string().get(as)) meta = std::string(as);
+            std::int64_t line = 0;
+            if (a.unescaped_key().get(ak)) continue;
+            if (ak == "line" && !a.value().get_int64().get(line) && line > 0) where.line = line;
+            if ((ak != "name" && ak != "file" && ak != "object") || a.value().get_string().get(as)) continue;
+            (ak == "name" ? meta : ak == "file" ? where.file : where.object) = std::string(as);
           }
         }
       }
@@ -159,7 +180,7 @@ class Reader {
       auto [it, fresh] = thread_index_.try_emplace(pid + '\0' + tid, threads_.size());
       if (fresh) threads_.push_back({pid, tid, {}});
       Thread& t = threads_[it->second];
-      const FuncId f = ph == "E" ? 0 : function(name);
+      const FuncId f = ph == "E" ? 0 : function(name, where);
       if (ph == "X") {
         t.edges.push_back({*ts, *dur, true, true, f, seq_, slices_});
         t.edges.push_back({*ts + *dur, 0, false, true, f, seq_, slices_});
@@ -183,11 +204,20 @@ class Reader {
   Profile p_;
   std::optional<detail::StackBuilder> builder_;
   std::unordered_map<std::string, FuncId> functions_;
+  std::string key_;
   std::unordered_map<std::string, std::size_t> thread_index_;
   std::vector<Thread> threads_;
   std::unordered_map<std::string, std::string> process_names_, thread_names_;
   std::uint32_t seq_ = 0, slices_ = 0;
 };
+
+// A pid or tid as a number for the timeline: the file's own when it is
+// an integer, else `fallback` (a process or thread named by a string).
+std::int64_t number(const std::string& id, std::int64_t fallback) {
+  std::int64_t v = 0;
+  auto [end, ec] = std::from_chars(id.data(), id.data() + id.size(), v);
+  return ec == std::errc() && end == id.data() + id.size() ? v : fallback;
+}
 
 Expected<Profile> Reader::build() {
   detail::StackBuilder& builder = *builder_;
@@ -208,6 +238,9 @@ Expected<Profile> Reader::build() {
     const std::string label =
         (tname.empty() ? "tid " + t.tid : tname) + " (" + (pname.empty() ? "pid " + t.pid : pname + " " + t.pid) + ")";
     open.clear();
+    const std::uint32_t track = options_.keep_timeline ? builder.track(number(t.pid, 1 + (&t - threads_.data())),
+                                                                       number(t.tid, 0), tname, pname)
+                                                       : 0;
     double last = t.edges.empty() ? 0 : t.edges.front().ts;
     for (const Edge& e : t.edges) {
       if (e.ts > last && !open.empty()) {
@@ -215,6 +248,7 @@ Expected<Profile> Reader::build() {
         for (std::size_t i = open.size(); i-- > 0;) stack.push_back(open[i].first);
         const Cost w = float_cost((e.ts - last) * 1e-6);
         builder.add_sample(stack, &w, threads_.size() > 1 ? std::string_view(label) : std::string_view());
+        if (options_.keep_timeline) builder.time_last_sample(last * 1e-6, (e.ts - last) * 1e-6, track);
       }
       last = std::max(last, e.ts);
       if (e.open) {

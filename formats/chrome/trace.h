@@ -20,7 +20,9 @@
 // overlap without nesting, E without B, and B never closed (closed at the
 // thread's last time) are counted and said in a warning.
 //
-// The model: a function per event name; one floating event, time in
+// The model: a function per event name (and per file, line and object
+// when the event's args name them, as graphgen's own traces do); one
+// floating event, time in
 // seconds; each thread a process frame of the stacks, named after its
 // thread_name and process_name ("CrRendererMain (Renderer 14488)"), else
 // "tid T (pid P)".

@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <memory>
 #include <optional>
 #include <thread>
 
 #include "graphgen/analysis/merge.h"
 #include "graphgen/analysis/stacks.h"
+#include "graphgen/analysis/timeline.h"
 #include "graphgen/flat_index.h"
 #include "graphgen/text.h"
 #include "python.h"
@@ -48,6 +50,7 @@ struct Header {
   std::string_view event;
   bool has_period = false;
   std::uint64_t period = 0;
+  double time = -1;       // seconds, when the header has a time
   std::string_view rest;  // a frame, when recorded without -g
 };
 
@@ -170,6 +173,7 @@ bool parse_header(std::string_view line, Header& h) {
     if (is_time(t)) {
       anchor = n - 1;
       timed = true;
+      std::from_chars(t.data(), t.data() + t.size() - 1, h.time);
       break;
     }
     if (t.size() > 1 && t.back() == ':') {
@@ -430,6 +434,9 @@ class Reader {
     }
     if (keep_ && !is_clock_event(h.event)) untimed_kept_ = true;
     comm_ = h.comm;
+    time_ = h.time;
+    pid_ = h.pid;
+    tid_ = h.tid;
     weight_ = 1;
     if (options_.weight_by_period) {
       if (h.has_period)
@@ -468,12 +475,19 @@ class Reader {
       if (options_.python != formats::ReadOptions::PythonView::kOff) python_view();
       builder_.add_sample(frames_, weight_, weight_, comm_);
       ++kept_;
+      time_sample();
     } else if (in_sample_ && keep_) {
       builder_.add_frameless_sample(weight_, comm_);
       ++frameless_;
+      time_sample();
     }
     in_sample_ = false;
     frames_.clear();
+  }
+
+  // The sample just added on the timeline, when asked for and timed.
+  void time_sample() {
+    if (options_.keep_timeline && time_ >= 0) builder_.time_last_sample(time_, -1, builder_.track(pid_, tid_, comm_));
   }
 
   // python.h: in a sample with a Python frame, drops the interpreter's
@@ -510,6 +524,8 @@ class Reader {
   bool in_sample_ = false;
   bool keep_ = true;
   Cost weight_ = 1;
+  double time_ = -1;  // the current sample's time (seconds), or -1
+  std::int64_t pid_ = -1, tid_ = -1;
   std::vector<FuncId> frames_;
   enum Kind : std::uint8_t { kOther, kPython, kInterpreter, kUnresolved };
   std::vector<Kind> kinds_;  // per function, for the Python view
@@ -608,6 +624,7 @@ Expected<Profile> read(const InputFile& input, const formats::ReadOptions& optio
     readers[i].reset();
   }
   if (auto ok = readers[0]->finish(diag); !ok) return ok.error();
+  join_threads(readers[0]->profile);  // (a thread the halves name apart)
   readers[0]->profile.label_style = LabelStyle::kName;
   return std::move(readers[0]->profile);
 }

@@ -334,6 +334,17 @@ void Reader::add(const std::vector<FuncId>& leaf_first, double weight) {
 Expected<bool> Reader::add_evented(const Raw& r, std::size_t k) {
   std::vector<std::uint32_t> open;
   std::vector<FuncId> stack;
+  // On the timeline (events in time units only): each stack from one
+  // event to the next, the profile a thread of its own.
+  const double spu = formats::seconds_per_tick(r.unit);
+  const bool timed = options_.keep_timeline && spu > 0;
+  const std::uint32_t track = timed ? builder_->track(0, static_cast<std::int64_t>(k) + 1,
+                                                      r.name.empty() ? fmt::format("profile {}", k) : r.name)
+                                    : 0;
+  auto add_timed = [&](double from, double to) {
+    add(stack, to - from);
+    if (timed) builder_->time_last_sample(from * spu, (to - from) * spu, track);
+  };
   double last = r.events.empty() ? r.start : r.events.front().at;
   for (const Raw::Ev& ev : r.events) {
     if (ev.at < last)
@@ -342,7 +353,7 @@ Expected<bool> Reader::add_evented(const Raw& r, std::size_t k) {
     if (!open.empty() && ev.at > last) {
       stack.clear();
       for (std::size_t i = open.size(); i-- > 0;) stack.push_back(function(open[i]));
-      add(stack, ev.at - last);
+      add_timed(last, ev.at);
     }
     last = ev.at;
     if (ev.open) {
@@ -361,7 +372,7 @@ Expected<bool> Reader::add_evented(const Raw& r, std::size_t k) {
     if (r.end > last) {
       stack.clear();
       for (std::size_t i = open.size(); i-- > 0;) stack.push_back(function(open[i]));
-      add(stack, r.end - last);
+      add_timed(last, r.end);
     }
   }
   return true;

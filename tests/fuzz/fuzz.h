@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 
+#include "chrome/trace_writer.h"
 #include "common/read_options.h"
 #include "graphgen/error.h"
 #include "graphgen/io.h"
@@ -27,6 +28,14 @@ inline formats::ReadOptions options(std::size_t size) {
   return o;
 }
 
+/// The same, with the timeline kept (-T trace): the readers of inputs with
+/// sample times.
+inline formats::ReadOptions timed(std::size_t size) {
+  formats::ReadOptions o = options(size);
+  o.keep_timeline = true;
+  return o;
+}
+
 /// A crash the fuzzer must report: an error of more than one line, or two
 /// paths that must agree but do not.
 [[noreturn]] inline void fail() { __builtin_trap(); }
@@ -38,6 +47,17 @@ inline void check_one_line(const Error& e) {
 template <class T>
 void check(const Expected<T>& r) {
   if (!r) check_one_line(r.error());
+}
+
+/// A profile read with its timeline, written as a trace (empty: an error,
+/// of one line).
+inline std::string trace(const Expected<Profile>& p) {
+  check(p);
+  if (!p) return {};
+  Diagnostics diag;
+  auto t = chrome::write_trace(*p, {"fuzz", std::size_t{64} << 20}, diag);
+  check(t);
+  return t ? *t : std::string();
 }
 
 }  // namespace graphgen::fuzz

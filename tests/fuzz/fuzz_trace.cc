@@ -4,6 +4,6 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace graphgen;
   Diagnostics diag;
-  fuzz::check(chrome::read_trace(fuzz::input(data, size), fuzz::options(size), diag));
+  fuzz::trace(chrome::read_trace(fuzz::input(data, size), fuzz::timed(size), diag));
   return 0;
 }
