@@ -44,7 +44,8 @@
   X(html)                          \
   X(compare)                       \
   X(pprof)                         \
-  X(speedscope)
+  X(speedscope)                    \
+  X(trace)
 
 namespace graphgen {
 #define GRAPHGEN_DECLARE(name)                \
@@ -199,6 +200,13 @@ std::vector<std::string_view> output_extensions() {
 }
 
 Expected<bool> check_pair(const InputFormat& in, const OutputFormat& out) {
+  if (out.needs == Needs::kTimeline && !(in.provides & kTimeline)) {
+    std::vector<std::string_view> timed;
+    for (const InputFormat& f : input_formats())
+      if (f.provides & kTimeline) timed.push_back(f.name);
+    return bad_usage(fmt::format("{} output puts samples on a timeline; {} input has no sample times ({} have them)",
+                                 out.name, in.name, join(timed)));
+  }
   if (out.needs != Needs::kLineHits || (in.provides & kLineHits)) return true;
   std::vector<std::string_view> possible;
   for (const OutputFormat& o : output_formats())

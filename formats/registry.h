@@ -54,6 +54,7 @@ enum Provides : unsigned {
   kCallGraph = 1,  // functions, calls, costs (every format)
   kLineHits = 2,   // per-line time and hit counts (line_profiler)
   kLocations = 4,  // one file may hold several ranks or threads (Profile::locations)
+  kTimeline = 8,   // when each sample ran (Profile::timeline)
 };
 
 /// The order in which several files of a format merge.
@@ -140,6 +141,7 @@ enum class Needs {
   kTotals,    // the whole profile and each function's inclusive cost (pstats' report)
   kStacks,    // the sample stacks, or the call graph's totals to rebuild them from (flame graphs)
   kReport,    // everything: stacks or totals, the pruned graph, per-rank statistics (the HTML report)
+  kTimeline,  // the sample stacks and when each ran (trace events)
 };
 
 /// What a writer gets: the whole profile, the graph when it needs one, the

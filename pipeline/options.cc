@@ -432,7 +432,9 @@ Expected<bool> read_and_graph(const Given& g, Request& r) {
   r.read.keep_positions = r.output->needs != Needs::kGraph && r.list_functions.empty();
   // Sample stacks are kept only for the outputs that draw them, and for
   // the filters, which are exact on them.
-  r.read.keep_stacks = r.output->needs == Needs::kStacks || r.output->needs == Needs::kReport || !r.filters.empty();
+  r.read.keep_stacks = r.output->needs == Needs::kStacks || r.output->needs == Needs::kReport ||
+                       r.output->needs == Needs::kTimeline || !r.filters.empty();
+  r.read.keep_timeline = r.output->needs == Needs::kTimeline;
 
   GraphOptions& graph = r.graph;
   if (const std::string* t = g.value("total"))

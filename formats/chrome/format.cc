@@ -1,7 +1,9 @@
 // chrome: the rows of Chrome's and node's formats in the table of formats
-// (registry.cc): the .cpuprofile of node --cpu-prof and Chrome DevTools.
+// (registry.cc): the .cpuprofile of node --cpu-prof and Chrome DevTools,
+// and trace events, read and written.
 #include "chrome/cpuprofile.h"
 #include "chrome/trace.h"
+#include "chrome/trace_writer.h"
 #include "registry.h"
 
 namespace graphgen::cpuprofile {
@@ -15,6 +17,7 @@ const InputFormat& input_format() {
       .extensions = {".cpuprofile"},
       .sniff = strong_or_no<chrome::sniff_cpuprofile>,
       .read = chrome::read_cpuprofile,
+      .provides = kCallGraph | kTimeline,
       .graph = graph_from_stacks,
   };
   return kRow;
@@ -33,9 +36,34 @@ const InputFormat& input_format() {
       .extensions = {".trace.json"},
       .sniff = strong_or_no<chrome::sniff_trace>,
       .read = chrome::read_trace,
+      .provides = kCallGraph | kTimeline,
       .graph = graph_from_stacks,
   };
   return kRow;
+}
+
+namespace {
+
+Expected<std::string> write_row(const WriteInput& in, Diagnostics& diag) {
+  chrome::TraceWriteOptions o;
+  o.creator = in.options.creator;
+  o.max_bytes = in.options.max_output;
+  return chrome::write_trace(in.profile, o, diag);
+}
+
+}  // namespace
+
+const std::vector<OutputFormat>& output_formats() {
+  static const std::vector<OutputFormat> kRows = {
+      {"trace",
+       "Chrome's trace events (JSON) of the samples' times, for Perfetto UI and chrome://tracing (perf script, "
+       ".cpuprofile, evented speedscope and trace inputs)",
+       {".trace.json"},
+       Needs::kTimeline,
+       false,
+       write_row},
+  };
+  return kRows;
 }
 
 }  // namespace graphgen::trace

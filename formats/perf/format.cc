@@ -22,6 +22,7 @@ const InputFormat& input_format() {
       .extensions = {".perf", ".script"},
       .sniff = strong_or_no<sniff>,
       .read = read_file,
+      .provides = kCallGraph | kTimeline,
       .event_option = EventOption::kSampleFilter,
   };
   return kRow;

@@ -33,7 +33,7 @@ const InputFormat& input_format() {
       .extensions = {".speedscope.json"},
       .sniff = sniff_row,
       .read = read,
-      .provides = kCallGraph | kLocations,
+      .provides = kCallGraph | kLocations | kTimeline,
       .graph = graph_from_stacks,
   };
   return kRow;

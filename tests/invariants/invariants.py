@@ -17,6 +17,8 @@ For each input (testdata/, ../shared/corpus, and hostile names made here):
   -T dot       (no thresholds) no percentage above 100 %, and the roots reach
                100 % where nothing is pruned;
   -T svg       parses as XML;
+  -T trace     (inputs with sample times) every thread's events nest; read
+               back, JSON inputs' (.cpuprofile, speedscope, traces) total;
   ranks        for groups of rank files: each function's self totals add up
                to the merged stats total; ranks.json parses, ranks.csv reads
                back with Python's csv module, rows of equal length, no field a
@@ -301,6 +303,8 @@ def check_input(path, label=None, extra=()):
                 ok = again is not None and close(again, total, 1e-6, tol * 2)
             check(ok, label, fmt, f"read back, -T stats says {again}; of the input it says {total}")
 
+    check_trace(path, label, extra, total)
+
     # dot without thresholds: totals within 100 % and at least the self
     # cost; a call graph's root is the whole. (Sampled stacks: totals from
     # the stacks, as gprof2dot's callratios integration gives a cycle that
@@ -323,6 +327,50 @@ def check_input(path, label=None, extra=()):
         if check(code == 0, label, "svg", f"exit {code}: {err.strip()}"):
             parse_xml(label, "svg", svg)
     return True
+
+
+def check_trace(path, label, extra, total):
+    """-T trace, for inputs with sample times: every thread's B/E events nest
+    (each E closes the innermost open B, of its name; times never go back);
+    where the input's samples last what it says (JSON inputs: .cpuprofile,
+    evented speedscope, traces), read back it has the input's total."""
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "out.trace.json")
+        code, _, err = run(["-T", "trace", "-o", out, *extra, path])
+        if code == 2 or (code == 1 and "no sample times" in err):
+            return  # a format or a file without times
+        if not check(code == 0, label, "trace", f"exit {code}: {err.strip()}"):
+            return
+        try:
+            with open(out, encoding="utf-8") as f:
+                events = json.load(f)["traceEvents"]
+        except (ValueError, KeyError) as e:
+            fail(label, "trace", f"not a trace: {e!r}")
+            return
+        threads = {}
+        for e in events:
+            if e.get("ph") in ("B", "E"):
+                threads.setdefault((e["pid"], e["tid"]), []).append(e)
+        for tid, evs in threads.items():
+            open_, last = [], -math.inf
+            for e in evs:
+                if not check(e["ts"] >= last, label, "trace", f"thread {tid}: ts {e['ts']} after {last}"):
+                    return
+                last = e["ts"]
+                if e["ph"] == "B":
+                    open_.append(e["name"])
+                elif not check(open_ and open_.pop() == e["name"], label, "trace", f"thread {tid}: E of {e['name']!r} closes no B of it"):
+                    return
+            check(not open_, label, "trace", f"thread {tid}: {len(open_)} events never closed")
+        with open(path, "rb") as f:
+            head = f.read(64).lstrip()
+        if head[:1] not in (b"{", b"["):
+            return  # perf: a sample lasts until the next; the total is in samples
+        rcode, back, rerr = run(["-T", "stats", out])
+        if check(rcode == 0, label, "trace", f"read back: exit {rcode}: {rerr.strip()}"):
+            again, _ = stats_total(out, back)
+            check(again is not None and close(again, total, 1e-6, 2e-3), label, "trace",
+                  f"read back, -T stats says {again}; of the input it says {total}")
 
 
 def check_ranks(files, label):
