@@ -12,15 +12,17 @@
 #include <cstdlib>
 #include <map>
 
+#include "common/pickle.h"
 #include "common/python_text.h"
 #include "graphgen/flat_index.h"
 #include "graphgen/labels.h"
-#include "pickle.h"
 
 namespace graphgen::lprof {
 
 bool sniff(std::string_view head) {
-  return head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x80 && head[1] >= 2 && head[1] <= 5;
+  // (A pickle of tracemalloc's Snapshot is a snapshot, tracemalloc/reader.h.)
+  return head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x80 && head[1] >= 2 && head[1] <= 5 &&
+         head.substr(0, 64).find("tracemalloc") == std::string_view::npos;
 }
 
 namespace {
@@ -191,7 +193,12 @@ Profile to_profile(LineStats& stats) {
 }  // namespace
 
 Expected<Profile> read(const InputFile& input, Diagnostics&) {
-  auto doc = pickle::decode(input.bytes(), input.path());
+  // line_profiler's LineStats, as each version's module names it.
+  static const pickle::Allowed kLineStats = {{{"_line_profiler", "LineStats"},
+                                              {"line_profiler._line_profiler", "LineStats"},
+                                              {"line_profiler.line_profiler", "LineStats"}},
+                                             "only line_profiler's LineStats may appear in a .lprof file"};
+  auto doc = pickle::decode(input.bytes(), input.path(), kLineStats);
   if (!doc) return doc.error();
   auto stats = Validator(*doc, input.path()).run();
   if (!stats) return stats.error();

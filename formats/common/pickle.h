@@ -1,15 +1,17 @@
-// A safe decoder for the pickle subset that line_profiler's .lprof files use
-// (docs/formats.md §3.5): protocols 2-5, a memo keyed by index, MARK-based
-// containers, ints (BININT*, LONG1/4, text INT/LONG), big-endian BINFLOAT,
-// Python 3 str and Python 2 str, and objects built with NEWOBJ + BUILD.
-// GLOBAL/STACK_GLOBAL may name only the three LineStats class paths; every
-// other opcode (REDUCE, INST, OBJ, EXT*, PERSID, ...) is rejected with its
-// name and offset. Nothing is ever executed.
+// A safe decoder for the pickle subset of line_profiler's .lprof files and
+// tracemalloc's snapshots (docs/formats.md §3.5): protocols 2-5, a memo
+// keyed by index, MARK-based containers, ints (BININT*, LONG1/4, text
+// INT/LONG), big-endian BINFLOAT, Python 3 str and Python 2 str, and
+// objects built with NEWOBJ + BUILD. GLOBAL/STACK_GLOBAL may name only the
+// classes its caller allows (each reader its own); every other opcode
+// (REDUCE, INST, OBJ, EXT*, PERSID, ...) is rejected with its name and
+// offset. Nothing is ever executed.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "graphgen/error.h"
@@ -39,10 +41,14 @@ struct Document {
   const Node& node(std::uint32_t i) const { return nodes[i]; }
 };
 
-/// The class paths a pickle may name (line_profiler's LineStats, all versions).
-bool allowed_class(std::string_view module, std::string_view name);
+/// The classes a pickle may name, and what the refusal of another says
+/// ("only line_profiler's LineStats may appear in a .lprof file").
+struct Allowed {
+  std::vector<std::pair<std::string_view, std::string_view>> classes;  // (module, name)
+  std::string_view only;
+};
 
 /// Decodes one pickle. Errors read `PATH:+0xOFF: what was wrong`.
-Expected<Document> decode(std::string_view bytes, std::string_view path);
+Expected<Document> decode(std::string_view bytes, std::string_view path, const Allowed& allowed);
 
 }  // namespace graphgen::pickle

@@ -1,7 +1,8 @@
-#include "pickle.h"
+#include "common/pickle.h"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 #include <unordered_map>
@@ -39,11 +40,6 @@ std::string_view type_name(Type t) {
 }
 
 std::string a_type(Type t) { return formats::with_article(type_name(t)); }
-
-bool allowed_class(std::string_view module, std::string_view name) {
-  return name == "LineStats" && (module == "_line_profiler" || module == "line_profiler._line_profiler" ||
-                                 module == "line_profiler.line_profiler");
-}
 
 namespace {
 
@@ -116,7 +112,7 @@ std::string_view opcode_name(unsigned char op) {
 
 class Decoder {
  public:
-  explicit Decoder(std::string_view in) : in_(in) {}
+  Decoder(std::string_view in, const Allowed& allowed) : in_(in), allowed_(allowed) {}
 
   Document run() {
     for (;;) {
@@ -235,9 +231,8 @@ class Decoder {
     integer(v, at);
   }
   void global(std::string_view module, std::string_view name, std::size_t at) {
-    if (!allowed_class(module, name))
-      fail(at, fmt::format("refusing to load {}: only line_profiler's LineStats may appear in a .lprof file",
-                           quote_input(fmt::format("{}.{}", module, name))));
+    if (std::find(allowed_.classes.begin(), allowed_.classes.end(), std::pair{module, name}) == allowed_.classes.end())
+      fail(at, fmt::format("refusing to load {}: {}", quote_input(fmt::format("{}.{}", module, name)), allowed_.only));
     Node n;
     n.type = Type::kClass;
     n.text = fmt::format("{}.{}", module, name);
@@ -516,6 +511,7 @@ class Decoder {
   }
 
   std::string_view in_;
+  const Allowed& allowed_;
   std::size_t pos_ = 0;
   Document doc_;
   std::vector<std::uint32_t> stack_;
@@ -525,9 +521,9 @@ class Decoder {
 
 }  // namespace
 
-Expected<Document> decode(std::string_view bytes, std::string_view path) {
+Expected<Document> decode(std::string_view bytes, std::string_view path, const Allowed& allowed) {
   try {
-    Decoder d(bytes);
+    Decoder d(bytes, allowed);
     return d.run();
   } catch (const Failure& f) {
     return bad_input(fmt::format("{}:+0x{:x}: {}", path, f.offset, f.message));
