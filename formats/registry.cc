@@ -29,7 +29,8 @@
   X(speedscope)                   \
   X(cpuprofile)                   \
   X(trace)                        \
-  X(austin)
+  X(austin)                       \
+  X(tracemalloc)
 
 // Every folder with outputs, one line each, in the order --help lists them;
 // each has <name>::output_formats(), its rows, in formats/<name>/format.cc.

@@ -221,8 +221,14 @@ std::vector<OptionSpec> writer_options() {
             "and JSON, 200 in html]"),
       choice(list("--sort", "KEY",
                   "stats output: sort by this pstats key, repeatable (calls, cumulative, file, line, name, nfl, "
-                  "pcalls, stdname, time ...) [default: cumulative]"),
-             stats::sort_keys()),
+                  "pcalls, stdname, time ...) [default: cumulative]; of a tracemalloc snapshot, group by lineno, "
+                  "traceback or filename, as Snapshot.statistics does [default: lineno]"),
+             [] {
+               std::vector<std::string> keys = stats::sort_keys();
+               for (const char* k : {"lineno", "traceback"})
+                 if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+               return keys;
+             }()),
       list("--restrict", "R",
            "stats output: a pstats restriction, repeatable, in order: N lines, a fraction in [0, 1), or a regular "
            "expression the file:line(function) must contain, in Python's re syntax (searched with the embedded "

@@ -26,6 +26,8 @@
 #include "graphgen/text.h"
 #include "compare/writer.h"
 #include "flame/writer.h"
+#include "tracemalloc/reader.h"
+#include "tracemalloc/statistics.h"
 #include "phases.h"
 
 namespace graphgen::pipeline {
@@ -326,6 +328,26 @@ Expected<Output> compare_table(const Request& r, Diagnostics& diag) {
   return out;
 }
 
+// -T stats of two tracemalloc snapshots: after.compare_to(before, KEY).
+Expected<Output> compare_snapshots(const Request& r, Diagnostics& diag) {
+  Output out;
+  Profile profiles[2];
+  const InputFormat* formats[2] = {nullptr, nullptr};
+  if (auto ok = read_both(r, diag, out, profiles, formats); !ok) return ok.error();
+  if (!tracemalloc::is_snapshot(profiles[0]))
+    return bad_usage(fmt::format(
+        "--compare -T stats compares tracemalloc snapshots (Snapshot.compare_to); {} is {}: write -T compare", side_name(r, 0),
+        formats[0]->name));
+  const stats::Options& o = r.write.stats;
+  if (o.sort.size() > 1 || o.restrictions.size() > (r.write.top ? 1u : 0u))
+    return bad_usage("--compare -T stats prints Snapshot.compare_to(KEY): one --sort KEY (lineno, traceback or "
+                     "filename) and --top N");
+  auto text = tracemalloc::compare_to(profiles[0], profiles[1], o.sort.empty() ? "lineno" : o.sort[0], r.write.top);
+  if (!text) return text.error();
+  out.bytes = std::move(text).value();
+  return out;
+}
+
 Expected<Output> compare(const Request& r, Diagnostics& diag) {
   Output out;
   Phases phases(out);
@@ -338,6 +360,7 @@ Expected<Output> compare(const Request& r, Diagnostics& diag) {
   if (r.output->name == "flame") return compare_flame(r, diag);
   if (r.output->name == "compare" || r.output->name == "compare.csv" || r.output->name == "html")
     return compare_table(r, diag);
+  if (r.output->name == "stats") return compare_snapshots(r, diag);
   if (r.compare_options.normalize)
     return bad_usage("--normalize scales the stacks of --compare: write -T folded or -T flame, or leave it out");
   if (r.output->needs != Needs::kGraph)

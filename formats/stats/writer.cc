@@ -373,6 +373,9 @@ Expected<std::vector<std::uint32_t>> sort_order(const std::vector<Entry>& entrie
   std::vector<std::pair<int, int>> fields;
   for (const std::string& word : sort.empty() ? std::vector<std::string>{"cumulative"} : sort) {
     auto def = std::find_if(sort_defs().begin(), sort_defs().end(), [&](const SortKey& d) { return word == d.name; });
+    if (def == sort_defs().end() && (word == "lineno" || word == "traceback"))
+      return bad_usage(fmt::format("--sort {}: groups tracemalloc snapshots; pstats' keys are {}", word,
+                                   fmt::join(sort_keys(), ", ")));
     if (def == sort_defs().end())
       return bad_usage(
           fmt::format("--sort {}: not a pstats sort key (known: {})", quote_input(word), fmt::join(sort_keys(), ", ")));

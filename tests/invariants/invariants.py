@@ -33,6 +33,7 @@ import json
 import lzma
 import math
 import os
+import pickle
 import pstats
 import re
 import subprocess
@@ -123,8 +124,28 @@ def loadable(path):
 def stats_total(path, out):
     m = re.search(rb"function calls (?:\(\d+ primitive calls\) )?in ([\d.]+) (\S+)", out)
     if not m:
+        # A tracemalloc snapshot's statistics: the total of its traces' sizes.
+        if re.match(rb"[^\n]*: size=[^\n]*, count=\d+", out):
+            return snapshot_total(path), "bytes"
         return None, None
     return float(m.group(1)), m.group(2).decode()
+
+
+class SnapshotUnpickler(pickle.Unpickler):
+    """Loads tracemalloc's Snapshot and _Traces, and nothing else."""
+
+    def find_class(self, module, name):
+        if module == "tracemalloc" and name in ("Snapshot", "_Traces"):
+            return super().find_class(module, name)
+        raise pickle.UnpicklingError(f"{module}.{name} is not a snapshot's class")
+
+
+def snapshot_total(path):
+    """The sum of a tracemalloc snapshot's trace sizes, as Python reads it."""
+    opener = lzma.open if path.endswith(".xz") else open
+    with opener(path, "rb") as f:
+        snapshot = SnapshotUnpickler(f).load()
+    return float(sum(trace[1] for trace in snapshot.traces._traces))
 
 
 def html_data(html):

@@ -1,0 +1,266 @@
+#include "tracemalloc/reader.h"
+
+#include <fmt/format.h>
+
+#include <unordered_map>
+
+#include "common/pickle.h"
+#include "common/python_text.h"
+#include "graphgen/analysis/stacks.h"
+#include "graphgen/text.h"
+
+namespace graphgen::tracemalloc {
+
+namespace {
+
+constexpr std::string_view kDescription = "tracemalloc snapshot";
+
+// The classes a snapshot names, and nothing else.
+const pickle::Allowed& allowed() {
+  static const pickle::Allowed kSnapshot = {{{"tracemalloc", "Snapshot"}, {"tracemalloc", "_Traces"}},
+                                            "only tracemalloc's Snapshot and _Traces may appear in a snapshot"};
+  return kSnapshot;
+}
+
+// Python's indentation of a line: tabs to the next multiple of 8.
+std::size_t indent_of(std::string_view line) {
+  std::size_t col = 0;
+  for (char c : line) {
+    if (c == ' ')
+      ++col;
+    else if (c == '\t')
+      col = (col / 8 + 1) * 8;
+    else if (c == '\f')
+      col = 0;
+    else
+      break;
+  }
+  return col;
+}
+
+// The def or class enclosing line `line` (1-based) of `lines`: the nearest
+// one above indented less than every non-blank line between; "<module>"
+// when none is; empty when the line is not in the file.
+std::string enclosing(const std::vector<std::string>& lines, std::int64_t line) {
+  if (line < 1 || line > static_cast<std::int64_t>(lines.size())) return {};
+  std::size_t limit = indent_of(lines[static_cast<std::size_t>(line - 1)]);
+  for (std::int64_t l = line - 1; l >= 1 && limit > 0; --l) {
+    std::string_view text = lines[static_cast<std::size_t>(l - 1)];
+    const std::size_t start = text.find_first_not_of(" \t\f");
+    if (start == std::string_view::npos || text[start] == '\n' || text[start] == '\r' || text[start] == '#') continue;
+    const std::size_t indent = indent_of(text);
+    if (indent >= limit) continue;
+    limit = indent;
+    text.remove_prefix(start);
+    if (text.starts_with("async ")) text.remove_prefix(std::min(text.find_first_not_of(' ', 6), text.size()));
+    for (std::string_view kw : {"def ", "class "}) {
+      if (!text.starts_with(kw)) continue;
+      text.remove_prefix(std::min(text.find_first_not_of(' ', kw.size()), text.size()));
+      const std::size_t end = text.find_first_of("(: \t\r\n");
+      if (end != 0 && end != std::string_view::npos) return std::string(text.substr(0, end));
+    }
+  }
+  return "<module>";
+}
+
+class Reader {
+ public:
+  Reader(const InputFile& in, const formats::ReadOptions& options, Diagnostics& diag, const pickle::Document& doc)
+      : in_(in), options_(options), diag_(diag), doc_(doc), frame_of_(doc.nodes.size(), UINT32_MAX) {}
+
+  Expected<Profile> run() {
+    auto traces = trace_list();
+    if (!traces) return traces.error();
+    Event size, count;
+    size.name = p_.strings.intern("bytes");
+    size.unit = p_.strings.intern("bytes");
+    count.name = p_.strings.intern("blocks");
+    count.unit = p_.strings.intern("blocks");
+    // (The tree always: -T stats groups by whole tracebacks.)
+    detail::StackBuilder builder(p_, {size, count}, true);
+    std::vector<FuncId> frames;
+    std::size_t frameless = 0, seen = 0, cut = 0;
+    for (std::uint32_t t : (*traces)->items) {
+      const pickle::Node& trace = doc_.node(t);
+      if (trace.type != pickle::Type::kTuple || trace.items.size() < 3 || trace.items.size() > 4)
+        return error(trace,
+                     fmt::format("expected a trace (domain, size, frames[, total_nframe]), found {}", describe(trace)));
+      const pickle::Node& bytes = doc_.node(trace.items[1]);
+      const pickle::Node& stack = doc_.node(trace.items[2]);
+      if (bytes.type != pickle::Type::kInt || bytes.i < 0)
+        return error(bytes, fmt::format("expected a trace's size (an int of 0 or more), found {}", describe(bytes)));
+      if (stack.type != pickle::Type::kTuple)
+        return error(stack, fmt::format("expected a trace's frames (a tuple), found {}", describe(stack)));
+      // Cut at the traceback limit: total_nframe says so (3.9+), else a
+      // traceback as long as the limit may be.
+      const pickle::Node* total = trace.items.size() == 4 ? &doc_.node(trace.items[3]) : nullptr;
+      if (total ? total->type == pickle::Type::kInt && total->i > static_cast<std::int64_t>(stack.items.size())
+                : limit_ > 0 && static_cast<std::int64_t>(stack.items.size()) >= limit_)
+        ++cut;
+      frames.clear();
+      for (std::uint32_t f : stack.items) {
+        auto id = frame(f);
+        if (!id) return id.error();
+        frames.push_back(*id);
+      }
+      if (frames.empty()) {
+        ++frameless;
+        continue;
+      }
+      const Cost w[2] = {bytes.i, 1};
+      builder.add_sample(frames, w);
+      if (options_.memory_budget && ++seen % 4096 == 0 && p_.approximate_bytes() > options_.memory_budget)
+        return bad_input(formats::over_budget_message(in_.path(), options_.memory_budget, p_.functions.size(), 2));
+    }
+    if (frameless > 0)
+      diag_.warn(
+          fmt::format("{}: {} trace(s) have no frame and are left out (tracemalloc's statistics cannot "
+                      "group them either)",
+                      in_.path(), frameless));
+    if (cut > 0)
+      diag_.warn(
+          fmt::format("{}: {} of {} traces were cut at the traceback limit of {} frames: their stacks start "
+                      "part-way (start tracemalloc with more frames, tracemalloc.start(N), for whole stacks)",
+                      in_.path(), cut, (*traces)->items.size(), limit_));
+    name_functions();
+    p_.metadata.emplace_back(p_.strings.intern("desc"),
+                             p_.strings.intern(fmt::format("{} (traceback limit {})", kDescription, limit_)));
+    return std::move(p_);
+  }
+
+ private:
+  Error error(const pickle::Node& at, std::string message) const {
+    return bad_input(fmt::format("{}:+0x{:x}: {}", in_.path(), at.offset, message));
+  }
+
+  std::string describe(const pickle::Node& n) const {
+    if (n.type == pickle::Type::kTuple) return fmt::format("a tuple of {}", n.items.size());
+    if (n.type == pickle::Type::kInt) return fmt::format("the int {}", n.i);
+    return pickle::a_type(n.type);
+  }
+
+  // The value of `key` in a dict of str keys, or null.
+  const pickle::Node* member(const pickle::Node& dict, std::string_view key) const {
+    for (std::size_t k = 0; k + 1 < dict.items.size(); k += 2) {
+      const pickle::Node& name = doc_.node(dict.items[k]);
+      if (name.type == pickle::Type::kStr && name.text == key) return &doc_.node(dict.items[k + 1]);
+    }
+    return nullptr;
+  }
+
+  // The state dict of an object of class `cls`.
+  Expected<const pickle::Node*> state_of(const pickle::Node& n, std::string_view cls) const {
+    const bool object = n.type == pickle::Type::kObject && n.cls != UINT32_MAX && doc_.node(n.cls).text == cls;
+    if (!object || n.state == UINT32_MAX || doc_.node(n.state).type != pickle::Type::kDict)
+      return error(n, fmt::format("expected a {} object with its state, found {}", cls,
+                                  n.type == pickle::Type::kObject && n.cls != UINT32_MAX
+                                      ? "a " + doc_.node(n.cls).text + " object"
+                                      : describe(n)));
+    return &doc_.node(n.state);
+  }
+
+  // Snapshot.traces._traces, and the traceback limit on the way.
+  Expected<const pickle::Node*> trace_list() {
+    auto snapshot = state_of(doc_.node(doc_.root), "tracemalloc.Snapshot");
+    if (!snapshot) return snapshot.error();
+    const pickle::Node* traces = member(**snapshot, "traces");
+    if (!traces) return error(**snapshot, "expected a Snapshot's 'traces', found none");
+    if (const pickle::Node* limit = member(**snapshot, "traceback_limit"); limit && limit->type == pickle::Type::kInt)
+      limit_ = limit->i;
+    auto holder = state_of(*traces, "tracemalloc._Traces");
+    if (!holder) return holder.error();
+    const pickle::Node* list = member(**holder, "_traces");
+    if (!list || (list->type != pickle::Type::kList && list->type != pickle::Type::kTuple))
+      return error(**holder, "expected _Traces' '_traces' (a list of traces), found none");
+    return list;
+  }
+
+  // The function of a frame (filename, lineno), once per pickle object and
+  // once per (filename, lineno).
+  Expected<FuncId> frame(std::uint32_t index) {
+    if (index < frame_of_.size() && frame_of_[index] != UINT32_MAX) return frame_of_[index];
+    const pickle::Node& n = doc_.node(index);
+    const bool pair = n.type == pickle::Type::kTuple && n.items.size() == 2;
+    if (!pair || doc_.node(n.items[0]).type != pickle::Type::kStr || doc_.node(n.items[1]).type != pickle::Type::kInt ||
+        doc_.node(n.items[1]).i < 0)
+      return error(n, fmt::format("expected a frame (filename, lineno), found {}", describe(n)));
+    const std::string& file = doc_.node(n.items[0]).text;
+    const std::int64_t line = doc_.node(n.items[1]).i;
+    key_.assign(file).append(1, '\0').append(std::to_string(line));
+    auto [it, fresh] = functions_.try_emplace(key_, 0);
+    if (fresh) {
+      Function fn;
+      fn.file = p_.strings.intern(file);
+      fn.line = line;
+      it->second = p_.add_function(fn);
+    }
+    if (index < frame_of_.size()) frame_of_[index] = it->second;
+    return it->second;
+  }
+
+  // Each function's name: basename:def:line where the source can be read.
+  void name_functions() {
+    std::unordered_map<std::string, std::vector<std::string>> sources;
+    std::unordered_map<std::string, bool> readable;
+    const std::string beside(dir_of(in_.path()));
+    for (Function& fn : p_.functions) {
+      const std::string file(p_.str(fn.file));
+      auto [it, fresh] = readable.try_emplace(file, false);
+      if (fresh && !file.starts_with('<')) {
+        it->second = formats::read_source(file, {}, sources[file]);
+        if (!it->second && !file.starts_with('/') && !beside.empty())
+          it->second = formats::read_source(beside + "/" + file, {}, sources[file]);
+      }
+      const std::string def = it->second ? enclosing(sources[file], fn.line) : std::string();
+      const std::string_view base = short_name(file);
+      fn.name = p_.strings.intern(def.empty() ? fmt::format("{}:{}", base, fn.line)
+                                              : fmt::format("{}:{}:{}", base, def, fn.line));
+    }
+  }
+
+  // The file's name, with its package for a package's __init__.py or
+  // __main__.py (json/__init__.py).
+  static std::string_view short_name(std::string_view file) {
+    const std::string_view base = basename_of(file);
+    if ((base != "__init__.py" && base != "__main__.py") || base.size() + 1 >= file.size()) return base;
+    const std::size_t slash = file.rfind('/', file.size() - base.size() - 2);
+    return slash == std::string_view::npos ? file : file.substr(slash + 1);
+  }
+
+  static std::string_view dir_of(std::string_view path) {
+    const std::size_t slash = path.rfind('/');
+    return slash == std::string_view::npos ? std::string_view(".") : path.substr(0, slash);
+  }
+
+  const InputFile& in_;
+  const formats::ReadOptions& options_;
+  Diagnostics& diag_;
+  const pickle::Document& doc_;
+  Profile p_;
+  std::vector<FuncId> frame_of_;
+  std::unordered_map<std::string, FuncId> functions_;
+  std::string key_;
+  std::int64_t limit_ = 0;
+};
+
+}  // namespace
+
+bool sniff(std::string_view head) {
+  if (head.size() < 2 || static_cast<unsigned char>(head[0]) != 0x80 || head[1] < 2 || head[1] > 5) return false;
+  const std::string_view start = head.substr(0, 64);
+  return start.find("tracemalloc") != std::string_view::npos && start.find("Snapshot") != std::string_view::npos;
+}
+
+Expected<Profile> read(const InputFile& input, const formats::ReadOptions& options, Diagnostics& diag) {
+  auto doc = pickle::decode(input.bytes(), input.path(), allowed());
+  if (!doc) return doc.error();
+  return Reader(input, options, diag, *doc).run();
+}
+
+bool is_snapshot(const Profile& p) {
+  for (const auto& [k, v] : p.metadata)
+    if (p.str(k) == "desc" && p.str(v).starts_with(kDescription)) return true;
+  return false;
+}
+
+}  // namespace graphgen::tracemalloc
