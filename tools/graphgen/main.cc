@@ -3,6 +3,7 @@
 // This file only maps the command line to a pipeline request and prints what
 // comes back: formats and passes live in the library (pipeline/pipeline.h),
 // the options in pipeline/options.cc (shared with graphgen-mpi and Python).
+#include <fmt/format.h>
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
@@ -125,17 +126,30 @@ int run_command(int argc, char** argv) {
   const cli::Parser parser = cli::add_options(app, pipeline::kRun);
   cli::RunTarget target;
   app.add_option("-m,--module", target.module, "run this module as a script, as python3 -m does")->type_name("MODULE");
+  CLI::Option* memory =
+      app.add_flag(
+             "--memory{25}", target.memory_frames,
+             "profile memory instead of time: tracemalloc.start(FRAMES) before the program, its snapshot (what is "
+             "still allocated, by traceback) taken as it ends, read as a snapshot file is (-T stats prints "
+             "Snapshot.statistics); --memory=FRAMES for other than 25 frames a traceback")
+          ->type_name("[=FRAMES]");
   app.prefix_command();
   app.footer(
       "Usage: graphgen run [OPTIONS] script.py [ARGS...]   or   graphgen run [OPTIONS] -m MODULE [ARGS...]\n"
       "Examples:\n"
       "  graphgen run -o prof.png app.py --app-option     the call graph of app.py\n"
       "  graphgen run -k -m pytest tests/                 pytest's profile in KCacheGrind\n"
+      "  graphgen run --memory -o mem.flame.svg app.py    what app.py still holds at its end, by traceback\n"
       "  mpirun -np 4 graphgen run -o 'prof_{rank}.pstats' app.py   one profile per MPI rank\n"
       "-o may hold {rank} and {size}: the MPI rank and the number of ranks, as mpirun, srun or\n"
       "another launcher gives them (OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK, SLURM_PROCID).\n");
   if (int status = cli::parse(app, argc - 1, argv + 1, "graphgen run"); status >= 0) return status;
   target.argv = app.remaining();
+  if (memory->count() > 0 && (target.memory_frames < 1 || target.memory_frames > 65535))
+    return fail(
+        bad_usage(fmt::format("graphgen run: --memory={}: expected 1 to 65535 frames a traceback, as "
+                              "tracemalloc.start takes",
+                              target.memory_frames)));
   if (target.module.empty() && target.argv.empty())
     return fail(bad_usage("graphgen run: expected a script (or -m MODULE) to profile, found none"));
   if (!cli::can_run_python())

@@ -25,7 +25,7 @@ using python::Ref;
 // does (alter_sys), the exit status of SystemExit is kept and an uncaught
 // exception is printed as Python prints it, without these frames.
 constexpr const char* kBootstrap = R"PY(
-def _graphgen_run(module, argv):
+def _graphgen_run(module, argv, memory):
     import cProfile, os, runpy, sys, types
     sys.argv[:] = argv
     if module:
@@ -50,11 +50,16 @@ def _graphgen_run(module, argv):
         main.__dict__.update({'__file__': progname, '__package__': None, '__cached__': None})
         sys.modules['__main__'] = main
         globs = main.__dict__
-    prof = cProfile.Profile()
+    prof = None if memory else cProfile.Profile()
     status = 0
     failure = None
     try:
-        prof.runctx(code, globs, None)
+        if memory:
+            import tracemalloc
+            tracemalloc.start(memory)
+            exec(code, globs)
+        else:
+            prof.runctx(code, globs, None)
     except SystemExit as e:
         if e.code is None:
             status = 0
@@ -66,14 +71,34 @@ def _graphgen_run(module, argv):
     except BaseException:
         failure = sys.exc_info()
         status = 130 if isinstance(failure[1], KeyboardInterrupt) else 1
-    prof.create_stats()
+    if memory:
+        result = _graphgen_snapshot()
+    else:
+        prof.create_stats()
+        result = prof.stats
     if failure is not None:
         sys.excepthook(*_graphgen_trimmed(failure))
     try:
         sys.stdout.flush()
     except Exception:
         pass
-    return prof.stats, status
+    return result, status
+
+def _graphgen_snapshot():
+    # What is allocated at the program's end, as Snapshot.dump() would
+    # write it, without this file's frames (the program's own start from
+    # its first line, as under python3).
+    import pickle, tracemalloc
+    snapshot = tracemalloc.take_snapshot()
+    tracemalloc.stop()
+    traces = []
+    for trace in snapshot.traces._traces:
+        frames = tuple(f for f in trace[2] if f[0] != '<graphgen run>')
+        if frames:
+            # (total_nframe, from 3.9, counts the frames left out too)
+            rest = (trace[3] - (len(trace[2]) - len(frames)),) if len(trace) > 3 else ()
+            traces.append(trace[:2] + (frames,) + rest)
+    return pickle.dumps(tracemalloc.Snapshot(traces, snapshot.traceback_limit), pickle.HIGHEST_PROTOCOL)
 
 def _graphgen_trimmed(info):
     import cProfile
@@ -91,6 +116,51 @@ int python_failed(const char* what) {
   std::fprintf(stderr, "graphgen run: %s\n", what);
   if (PyErr_Occurred()) PyErr_Print();
   return kExitBadInput;
+}
+
+// Runs the program through the bootstrap: its exit status, and its
+// profile (cProfile's stats converted) or --memory's pickled snapshot.
+// Returns -1, or graphgen's status when the bootstrap itself failed.
+int call_bootstrap(const RunTarget& target, int& exit_status, std::optional<Profile>& profile,
+                   std::optional<std::string>& snapshot, std::string& snapshot_name) {
+  Ref globals(PyDict_New());
+  PyDict_SetItemString(globals.o, "__builtins__", PyEval_GetBuiltins());
+  Ref code(Py_CompileString(kBootstrap, "<graphgen run>", Py_file_input));
+  Ref done(code.o ? PyEval_EvalCode(code.o, globals.o, globals.o) : nullptr);
+  PyObject* run = done.o ? PyDict_GetItemString(globals.o, "_graphgen_run") : nullptr;
+  if (!run) return python_failed("cannot set up the profiler");
+  // sys.argv as cProfile sets it: the script and its arguments, or the
+  // module's name and its arguments (runpy then puts the module's file).
+  std::vector<std::string> sys_argv = target.argv;
+  if (!target.module.empty()) sys_argv.insert(sys_argv.begin(), target.module);
+  Ref args(PyList_New(0));
+  for (const std::string& s : sys_argv) {
+    Ref item(PyUnicode_DecodeFSDefault(s.c_str()));
+    PyList_Append(args.o, item.o);
+  }
+  Ref module(target.module.empty() ? Py_NewRef(Py_None) : PyUnicode_DecodeFSDefault(target.module.c_str()));
+  Ref memory(PyLong_FromLong(target.memory_frames));
+  Ref result(PyObject_CallFunctionObjArgs(run, module.o, args.o, memory.o, nullptr));
+  if (!result.o || !PyTuple_Check(result.o) || PyTuple_GET_SIZE(result.o) != 2)
+    return python_failed("the profiler failed");
+  exit_status = static_cast<int>(PyLong_AsLong(PyTuple_GET_ITEM(result.o, 1)));
+  PyObject* stats = PyTuple_GET_ITEM(result.o, 0);
+  const std::string what = target.module.empty() ? target.argv.front() : "-m " + target.module;
+  if (stats != Py_None && target.memory_frames > 0) {
+    char* bytes = nullptr;
+    Py_ssize_t size = 0;
+    if (PyBytes_AsStringAndSize(stats, &bytes, &size) != 0) return python_failed("the snapshot failed");
+    snapshot = std::string(bytes, static_cast<std::size_t>(size));
+    snapshot_name = "the memory of " + what;
+  } else if (stats != Py_None) {
+    auto converted = python::profile_from_stats(stats, "the profile of " + what);
+    if (!converted) {
+      Py_FinalizeEx();
+      return fail(converted.error());
+    }
+    profile = std::move(converted).value();
+  }
+  return -1;
 }
 
 }  // namespace
@@ -132,45 +202,24 @@ int run_python(const pipeline::Settings& settings, const RunTarget& target) {
 
   int exit_status = 0;
   std::optional<Profile> profile;
-  {
-    Ref globals(PyDict_New());
-    PyDict_SetItemString(globals.o, "__builtins__", PyEval_GetBuiltins());
-    Ref code(Py_CompileString(kBootstrap, "<graphgen run>", Py_file_input));
-    Ref done(code.o ? PyEval_EvalCode(code.o, globals.o, globals.o) : nullptr);
-    PyObject* run = done.o ? PyDict_GetItemString(globals.o, "_graphgen_run") : nullptr;
-    if (!run) return python_failed("cannot set up the profiler");
-    // sys.argv as cProfile sets it: the script and its arguments, or the
-    // module's name and its arguments (runpy then puts the module's file).
-    std::vector<std::string> sys_argv = target.argv;
-    if (!target.module.empty()) sys_argv.insert(sys_argv.begin(), target.module);
-    Ref args(PyList_New(0));
-    for (const std::string& s : sys_argv) {
-      Ref item(PyUnicode_DecodeFSDefault(s.c_str()));
-      PyList_Append(args.o, item.o);
-    }
-    Ref module(target.module.empty() ? Py_NewRef(Py_None) : PyUnicode_DecodeFSDefault(target.module.c_str()));
-    Ref result(PyObject_CallFunctionObjArgs(run, module.o, args.o, nullptr));
-    if (!result.o || !PyTuple_Check(result.o) || PyTuple_GET_SIZE(result.o) != 2)
-      return python_failed("the profiler failed");
-    exit_status = static_cast<int>(PyLong_AsLong(PyTuple_GET_ITEM(result.o, 1)));
-    PyObject* stats = PyTuple_GET_ITEM(result.o, 0);
-    if (stats != Py_None) {
-      auto converted = python::profile_from_stats(
-          stats, "the profile of " + (target.module.empty() ? target.argv.front() : "-m " + target.module));
-      if (!converted) {
-        Py_FinalizeEx();
-        return fail(converted.error());
-      }
-      profile = std::move(converted).value();
-    }
-  }
+  std::optional<std::string> snapshot;  // --memory: the pickled tracemalloc snapshot
+  std::string snapshot_name;
+  if (int failed = call_bootstrap(target, exit_status, profile, snapshot, snapshot_name); failed >= 0) return failed;
   // Waits for the program's other threads and runs its atexit handlers, as
   // Python does on exit; 120 is Python's status when flushing fails there.
   if (Py_FinalizeEx() < 0 && exit_status == 0) exit_status = 120;
+  const formats::InputFormat* format = &formats::cprofile_format();
+  if (snapshot) {
+    // Read as a snapshot file is: the same reader, the same views.
+    format = formats::find_input_format("tracemalloc");
+    auto read = format->read(InputFile::from_bytes(snapshot_name, std::move(*snapshot)), request->read, diag);
+    if (!read) return exit_status ? exit_status : fail(read.error());
+    profile = std::move(read).value();
+  }
   if (!profile) return exit_status;  // nothing ran: the program's message said why
 
   pipeline::Output out;
-  auto ok = pipeline::convert_profile(std::move(*profile), formats::cprofile_format(), *request, diag, out);
+  auto ok = pipeline::convert_profile(std::move(*profile), *format, *request, diag, out);
   report(diag, a.quiet);
   if (!ok) {
     int code = fail(ok.error());

@@ -15,6 +15,9 @@ namespace graphgen::cli {
 struct RunTarget {
   std::string module;             // -m MODULE, else empty
   std::vector<std::string> argv;  // script and its arguments, or the module's arguments
+  /// --memory[=FRAMES]: trace allocations with tracemalloc (this many
+  /// frames a traceback) instead of profiling time; 0: cProfile.
+  int memory_frames = 0;
 };
 
 /// Whether this graphgen embeds Python (built with python3-dev).
@@ -24,7 +27,8 @@ bool can_run_python();
 /// without, nothing changes (they are ECMAScript, Python-only syntax refused).
 void use_python_regex();
 
-/// Runs the target under cProfile and writes the output `settings` ask for.
+/// Runs the target under cProfile (or tracemalloc, its snapshot taken as
+/// the program ends) and writes the output `settings` ask for.
 /// Returns the program's exit status (its SystemExit code, 1 for an
 /// uncaught exception, whose traceback is printed as Python prints it), or
 /// graphgen's own when the program succeeded and the output could not be

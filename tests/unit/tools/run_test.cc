@@ -226,6 +226,41 @@ TEST(Run, KCacheGrindOpensTheCallgrindOutput) {
 #endif
 }
 
+// --memory: tracemalloc instead of cProfile, its snapshot at the end read
+// as a snapshot file is. Python's own tracemalloc, run on the same script
+// by the same CPython, is the oracle for the program's biggest line (a few
+// small objects differ with how the script is started).
+TEST(Run, MemoryGivesTheSnapshotOfWhatTheProgramHolds) {
+#ifdef GRAPHGEN_PYTHON_EXECUTABLE
+  auto stats = graphgen({"run", "--memory", "-T", "stats", "--top", "1", "memory.py"}, scripts());
+  ASSERT_EQ(stats.exit_code, 0) << stats.err;
+  auto python = test::run({GRAPHGEN_PYTHON_EXECUTABLE, "-c",
+                           "import tracemalloc\n"
+                           "tracemalloc.start(25)\n"
+                           "exec(compile(open('memory.py').read(), 'memory.py', 'exec'), {'__name__': '__main__'})\n"
+                           "print(tracemalloc.take_snapshot().statistics('lineno')[0])\n"},
+                          scripts());
+  ASSERT_EQ(python.exit_code, 0) << python.err;
+  std::smatch ours, theirs;
+  const std::regex line(R"re(^memory\.py:6: size=(\d+) KiB, count=(\d+), average=\d+ B\n$)re");
+  ASSERT_TRUE(std::regex_match(stats.out, ours, line)) << stats.out;
+  ASSERT_TRUE(std::regex_match(python.out, theirs, line)) << python.out;
+  EXPECT_NEAR(std::stod(ours[1]), std::stod(theirs[1]), std::stod(theirs[1]) * 0.01);
+  EXPECT_NEAR(std::stod(ours[2]), std::stod(theirs[2]), std::stod(theirs[2]) * 0.01);
+  // The stacks start at the program's first frame, named after its functions.
+  auto folded = graphgen({"run", "--memory=5", "-T", "folded", "memory.py"}, scripts());
+  ASSERT_EQ(folded.exit_code, 0) << folded.err;
+  EXPECT_NE(folded.out.find("\nmemory.py:<module>:17;memory.py:load_rows:6"), std::string::npos) << folded.out;
+  EXPECT_NE(folded.out.find("\nmemory.py:<module>:18;memory.py:fill:14;json/__init__.py:dumps:"), std::string::npos);
+  EXPECT_EQ(folded.out.find("graphgen run"), std::string::npos);
+  for (const char* bad : {"--memory=0", "--memory=70000"}) {
+    auto r = graphgen({"run", bad, "memory.py"}, scripts());
+    EXPECT_EQ(r.exit_code, 2) << bad;
+    EXPECT_NE(r.err.find("expected 1 to 65535 frames a traceback"), std::string::npos) << r.err;
+  }
+#endif
+}
+
 TEST(Run, MistakesAreSaidInOneLine) {
   auto none = graphgen({"run", "-o", "x.dot"});
   EXPECT_EQ(none.exit_code, 2);
