@@ -30,7 +30,8 @@
   X(cpuprofile)                   \
   X(trace)                        \
   X(austin)                       \
-  X(tracemalloc)
+  X(tracemalloc)                  \
+  X(mprof)
 
 // Every folder with outputs, one line each, in the order --help lists them;
 // each has <name>::output_formats(), its rows, in formats/<name>/format.cc.
@@ -46,7 +47,8 @@
   X(compare)                       \
   X(pprof)                         \
   X(speedscope)                    \
-  X(trace)
+  X(trace)                         \
+  X(mprof)
 
 namespace graphgen {
 #define GRAPHGEN_DECLARE(name)                \
@@ -201,6 +203,9 @@ std::vector<std::string_view> output_extensions() {
 }
 
 Expected<bool> check_pair(const InputFormat& in, const OutputFormat& out) {
+  if (out.needs == Needs::kMemory && !(in.provides & kMemory))
+    return bad_usage(fmt::format("{} output plots memory over time; {} input has none (mprof's files have it)",
+                                 out.name, in.name));
   if (out.needs == Needs::kTimeline && !(in.provides & kTimeline)) {
     std::vector<std::string_view> timed;
     for (const InputFormat& f : input_formats())

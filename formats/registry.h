@@ -55,6 +55,7 @@ enum Provides : unsigned {
   kLineHits = 2,   // per-line time and hit counts (line_profiler)
   kLocations = 4,  // one file may hold several ranks or threads (Profile::locations)
   kTimeline = 8,   // when each sample ran (Profile::timeline)
+  kMemory = 16,    // memory over time (Profile::memory)
 };
 
 /// The order in which several files of a format merge.
@@ -142,6 +143,7 @@ enum class Needs {
   kStacks,    // the sample stacks, or the call graph's totals to rebuild them from (flame graphs)
   kReport,    // everything: stacks or totals, the pruned graph, per-rank statistics (the HTML report)
   kTimeline,  // the sample stacks and when each ran (trace events)
+  kMemory,    // memory over time (the mprof plot)
 };
 
 /// What a writer gets: the whole profile, the graph when it needs one, the

@@ -1,4 +1,5 @@
 // stats: pstats' report's row in the table of formats (registry.cc).
+#include "mprof/writer.h"
 #include "registry.h"
 #include "stats/writer.h"
 #include "tracemalloc/reader.h"
@@ -11,6 +12,7 @@ using namespace formats;
 namespace {
 
 Expected<std::string> write_report(const WriteInput& in, Diagnostics&) {
+  if (!in.profile.memory.empty()) return mprof::write_peaks(in.profile);  // mprof peak, per function
   if (tracemalloc::is_snapshot(in.profile)) {
     // tracemalloc's own statistics, grouped by the one --sort key.
     const Options& o = in.options.stats;

@@ -202,6 +202,31 @@ struct TimedSample {
   std::uint32_t track = 0;
 };
 
+/// Memory over time, as memory_profiler's `mprof run` samples it (one per
+/// file read): the main process's samples, each child's (CHLD), and the
+/// calls of its @profile'd functions (FUNC), each run (CMDLINE) in turn.
+struct MemoryTrace {
+  struct Sample {
+    double time = 0, mib = 0;  // seconds (Unix time), MiB
+  };
+  struct Child {
+    StringId id = kNoString;  // as the file numbers it (its pid, or an index)
+    std::vector<Sample> samples;
+  };
+  struct Call {
+    StringId function = kNoString;  // `module.function`
+    double start = 0, end = 0, mib_start = 0, mib_end = 0;
+    std::int32_t depth = -1;  // the stack level, or -1 (older files)
+  };
+  StringId path = kNoString;       // the file as given
+  std::vector<StringId> commands;  // CMDLINE of each run
+  /// Where each run's samples begin in `samples` (runs.size() == commands.size()).
+  std::vector<std::uint32_t> runs;
+  std::vector<Sample> samples;  // MEM lines, in file order
+  std::vector<Child> children;  // in order of first appearance
+  std::vector<Call> calls;      // FUNC lines, in file order
+};
+
 /// Which subpositions the per-position layers hold (callgrind `positions:`).
 enum Positions : std::uint8_t { kPositionLine = 1, kPositionAddress = 2 };
 
@@ -273,6 +298,9 @@ struct Profile {
   /// of one track need not be sorted.
   std::vector<Track> tracks;
   std::vector<TimedSample> timeline;
+
+  /// Optional layer: memory over time (MemoryTrace), one per file read.
+  std::vector<MemoryTrace> memory;
 
   /// Per-location layer (Location): the functions each location ran, and
   /// their self and inclusive costs there (location_functions.size() x

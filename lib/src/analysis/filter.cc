@@ -124,6 +124,7 @@ void filter_stacks(Profile& p, const Compiled& c, const Marks& m, Diagnostics& d
   q.events[0] = p.events[0];
   q.label_style = p.label_style;
   q.metadata = std::move(p.metadata);
+  q.memory = std::move(p.memory);  // (names, not function ids: no filter changes it)
   for (const Function& fn : p.functions) q.add_function(fn);
   std::vector<bool> used(n, false);
   std::vector<FuncId> path;

@@ -539,6 +539,15 @@ Expected<bool> ProfileMerger::add(const Profile& other, std::string_view other_p
   add_sites(a);
   add_jumps(a);
   add_stacks(a);
+  // Memory traces: each file's stays its own (several files overlaid).
+  for (const MemoryTrace& theirs : other.memory) {
+    MemoryTrace t = theirs;
+    t.path = a.str(theirs.path);
+    for (StringId& c : t.commands) c = a.str(c);
+    for (MemoryTrace::Child& c : t.children) c.id = a.str(c.id);
+    for (MemoryTrace::Call& c : t.calls) c.function = a.str(c.function);
+    into.memory.push_back(std::move(t));
+  }
   return true;
 }
 

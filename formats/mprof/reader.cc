@@ -1,0 +1,192 @@
+#include "mprof/reader.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <unordered_map>
+
+#include "graphgen/analysis/stacks.h"
+#include "graphgen/text.h"
+
+namespace graphgen::mprof {
+
+namespace {
+
+// Python's float() of a field: finite decimal numbers (and Python's
+// spellings of them); false for anything else.
+bool number(std::string_view field, double& out) {
+  if (field.empty() || field.size() > 64) return false;
+  const std::string text(field);
+  char* end = nullptr;
+  out = std::strtod(text.c_str(), &end);
+  return end == text.c_str() + text.size() && std::isfinite(out);
+}
+
+std::vector<std::string_view> fields_of(std::string_view rest) {
+  std::vector<std::string_view> out;
+  std::size_t at = 0;
+  while (at <= rest.size()) {
+    const std::size_t space = std::min(rest.find(' ', at), rest.size());
+    out.push_back(rest.substr(at, space - at));
+    at = space + 1;
+  }
+  return out;
+}
+
+class Reader {
+ public:
+  Reader(const InputFile& in, const formats::ReadOptions& options) : in_(in), options_(options) {
+    trace_.path = p_.strings.intern(in.path());
+  }
+
+  Expected<Profile> run() {
+    LineScanner lines(in_.bytes(), &in_);
+    std::string_view line;
+    std::size_t number_of_line = 0;
+    while (lines.next(line)) {
+      ++number_of_line;
+      if (auto ok = one(line, number_of_line); !ok) return ok.error();
+      if (options_.memory_budget && number_of_line % 4096 == 0 &&
+          trace_.samples.size() * sizeof(MemoryTrace::Sample) + trace_.calls.size() * sizeof(MemoryTrace::Call) >
+              options_.memory_budget)
+        return bad_input(formats::over_budget_message(in_.path(), options_.memory_budget, trace_.calls.size(), 1));
+    }
+    if (trace_.runs.empty() && trace_.calls.empty())
+      return bad_input(fmt::format("{}: expected mprof's MEM, CHLD or FUNC lines, found none", in_.path()));
+    build_calls();
+    p_.memory.push_back(std::move(trace_));
+    return std::move(p_);
+  }
+
+ private:
+  Expected<bool> fail(std::size_t line, std::size_t col, std::string what) const {
+    return bad_input(at_line(in_.path(), line, col, what));
+  }
+
+  Expected<bool> one(std::string_view line, std::size_t n) {
+    if (line.empty())
+      return fail(n, 1, "expected a line of mprof's, found an empty line (mprof: sampling time was too short)");
+    const std::size_t space = line.find(' ');
+    if (space == std::string_view::npos)
+      return fail(n, 1, fmt::format("expected 'FIELD VALUES', found {}", quote_input(line)));
+    const std::string_view field = line.substr(0, space), rest = line.substr(space + 1);
+    if (field == "CMDLINE") {
+      trace_.commands.push_back(p_.strings.intern(rest));
+      trace_.runs.push_back(static_cast<std::uint32_t>(trace_.samples.size()));
+      return true;
+    }
+    if (field != "MEM" && field != "CHLD" && field != "FUNC") return true;  // (mprof ignores them too)
+    const std::vector<std::string_view> f = fields_of(rest);
+    const std::size_t want = field == "MEM" ? 2 : field == "CHLD" ? 3 : 5;
+    if (f.size() < want)
+      return fail(n, space + 2, fmt::format("expected {} fields after {}, found {}", want, field, f.size()));
+    // Each number, where it is (column), checked.
+    double v[5] = {0, 0, 0, 0, 0};
+    std::size_t col = space + 2;
+    for (std::size_t i = 0; i < want; ++i) {
+      const bool name = field != "MEM" && i == 0;
+      if (!name && !number(f[i], v[i]))
+        return fail(n, col, fmt::format("expected a number, found {}", quote_input(f[i])));
+      col += f[i].size() + 1;
+    }
+    if (field == "MEM") {
+      if (trace_.runs.empty()) {  // samples before any CMDLINE: a run of no command
+        trace_.commands.push_back(kNoString);
+        trace_.runs.push_back(0);
+      }
+      trace_.samples.push_back({v[1], v[0]});
+    } else if (field == "CHLD") {
+      child(f[0]).samples.push_back({v[2], v[1]});
+    } else {
+      MemoryTrace::Call c;
+      c.function = p_.strings.intern(f[0]);
+      c.mib_start = v[1];
+      c.start = v[2];
+      c.mib_end = v[3];
+      c.end = v[4];
+      if (f.size() >= 6) {
+        char* end = nullptr;
+        const std::string depth(f[5]);
+        const long d = std::strtol(depth.c_str(), &end, 10);
+        if (end != depth.c_str() + depth.size() || d < 0 || d > 100000)
+          return fail(n, col, fmt::format("expected a stack level, found {}", quote_input(f[5])));
+        c.depth = static_cast<std::int32_t>(d);
+      }
+      trace_.calls.push_back(c);
+    }
+    return true;
+  }
+
+  MemoryTrace::Child& child(std::string_view id) {
+    auto [it, fresh] = child_index_.try_emplace(std::string(id), trace_.children.size());
+    if (fresh) trace_.children.push_back({p_.strings.intern(id), {}});
+    return trace_.children[it->second];
+  }
+
+  // The calls nested by their times (a call inside another's interval is
+  // its callee), each a sample of its own time.
+  void build_calls() {
+    Event time;
+    time.name = p_.strings.intern("time");
+    time.unit = p_.strings.intern("seconds");
+    time.floating = true;
+    time.seconds_per_unit = 1;
+    detail::StackBuilder builder(p_, std::vector<Event>{time}, options_.keep_stacks);
+    p_.label_style = LabelStyle::kName;
+    std::vector<std::size_t> order(trace_.calls.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    const auto& calls = trace_.calls;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return calls[a].start != calls[b].start ? calls[a].start < calls[b].start
+                                              : calls[a].end - calls[a].start > calls[b].end - calls[b].start;
+    });
+    std::vector<double> inner(calls.size(), 0.0);  // the callees' time of each call
+    std::vector<std::size_t> open, parent(calls.size(), SIZE_MAX);
+    for (std::size_t i : order) {
+      while (!open.empty() && calls[open.back()].end < calls[i].end) open.pop_back();
+      if (!open.empty()) {
+        parent[i] = open.back();
+        inner[open.back()] += calls[i].end - calls[i].start;
+      }
+      open.push_back(i);
+    }
+    std::vector<FuncId> stack;
+    for (std::size_t i : order) {
+      stack.clear();
+      for (std::size_t at = i; at != SIZE_MAX && stack.size() < calls.size(); at = parent[at])
+        stack.push_back(builder.function(p_.str(calls[at].function), {}, false));
+      const double own = std::max(0.0, calls[i].end - calls[i].start - inner[i]);
+      const Cost w = float_cost(own);
+      builder.add_sample(stack, &w);
+    }
+  }
+
+  const InputFile& in_;
+  const formats::ReadOptions& options_;
+  Profile p_;
+  MemoryTrace trace_;
+  std::unordered_map<std::string, std::size_t> child_index_;
+};
+
+}  // namespace
+
+bool sniff(std::string_view head) {
+  LineScanner lines(head);
+  std::string_view line;
+  if (!lines.next(line)) return false;
+  double v = 0;
+  const auto f = fields_of(line);
+  if (f.size() >= 2 && f[0] == "CMDLINE") return true;
+  if (f.size() == 3 && f[0] == "MEM") return number(f[1], v) && number(f[2], v);
+  if (f.size() == 4 && f[0] == "CHLD") return number(f[2], v) && number(f[3], v);
+  if ((f.size() == 6 || f.size() == 7) && f[0] == "FUNC") return number(f[2], v) && number(f[3], v);
+  return false;
+}
+
+Expected<Profile> read(const InputFile& input, const formats::ReadOptions& options, Diagnostics&) {
+  return Reader(input, options).run();
+}
+
+}  // namespace graphgen::mprof

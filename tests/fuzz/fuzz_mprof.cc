@@ -1,0 +1,15 @@
+// mprof files, then their peaks and plot (every sample, child and call).
+#include "fuzz.h"
+#include "mprof/reader.h"
+#include "mprof/writer.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace graphgen;
+  Diagnostics diag;
+  auto p = mprof::read(fuzz::input(data, size), fuzz::options(size), diag);
+  fuzz::check(p);
+  if (!p) return 0;
+  fuzz::check(mprof::write_peaks(*p));
+  fuzz::check(mprof::write_plot(*p, {"fuzz", std::size_t{64} << 20}));
+  return 0;
+}
