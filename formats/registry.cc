@@ -204,8 +204,8 @@ std::vector<std::string_view> output_extensions() {
 
 Expected<bool> check_pair(const InputFormat& in, const OutputFormat& out) {
   if (out.needs == Needs::kMemory && !(in.provides & kMemory))
-    return bad_usage(fmt::format("{} output plots memory over time; {} input has none (mprof's files have it)",
-                                 out.name, in.name));
+    return bad_usage(
+        fmt::format("{} output plots memory over time; {} input has none (mprof's files have it)", out.name, in.name));
   if (out.needs == Needs::kTimeline && !(in.provides & kTimeline)) {
     std::vector<std::string_view> timed;
     for (const InputFormat& f : input_formats())
