@@ -69,6 +69,13 @@ std::string unit_of(const Side& s) {
   return std::string(s.profile->str(e.name));
 }
 
+// A cost as the table shows it: whole numbers whole (bytes, instructions:
+// 12308910, not 1.23089e+07), others in six significant digits.
+std::string amount(double v, bool sign = false) {
+  if (v == std::floor(v) && std::fabs(v) < 1e15) return sign ? fmt::format("{:+.0f}", v) : fmt::format("{:.0f}", v);
+  return sign ? fmt::format("{:+.6g}", v) : fmt::format("{:.6g}", v);
+}
+
 std::string ratio(double before, double after) {
   if (before == 0) return after == 0 ? "1" : "new";
   return fmt::format("{:.3f}", after / before);
@@ -87,12 +94,12 @@ std::string write_text(const Side& a, const Side& b, const Pairing& pairing, con
   const std::size_t paired = pairing.paired();
   const std::string unit = unit_of(a);
   std::string out = fmt::format(
-      "Comparison of {} (before) and {} (after), in {}: {:.6g} -> {:.6g} ({:+.6g}, {}x).\n"
+      "Comparison of {} (before) and {} (after), in {}: {} -> {} ({}, {}x).\n"
       "Paired {} of {} functions before with {} of {} after: by identity {}, by name and file {}, by name and "
       "object {}, by name alone {}, by name without clone suffix {}.\n",
-      a.name, b.name, unit == "s" ? "seconds" : unit, sum[0], sum[1], sum[1] - sum[0], ratio(sum[0], sum[1]), paired,
-      a.profile->functions.size(), paired, b.profile->functions.size(), by_rule[1], by_rule[2], by_rule[3], by_rule[4],
-      by_rule[5]);
+      a.name, b.name, unit == "s" ? "seconds" : unit, amount(sum[0]), amount(sum[1]), amount(sum[1] - sum[0], true),
+      ratio(sum[0], sum[1]), paired, a.profile->functions.size(), paired, b.profile->functions.size(), by_rule[1],
+      by_rule[2], by_rule[3], by_rule[4], by_rule[5]);
   const std::size_t shown = std::min(rows.size(), o.top ? o.top : 25);
   out += fmt::format(
       "Largest changes of inclusive cost first, {} of {} functions (--top N for more; -T compare.csv for all). "
@@ -106,9 +113,10 @@ std::string write_text(const Side& a, const Side& b, const Pairing& pairing, con
     std::string rule = r.before == kNoMatch  ? "(after only)"
                        : r.after == kNoMatch ? "(before only)"
                                              : std::string(pair_rule_name(r.rule));
-    out += fmt::format("{:>12.6g} {:>12.6g} {:>+12.6g} {:>8}   {:>12.6g} {:>12.6g} {:>+12.6g} {:>8}  {:<15} {}\n",
-                       r.total[0], r.total[1], r.delta(), ratio(r.total[0], r.total[1]), r.self[0], r.self[1],
-                       r.self[1] - r.self[0], ratio(r.self[0], r.self[1]), rule, formats::valid_utf8(label(a, b, r)));
+    out += fmt::format("{:>12} {:>12} {:>12} {:>8}   {:>12} {:>12} {:>12} {:>8}  {:<15} {}\n", amount(r.total[0]),
+                       amount(r.total[1]), amount(r.delta(), true), ratio(r.total[0], r.total[1]), amount(r.self[0]),
+                       amount(r.self[1]), amount(r.self[1] - r.self[0], true), ratio(r.self[0], r.self[1]), rule,
+                       formats::valid_utf8(label(a, b, r)));
   }
   return out;
 }
@@ -178,7 +186,7 @@ constexpr std::string_view kPageScript = R"js((function () {
 
 std::string cell(double v, bool change) {
   std::string cls = change ? (v > 0 ? " class=\"up\"" : v < 0 ? " class=\"down\"" : "") : "";
-  return fmt::format("<td data-v=\"{}\"{}>{}{:.6g}</td>", v, cls, change && v > 0 ? "+" : "", v);
+  return fmt::format("<td data-v=\"{}\"{}>{}</td>", v, cls, amount(v, change && v > 0));
 }
 
 }  // namespace

@@ -59,6 +59,18 @@ TEST(Tracemalloc, CompareIsCompareToByteForByte) {
   }
 }
 
+// -T compare of two snapshots: bytes as whole numbers (%g printed
+// "211213 -> 1.23089e+07"), the totals those of statistics('lineno').
+TEST(Tracemalloc, CompareTableShowsWholeBytes) {
+  auto r = test::graphgen({"--compare", (dir() / "app-3.13.early.snapshot.xz").string(),
+                           (dir() / "app-3.13.late.snapshot.xz").string(), "-T", "compare", "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("in bytes: 211213 -> 12308910 (+12097697, 58.277x)."), std::string::npos)
+      << r.out.substr(0, 300);
+  EXPECT_NE(r.out.find("      4073464     +4073464      new  (after only)    <frozen importlib._bootstrap>:488\n"),
+            std::string::npos);
+}
+
 // sum(stat.size for stat in snapshot.statistics('lineno')), and the count.
 TEST(Tracemalloc, MemoryFlameGraphHoldsEveryByte) {
   for (const char* py : {"3.8", "3.13"}) {
