@@ -97,12 +97,14 @@ TEST(Tracemalloc, MemoryFlameGraphHoldsEveryByte) {
 }
 
 // app.py is beside the snapshots (its frames name it relative, as run):
-// each line is named after the def around it.
+// each line is named after the def around it. (The standard library's
+// files are pyenv's, absent elsewhere: their frames are file:line there,
+// json/__init__.py:346, and file:def:line here.)
 TEST(Tracemalloc, LinesAreNamedAfterTheirFunction) {
   auto r = test::graphgen({(dir() / "app-3.13.late.snapshot.xz").string(), "-T", "folded"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const char* name : {";app.py:make_rows:29", "app.py:<module>:57;app.py:main:50;", ";app.py:render:43;",
-                           ";app.py:round_trip:34;json/__init__.py:loads", ";app.py:main:51"})
+                           ";app.py:round_trip:34;json/__init__.py:", ";app.py:main:51"})
     EXPECT_NE(r.out.find(name), std::string::npos) << name;
 }
 
