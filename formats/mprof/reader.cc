@@ -84,13 +84,25 @@ class Reader {
       return fail(n, space + 2, fmt::format("expected {} fields after {}, found {}", want, field, f.size()));
     // Each number, where it is (column), checked.
     double v[5] = {0, 0, 0, 0, 0};
+    std::size_t cols[6] = {0, 0, 0, 0, 0, 0};
     std::size_t col = space + 2;
     for (std::size_t i = 0; i < want; ++i) {
       const bool name = field != "MEM" && i == 0;
+      cols[i] = col;
       if (!name && !number(f[i], v[i]))
         return fail(n, col, fmt::format("expected a number, found {}", quote_input(f[i])));
       col += f[i].size() + 1;
     }
+    // Memory from 0 to 10^12 MiB, times within 10^12 s of 1970: anything
+    // else is no measurement (and would make the plot's scale meaningless).
+    const std::size_t mib_at[3] = {field == "MEM" ? 0u : 1u, field == "FUNC" ? 3u : 99u, 99u};
+    const std::size_t time_at[2] = {field == "MEM" ? 1u : 2u, field == "FUNC" ? 4u : 99u};
+    for (std::size_t i : mib_at)
+      if (i < want && (v[i] < 0 || v[i] > 1e12))
+        return fail(n, cols[i], fmt::format("expected memory in MiB (0 to 10^12), found {}", v[i]));
+    for (std::size_t i : time_at)
+      if (i < want && std::fabs(v[i]) > 1e12)
+        return fail(n, cols[i], fmt::format("expected a Unix time in seconds, found {}", v[i]));
     if (field == "MEM") {
       if (trace_.runs.empty()) {  // samples before any CMDLINE: a run of no command
         trace_.commands.push_back(kNoString);

@@ -202,12 +202,12 @@ Expected<std::string> write_plot(const Profile& p, const PlotOptions& o) {
       "font-size=\"16\">{3}</text>\n",
       w, h, w / 2, xml_text(o.title.empty() ? "Memory used over time" : o.title));
   // Grid and ticks.
-  for (double v = 0; v <= x_top + x_step / 2; v += x_step)
+  for (double i = 0, v = 0; i <= 100 && v <= x_top + x_step / 2; v = ++i * x_step)  // (at most 100 ticks)
     svg += fmt::format(
         "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#e5e5e5\"/><text x=\"{0:.1f}\" "
         "y=\"{3:.1f}\" text-anchor=\"middle\">{4}</text>\n",
         X(v), top, top + ph, top + ph + 16, number_text(v));
-  for (double v = 0; v <= y_top + y_step / 2; v += y_step)
+  for (double i = 0, v = 0; i <= 100 && v <= y_top + y_step / 2; v = ++i * y_step)
     svg += fmt::format(
         "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" stroke=\"#e5e5e5\"/><text x=\"{3:.1f}\" "
         "y=\"{4:.1f}\" text-anchor=\"end\">{5}</text>\n",
