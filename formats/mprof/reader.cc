@@ -3,9 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
-#include <cstdlib>
-#include <unordered_map>
 
 #include "graphgen/analysis/stacks.h"
 #include "graphgen/text.h"
@@ -17,22 +16,21 @@ namespace {
 // Python's float() of a field: finite decimal numbers (and Python's
 // spellings of them); false for anything else.
 bool number(std::string_view field, double& out) {
-  if (field.empty() || field.size() > 64) return false;
-  const std::string text(field);
-  char* end = nullptr;
-  out = std::strtod(text.c_str(), &end);
-  return end == text.c_str() + text.size() && std::isfinite(out);
+  if (field.starts_with('+')) field.remove_prefix(1);
+  auto [end, ec] = std::from_chars(field.data(), field.data() + field.size(), out);
+  return ec == std::errc() && end == field.data() + field.size() && !field.empty() && std::isfinite(out);
 }
 
-std::vector<std::string_view> fields_of(std::string_view rest) {
-  std::vector<std::string_view> out;
+// The fields of a line split at each space, as Python's str.split(' ')
+// (into `out`, reused from line to line).
+void fields_of(std::string_view rest, std::vector<std::string_view>& out) {
+  out.clear();
   std::size_t at = 0;
   while (at <= rest.size()) {
     const std::size_t space = std::min(rest.find(' ', at), rest.size());
     out.push_back(rest.substr(at, space - at));
     at = space + 1;
   }
-  return out;
 }
 
 class Reader {
@@ -78,7 +76,8 @@ class Reader {
       return true;
     }
     if (field != "MEM" && field != "CHLD" && field != "FUNC") return true;  // (mprof ignores them too)
-    const std::vector<std::string_view> f = fields_of(rest);
+    std::vector<std::string_view>& f = fields_;
+    fields_of(rest, f);
     const std::size_t want = field == "MEM" ? 2 : field == "CHLD" ? 3 : 5;
     if (f.size() < want)
       return fail(n, space + 2, fmt::format("expected {} fields after {}, found {}", want, field, f.size()));
@@ -95,7 +94,7 @@ class Reader {
     }
     // Memory from 0 to 10^12 MiB, times within 10^12 s of 1970: anything
     // else is no measurement (and would make the plot's scale meaningless).
-    const std::size_t mib_at[3] = {field == "MEM" ? 0u : 1u, field == "FUNC" ? 3u : 99u, 99u};
+    const std::size_t mib_at[2] = {field == "MEM" ? 0u : 1u, field == "FUNC" ? 3u : 99u};
     const std::size_t time_at[2] = {field == "MEM" ? 1u : 2u, field == "FUNC" ? 4u : 99u};
     for (std::size_t i : mib_at)
       if (i < want && (v[i] < 0 || v[i] > 1e12))
@@ -119,22 +118,23 @@ class Reader {
       c.mib_end = v[3];
       c.end = v[4];
       if (f.size() >= 6) {
-        char* end = nullptr;
-        const std::string depth(f[5]);
-        const long d = std::strtol(depth.c_str(), &end, 10);
-        if (end != depth.c_str() + depth.size() || d < 0 || d > 100000)
+        std::int32_t d = -1;
+        auto [end, ec] = std::from_chars(f[5].data(), f[5].data() + f[5].size(), d);
+        if (ec != std::errc() || end != f[5].data() + f[5].size() || d < 0 || d > 100000)
           return fail(n, col, fmt::format("expected a stack level, found {}", quote_input(f[5])));
-        c.depth = static_cast<std::int32_t>(d);
+        c.depth = d;
       }
       trace_.calls.push_back(c);
     }
     return true;
   }
 
+  // (A process has a few children: found by a look along them.)
   MemoryTrace::Child& child(std::string_view id) {
-    auto [it, fresh] = child_index_.try_emplace(std::string(id), trace_.children.size());
-    if (fresh) trace_.children.push_back({p_.strings.intern(id), {}});
-    return trace_.children[it->second];
+    for (MemoryTrace::Child& c : trace_.children)
+      if (p_.str(c.id) == id) return c;
+    trace_.children.push_back({p_.strings.intern(id), {}});
+    return trace_.children.back();
   }
 
   // The calls nested by their times (a call inside another's interval is
@@ -179,7 +179,7 @@ class Reader {
   const formats::ReadOptions& options_;
   Profile p_;
   MemoryTrace trace_;
-  std::unordered_map<std::string, std::size_t> child_index_;
+  std::vector<std::string_view> fields_;  // the current line's
 };
 
 }  // namespace
@@ -189,7 +189,8 @@ bool sniff(std::string_view head) {
   std::string_view line;
   if (!lines.next(line)) return false;
   double v = 0;
-  const auto f = fields_of(line);
+  std::vector<std::string_view> f;
+  fields_of(line, f);
   if (f.size() >= 2 && f[0] == "CMDLINE") return true;
   if (f.size() == 3 && f[0] == "MEM") return number(f[1], v) && number(f[2], v);
   if (f.size() == 4 && f[0] == "CHLD") return number(f[2], v) && number(f[3], v);

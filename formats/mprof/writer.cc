@@ -15,6 +15,13 @@ namespace {
 
 using formats::xml_text;
 
+// The most of the samples (NaN for none, as mprof prints it).
+double most(const std::vector<MemoryTrace::Sample>& samples) {
+  double peak = NAN;
+  for (const MemoryTrace::Sample& s : samples) peak = std::isnan(peak) ? s.mib : std::max(peak, s.mib);
+  return peak;
+}
+
 // mprof peak --func: the most of the samples taken within any of the ranges.
 double peak_within(const MemoryTrace& t, const std::vector<std::pair<double, double>>& ranges) {
   double peak = NAN;
@@ -35,14 +42,9 @@ Expected<std::string> write_peaks(const Profile& p) {
   if (p.memory.empty()) return bad_input("-T stats: the profile holds no memory trace (mprof's files do)");
   std::string out;
   for (const MemoryTrace& t : p.memory) {
-    double peak = NAN;
-    for (const MemoryTrace::Sample& s : t.samples) peak = std::isnan(peak) ? s.mib : std::max(peak, s.mib);
-    out += fmt::format("{}\t{} MiB\n", p.str(t.path), mib(peak));
-    for (const MemoryTrace::Child& c : t.children) {
-      double top = NAN;
-      for (const MemoryTrace::Sample& s : c.samples) top = std::isnan(top) ? s.mib : std::max(top, s.mib);
-      out += fmt::format("  Child {}\t\t\t{} MiB\n", p.str(c.id), mib(top));
-    }
+    out += fmt::format("{}\t{} MiB\n", p.str(t.path), mib(most(t.samples)));
+    for (const MemoryTrace::Child& c : t.children)
+      out += fmt::format("  Child {}\t\t\t{} MiB\n", p.str(c.id), mib(most(c.samples)));
   }
   // The @profile'd functions of every file, in order of first call.
   struct Row {
