@@ -225,6 +225,8 @@ Expected<Profile> Reader::build() {
   // Each node's time and samples.
   std::vector<double> time(nodes_.size(), 0);
   std::vector<std::int64_t> count(nodes_.size(), 0);
+  const bool timeline = options_.keep_timeline && options_.keep_stacks;
+  std::vector<std::uint32_t> node_of(timeline ? n : 0);  // the k-th sample in time's node
   for (std::size_t k = 0; k < n; ++k) {
     const std::size_t i = order[k];
     const double id = samples_[i];
@@ -234,6 +236,7 @@ Expected<Profile> Reader::build() {
       return bad_input(fmt::format("{}: sample {} is of node {}, which is no node", where(samples_offset_), i, id));
     time[it->second] += k + 1 < n ? at[order[k + 1]] - at[i] : 0;
     ++count[it->second];
+    if (timeline) node_of[k] = it->second;
   }
   for (std::size_t i = 0; i < nodes_.size(); ++i)
     if (!(std::fabs(time[i]) < 9e18))
@@ -258,7 +261,6 @@ Expected<Profile> Reader::build() {
   samples_event.name = p_.strings.intern("samples");
   detail::StackBuilder builder(p_, {time_event, samples_event}, options_.keep_stacks);
   std::vector<FuncId> stack;
-  const bool timeline = options_.keep_timeline && options_.keep_stacks;
   std::vector<std::uint32_t> stack_node(timeline ? nodes_.size() : 0, 0);
   for (std::uint32_t i = 0; i < nodes_.size(); ++i) {
     if (!count[i]) continue;
@@ -279,7 +281,7 @@ Expected<Profile> Reader::build() {
     p_.timeline.reserve(n);
     for (std::size_t k = 0; k < n; ++k) {
       const std::size_t i = order[k];
-      const std::uint32_t node = stack_node[index_.find(static_cast<std::int64_t>(samples_[i]))->second];
+      const std::uint32_t node = stack_node[node_of[k]];
       if (node != 0)
         p_.timeline.push_back({at[i] * 1e-6, k + 1 < n ? (at[order[k + 1]] - at[i]) * 1e-6 : 0.0, node, track});
     }
