@@ -338,11 +338,9 @@ Expected<Output> compare_snapshots(const Request& r, Diagnostics& diag) {
     return bad_usage(fmt::format(
         "--compare -T stats compares tracemalloc snapshots (Snapshot.compare_to); {} is {}: write -T compare", side_name(r, 0),
         formats[0]->name));
-  const stats::Options& o = r.write.stats;
-  if (o.sort.size() > 1 || o.restrictions.size() > (r.write.top ? 1u : 0u))
-    return bad_usage("--compare -T stats prints Snapshot.compare_to(KEY): one --sort KEY (lineno, traceback or "
-                     "filename) and --top N");
-  auto text = tracemalloc::compare_to(profiles[0], profiles[1], o.sort.empty() ? "lineno" : o.sort[0], r.write.top);
+  auto key = tracemalloc::key_of(r.write.stats, r.write.top, "Snapshot.compare_to");
+  if (!key) return key.error();
+  auto text = tracemalloc::compare_to(profiles[0], profiles[1], *key, r.write.top);
   if (!text) return text.error();
   out.bytes = std::move(text).value();
   return out;

@@ -87,6 +87,15 @@ Expected<bool> check(const Profile& p, std::string_view key) {
 
 bool is_key(std::string_view key) { return key == "lineno" || key == "traceback" || key == "filename"; }
 
+Expected<std::string> key_of(const stats::Options& o, std::size_t top, std::string_view what) {
+  if (o.sort.size() > 1 || o.report != stats::Report::kStats || o.strip_dirs || o.restrictions.size() > (top ? 1u : 0u))
+    return bad_usage(fmt::format(
+        "-T stats of tracemalloc snapshots prints {}(KEY): one --sort KEY (lineno, traceback or filename) and "
+        "--top N; --restrict, --strip-dirs, --callers and --callees are pstats'",
+        what));
+  return o.sort.empty() ? std::string("lineno") : o.sort[0];
+}
+
 Expected<std::string> statistics(const Profile& p, std::string_view key, std::size_t top) {
   if (auto ok = check(p, key); !ok) return ok.error();
   const std::map<Frames, Stat> groups = group(p, key);

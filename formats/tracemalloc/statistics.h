@@ -13,11 +13,18 @@
 
 #include "graphgen/error.h"
 #include "graphgen/profile.h"
+#include "stats/writer.h"
 
 namespace graphgen::tracemalloc {
 
 /// The group keys statistics() and compare_to() take.
 bool is_key(std::string_view key);
+
+/// The key -T stats' options give a snapshot's report (`what`:
+/// "Snapshot.statistics"): the one --sort KEY, lineno by default; a usage
+/// error for what only pstats' report takes (several keys, --restrict,
+/// --strip-dirs, --callers, --callees). `top` is --top's (a restriction).
+Expected<std::string> key_of(const stats::Options& o, std::size_t top, std::string_view what);
 
 /// Snapshot.statistics(key), one line per statistic; the first `top` (0: all).
 Expected<std::string> statistics(const Profile& p, std::string_view key, std::size_t top);
