@@ -3,6 +3,9 @@
 #include "mprof/reader.h"
 #include "mprof/writer.h"
 #include "registry.h"
+#ifdef GRAPHGEN_HAVE_RENDER
+#include "render/render.h"
+#endif
 
 namespace graphgen::mprof {
 
@@ -23,12 +26,26 @@ const InputFormat& input_format() {
 
 namespace {
 
-Expected<std::string> write_row(const WriteInput& in, Diagnostics&) {
+Expected<std::string> write_plot(const WriteInput& in, bool png) {
   PlotOptions o;
   o.title = in.options.title.empty() ? "" : "Memory used over time: " + in.options.title;
-  o.max_bytes = in.options.max_output;
-  return write_plot(in.profile, o);
+  auto drawing = plot(in.profile, o);
+  if (!drawing) return drawing.error();
+  std::string text = png ? drawing->dot_graph() : drawing->svg(o.title.empty() ? "Memory used over time" : o.title);
+  if (in.options.max_output && text.size() > in.options.max_output)
+    return output_too_large(png ? "memplot.png" : "memplot", in.options.max_output);
+  if (!png) return text;
+#ifdef GRAPHGEN_HAVE_RENDER
+  return render::render(text, "png", in.options.title, "nop2");
+#else
+  return bad_usage(
+      "this graphgen was built without Graphviz, so it cannot draw PNG; write -T memplot (SVG), or install "
+      "libgraphviz-dev and rebuild");
+#endif
 }
+
+Expected<std::string> write_svg(const WriteInput& in, Diagnostics&) { return write_plot(in, false); }
+Expected<std::string> write_png(const WriteInput& in, Diagnostics&) { return write_plot(in, true); }
 
 }  // namespace
 
@@ -40,7 +57,8 @@ const std::vector<OutputFormat>& output_formats() {
        {".mem.svg"},
        Needs::kMemory,
        false,
-       write_row},
+       write_svg},
+      {"memplot.png", "the memory plot as PNG", {".mem.png"}, Needs::kMemory, true, write_png},
   };
   return kRows;
 }

@@ -130,125 +130,139 @@ std::vector<Run> runs_of(const Profile& p) {
   return runs;
 }
 
+using formats::Drawing;
+using Points = std::vector<std::pair<double, double>>;
+
+// A call's bracket pair: [ at its start, ] at its end, hover for the numbers.
+void brackets(Drawing& d, double x0, double y0, double x1, double y1, const char* colour,
+              const std::string& title = {}) {
+  const Drawing::Stroke s{colour, 1.5};
+  d.line(Points{{x0, y0 - 7}, {x0 - 5, y0 - 7}, {x0 - 5, y0 + 7}, {x0, y0 + 7}}, s, title);
+  d.line(Points{{x1, y1 - 7}, {x1 + 5, y1 - 7}, {x1 + 5, y1 + 7}, {x1, y1 + 7}}, s, title);
+}
+
 // A run's line, its children's (dashed) and its calls' brackets, a
 // colour per function (the legend names them; hover says the numbers).
-std::string run_lines(const Profile& p, const Run& r, const char* colour, const Frame& f,
-                      std::map<StringId, std::size_t>& function_colour) {
-  std::string out;
+void run_lines(Drawing& d, const Profile& p, const Run& r, const char* colour, const Frame& f,
+               std::map<StringId, std::size_t>& function_colour) {
   const MemoryTrace& t = *r.trace;
   const double end_time = t.samples[r.end - 1].time;
-  std::string points;
+  Points points;
   for (std::size_t i = r.begin; i < r.end; ++i)
-    points += fmt::format("{:.1f},{:.1f} ", f.X(t.samples[i].time - r.start), f.Y(t.samples[i].mib));
-  out += fmt::format(
-      "<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\" points=\"{}\"><title>{}</title></polyline>\n", colour,
-      points, xml_text(r.name));
+    points.emplace_back(f.X(t.samples[i].time - r.start), f.Y(t.samples[i].mib));
+  if (points.size() == 1) d.dot(points[0].first, points[0].second, 2, colour);
+  d.line(std::move(points), {colour, 1.5}, r.name);
   for (const MemoryTrace::Child& c : t.children) {
-    std::string cp;
+    Points cp;
     for (const MemoryTrace::Sample& s : c.samples)
-      if (s.time >= r.start && s.time <= end_time)
-        cp += fmt::format("{:.1f},{:.1f} ", f.X(s.time - r.start), f.Y(s.mib));
-    if (!cp.empty())
-      out += fmt::format(
-          "<polyline fill=\"none\" stroke=\"{}\" stroke-dasharray=\"4 3\" points=\"{}\"><title>child {} of "
-          "{}</title></polyline>\n",
-          colour, cp, xml_text(p.str(c.id)), xml_text(r.name));
+      if (s.time >= r.start && s.time <= end_time) cp.emplace_back(f.X(s.time - r.start), f.Y(s.mib));
+    d.line(std::move(cp), {colour, 1, true}, fmt::format("child {} of {}", p.str(c.id), r.name));
   }
   for (const MemoryTrace::Call& c : t.calls) {
     if (c.start < r.start || c.start > end_time) continue;
     auto [it, fresh] = function_colour.try_emplace(c.function, function_colour.size());
-    const double x0 = f.X(c.start - r.start), x1 = f.X(c.end - r.start), y0 = f.Y(c.mib_start), y1 = f.Y(c.mib_end);
-    out += fmt::format(
-        "<g stroke=\"{0}\" fill=\"none\" stroke-width=\"1.5\"><title>{1}: {2:.3f} s, {3:.3f} → {4:.3f} MiB "
-        "({5:+.3f})</title><path d=\"M{6:.1f},{7:.1f}h-5v14h5\"/><path d=\"M{8:.1f},{9:.1f}h5v14h-5\"/></g>\n",
-        kBrackets[it->second % std::size(kBrackets)], xml_text(p.str(c.function)), c.end - c.start, c.mib_start,
-        c.mib_end, c.mib_end - c.mib_start, x0, y0 - 7, x1, y1 - 7);
+    brackets(d, f.X(c.start - r.start), f.Y(c.mib_start), f.X(c.end - r.start), f.Y(c.mib_end),
+             kBrackets[it->second % std::size(kBrackets)],
+             fmt::format("{}: {:.3f} s, {:.3f} → {:.3f} MiB ({:+.3f})", p.str(c.function), c.end - c.start, c.mib_start,
+                         c.mib_end, c.mib_end - c.mib_start));
   }
-  return out;
+}
+
+// The axes: time from each run's start (the longest run's end), memory
+// from 0 (the most of any line); the peak and when.
+struct Extent {
+  double t_max = 0, m_max = 0, peak = -1, peak_t = 0;
+};
+Extent extent_of(const std::vector<Run>& runs) {
+  Extent e;
+  for (const Run& r : runs) {
+    const MemoryTrace& t = *r.trace;
+    for (std::size_t i = r.begin; i < r.end; ++i) {
+      e.t_max = std::max(e.t_max, t.samples[i].time - r.start);
+      e.m_max = std::max(e.m_max, t.samples[i].mib);
+      if (t.samples[i].mib > e.peak)
+        std::tie(e.peak, e.peak_t) = std::pair{t.samples[i].mib, t.samples[i].time - r.start};
+    }
+    for (const MemoryTrace::Child& c : t.children)
+      for (const MemoryTrace::Sample& s : c.samples)
+        if (s.time >= r.start && s.time <= t.samples[r.end - 1].time) e.m_max = std::max(e.m_max, s.mib);
+  }
+  return e;
+}
+
+// Grid, ticks, frame and the axes' names.
+void axes(Drawing& d, const Frame& f, double x_step, double y_step) {
+  const double bottom = f.top + f.ph, right = f.left + f.pw;
+  for (double i = 0, v = 0; i <= 100 && v <= f.x_top + x_step / 2; v = ++i * x_step) {  // (at most 100 ticks)
+    d.line(Points{{f.X(v), f.top}, {f.X(v), bottom}}, {"#e5e5e5"});
+    d.text(f.X(v), bottom + 16, number_text(v), Drawing::Anchor::kMiddle);
+  }
+  for (double i = 0, v = 0; i <= 100 && v <= f.y_top + y_step / 2; v = ++i * y_step) {
+    d.line(Points{{f.left, f.Y(v)}, {right, f.Y(v)}}, {"#e5e5e5"});
+    d.text(f.left - 6, f.Y(v) + 4, number_text(v), Drawing::Anchor::kEnd);
+  }
+  d.outline(Points{{f.left, f.top}, {right, f.top}, {right, bottom}, {f.left, bottom}}, {"#333333"});
+  d.text(f.left + f.pw / 2, bottom + 36, "time (in seconds)", Drawing::Anchor::kMiddle);
+  d.text(f.left, f.top - 8, "memory used (in MiB)");
+}
+
+// The functions' legend, from `y` down: each function's bracket, its name,
+// and its time in all calls (as mprof plot's legend says it).
+void function_legend(Drawing& d, const Profile& p, const std::map<StringId, std::size_t>& function_colour, double left,
+                     double y) {
+  std::vector<std::pair<std::size_t, double>> calls(function_colour.size());  // count, seconds
+  for (const MemoryTrace& t : p.memory)
+    for (const MemoryTrace::Call& c : t.calls)
+      if (auto it = function_colour.find(c.function); it != function_colour.end()) {
+        ++calls[it->second].first;
+        calls[it->second].second += c.end - c.start;
+      }
+  std::vector<StringId> by_colour(function_colour.size());
+  for (auto [fn, k] : function_colour) by_colour[k] = fn;
+  for (std::size_t k = 0; k < by_colour.size(); ++k, y += 18) {
+    const std::string name(p.str(by_colour[k]));
+    brackets(d, left + 5, y - 2, left + 15, y - 2, kBrackets[k % std::size(kBrackets)]);
+    d.text(left + 30, y + 4,
+           fmt::format("{}  {:.3f} s{}", name, calls[k].second,
+                       calls[k].first > 1 ? fmt::format(" in {} calls", calls[k].first) : std::string()));
+  }
 }
 
 }  // namespace
 
-Expected<std::string> write_plot(const Profile& p, const PlotOptions& o) {
+Expected<formats::Drawing> plot(const Profile& p, const PlotOptions& o) {
   const std::vector<Run> runs = runs_of(p);
   if (runs.empty()) return bad_input("-T memplot: no memory samples to plot (mprof's MEM lines)");
-  // The axes: time from each run's start, memory from 0.
-  double t_max = 0, m_max = 0, peak = -1, peak_t = 0;
-  for (const Run& r : runs) {
-    const MemoryTrace& t = *r.trace;
-    for (std::size_t i = r.begin; i < r.end; ++i) {
-      t_max = std::max(t_max, t.samples[i].time - r.start);
-      m_max = std::max(m_max, t.samples[i].mib);
-      if (t.samples[i].mib > peak) std::tie(peak, peak_t) = std::pair{t.samples[i].mib, t.samples[i].time - r.start};
-    }
-    for (const MemoryTrace::Child& c : t.children)
-      for (const MemoryTrace::Sample& s : c.samples)
-        if (s.time >= r.start && s.time <= t.samples[r.end - 1].time) m_max = std::max(m_max, s.mib);
-  }
+  const Extent e = extent_of(runs);
   std::set<StringId> functions;
   for (const MemoryTrace& t : p.memory)
     for (const MemoryTrace::Call& c : t.calls) functions.insert(c.function);
-  const double rows = static_cast<double>(std::max(runs.size(), functions.size()));
-  const double w = 960, left = 80, right = 30, top = 50, bottom = 60 + 18.0 * rows, h = 480 + 18.0 * rows;
+  const double rows = static_cast<double>(runs.size() + functions.size());
+  const double w = 960, left = 80, right = 30, top = 60, bottom = 60 + 18.0 * rows, h = 490 + 18.0 * rows;
   const double pw = w - left - right, ph = h - top - bottom;
-  const double x_step = tick_step(t_max, 8), y_step = tick_step(m_max * 1.05, 6);
-  const double x_top = std::max(x_step, std::ceil(t_max / x_step) * x_step);
-  const double y_top = std::max(y_step, std::ceil(m_max * 1.05 / y_step) * y_step);
+  const double x_step = tick_step(e.t_max, 8), y_step = tick_step(e.m_max * 1.05, 6);
+  const double x_top = std::max(x_step, std::ceil(e.t_max / x_step) * x_step);
+  const double y_top = std::max(y_step, std::ceil(e.m_max * 1.05 / y_step) * y_step);
   const Frame f{left, top, pw, ph, x_top, y_top};
-  auto X = [&](double t) { return f.X(t); };
-  auto Y = [&](double m) { return f.Y(m); };
-  std::string svg = fmt::format(
-      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" "
-      "height=\"{1}\" viewBox=\"0 0 {0} {1}\" font-family=\"DejaVu Sans, Verdana, sans-serif\" font-size=\"12\">\n"
-      "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"{2}\" y=\"24\" text-anchor=\"middle\" "
-      "font-size=\"16\">{3}</text>\n",
-      w, h, w / 2, xml_text(o.title.empty() ? "Memory used over time" : o.title));
-  // Grid and ticks.
-  for (double i = 0, v = 0; i <= 100 && v <= x_top + x_step / 2; v = ++i * x_step)  // (at most 100 ticks)
-    svg += fmt::format(
-        "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#e5e5e5\"/><text x=\"{0:.1f}\" "
-        "y=\"{3:.1f}\" text-anchor=\"middle\">{4}</text>\n",
-        X(v), top, top + ph, top + ph + 16, number_text(v));
-  for (double i = 0, v = 0; i <= 100 && v <= y_top + y_step / 2; v = ++i * y_step)
-    svg += fmt::format(
-        "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" stroke=\"#e5e5e5\"/><text x=\"{3:.1f}\" "
-        "y=\"{4:.1f}\" text-anchor=\"end\">{5}</text>\n",
-        left, Y(v), left + pw, left - 6, Y(v) + 4, number_text(v));
-  svg += fmt::format(
-      "<rect x=\"{0}\" y=\"{1}\" width=\"{2}\" height=\"{3}\" fill=\"none\" stroke=\"#333\"/>\n<text x=\"{4}\" "
-      "y=\"{5}\" text-anchor=\"middle\">time (in seconds)</text>\n<text transform=\"translate(20 {6}) rotate(-90)\" "
-      "text-anchor=\"middle\">memory used (in MiB)</text>\n",
-      left, top, pw, ph, left + pw / 2, top + ph + 36, top + ph / 2);
+  Drawing d(w, h);
+  d.text(w / 2, 24, o.title.empty() ? "Memory used over time" : o.title, Drawing::Anchor::kMiddle, 16);
+  axes(d, f, x_step, y_step);
   std::map<StringId, std::size_t> function_colour;  // in order of first call
   for (std::size_t k = 0; k < runs.size(); ++k) {
-    const Run& r = runs[k];
     const char* colour = kColours[k % std::size(kColours)];
-    svg += run_lines(p, r, colour, f, function_colour);
-    svg += fmt::format(
-        "<line x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2}\" y2=\"{1:.1f}\" stroke=\"{3}\" stroke-width=\"2\"/><text x=\"{4}\" "
-        "y=\"{5:.1f}\">{6}</text>\n",
-        left, top + ph + 52 + 18.0 * static_cast<double>(k), left + 24, colour, left + 30,
-        top + ph + 56 + 18.0 * static_cast<double>(k), xml_text(r.name));
-    if (o.max_bytes && svg.size() > o.max_bytes)
-      return bad_input(fmt::format("the plot would be over {} bytes; --max-memory raises the limit", o.max_bytes));
+    run_lines(d, p, runs[k], colour, f, function_colour);
+    const double y = top + ph + 52 + 18.0 * static_cast<double>(k);
+    d.line(Points{{left, y}, {left + 24, y}}, {colour, 2});
+    d.text(left + 30, y + 4, runs[k].name);
   }
-  // The functions' legend, beside the runs'.
-  std::vector<StringId> by_colour(function_colour.size());
-  for (auto [f, k] : function_colour) by_colour[k] = f;
-  for (std::size_t k = 0; k < by_colour.size(); ++k)
-    svg += fmt::format(
-        "<g stroke=\"{0}\" fill=\"none\" stroke-width=\"1.5\"><path d=\"M{1},{2:.1f}h-5v10h5\"/><path "
-        "d=\"M{3},{2:.1f}h5v10h-5\"/></g><text x=\"{4}\" y=\"{5:.1f}\">{6}</text>\n",
-        kBrackets[k % std::size(kBrackets)], left + pw / 2 + 10, top + ph + 44 + 18.0 * static_cast<double>(k),
-        left + pw / 2 + 20, left + pw / 2 + 34, top + ph + 53 + 18.0 * static_cast<double>(k),
-        xml_text(p.str(by_colour[k])));
-  svg += fmt::format(
-      "<line x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2}\" y2=\"{1:.1f}\" stroke=\"red\" stroke-dasharray=\"6 4\"/><line "
-      "x1=\"{3:.1f}\" y1=\"{7}\" x2=\"{3:.1f}\" y2=\"{8}\" stroke=\"red\" stroke-dasharray=\"6 4\"/><circle "
-      "cx=\"{3:.1f}\" cy=\"{1:.1f}\" r=\"3\" fill=\"red\"/><text x=\"{4}\" y=\"{5:.1f}\" fill=\"red\" "
-      "text-anchor=\"end\">peak {6} MiB</text>\n</svg>\n",
-      left, Y(peak), left + pw, X(peak_t), left + pw - 4, Y(peak) - 5, mib(peak), top, top + ph);
-  return svg;
+  function_legend(d, p, function_colour, left, top + ph + 52 + 18.0 * static_cast<double>(runs.size()));
+  // The peak: a dashed red line across and down, a dot, its value.
+  const Drawing::Stroke red{"#ff0000", 1, true};
+  d.line(Points{{left, f.Y(e.peak)}, {left + pw, f.Y(e.peak)}}, red);
+  d.line(Points{{f.X(e.peak_t), top}, {f.X(e.peak_t), top + ph}}, red);
+  d.dot(f.X(e.peak_t), f.Y(e.peak), 3, "#ff0000");
+  d.text(left + pw - 4, f.Y(e.peak) - 5, fmt::format("peak {} MiB", mib(e.peak)), Drawing::Anchor::kEnd, 12, "#ff0000");
+  return d;
 }
 
 }  // namespace graphgen::mprof

@@ -6,7 +6,8 @@
 //   peak (what `mprof peak --func NAME` prints: the most of the MEM
 //   samples taken during any of its calls; NaN when none was), the memory
 //   they added (end less start, summed) and their time.
-// - the plot (-T memplot, .mem.svg): memory over time as `mprof plot`
+// - the plot (-T memplot, .mem.svg; memplot.png, .mem.png; the HTML
+//   report's Memory tab): memory over time as `mprof plot`
 //   draws it, without matplotlib: each run (CMDLINE) of each file a line
 //   from its first sample, its children dashed in the same colour, the
 //   @profile'd calls as bracket pairs ([ at their start, ] at their end,
@@ -16,6 +17,7 @@
 
 #include <string>
 
+#include "common/drawing.h"
 #include "graphgen/error.h"
 #include "graphgen/profile.h"
 
@@ -26,10 +28,9 @@ Expected<std::string> write_peaks(const Profile& p);
 
 struct PlotOptions {
   std::string title;
-  std::size_t max_bytes = 0;
 };
 
-/// The plot as SVG.
-Expected<std::string> write_plot(const Profile& p, const PlotOptions& o);
+/// The plot, to be written as SVG or rendered as PNG.
+Expected<formats::Drawing> plot(const Profile& p, const PlotOptions& o);
 
 }  // namespace graphgen::mprof

@@ -173,7 +173,8 @@ std::string graph_name(std::string_view title) {
 
 }  // namespace
 
-Expected<std::string> render(std::string_view dot_source, std::string_view format, std::string_view title) {
+Expected<std::string> render(std::string_view dot_source, std::string_view format, std::string_view title,
+                             const char* engine) {
   std::lock_guard<std::mutex> lock(g_render);
   g_errors.clear();
   agseterrf(collect_error);
@@ -185,7 +186,7 @@ Expected<std::string> render(std::string_view dot_source, std::string_view forma
   Agraph_t* graph = agmemread(source.c_str());
   if (!graph) return io_error(fmt::format("graphviz: cannot parse the graph: {}", g_errors));
   std::unique_ptr<Agraph_t, int (*)(Agraph_t*)> graph_owner(graph, agclose);
-  if (gvLayout(gvc, graph, "dot") != 0) return io_error(fmt::format("graphviz: layout failed: {}", g_errors));
+  if (gvLayout(gvc, graph, engine) != 0) return io_error(fmt::format("graphviz: layout failed: {}", g_errors));
   char* data = nullptr;
   unsigned int length = 0;
   std::string fmt_name(format);

@@ -1,4 +1,5 @@
-// mprof files, then their peaks and plot (every sample, child and call).
+// mprof files, then their peaks and plot (every sample, child and call)
+// as SVG and as the xdot drawing Graphviz renders.
 #include "fuzz.h"
 #include "mprof/reader.h"
 #include "mprof/writer.h"
@@ -10,6 +11,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   fuzz::check(p);
   if (!p) return 0;
   fuzz::check(mprof::write_peaks(*p));
-  fuzz::check(mprof::write_plot(*p, {"fuzz", std::size_t{64} << 20}));
+  auto plot = mprof::plot(*p, {"fuzz"});
+  fuzz::check(plot);
+  if (plot) {
+    (void)plot->svg("fuzz");
+    (void)plot->dot_graph();
+  }
   return 0;
 }

@@ -59,16 +59,16 @@ TEST(Mprof, PlotHoldsEveryRunChildCallAndThePeak) {
   EXPECT_NE(both.out.find(">peak 199.555 MiB</text>"), std::string::npos);
   EXPECT_NE(both.out.find(">both.dat (run 1): /usr/bin/python3 grow.py</text>"), std::string::npos);
   EXPECT_NE(both.out.find(">both.dat (run 2): /usr/bin/python3 grow.py</text>"), std::string::npos);
-  // Six FUNC lines: six bracket pairs, each saying its call.
+  // Six FUNC lines: six bracket pairs, each bracket saying its call.
   std::size_t brackets = 0;
   for (std::size_t at = 0; (at = both.out.find("<title>__main__.", at)) != std::string::npos; ++at) ++brackets;
-  EXPECT_EQ(brackets, 6u);
+  EXPECT_EQ(brackets, 12u);
   EXPECT_NE(both.out.find("<title>__main__.load: 0.323 s, 21.840 → 52.246 MiB (+30.406)</title>"), std::string::npos);
   const fs::path out = test::temp_dir() / "c.mem.svg";  // (the name picks the plot)
   auto children = test::graphgen({"children.dat", "-o", out.string()}, dir());
   ASSERT_EQ(children.exit_code, 0) << children.err;
   const std::string svg = test::read_file(out);
-  EXPECT_NE(svg.find("stroke-dasharray=\"4 3\""), std::string::npos);
+  EXPECT_NE(svg.find("stroke-dasharray=\"5 3\""), std::string::npos);
   EXPECT_NE(svg.find("<title>child 29442 of children.dat: /usr/bin/python3 grow.py</title>"), std::string::npos);
   EXPECT_NE(svg.find(">peak 72.008 MiB</text>"), std::string::npos);
   // Several files: overlaid, each in the legend.
@@ -76,6 +76,11 @@ TEST(Mprof, PlotHoldsEveryRunChildCallAndThePeak) {
   ASSERT_EQ(two.exit_code, 0) << two.err;
   EXPECT_NE(two.out.find(">funcs.dat: /usr/bin/python3 grow.py</text>"), std::string::npos);
   EXPECT_NE(two.out.find(">children.dat: /usr/bin/python3 grow.py</text>"), std::string::npos);
+  // The functions' legend says each one's time in all calls, as -T stats.
+  EXPECT_NE(both.out.find(">__main__.main  2.675 s in 2 calls</text>"), std::string::npos);
+  auto stats = test::graphgen({"both.dat", "-T", "stats"}, dir());
+  EXPECT_NE(stats.out.find("__main__.main            2       199.555       +120.961       2.675\n"), std::string::npos)
+      << stats.out;
 }
 
 }  // namespace

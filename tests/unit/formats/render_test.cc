@@ -10,9 +10,11 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <string>
 #include <vector>
 
+#include "common/drawing.h"
 #include "util/test_util.h"
 
 namespace graphgen {
@@ -140,6 +142,74 @@ TEST(Render, InputNamesOfAnyByteGiveATitleOfText) {
         << r.out.substr(0, 600);
   }
   std::filesystem::remove_all(dir);
+}
+
+// The memory plot's PNG is its SVG drawn by Graphviz (formats/common/
+// drawing.h): the peak's red dashed lines lie where the SVG puts them, at
+// 96 dpi, in a picture of the SVG's size (Graphviz cropped it to the
+// extent of the lines' points, cutting the tick labels, until two corner
+// nodes fixed the size).
+TEST(Render, MemoryPlotPngDrawsWhereItsSvgDraws) {
+  const std::filesystem::path dir = test::temp_dir(), dat = test::testdata_dir() / "mprof" / "children.dat";
+  auto svg_run = test::graphgen({dat.string(), "-o", (dir / "c.mem.svg").string()});
+  ASSERT_EQ(svg_run.exit_code, 0) << svg_run.err;
+  auto png_run = test::graphgen({dat.string(), "-o", (dir / "c.mem.png").string()});  // the name picks PNG
+  ASSERT_EQ(png_run.exit_code, 0) << png_run.err;
+  const std::string svg = test::read_file(dir / "c.mem.svg");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(svg, m, std::regex("<svg [^>]* width=\"([0-9.]+)\" height=\"([0-9.]+)\"")));
+  const double width = std::stod(m[1]), height = std::stod(m[2]);
+  // The peak: a red dashed line across (y) and one down (x).
+  const std::regex across("stroke=\"#ff0000\"[^>]*points=\"80.0,([0-9.]+) 930.0,[0-9.]+\"");
+  const std::regex down("stroke=\"#ff0000\"[^>]*points=\"([0-9.]+),60.0 [0-9.]+,[0-9.]+\"");
+  ASSERT_TRUE(std::regex_search(svg, m, across)) << svg;
+  const double peak_y = std::stod(m[1]);
+  ASSERT_TRUE(std::regex_search(svg, m, down)) << svg;
+  const double peak_x = std::stod(m[1]);
+  EXPECT_NE(svg.find(">peak 72.008 MiB</text>"), std::string::npos);
+
+  Decoded png = decode(test::read_file(dir / "c.mem.png"));
+  const double scale = 96.0 / 72.0;
+  EXPECT_NEAR(png.width, width * scale, 1.0);
+  EXPECT_NEAR(png.height, height * scale, 1.0);
+  ASSERT_EQ(png.rgba.size(), std::size_t{png.width} * png.height * 4);
+  auto red = [&](unsigned x, unsigned y) {
+    const unsigned char* px = &png.rgba[(std::size_t{y} * png.width + x) * 4];
+    return px[0] > 200 && px[1] < 90 && px[2] < 90;
+  };
+  std::vector<unsigned> rows(png.height), columns(png.width);
+  for (unsigned y = 0; y < png.height; ++y)
+    for (unsigned x = 0; x < png.width; ++x)
+      if (red(x, y)) ++rows[y], ++columns[x];
+  const auto most_row = std::max_element(rows.begin(), rows.end()) - rows.begin();
+  const auto most_column = std::max_element(columns.begin(), columns.end()) - columns.begin();
+  EXPECT_NEAR(static_cast<double>(most_row), peak_y * scale, 1.5);
+  EXPECT_NEAR(static_cast<double>(most_column), peak_x * scale, 1.5);
+  // Dashed across most of the plot's width: dashes, not a stray pixel.
+  EXPECT_GT(rows[static_cast<std::size_t>(most_row)], png.width / 3);
+  std::filesystem::remove_all(dir);
+}
+
+// A drawing's text is any bytes: quotes and backslashes inside the dot
+// string Graphviz reads, NUL and controls, bytes that are not UTF-8.
+TEST(Render, DrawingTextOfAnyByteRenders) {
+  formats::Drawing d(200, 100);
+  const char bytes[] = "a\"b\\\"c\\\x00\x01\xff\n<&>\\";
+  const std::string hostile(bytes, sizeof bytes - 1);
+  d.text(10, 20, hostile);
+  d.text(190, 50, "\\", formats::Drawing::Anchor::kEnd);
+  d.line({{0, 0}, {200, 100}}, {"#123456", 2, true}, hostile);
+  const std::string dot = d.dot_graph();
+  EXPECT_EQ(dot.find('\0'), std::string::npos);
+  auto png = render::render(dot, "png", "", "nop2");
+  ASSERT_TRUE(png) << png.error().message << "\n" << dot;
+  Decoded picture = decode(*png);
+  EXPECT_NEAR(picture.width, 200 * 96.0 / 72.0, 1.0);
+  const std::string svg = d.svg(hostile);
+  for (char c : {'\0', '\x01', '\xff'}) EXPECT_EQ(svg.find(c), std::string::npos);
+  EXPECT_NE(svg.find("a&quot;b\\&quot;c\\\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD &lt;&amp;&gt;\\</text>"),
+            std::string::npos)
+      << svg;
 }
 
 }  // namespace
