@@ -4,6 +4,7 @@
 #include "dot/dot_writer.h"
 #include "graphgen/analysis/flame.h"
 #include "html/report.h"
+#include "mprof/writer.h"
 #include "registry.h"
 #ifdef GRAPHGEN_HAVE_RENDER
 #include "render/render.h"
@@ -37,6 +38,11 @@ Expected<std::string> write_report(const WriteInput& in, Diagnostics& diag) {
 #else
   o.graph_note = "This graphgen was built without Graphviz: write the call graph with -T dot.";
 #endif
+  if (!in.profile.memory.empty()) {
+    auto plot = mprof::plot(in.profile, {});
+    if (!plot) return plot.error();
+    o.memory_svg = plot->svg("Memory used over time");
+  }
   FlameTree tree = flame_tree(in.profile, in.event, in.totals);
   return write(in.profile, in.event, *in.totals, tree, in.ranks, o);
 }
@@ -46,7 +52,7 @@ Expected<std::string> write_report(const WriteInput& in, Diagnostics& diag) {
 const std::vector<OutputFormat>& output_formats() {
   static const std::vector<OutputFormat> kRows = {
       {"html",
-       "one self-contained HTML report: function table, icicle, call graph, per-rank views",
+       "one self-contained HTML report: function table, icicle, call graph, per-rank views, memory plot",
        {".html", ".htm"},
        Needs::kReport,
        false,

@@ -191,10 +191,18 @@ void rank_rows(std::string& data, const Profile& p, const RankTable* ranks, cons
   }
 }
 
-// The page around the data: styles, tabs, the call graph, the script.
+// An SVG document as an element of the page: without its XML declaration
+// and DOCTYPE.
+std::string_view inline_svg(const std::string& svg) {
+  std::size_t at = svg.find("<svg");
+  return at == std::string::npos ? std::string_view() : std::string_view(svg).substr(at);
+}
+
+// The page around the data: styles, tabs, the call graph, the memory plot,
+// the script.
 std::string page(const std::string& data, const Options& o) {
   std::string out;
-  out.reserve(data.size() + o.graph_svg.size() + kReportJs.size() + kReportCss.size() + 4096);
+  out.reserve(data.size() + o.graph_svg.size() + o.memory_svg.size() + kReportJs.size() + kReportCss.size() + 4096);
   std::string title = xml_text(o.title.empty() ? std::string("profile") : o.title);
   out += fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -207,8 +215,10 @@ std::string page(const std::string& data, const Options& o) {
   out +=
       "<nav id=\"tabs\"><button data-tab=\"functions\" class=\"active\">Functions</button>"
       "<button data-tab=\"icicle\">Icicle</button><button data-tab=\"graph\">Call graph</button>"
-      "<button data-tab=\"ranks\">Ranks</button></nav>\n"
-      "<main>\n<section id=\"functions\">\n<div class=\"bar\"><input id=\"filter\" type=\"search\" "
+      "<button data-tab=\"ranks\">Ranks</button>";
+  if (!o.memory_svg.empty()) out += "<button data-tab=\"memory\">Memory</button>";
+  out +=
+      "</nav>\n<main>\n<section id=\"functions\">\n<div class=\"bar\"><input id=\"filter\" type=\"search\" "
       "placeholder=\"Filter: text, or /regular expression/\" aria-label=\"filter functions\"> "
       "<span id=\"count\"></span></div>\n<table id=\"table\"><thead><tr></tr></thead><tbody></tbody></table>\n"
       "<div class=\"bar pager\"><button id=\"prev\">&#8249; Previous</button> <span id=\"page\"></span> "
@@ -218,10 +228,8 @@ std::string page(const std::string& data, const Options& o) {
       "<canvas id=\"icicle-canvas\" height=\"100\"></canvas>\n<p id=\"icicle-details\" class=\"details\">&#160;</p>\n"
       "</section>\n<section id=\"graph\" hidden>\n";
   if (!o.graph_svg.empty()) {
-    // Graphviz's document without its XML declaration and DOCTYPE.
-    std::size_t svg = o.graph_svg.find("<svg");
     out += "<div id=\"graph-svg\">";
-    out += svg == std::string::npos ? std::string_view() : std::string_view(o.graph_svg).substr(svg);
+    out += inline_svg(o.graph_svg);
     out += "</div>\n";
   } else {
     out += fmt::format("<p class=\"note\">{}</p>\n", xml_text(o.graph_note));
@@ -238,7 +246,13 @@ std::string page(const std::string& data, const Options& o) {
       "</select></label> <span id=\"rank-mpi\"></span></div>\n<svg id=\"rank-mpi-bar\" width=\"960\" height=\"22\">"
       "</svg>\n<table id=\"rank-top\"><thead><tr><th>Self</th><th>Share</th><th class=\"name\">Function</th></tr>"
       "</thead><tbody></tbody></table></div>\n"
-      "<table id=\"ranks-table\"><thead><tr></tr></thead><tbody></tbody></table>\n</section>\n</main>\n";
+      "<table id=\"ranks-table\"><thead><tr></tr></thead><tbody></tbody></table>\n</section>\n";
+  if (!o.memory_svg.empty()) {
+    out += "<section id=\"memory\" hidden>\n<div id=\"memory-svg\">";
+    out += inline_svg(o.memory_svg);
+    out += "</div>\n</section>\n";
+  }
+  out += "</main>\n";
   out += "<script type=\"application/json\" id=\"data\">";
   out += data;
   out += "</script>\n<script>\n";

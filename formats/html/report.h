@@ -7,7 +7,8 @@
 //     ratios for call graphs, and then labelled approximate), drawn on a
 //     canvas: click zooms, frames under a pixel are skipped;
 //   - the call graph as the SVG graphgen draws, when built with Graphviz;
-//   - with several rank files, the per-rank imbalance table.
+//   - with several rank files, the per-rank imbalance table;
+//   - with memory traces (mprof files), the memory plot (mprof/writer.h).
 // No library is inlined: the drawing is rectangles and a table, a few
 // hundred lines of plain JavaScript (d3 would add 150 KB for less).
 #pragma once
@@ -30,6 +31,8 @@ struct Options {
   /// says why when it is empty.
   std::string graph_svg;
   std::string graph_note;
+  /// The memory plot as SVG, or empty (no tab then).
+  std::string memory_svg;
   /// Rows of the ranks table (0: 200).
   std::size_t rank_rows = 0;
   std::size_t max_bytes = 0;

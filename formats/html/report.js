@@ -11,7 +11,7 @@
 //               or null (series and after: when the values were kept)
 // Opened with #selftest, the page sorts, filters, pages and zooms by itself
 // and writes what it saw to <body data-selftest> (the browser tests read it);
-// #icicle, #graph and #ranks open on that tab.
+// #icicle, #graph, #ranks and #memory open on that tab.
 (function () {
   "use strict";
   var errors = [];
@@ -513,6 +513,12 @@
         }
         result.skipped_banner = $("ranks-skipped").hidden ? "" : $("ranks-skipped").textContent;
       }
+      if ($("memory")) {
+        show("memory");
+        var plot = document.querySelector("#memory-svg svg");
+        result.memory_width = plot ? Math.round(plot.getBoundingClientRect().width) : 0;
+        result.memory_lines = document.querySelectorAll("#memory-svg svg polyline").length;
+      }
       show("functions");
     } catch (e) {
       errors.push(String(e && e.stack || e));
@@ -524,5 +530,5 @@
     document.body.setAttribute("data-selftest", JSON.stringify(result));
   }
   if (window.location.hash === "#selftest") selftest();
-  else if (/^#(icicle|graph|ranks)$/.test(window.location.hash)) show(window.location.hash.slice(1));
+  else if (/^#(icicle|graph|ranks|memory)$/.test(window.location.hash) && $(window.location.hash.slice(1))) show(window.location.hash.slice(1));
 })();

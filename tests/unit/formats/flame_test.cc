@@ -466,6 +466,30 @@ TEST(Browser, HtmlReportSortsFiltersAndZooms) {
   EXPECT_TRUE(result.value("where", std::string()).starts_with("/")) << result.dump();
 }
 
+// An mprof file's report has a Memory tab: the plot -T memplot draws, shown.
+TEST(Browser, HtmlReportOfAnMprofFileShowsTheMemoryPlot) {
+  if (!have("chromium")) GTEST_SKIP() << "chromium (Debian package chromium) is not installed";
+  fs::path dir = test::temp_dir();
+  const fs::path dat = test::testdata_dir() / "mprof" / "both.dat";
+  auto r = test::graphgen({dat.string(), "-o", (dir / "m.html").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string page = test::read_file(dir / "m.html");
+  EXPECT_NE(page.find("<button data-tab=\"memory\">Memory</button>"), std::string::npos);
+  EXPECT_NE(page.find(">peak 199.555 MiB</text>"), std::string::npos);
+  auto result = selftest(dir / "m.html", "report-memory.png", "memory");
+  EXPECT_TRUE(result.value("pass", false)) << result.dump();
+  EXPECT_EQ(result.value("memory_width", 0), 960) << result.dump();
+  // Its polylines are those of -T memplot: the grid, two runs, 12 brackets, legends, the peak.
+  auto plot = test::graphgen({dat.string(), "-T", "memplot"});
+  std::size_t lines = 0;
+  for (std::size_t at = 0; (at = plot.out.find("<polyline", at)) != std::string::npos; ++at) ++lines;
+  EXPECT_GT(lines, 14u);
+  EXPECT_EQ(result.value("memory_lines", 0u), lines) << result.dump();
+  // A report without memory traces has no Memory tab.
+  auto plain = test::graphgen({(test::testdata_dir() / "demo.pstats").string(), "-T", "html"});
+  EXPECT_EQ(plain.out.find("data-tab=\"memory\""), std::string::npos);
+}
+
 TEST(Browser, HtmlReportOfRanksHasTheImbalanceTable) {
   if (!have("chromium")) GTEST_SKIP() << "chromium (Debian package chromium) is not installed";
   fs::path dir = test::temp_dir();
