@@ -80,7 +80,7 @@ CHECKS = [0]
 
 INPUT_ENDINGS = (".pstats", ".prof", ".callgrind", ".perf", ".folded", ".lprof", ".axe", ".xperf", ".sleepy",
                  ".sysprof", ".dtrace", ".hprof", ".xz", ".gz", ".bz2", ".zst", ".json", ".txt", ".out", ".ppk",
-                 ".cubex")
+                 ".cubex", ".dat")
 SKIP_DIRS = {"bad", "notprofiles", "golden", "demo", "python", "lprof"}  # lprof: line reports, no call graph
 SKIP_NAMES = re.compile(r"(expected|annotate|\.dot$|\.args$|^README|\.c$|\.cpp$|\.py$|\.sh$|\.md$)")
 
@@ -210,6 +210,9 @@ def check_input(path, label=None, extra=()):
     if code != 0:
         return False
     total, unit = stats_total(path, out)
+    if total is None and re.match(rb"[^\n]*\t(?:[\d.]+|NaN) MiB\n", out):
+        check_memory(path, label, extra, out)
+        return True
     if total is None:
         fail(label, "stats", "no 'function calls ... in T' line")
         return True
@@ -392,6 +395,33 @@ def check_trace(path, label, extra, total):
             again, _ = stats_total(out, back)
             check(again is not None and close(again, total, 1e-6, 2e-3), label, "trace",
                   f"read back, -T stats says {again}; of the input it says {total}")
+
+
+def check_memory(path, label, extra, stats):
+    """A memory trace (mprof): the plot's peak is the most of what -T stats
+    prints as `mprof peak` for each file; the SVG is XML; the PNG is the
+    SVG's picture at 96 dpi; the HTML report's Memory tab shows the plot."""
+    CHECKED_NAMES.add(os.path.basename(str(path)))
+    peaks = [float(m) for m in re.findall(rb"^[^ \n][^\n]*\t([\d.]+) MiB$", stats, re.M)]
+    code, svg, err = run(["-T", "memplot", *extra, path])
+    if not check(code == 0, label, "memplot", f"exit {code}: {err.strip()}") or not parse_xml(label, "memplot", svg):
+        return
+    m = re.search(rb">peak ([\d.]+) MiB</text>", svg)
+    if check(m is not None and peaks, label, "memplot", "no peak in the plot, or none in -T stats"):
+        check(abs(float(m.group(1)) - max(peaks)) < 0.0005, label, "memplot",
+              f"the plot's peak is {m.group(1).decode()} MiB, -T stats' files peak at {max(peaks)}")
+    size = re.search(rb'<svg [^>]*width="([\d.]+)" height="([\d.]+)"', svg)
+    code, png, err = run(["-T", "memplot.png", *extra, path])
+    if check(code == 0 and png.startswith(b"\x89PNG") and size, label, "memplot.png", f"exit {code}: {err.strip()}"):
+        width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+        want = (round(float(size.group(1)) * 4 / 3), round(float(size.group(2)) * 4 / 3))
+        check(abs(width - want[0]) <= 1 and abs(height - want[1]) <= 1, label, "memplot.png",
+              f"{width}x{height} pixels, the SVG at 96 dpi is {want[0]}x{want[1]}")
+    code, html, err = run(["-T", "html", *extra, path])
+    if check(code == 0, label, "html", f"exit {code}: {err.strip()}"):
+        parse_html5(label, "html", html)
+        check(b'<section id="memory"' in html and m is not None and m.group(0) in html, label, "html",
+              "no Memory tab with the plot's peak")
 
 
 def check_ranks(files, label):
