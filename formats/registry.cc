@@ -31,7 +31,8 @@
   X(trace)                        \
   X(austin)                       \
   X(tracemalloc)                  \
-  X(mprof)
+  X(mprof)                        \
+  X(importtime)
 
 // Every folder with outputs, one line each, in the order --help lists them;
 // each has <name>::output_formats(), its rows, in formats/<name>/format.cc.

@@ -1,0 +1,190 @@
+#include "importtime/reader.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstdint>
+#include <vector>
+
+#include "graphgen/analysis/stacks.h"
+#include "graphgen/text.h"
+
+namespace graphgen::importtime {
+
+namespace {
+
+constexpr std::string_view kPrefix = "import time:";
+// 10^15 µs: 31 years, more than any import takes.
+constexpr std::uint64_t kMostMicroseconds = 1'000'000'000'000'000;
+
+// One line: a module's import, `level` its nesting (0: imported by the
+// program itself). "cached" (3.14's -X importtime=2: already imported)
+// costs nothing.
+struct Row {
+  StringId name;
+  std::uint64_t self, cumulative;
+  std::uint32_t level;
+};
+
+// A field of spaces, a number (or "cached") and spaces, then '|'; `at` is
+// left after the '|'. False with `at` where the field went wrong (at the
+// number that is not one, or at what stands where '|' should).
+bool field(std::string_view line, std::size_t& at, std::uint64_t& out) {
+  while (at < line.size() && line[at] == ' ') ++at;
+  if (line.substr(at).starts_with("cached")) {
+    out = 0;
+    at += 6;
+  } else {
+    auto [end, ec] = std::from_chars(line.data() + at, line.data() + line.size(), out);
+    if (ec != std::errc() || out > kMostMicroseconds) return false;
+    at = static_cast<std::size_t>(end - line.data());
+  }
+  while (at < line.size() && line[at] == ' ') ++at;
+  if (at >= line.size() || line[at] != '|') return false;
+  ++at;
+  return true;
+}
+
+class Reader {
+ public:
+  Reader(const InputFile& in, const formats::ReadOptions& options, Diagnostics& diag)
+      : in_(in), options_(options), diag_(diag) {}
+
+  Expected<Profile> run() {
+    LineScanner lines(in_.bytes(), &in_);
+    std::string_view line;
+    std::size_t n = 0;
+    while (lines.next(line)) {
+      ++n;
+      if (auto ok = one(line, n); !ok) return ok.error();
+      if (options_.memory_budget && rows_.size() * sizeof(Row) > options_.memory_budget)
+        return bad_input(formats::over_budget_message(in_.path(), options_.memory_budget, rows_.size(), 1));
+    }
+    if (rows_.empty())
+      return bad_input(
+          fmt::format("{}: expected lines of 'import time: SELF | CUMULATIVE | MODULE' "
+                      "(python -X importtime), found none",
+                      in_.path()));
+    build();
+    return std::move(p_);
+  }
+
+ private:
+  Expected<bool> one(std::string_view line, std::size_t n) {
+    if (!line.starts_with(kPrefix)) return true;  // the program's own stderr
+    std::size_t at = kPrefix.size();
+    const std::string_view rest = line.substr(at);
+    if (rest.find_first_not_of(' ') != std::string_view::npos &&
+        rest.substr(rest.find_first_not_of(' ')).starts_with("self [us]"))
+      return true;  // the header (once per process)
+    Row r{};
+    if (!field(line, at, r.self))
+      return bad_input(at_line(in_.path(), n, at + 1,
+                               fmt::format("expected the import's own time in microseconds, then '|', found {}",
+                                           quote_input(line.substr(at)))));
+    if (!field(line, at, r.cumulative))
+      return bad_input(at_line(in_.path(), n, at + 1,
+                               fmt::format("expected its cumulative time in microseconds, then '|', found {}",
+                                           quote_input(line.substr(at)))));
+    // One space, then two per level.
+    std::size_t name_at = at + 1;
+    while (name_at < line.size() && line[name_at] == ' ') ++name_at;
+    std::string_view name = line.substr(std::min(name_at, line.size()));
+    while (!name.empty() && (name.back() == ' ' || name.back() == '\t')) name.remove_suffix(1);
+    if (at >= line.size() || line[at] != ' ' || name.empty())
+      return bad_input(at_line(in_.path(), n, std::min(name_at, line.size()) + 1,
+                               name.empty()
+                                   ? std::string("expected a module's name, found the end of the line")
+                                   : fmt::format("expected ' ' after '|', found {}", quote_input(line.substr(at)))));
+    if ((name_at - at - 1) % 2 != 0)
+      return bad_input(at_line(
+          in_.path(), n, name_at + 1,
+          fmt::format("expected the module's name indented by two spaces a level, found {} spaces", name_at - at - 1)));
+    r.level = static_cast<std::uint32_t>((name_at - at - 1) / 2);
+    r.name = p_.strings.intern(name);
+    rows_.push_back(r);
+    return true;
+  }
+
+  // Each row's importer: the next row one level out (found walking back
+  // from the end, the nearest row seen of each level). A row's own time:
+  // its cumulative time less its imports'.
+  void build() {
+    const std::size_t count = rows_.size();
+    std::vector<std::size_t> parent(count, SIZE_MAX), nearest;  // nearest[level]: row index
+    std::vector<std::uint64_t> inner(count, 0);
+    std::size_t orphans = 0, short_rows = 0;
+    for (std::size_t i = count; i-- > 0;) {
+      const Row& r = rows_[i];
+      if (nearest.size() > r.level) nearest.resize(r.level);  // (rows deeper: a sibling's imports)
+      if (r.level > 0 && nearest.size() == r.level && nearest[r.level - 1] != SIZE_MAX) {
+        parent[i] = nearest[r.level - 1];
+        inner[parent[i]] += r.cumulative;
+      } else if (r.level > 0) {
+        ++orphans;
+      }
+      // (A row more than one level deeper than the last: the levels between are unknown.)
+      nearest.resize(r.level + 1, SIZE_MAX);
+      nearest[r.level] = i;
+    }
+    Event time;
+    time.name = p_.strings.intern("time");
+    time.unit = p_.strings.intern("microseconds");
+    time.seconds_per_unit = 1e-6;
+    detail::StackBuilder builder(p_, std::vector<Event>{time}, options_.keep_stacks);
+    p_.label_style = LabelStyle::kName;
+    std::vector<FuncId> stack;
+    std::vector<std::size_t> imports;  // per function
+    for (std::size_t i = 0; i < count; ++i) {
+      stack.clear();
+      for (std::size_t at = i; at != SIZE_MAX; at = parent[at])
+        stack.push_back(builder.function(p_.str(rows_[at].name), {}, false));
+      if (inner[i] > rows_[i].cumulative) ++short_rows;
+      const Cost own = static_cast<Cost>(rows_[i].cumulative - std::min(inner[i], rows_[i].cumulative));
+      builder.add_sample(stack, &own);
+      imports.resize(p_.functions.size(), 0);
+      ++imports[stack[0]];
+    }
+    // Calls: how many times the log says each module was imported.
+    for (FuncId f = 0; f < p_.functions.size(); ++f)
+      p_.functions[f].calls = p_.functions[f].primitive_calls = static_cast<std::int64_t>(imports[f]);
+    if (orphans)
+      diag_.warn(
+          fmt::format("{}: {} imports have no importer in the log (the program ended, or its output was cut, "
+                      "inside an import): they are shown as imported by the program",
+                      in_.path(), orphans));
+    if (short_rows)
+      diag_.warn(
+          fmt::format("{}: {} imports took less cumulative time than their own imports (each is rounded up on "
+                      "its own); their own time is 0",
+                      in_.path(), short_rows));
+  }
+
+  const InputFile& in_;
+  const formats::ReadOptions& options_;
+  Diagnostics& diag_;
+  Profile p_;
+  std::vector<Row> rows_;
+};
+
+}  // namespace
+
+bool sniff(std::string_view head) {
+  LineScanner lines(head);
+  std::string_view line;
+  for (int i = 0; i < 16 && lines.next(line); ++i) {
+    if (!line.starts_with(kPrefix)) continue;
+    std::size_t at = kPrefix.size();
+    std::uint64_t v = 0;
+    return line.find("self [us] | cumulative | imported package") != std::string_view::npos ||
+           (field(line, at, v) && field(line, at, v));
+  }
+  return false;
+}
+
+Expected<Profile> read(const InputFile& input, const formats::ReadOptions& options, Diagnostics& diag) {
+  return Reader(input, options, diag).run();
+}
+
+}  // namespace graphgen::importtime
