@@ -353,6 +353,8 @@ class Reader {
     other_events_ += other.other_events_;
     frameless_ += other.frameless_;
     python_samples_ += other.python_samples_;
+    python_native_ += other.python_native_;
+    python_cut_ += other.python_cut_;
     filtered_ += other.filtered_;
     untimed_kept_ = untimed_kept_ || other.untimed_kept_;
     missing_period_ += other.missing_period_;
@@ -389,6 +391,13 @@ class Reader {
           fmt::format("--python: {} has no Python frames (py::); record Python 3.12+ with python -X perf, or "
                       "3.13+ with -X perf_jit and perf inject --jit",
                       path_));
+    if (python_samples_ == 0 && python_native_ >= 20 && python_cut_ * 2 > python_native_)
+      diag.warn(fmt::format(
+          "{}: {} of {} samples of Python processes end in an unresolved frame and hold no Python function: perf "
+          "could not walk the stacks of a Python built without frame pointers. Record with DWARF and 3.13's jitdump "
+          "(perf record -k 1 --call-graph dwarf python3.13 -X perf_jit app.py, then perf inject --jit), or use a "
+          "Python built with frame pointers and python -X perf (docs/formats.md: Python and C together)",
+          path_, python_cut_, python_native_));
     if (missing_period_ > 0)
       diag.warn(
           fmt::format("{}: {} sample(s) have no period in their header and count 1 each", path_, missing_period_));
@@ -472,6 +481,7 @@ class Reader {
 
   void flush() {
     if (in_sample_ && keep_ && !frames_.empty()) {
+      count_python_native();
       if (options_.python != formats::ReadOptions::PythonView::kOff) python_view();
       builder_.add_sample(frames_, weight_, weight_, comm_);
       ++kept_;
@@ -483,6 +493,22 @@ class Reader {
     }
     in_sample_ = false;
     frames_.clear();
+  }
+
+  // A sample of a Python process with no Python frame (py::): cut short
+  // when its outermost frame is unresolved, as perf leaves the stacks of
+  // an interpreter built without frame pointers.
+  void count_python_native() {
+    if (python_seen_) return;
+    bool python = comm_.starts_with("python");
+    for (std::size_t i = 0; i < frames_.size() && !python; ++i) {
+      std::string_view dso = profile.str(profile.functions[frames_[i]].object);
+      dso = dso.substr(dso.rfind('/') + 1);
+      python = dso.starts_with("libpython") || dso.starts_with("python");
+    }
+    if (!python) return;
+    ++python_native_;
+    if (kinds_[frames_.back()] == kUnresolved) ++python_cut_;
   }
 
   // The sample just added on the timeline, when asked for and timed.
@@ -530,7 +556,8 @@ class Reader {
   enum Kind : std::uint8_t { kOther, kPython, kInterpreter, kUnresolved };
   std::vector<Kind> kinds_;  // per function, for the Python view
   std::size_t python_samples_ = 0;
-  bool python_seen_ = false;  // a py:: function exists
+  std::size_t python_native_ = 0, python_cut_ = 0;  // samples of Python processes without py::, cut short
+  bool python_seen_ = false;                        // a py:: function exists
   NameSet events_, processes_;
   std::size_t kept_ = 0, filtered_ = 0;
   bool untimed_kept_ = false;  // a kept sample of an event whose period is not time

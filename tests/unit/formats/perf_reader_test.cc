@@ -180,5 +180,26 @@ TEST(PerfReader, RejectsWhatIsNotPerfScript) {
       << p.error().message;
 }
 
+// Debian's CPython 3.11 (like pyenv's builds) has no frame pointers: with
+// -g, perf's stacks stop one or two frames up, at an address it cannot
+// name, and no Python function is connected. One warning says why and how
+// to record instead; a recording with Python frames (3.13's perf_jit with
+// DWARF) and one of a C program (Lua) get none.
+TEST(PerfReader, PythonWithoutFramePointersIsExplained) {
+  auto cut = test::graphgen({(test::testdata_dir() / "perf/real/docutils-g.perf.xz").string(), "-T", "folded"});
+  ASSERT_EQ(cut.exit_code, 0) << cut.err;
+  EXPECT_NE(cut.err.find("docutils-g.perf.xz: 240 of 269 samples of Python processes end in an unresolved frame and "
+                         "hold no Python function: perf could not walk the stacks of a Python built without frame "
+                         "pointers. Record with DWARF and 3.13's jitdump (perf record -k 1 --call-graph dwarf "
+                         "python3.13 -X perf_jit app.py, then perf inject --jit)"),
+            std::string::npos)
+      << cut.err;
+  for (const char* fine : {"pyperf/work.perf.xz", "perf/real/lua-freq.perf.xz"}) {
+    auto r = test::graphgen({(test::testdata_dir() / fine).string(), "-T", "folded"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.err.find("frame pointers"), std::string::npos) << fine << ": " << r.err;
+  }
+}
+
 }  // namespace
 }  // namespace graphgen
