@@ -173,6 +173,8 @@ const OutputFormat* find_output_format(std::string_view name) {
 }
 
 const OutputFormat& kcachegrind_format() { return *find_output_format("callgrind"); }
+const OutputFormat& run_profile_format() { return *find_output_format("pstats"); }
+const OutputFormat& stats_report_format() { return *find_output_format("stats"); }
 
 const OutputFormat* output_format_for_path(std::string_view path) {
   std::size_t slash = path.rfind('/');

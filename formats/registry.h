@@ -177,6 +177,10 @@ const std::vector<OutputFormat>& output_formats();
 const OutputFormat* find_output_format(std::string_view name);
 /// The output KCacheGrind opens (`-k`): callgrind.
 const OutputFormat& kcachegrind_format();
+/// What `graphgen run` writes without -o or -T: the profile itself (pstats).
+const OutputFormat& run_profile_format();
+/// pstats' printed report (-T stats): what `graphgen run -s KEY` prints.
+const OutputFormat& stats_report_format();
 /// The output format an output path's name implies (its extension, or
 /// valgrind's `callgrind.out.*` naming), or null.
 const OutputFormat* output_format_for_path(std::string_view path);

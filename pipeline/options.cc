@@ -71,6 +71,12 @@ OptionSpec choice(OptionSpec s, std::vector<std::string> choices) {
   return s;
 }
 
+// The spec with other names in graphgen run.
+OptionSpec in_run(std::string run_names, OptionSpec s) {
+  s.run_names = std::move(run_names);
+  return s;
+}
+
 // The key of "-n,--node-thres" is "node-thres"; of "input", "input".
 std::string key_of(const std::string& names) {
   std::size_t at = names.find("--");
@@ -119,7 +125,7 @@ std::vector<OptionSpec> graph_options() {
              strings(theme_names())),
       value("--skew", "FLOAT", "skew the colour curve: < 1 spreads out low percentages, > 1 compresses them",
             shown(find_theme(kDefaultTheme)->skew)),
-      flag("-s,--strip", "strip parameters, template arguments and const from C++ names in labels"),
+      in_run("--strip", flag("-s,--strip", "strip parameters, template arguments and const from C++ names in labels")),
       flag("-w,--wrap", "wrap function names longer than 32 characters"),
       flag("--color-nodes-by-selftime,--colour-nodes-by-selftime",
            "colour nodes by self time instead of total time (pruning still uses total)"),
@@ -219,16 +225,17 @@ std::vector<OptionSpec> writer_options() {
             "ranks, ranks.csv, ranks.json and heatmap outputs: show the N functions of highest imbalance; stats: the "
             "first N lines; html: rows of its ranks table [default: 25 in the table, 30 in the heatmap, all in CSV "
             "and JSON, 200 in html]"),
-      choice(list("--sort", "KEY",
+      in_run("-s,--sort", choice(list("--sort", "KEY",
                   "stats output: sort by this pstats key, repeatable (calls, cumulative, file, line, name, nfl, "
                   "pcalls, stdname, time ...) [default: cumulative]; of a tracemalloc snapshot, group by lineno, "
-                  "traceback or filename, as Snapshot.statistics does [default: lineno]"),
+                  "traceback or filename, as Snapshot.statistics does [default: lineno]. In graphgen run also -s, as "
+                  "python -m cProfile -s KEY: without -o, this table is printed when the program ends"),
              [] {
                std::vector<std::string> keys = stats::sort_keys();
                for (const char* k : {"lineno", "traceback"})
                  if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
                return keys;
-             }()),
+             }())),
       list("--restrict", "R",
            "stats output: a pstats restriction, repeatable, in order: N lines, a fraction in [0, 1), or a regular "
            "expression the file:line(function) must contain, in Python's re syntax (searched with the embedded "

@@ -54,6 +54,10 @@ struct OptionSpec {
   /// Keys of options it cannot be given with.
   std::vector<std::string> excludes;
   unsigned front_ends = kEvery;
+  /// The names in `graphgen run`, where they differ (cProfile's -s is
+  /// --sort there, so --strip has no short name); empty: `names`.
+  std::string run_names;
+  const std::string& names_for(FrontEnd f) const { return f == kRun && !run_names.empty() ? run_names : names; }
 };
 
 /// Every option, in --help's order.

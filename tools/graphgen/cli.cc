@@ -116,9 +116,9 @@ Parser add_options(CLI::App& app, pipeline::FrontEnd front_end) {
     if (!(spec.front_ends & front_end)) continue;
     CLI::Option* o = nullptr;
     if (spec.kind == OptionKind::kFlag) {
-      o = app.add_flag(spec.names, spec.help);
+      o = app.add_flag(spec.names_for(front_end), spec.help);
     } else {
-      o = app.add_option(spec.names, spec.help)->type_name(spec.value_name);
+      o = app.add_option(spec.names_for(front_end), spec.help)->type_name(spec.value_name);
       if (!spec.default_value.empty()) o->default_str(spec.default_value);
       if (spec.key == "input")
         o->expected(0, CLI::detail::expected_max_vector_size)->allow_extra_args();

@@ -12,12 +12,14 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 
 #include "cli.h"
 #include "each.h"
 #include "graphgen/io.h"
 #include "pipeline.h"
+#include "registry.h"
 #include "run.h"
 
 namespace {
@@ -112,6 +114,36 @@ int run(pipeline::Settings settings) {
   return kExitOk;
 }
 
+// graphgen run without -o: cProfile's -s KEY prints the stats table when
+// the program ends, as python -m cProfile -s does; otherwise the output is
+// a file named after the script (app.py: app.pstats, or app.png with -T
+// png; under mpirun app_RANK.pstats), never mixed into the program's own
+// standard output.
+Expected<bool> default_run_output(pipeline::Settings& settings, cli::RunTarget& target) {
+  auto given = [&](std::string_view key) -> const std::string* {
+    for (const auto& [k, v] : settings)
+      if (k == key) return &v;
+    return nullptr;
+  };
+  if (given("output") || given("kcachegrind")) return true;
+  const std::string* to = given("to");
+  const std::string_view report = formats::stats_report_format().name;
+  if (given("sort") && (!to || *to == report)) {
+    if (!to) settings.emplace_back("to", std::string(report));
+    return true;
+  }
+  const formats::OutputFormat* format = to ? formats::find_output_format(*to) : &formats::run_profile_format();
+  if (!format || format->extensions.empty()) return true;  // (-T was checked: every format has a name ending)
+  std::string stem = target.module.empty() ? std::filesystem::path(target.argv.at(0)).stem().string() : target.module;
+  if (stem.empty() || stem == "." || stem == "..") stem = "profile";
+  // (Under mpirun, one file a rank: app_3.pstats.)
+  const std::string ending(format->extensions[0]);
+  auto ranked = cli::mpi_output_path(stem + "_{rank}" + ending);
+  target.chosen_output = ranked ? *ranked : stem + ending;
+  settings.emplace_back("output", target.chosen_output);
+  return true;
+}
+
 // `graphgen run [OPTIONS] script.py [ARGS...]` / `graphgen run -m MODULE
 // [ARGS...]`: graphgen's options up to the script, the rest is the script's.
 int run_command(int argc, char** argv) {
@@ -158,6 +190,7 @@ int run_command(int argc, char** argv) {
         "out.pstats script.py, then run graphgen out.pstats"));
   try {
     pipeline::Settings settings = cli::settings_of(parser);
+    if (auto ok = default_run_output(settings, target); !ok) return fail(ok.error());
     for (auto& [key, value] : settings)
       if (key == "output") {
         auto path = cli::mpi_output_path(value);

@@ -240,6 +240,14 @@ int run_python(const pipeline::Settings& settings, const RunTarget& target) {
     int viewer = open_in_kcachegrind(path);
     return exit_status ? exit_status : viewer;
   }
+  if (!target.chosen_output.empty() && !a.quiet)
+    std::fprintf(stderr, "graphgen run: wrote %s (-o FILE for another name, -o - for standard output)%s\n",
+                 target.chosen_output.c_str(),
+                 target.chosen_output.ends_with(".pstats")
+                     ? fmt::format("; graphgen {} -o {}.png draws it", target.chosen_output,
+                                   target.chosen_output.substr(0, target.chosen_output.size() - 7))
+                           .c_str()
+                     : "");
   return exit_status;
 }
 

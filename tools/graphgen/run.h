@@ -18,6 +18,9 @@ struct RunTarget {
   /// --memory[=FRAMES]: trace allocations with tracemalloc (this many
   /// frames a traceback) instead of profiling time; 0: cProfile.
   int memory_frames = 0;
+  /// The output file graphgen chose (no -o: named after the script), said
+  /// on stderr once written; empty when the user named it.
+  std::string chosen_output;
 };
 
 /// Whether this graphgen embeds Python (built with python3-dev).

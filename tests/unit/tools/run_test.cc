@@ -232,7 +232,7 @@ TEST(Run, KCacheGrindOpensTheCallgrindOutput) {
 // small objects differ with how the script is started).
 TEST(Run, MemoryGivesTheSnapshotOfWhatTheProgramHolds) {
 #ifdef GRAPHGEN_PYTHON_EXECUTABLE
-  auto stats = graphgen({"run", "--memory", "-T", "stats", "--top", "1", "memory.py"}, scripts());
+  auto stats = graphgen({"run", "--memory", "-T", "stats", "-o", "-", "--top", "1", "memory.py"}, scripts());
   ASSERT_EQ(stats.exit_code, 0) << stats.err;
   auto python = test::run({GRAPHGEN_PYTHON_EXECUTABLE, "-c",
                            "import tracemalloc\n"
@@ -248,7 +248,7 @@ TEST(Run, MemoryGivesTheSnapshotOfWhatTheProgramHolds) {
   EXPECT_NEAR(std::stod(ours[1]), std::stod(theirs[1]), std::stod(theirs[1]) * 0.01);
   EXPECT_NEAR(std::stod(ours[2]), std::stod(theirs[2]), std::stod(theirs[2]) * 0.01);
   // The stacks start at the program's first frame, named after its functions.
-  auto folded = graphgen({"run", "--memory=5", "-T", "folded", "memory.py"}, scripts());
+  auto folded = graphgen({"run", "--memory=5", "-T", "folded", "-o", "-", "memory.py"}, scripts());
   ASSERT_EQ(folded.exit_code, 0) << folded.err;
   EXPECT_NE(folded.out.find("\nmemory.py:<module>:17;memory.py:load_rows:6"), std::string::npos) << folded.out;
   EXPECT_NE(folded.out.find("\nmemory.py:<module>:18;memory.py:fill:14;json/__init__.py:dumps:"), std::string::npos);
@@ -309,6 +309,51 @@ TEST(Run, UnderMpirunEachRankWritesItsOwnProfile) {
     ASSERT_EQ(py.exit_code, 0) << py.err;
     EXPECT_EQ(py.out, "[1]\n") << p;
   }
+#endif
+}
+
+// Without -o the profile goes to a file named after the script (the
+// program's standard output is the program's alone: dot was mixed into it),
+// and cProfile's -s KEY prints pstats' table when the program ends, as
+// python3 -m cProfile -s KEY does (graphgen's -s is --strip elsewhere).
+TEST(Run, WithoutOutputAFileNamedAfterTheScriptOrCProfilesTable) {
+  SKIP_WITHOUT_PYTHON();
+#ifdef GRAPHGEN_PYTHON_EXECUTABLE
+  const fs::path dir = test::temp_dir();
+  fs::copy_file(scripts() / "work.py", dir / "work.py");
+  fs::copy_file(scripts() / "helper.py", dir / "helper.py");
+  auto r = graphgen({"run", "work.py", "5"}, dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "total 689841\n");
+  EXPECT_EQ(r.err,
+            "graphgen run: wrote work.pstats (-o FILE for another name, -o - for standard output); graphgen "
+            "work.pstats -o work.png draws it\n");
+  auto stats = graphgen({"work.pstats", "-T", "stats", "--sort", "calls", "--top", "1"}, dir);
+  EXPECT_NE(stats.out.find(" work.py:15(fib)\n"), std::string::npos) << stats.out;
+  auto png = graphgen({"run", "-T", "svg", "-q", "work.py", "5"}, dir);
+  ASSERT_EQ(png.exit_code, 0) << png.err;
+  EXPECT_EQ(png.out, "total 689841\n");
+  EXPECT_TRUE(test::read_file(dir / "work.svg").starts_with("<?xml")) << "the name after the script, -T's ending";
+  // cProfile's -s: the table after the program's output, sorted as asked.
+  auto sorted = graphgen({"run", "-s", "ncalls", "work.py", "5"}, dir);
+  ASSERT_EQ(sorted.exit_code, 0) << sorted.err;
+  EXPECT_TRUE(sorted.out.starts_with("total 689841\n")) << sorted.out;
+  EXPECT_NE(sorted.out.find("   Ordered by: call count\n"), std::string::npos) << sorted.out;
+  auto cprofile = test::run({GRAPHGEN_PYTHON_EXECUTABLE, "-m", "cProfile", "-s", "ncalls", "work.py", "5"}, dir);
+  ASSERT_EQ(cprofile.exit_code, 0) << cprofile.err;
+  // The first row, the most called function, is cProfile's.
+  auto first_row = [](const std::string& out) {
+    const std::size_t head = out.find("filename:lineno(function)\n");
+    if (head == std::string::npos) return std::string();
+    const std::size_t begin = head + 26, end = out.find('\n', begin);
+    const std::string row = out.substr(begin, end - begin);
+    return row.substr(0, row.find_first_not_of(" 0123456789/")) + row.substr(row.rfind(' ') + 1);
+  };
+  EXPECT_EQ(first_row(sorted.out), first_row(cprofile.out)) << sorted.out << cprofile.out;
+  EXPECT_NE(first_row(sorted.out).find("work.py:15(fib)"), std::string::npos) << sorted.out;
+  // --strip is still there, by its long name.
+  auto strip = graphgen({"run", "--strip", "-o", "-", "work.py", "5"}, dir);
+  EXPECT_EQ(strip.exit_code, 0) << strip.err;
 #endif
 }
 
