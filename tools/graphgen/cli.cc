@@ -67,7 +67,7 @@ Expected<std::string> mpi_output_path(const std::string& path) {
   return out;
 }
 
-int open_in_kcachegrind(const std::string& path) {
+int open_in_kcachegrind(const std::string& path, bool temporary) {
   for (const char* viewer : {"kcachegrind", "qcachegrind"}) {
     std::string found;
     const char* env = std::getenv("PATH");
@@ -90,8 +90,19 @@ int open_in_kcachegrind(const std::string& path) {
       ::_exit(127);
     }
     int status = 0;
-    if (pid < 0 || ::waitpid(pid, &status, 0) < 0) return fail(io_error(fmt::format("-k: cannot start {}", found)));
-    return WIFEXITED(status) ? WEXITSTATUS(status) : kExitBadInput;
+    if (pid < 0 || ::waitpid(pid, &status, 0) < 0)
+      return fail(io_error(fmt::format("-k: cannot start {}; the profile is in {}", found, path)));
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+      if (temporary) ::unlink(path.c_str());  // (the viewer is done with it)
+      return kExitOk;
+    }
+    // The file stays, for another viewer or a later try.
+    return fail(io_error(fmt::format(
+        "-k: {} {} (is there a display? DISPLAY is {}); the profile is in {}", found,
+        WIFEXITED(status) ? (WEXITSTATUS(status) == 127 ? std::string("could not be started")
+                                                        : fmt::format("exited with status {}", WEXITSTATUS(status)))
+                          : fmt::format("was stopped by signal {}", WTERMSIG(status)),
+        std::getenv("DISPLAY") ? "set" : "not set", path)));
   }
   return fail(
       bad_input(fmt::format("-k: neither kcachegrind nor qcachegrind is on PATH (apt-get install "

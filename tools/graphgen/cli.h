@@ -41,11 +41,13 @@ std::string output_formats_help();
 int parse(CLI::App& app, int argc, char** argv, std::string_view tool);
 
 /// -k: the path the callgrind output goes to (-o, else a new temporary
-/// file, which is kept for the viewer).
+/// file, for the viewer).
 Expected<std::string> kcachegrind_path(const pipeline::Options& o);
 /// Opens `path` in kcachegrind or qcachegrind, whichever is on PATH, and
-/// waits for it; its exit status, or 1 with a message when neither is there.
-int open_in_kcachegrind(const std::string& path);
+/// waits for it: 0 when it ends well (a `temporary` file is then removed),
+/// else 1 with a message saying what happened and where the profile is
+/// (kept: the viewer could not start, has no display, or failed).
+int open_in_kcachegrind(const std::string& path, bool temporary);
 
 /// `graphgen run -o` under an MPI launcher: {rank} and {size} in `path`
 /// become this process's rank and the number of ranks, from the

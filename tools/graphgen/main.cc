@@ -110,7 +110,7 @@ int run(pipeline::Settings settings) {
   if (a.timings)
     for (const auto& [phase, seconds] : output->phases)
       std::fprintf(stderr, "graphgen: timing: %-8s %8.3f s\n", phase.c_str(), seconds);
-  if (a.kcachegrind && list_functions.empty()) return cli::open_in_kcachegrind(path);
+  if (a.kcachegrind && list_functions.empty()) return cli::open_in_kcachegrind(path, a.output == "-");
   return kExitOk;
 }
 

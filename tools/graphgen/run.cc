@@ -30,6 +30,23 @@ def _graphgen_run(module, argv, memory):
     sys.argv[:] = argv
     if module:
         sys.path.insert(0, os.getcwd())
+        # As python3 -m: the module is found before it runs (its packages
+        # imported), and a missing one is one line, not a traceback.
+        import importlib.util
+        try:
+            spec = importlib.util.find_spec(module)
+            if spec is not None and spec.submodule_search_locations is not None:
+                if importlib.util.find_spec(module + '.__main__') is None:
+                    sys.stderr.write("graphgen run: No module named %s.__main__; %r is a package and cannot be "
+                                     "directly executed\n" % (module, module))
+                    return None, 1
+        except (ImportError, ValueError) as e:
+            sys.stderr.write("graphgen run: Error while finding module specification for %r (%s: %s)\n"
+                             % (module, type(e).__name__, e))
+            return None, 1
+        if spec is None:
+            sys.stderr.write("graphgen run: No module named %s\n" % module)
+            return None, 1
         code = "run_module(modname, run_name='__main__', alter_sys=True)"
         globs = {'run_module': runpy.run_module, 'modname': module}
     else:
@@ -237,7 +254,7 @@ int run_python(const pipeline::Settings& settings, const RunTarget& target) {
     return exit_status ? exit_status : code;
   }
   if (a.kcachegrind) {
-    int viewer = open_in_kcachegrind(path);
+    int viewer = open_in_kcachegrind(path, a.output == "-");
     return exit_status ? exit_status : viewer;
   }
   if (!target.chosen_output.empty() && !a.quiet)

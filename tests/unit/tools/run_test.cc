@@ -211,6 +211,24 @@ TEST(Run, KCacheGrindOpensTheCallgrindOutput) {
   std::string seen = test::read_file(dir / "seen.callgrind");
   EXPECT_TRUE(seen.starts_with("# callgrind format")) << seen.substr(0, 100);
   EXPECT_NE(seen.find("leave"), std::string::npos);
+  // The temporary file is gone once the viewer is done with it (it stayed).
+  auto left = [&] {
+    std::size_t n = 0;
+    for (const auto& e : fs::directory_iterator(dir))
+      n += e.path().extension() == ".callgrind" && e.path() != dir / "seen.callgrind";
+    return n;
+  };
+  EXPECT_EQ(left(), 0u);
+  // A viewer that fails (no display): said, and the profile kept (it
+  // exited 1 without a word).
+  std::ofstream(dir / "bin" / "qcachegrind", std::ios::trunc) << "#!/bin/sh\nexit 1\n";
+  auto failed = graphgen({"run", "-k", "work.py", "3"}, scripts(), {"PATH=" + path, "TMPDIR=" + dir.string()});
+  EXPECT_EQ(failed.exit_code, 1);
+  EXPECT_NE(failed.err.find("/bin/qcachegrind exited with status 1 (is there a display? DISPLAY is "),
+            std::string::npos)
+      << failed.err;
+  EXPECT_NE(failed.err.find("; the profile is in " + dir.string() + "/graphgen-"), std::string::npos) << failed.err;
+  EXPECT_EQ(left(), 1u);
   // Without a viewer: where the profile is, and how to get one.
   auto none =
       graphgen({"run", "-k", "-o", (dir / "p.callgrind").string(), "work.py", "3"}, scripts(), {"PATH=/nonexistent"});
@@ -271,6 +289,16 @@ TEST(Run, MistakesAreSaidInOneLine) {
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_EQ(missing.err, "graphgen run: can't open file 'no_such_script.py': [Errno 2] No such file or directory\n");
   EXPECT_FALSE(fs::exists(dir / "x.dot"));
+  // A module that is not there: Python's one line (it was graphgen's
+  // traceback through runpy, and an empty profile written).
+  auto module = graphgen({"run", "-m", "no_such_module"}, dir);
+  EXPECT_EQ(module.exit_code, 1);
+  EXPECT_EQ(module.err, "graphgen run: No module named no_such_module\n");
+  EXPECT_FALSE(fs::exists(dir / "no_such_module.pstats"));
+  auto package = graphgen({"run", "-o", "-", "-m", "email"}, dir);
+  EXPECT_EQ(package.exit_code, 1);
+  EXPECT_EQ(package.err,
+            "graphgen run: No module named email.__main__; 'email' is a package and cannot be directly executed\n");
   auto onto = graphgen({"run", "-o", "exits.py", "exits.py"}, scripts());
   EXPECT_EQ(onto.exit_code, 2);  // never overwrites the script
 #endif
