@@ -19,6 +19,7 @@
 #include "each.h"
 #include "graphgen/io.h"
 #include "pipeline.h"
+#include "pyprof2calltree.h"
 #include "registry.h"
 #include "run.h"
 
@@ -27,6 +28,10 @@ namespace {
 using namespace graphgen;
 using cli::fail;
 using cli::kExitOk;
+
+// The output a pyprof2calltree command line left graphgen to name (its
+// IN.log), said once written; empty otherwise.
+std::string g_chosen_output;
 
 // --each: every input to its own output, on all cores; one line per failure,
 // progress on a terminal, and the worst failure's exit status.
@@ -111,6 +116,9 @@ int run(pipeline::Settings settings) {
     for (const auto& [phase, seconds] : output->phases)
       std::fprintf(stderr, "graphgen: timing: %-8s %8.3f s\n", phase.c_str(), seconds);
   if (a.kcachegrind && list_functions.empty()) return cli::open_in_kcachegrind(path, a.output == "-");
+  if (!g_chosen_output.empty() && !a.quiet)
+    std::fprintf(stderr, "graphgen: wrote %s, as pyprof2calltree names it (-o FILE for another name)\n",
+                 g_chosen_output.c_str());
   return kExitOk;
 }
 
@@ -191,6 +199,7 @@ int run_command(int argc, char** argv) {
   try {
     pipeline::Settings settings = cli::settings_of(parser);
     if (auto ok = default_run_output(settings, target); !ok) return fail(ok.error());
+    if (!g_chosen_output.empty()) target.chosen_output = g_chosen_output;
     for (auto& [key, value] : settings)
       if (key == "output") {
         auto path = cli::mpi_output_path(value);
@@ -211,6 +220,19 @@ int main(int argc, char** argv) {
   spdlog::set_default_logger(logger);
 
   cli::use_python_regex();
+  // pyprof2calltree's -i/--infile, --outfile, -r/--run-script: its command
+  // lines work unchanged (pyprof2calltree.h).
+  std::vector<std::string> theirs_storage;
+  std::vector<char*> theirs_argv;
+  if (auto theirs = cli::from_pyprof2calltree(std::vector<std::string>(argv + 1, argv + argc))) {
+    theirs_storage.push_back(argv[0]);
+    theirs_storage.insert(theirs_storage.end(), theirs->args.begin(), theirs->args.end());
+    for (std::string& s : theirs_storage) theirs_argv.push_back(s.data());
+    theirs_argv.push_back(nullptr);
+    argc = static_cast<int>(theirs_storage.size());
+    argv = theirs_argv.data();
+    g_chosen_output = theirs->chosen_output;
+  }
   if (argc >= 2 && std::string_view(argv[1]) == "run") return run_command(argc, argv);
   CLI::App app{
       "Reads profiles (Python pstats, valgrind callgrind, perf script, collapsed stacks, line_profiler,\n"
@@ -243,6 +265,8 @@ int main(int argc, char** argv) {
       "  graphgen out.pstats -o report.html          one self-contained HTML report to browse or share\n"
       "  graphgen -T text app.py.lprof               line_profiler's report, without Python\n"
       "  graphgen -n 0 -e 0 -z 'app:*:main' x.pstats everything below main\n"
+      "pyprof2calltree's command lines work as they are: -i, --infile IN; -o, --outfile OUT; -k;\n"
+      "-r, --run-script script.py [ARGS...] (callgrind, to IN.log or script.py.log without -o).\n"
       "Exit status: 0 ok, 1 bad or unreadable input, 2 bad usage.");
 
   const cli::Parser parser = cli::add_options(app, pipeline::kGraphgen);
