@@ -168,7 +168,12 @@ RunResult graphgen(const std::vector<std::string>& args, const fs::path& cwd, co
                    const Stdin& in) {
   std::vector<std::string> argv{GRAPHGEN_BINARY};
   argv.insert(argv.end(), args.begin(), args.end());
-  return run(argv, cwd, env, 0, in);
+  // graphgen run starts programs on the user's python3 (VIRTUAL_ENV, PATH)
+  // where it is the embedded version: tests run it on the embedded one,
+  // whatever this machine's PATH holds, unless `env` says otherwise.
+  std::vector<std::string> with = {"VIRTUAL_ENV=", "PATH=/usr/bin:/bin"};
+  with.insert(with.end(), env.begin(), env.end());
+  return run(argv, cwd, with, 0, in);
 }
 
 fs::path write_temp(const std::string& name, const std::string& text) {

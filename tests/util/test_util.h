@@ -52,7 +52,8 @@ struct Stdin {
 /// with optional extra environment assignments ("PATH=/x").
 RunResult run(const std::vector<std::string>& argv, const fs::path& cwd = {}, const std::vector<std::string>& env = {},
               int timeout_seconds = 0, const Stdin& in = {});
-/// Runs the built graphgen.
+/// Runs the built graphgen, with VIRTUAL_ENV empty and PATH=/usr/bin:/bin
+/// unless `env` sets them (graphgen run then uses the Python it embeds).
 RunResult graphgen(const std::vector<std::string>& args, const fs::path& cwd = {},
                    const std::vector<std::string>& env = {}, const Stdin& in = {});
 

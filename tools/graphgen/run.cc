@@ -8,6 +8,7 @@
 
 #include "bridge.h"
 #include "graphgen/io.h"
+#include "interpreter.h"
 #include "pipeline.h"
 #include "regex.h"
 #include "registry.h"
@@ -200,9 +201,14 @@ int run_python(const pipeline::Settings& settings, const RunTarget& target) {
   PyConfig_InitPythonConfig(&config);
   config.parse_argv = 0;
   config.install_signal_handlers = 1;
-  // sys.executable is the Python graphgen was built with, so multiprocessing's
-  // spawn starts that Python, and the standard library is found beside it.
-  PyStatus status = PyConfig_SetBytesString(&config, &config.program_name, GRAPHGEN_PYTHON_EXECUTABLE);
+  // The user's Python where it is this version (its venv's packages; see
+  // interpreter.h), else the one graphgen was built with. sys.executable is
+  // it, so multiprocessing's spawn starts it, and the standard library is
+  // found beside it.
+  const Interpreter python = choose_interpreter(
+      GRAPHGEN_PYTHON_EXECUTABLE, std::to_string(PY_MAJOR_VERSION) + "." + std::to_string(PY_MINOR_VERSION));
+  if (!python.note.empty() && !a.quiet) std::fprintf(stderr, "%s\n", python.note.c_str());
+  PyStatus status = PyConfig_SetBytesString(&config, &config.program_name, python.program.c_str());
   std::vector<char*> argv;
   for (const std::string& s : target.argv) argv.push_back(const_cast<char*>(s.c_str()));
   std::string module_arg = target.module;
@@ -212,7 +218,7 @@ int run_python(const pipeline::Settings& settings, const RunTarget& target) {
   if (!PyStatus_Exception(status)) status = Py_InitializeFromConfig(&config);
   PyConfig_Clear(&config);
   if (PyStatus_Exception(status)) {
-    std::fprintf(stderr, "graphgen run: cannot start Python %s: %s\n", GRAPHGEN_PYTHON_EXECUTABLE,
+    std::fprintf(stderr, "graphgen run: cannot start Python %s: %s\n", python.program.c_str(),
                  status.err_msg ? status.err_msg : "unknown error");
     return kExitBadInput;
   }

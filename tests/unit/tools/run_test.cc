@@ -385,5 +385,50 @@ TEST(Run, WithoutOutputAFileNamedAfterTheScriptOrCProfilesTable) {
 #endif
 }
 
+// graphgen run started every program on Debian's /usr/bin/python3: a module
+// only the active venv had gave ModuleNotFoundError where python3 -m cProfile
+// worked. A venv is a pyvenv.cfg, a bin/python3 linked to its base and a
+// site-packages: made here by hand around the embedded Python.
+TEST(Run, TheActiveVenvsPackagesAreSeen) {
+  SKIP_WITHOUT_PYTHON();
+#ifdef GRAPHGEN_PYTHON_EXECUTABLE
+  auto version = test::run({GRAPHGEN_PYTHON_EXECUTABLE, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"});
+  ASSERT_EQ(version.exit_code, 0);
+  const std::string v = version.out.substr(0, version.out.find('\n'));
+  const fs::path dir = test::temp_dir();
+  auto make_venv = [&](const fs::path& venv, const std::string& says) {
+    fs::create_directories(venv / "bin");
+    fs::create_directories(venv / "lib" / ("python" + v) / "site-packages");
+    fs::create_symlink(GRAPHGEN_PYTHON_EXECUTABLE, venv / "bin" / "python3");
+    std::ofstream(venv / "pyvenv.cfg") << "home = " << fs::path(GRAPHGEN_PYTHON_EXECUTABLE).parent_path().string()
+                                       << "\ninclude-system-site-packages = false\nversion = " << says << "\n";
+    std::ofstream(venv / "lib" / ("python" + v) / "site-packages" / "onlyvenv.py") << "WHERE = 'the venv'\n";
+  };
+  make_venv(dir / "venv", v + ".0");
+  std::ofstream(dir / "app.py") << "import sys, onlyvenv\nprint(onlyvenv.WHERE, sys.prefix == sys.exec_prefix)\n";
+  // Activated (VIRTUAL_ENV), or only first on PATH: the venv's Python.
+  for (const std::vector<std::string>& env : {std::vector<std::string>{"VIRTUAL_ENV=" + (dir / "venv").string()},
+                                              {"PATH=" + (dir / "venv" / "bin").string() + ":/usr/bin:/bin"}}) {
+    SCOPED_TRACE(env[0]);
+    auto r = graphgen({"run", "-o", (dir / "p.pstats").string(), "app.py"}, dir, env);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, "the venv True\n");
+    EXPECT_EQ(r.err, "");
+  }
+  // A venv of another Python cannot run here: said in one line, and the
+  // program runs on graphgen's own Python, without the venv's packages.
+  make_venv(dir / "old", "2.7.18");
+  auto other =
+      graphgen({"run", "-o", (dir / "q.pstats").string(), "app.py"}, dir, {"VIRTUAL_ENV=" + (dir / "old").string()});
+  EXPECT_EQ(other.exit_code, 1);
+  EXPECT_TRUE(other.err.starts_with("graphgen run: the active virtualenv's Python (" + (dir / "old").string() +
+                                    "/bin/python3) is Python 2.7, and graphgen runs programs on the Python " + v +
+                                    " it embeds"))
+      << other.err;
+  EXPECT_NE(other.err.find("ModuleNotFoundError: No module named 'onlyvenv'"), std::string::npos) << other.err;
+  fs::remove_all(dir);
+#endif
+}
+
 }  // namespace
 }  // namespace graphgen
