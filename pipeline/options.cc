@@ -101,7 +101,8 @@ std::vector<OptionSpec> inputs_and_outputs() {
             {}, kNotPython),
       choice(value("-f,--format", "FORMAT",
                    "input format: " + joined(strings(input_format_names())) +
-                       " [default: detected from the file's bytes]"),
+                       " [default: detected from the file's bytes]",
+                   {}, kEvery & ~kRun),
              strings(input_format_names())),
       choice(value("-T,--to", "FORMAT",
                    "output format: " + joined(strings(output_format_names())) +
@@ -129,7 +130,7 @@ std::vector<OptionSpec> graph_options() {
       flag("-w,--wrap", "wrap function names longer than 32 characters"),
       flag("--color-nodes-by-selftime,--colour-nodes-by-selftime",
            "colour nodes by self time instead of total time (pruning still uses total)"),
-      flag("--show-samples", "show sample counts in node labels (sampling formats)"),
+      flag("--show-samples", "show sample counts in node labels (sampling formats)", kEvery & ~kRun),
       choice(list("--node-label", "MEASURE",
                   "measure shown in nodes, repeatable, in order: " + joined(strings(dot::measure_names())) +
                       " [default: total-time-percentage, self-time-percentage]"),
@@ -175,7 +176,9 @@ std::vector<OptionSpec> reader_options() {
   python.excludes = {"no-python"};
   OptionSpec no_python = flag("--no-python", "perf: keep the interpreter's frames between Python frames");
   no_python.excludes = {"python"};
-  return {
+  // (Of the formats graphgen run never reads: perf's, callgrind's, the
+  // other events'; its --help leaves them out.)
+  std::vector<OptionSpec> out = {
       value("--event", "NAME",
             "the event (cost column) to graph: callgrind's, pprof's sample types, TAU's and CUBE4's metrics, "
             ".cpuprofile's time or samples [default: the first; pprof: the default sample type]; perf: keep only "
@@ -204,6 +207,8 @@ std::vector<OptionSpec> reader_options() {
            "callgrind: identify functions by name alone, as gprof2dot does, merging same-named functions of "
            "different objects (e.g. malloc in ld.so and libc)"),
   };
+  for (OptionSpec& o : out) o.front_ends &= ~kRun;
+  return out;
 }
 
 std::vector<OptionSpec> writer_options() {
@@ -213,11 +218,12 @@ std::vector<OptionSpec> writer_options() {
   callees.excludes = {"callers"};
   return {
       value("--unit", "SECONDS:POSITIVE", "text output: seconds per unit of the Time columns (line_profiler's -u)",
-            shown(lprof::TextOptions{}.output_unit)),
-      flag("--skip-zero", "text output: leave out functions that never ran (line_profiler's -z)"),
+            shown(lprof::TextOptions{}.output_unit), kEvery & ~kRun),
+      flag("--skip-zero", "text output: leave out functions that never ran (line_profiler's -z)", kEvery & ~kRun),
       value("--source-root", "DIR",
             "text output: read the source files a profile names only under this folder (always only regular files) "
-            "[default: where the profile says]"),
+            "[default: where the profile says]",
+            {}, kEvery & ~kRun),
       flag("--keep-going",
            "when merging, skip inputs that cannot be read (empty or broken files), listed in one warning",
            kGraphgen | kMpi),
@@ -245,7 +251,8 @@ std::vector<OptionSpec> writer_options() {
       callees,
       flag("--imbalance",
            "graph outputs of several inputs (one per MPI rank): colour each function by how unevenly the ranks spend "
-           "its time (Imb%) and add a line 'imb 23% (max r5, min r61)'"),
+           "its time (Imb%) and add a line 'imb 23% (max r5, min r61)'",
+           kEvery & ~kRun),
       flag("--flame-reverse",
            "flame output: the root at the top and callees below it (an icicle), instead of a flame that grows up "
            "from the bottom"),

@@ -152,16 +152,31 @@ Expected<bool> default_run_output(pipeline::Settings& settings, cli::RunTarget& 
   return true;
 }
 
+// graphgen run's usage line says where the script goes (CLI11's says only
+// [OPTIONS]), first, where --help is read.
+class RunFormatter : public CLI::Formatter {
+ public:
+  std::string make_description(const CLI::App*) const override { return {}; }
+  std::string make_usage(const CLI::App* app, std::string) const override {
+    return "Usage: graphgen run [OPTIONS] script.py [ARGS...]\n"
+           "   or: graphgen run [OPTIONS] -m MODULE [ARGS...]\n\n" +
+           app->get_description() + "\n";
+  }
+};
+
 // `graphgen run [OPTIONS] script.py [ARGS...]` / `graphgen run -m MODULE
 // [ARGS...]`: graphgen's options up to the script, the rest is the script's.
 int run_command(int argc, char** argv) {
   CLI::App app{
-      "Runs a Python program under cProfile in the Python embedded in graphgen, as\n"
-      "python3 -m cProfile does, then writes what the options ask for (-o out.png,\n"
-      "-o out.callgrind, -k for KCacheGrind, ...), without a file in between. The\n"
-      "program's exit status is kept, and an uncaught exception is printed as Python\n"
-      "prints it; the profile is written either way.",
+      "Runs a Python program under cProfile, as python3 -m cProfile does, on the active\n"
+      "venv's or PATH's python3 when it is the version graphgen embeds (else on that one),\n"
+      "then writes what the options ask for (-o out.png, -o out.callgrind, -k for\n"
+      "KCacheGrind, ...) without a file in between. The program's exit status is kept, and\n"
+      "an uncaught exception is printed as Python prints it; the profile is written either\n"
+      "way. Without -o the output is a file named after the script (app.pstats); -s KEY\n"
+      "prints pstats' table instead, as cProfile's -s does.",
       "graphgen run"};
+  app.formatter(std::make_shared<RunFormatter>());
   app.get_formatter()->column_width(34);
   const cli::Parser parser = cli::add_options(app, pipeline::kRun);
   cli::RunTarget target;
@@ -175,8 +190,9 @@ int run_command(int argc, char** argv) {
           ->type_name("[=FRAMES]");
   app.prefix_command();
   app.footer(
-      "Usage: graphgen run [OPTIONS] script.py [ARGS...]   or   graphgen run [OPTIONS] -m MODULE [ARGS...]\n"
       "Examples:\n"
+      "  graphgen run app.py                              app.pstats, as cProfile -o would write it\n"
+      "  graphgen run -s tottime app.py                   pstats' table, sorted, after the program's output\n"
       "  graphgen run -o prof.png app.py --app-option     the call graph of app.py\n"
       "  graphgen run -k -m pytest tests/                 pytest's profile in KCacheGrind\n"
       "  graphgen run --memory -o mem.flame.svg app.py    what app.py still holds at its end, by traceback\n"
