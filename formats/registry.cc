@@ -173,6 +173,12 @@ const OutputFormat* find_output_format(std::string_view name) {
 }
 
 const OutputFormat& kcachegrind_format() { return *find_output_format("callgrind"); }
+bool is_text(const OutputFormat& f) {
+  if (f.name == "pstats" || f.name == "pprof") return false;
+  return !f.rendered ||
+         std::any_of(f.extensions.begin(), f.extensions.end(), [](std::string_view e) { return e.ends_with(".svg"); });
+}
+
 const OutputFormat& run_profile_format() { return *find_output_format("pstats"); }
 const OutputFormat& stats_report_format() { return *find_output_format("stats"); }
 

@@ -179,6 +179,9 @@ const OutputFormat* find_output_format(std::string_view name);
 const OutputFormat& kcachegrind_format();
 /// What `graphgen run` writes without -o or -T: the profile itself (pstats).
 const OutputFormat& run_profile_format();
+/// Whether the format's bytes are text (UTF-8 where names are): not the
+/// images Graphviz draws (but SVG), pstats' marshal or pprof's protobuf.
+bool is_text(const OutputFormat& f);
 /// pstats' printed report (-T stats): what `graphgen run -s KEY` prints.
 const OutputFormat& stats_report_format();
 /// The output format an output path's name implies (its extension, or

@@ -233,6 +233,17 @@ PyObject* bytes_of(const std::string& s) {
   return PyBytes_FromStringAndSize(s.data(), static_cast<Py_ssize_t>(s.size()));
 }
 
+// Text outputs as str (a notebook showed b'...'); a byte of a name that is
+// not UTF-8 (callgrind keeps names as they were) survives as a surrogate.
+PyObject* text_of(const std::string& s) {
+  return PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "surrogateescape");
+}
+
+PyObject* output_of(const std::string& s, const std::string& format) {
+  const formats::OutputFormat* f = formats::find_output_format(format);
+  return f && formats::is_text(*f) ? text_of(s) : bytes_of(s);
+}
+
 // --- functions -------------------------------------------------------------------
 
 PyObject* py_render(PyObject*, PyObject* args, PyObject* kwargs) {
@@ -263,7 +274,7 @@ PyObject* py_render(PyObject*, PyObject* args, PyObject* kwargs) {
   std::string out;
   Ref done(convert_to(source, options.o, out_path, fmt, out));
   if (!done.o) return nullptr;
-  if (out_path.empty()) return bytes_of(out);
+  if (out_path.empty()) return output_of(out, fmt);
   auto written = write_output(out_path, out);
   if (!written) return raise(written.error());
   Py_RETURN_NONE;
@@ -283,7 +294,7 @@ PyObject* py_to_callgrind(PyObject*, PyObject* args, PyObject* kwargs) {
   if (!PyArg_ParseTuple(args, "O:to_callgrind", &source)) return nullptr;
   std::string out;
   Ref done(convert_to(source, kwargs, "", "callgrind", out));
-  return done.o ? bytes_of(out) : nullptr;
+  return done.o ? text_of(out) : nullptr;
 }
 
 // --- Graph ------------------------------------------------------------------------
@@ -316,6 +327,19 @@ PyObject* render_graph(GraphObject* self, const char* format, bool text) {
 PyObject* graph_svg(PyObject* self, PyObject*) {
   return render_graph(reinterpret_cast<GraphObject*>(self), "svg", true);
 }
+// The SVG element alone, for Jupyter: an XML declaration inside the
+// notebook's HTML broke jupyter nbconvert --to html (lxml refuses text
+// with an encoding declaration).
+PyObject* graph_inline_svg(PyObject* self, PyObject*) {
+  Ref svg(render_graph(reinterpret_cast<GraphObject*>(self), "svg", true));
+  if (!svg.o) return nullptr;
+  Ref at(PyObject_CallMethod(svg.o, "find", "s", "<svg"));
+  if (!at.o) return nullptr;
+  const Py_ssize_t from = PyLong_AsSsize_t(at.o);
+  if (from <= 0) return svg.release();
+  return PyUnicode_Substring(svg.o, from, PyUnicode_GetLength(svg.o));
+}
+
 PyObject* graph_png(PyObject* self, PyObject*) {
   return render_graph(reinterpret_cast<GraphObject*>(self), "png", false);
 }
@@ -371,7 +395,11 @@ PyMethodDef kGraphMethods[] = {{"svg", graph_svg, METH_NOARGS, "The graph as SVG
                                {"png", graph_png, METH_NOARGS, "The graph as PNG bytes."},
                                {"save", graph_save, METH_VARARGS,
                                 "save(path): write the graph, as the name's extension says (.dot, .svg, .png ...)."},
-                               {"_repr_svg_", graph_svg, METH_NOARGS, "SVG for Jupyter."},
+                               {"_repr_svg_", graph_inline_svg, METH_NOARGS,
+                                "The SVG element, without the XML declaration, for Jupyter."},
+                               {"_repr_html_", graph_inline_svg, METH_NOARGS,
+                                "The SVG element as HTML: nbconvert's HTML keeps it whole (its image/svg+xml "
+                                "cleaning drops every element but <svg> and <a>)."},
                                {"_repr_png_", graph_png, METH_NOARGS, "PNG for Jupyter."},
                                {nullptr, nullptr, 0, nullptr}};
 
@@ -406,17 +434,60 @@ PyObject* py_graph(PyObject*, PyObject* args, PyObject* kwargs) {
   return reinterpret_cast<PyObject*>(g);
 }
 
+// For %graphgen: every option the magic takes, by each of its names:
+// {"-n": ("node_thres", kind), "--node-thres": ...}, kind 0 a flag, 1 a
+// value, 2 repeatable; -T and -o as "to" and "output".
+PyObject* py_option_specs(PyObject*, PyObject*) {
+  Ref out(PyDict_New());
+  if (!out.o) return nullptr;
+  for (const pipeline::OptionSpec& spec : pipeline::option_specs()) {
+    const bool magic_only = spec.key == "to" || spec.key == "output";
+    if (spec.key == "input" || (!(spec.front_ends & pipeline::kPython) && !magic_only)) continue;
+    std::string key = spec.key == "path" ? "paths" : spec.key == "format" ? "input_format" : spec.key;
+    for (char& c : key)
+      if (c == '-') c = '_';
+    const int kind = spec.kind == pipeline::OptionKind::kFlag ? 0 : spec.kind == pipeline::OptionKind::kList ? 2 : 1;
+    for (std::size_t at = 0; at < spec.names.size();) {
+      std::size_t comma = std::min(spec.names.find(',', at), spec.names.size());
+      const std::string name = spec.names.substr(at, comma - at);
+      Ref value(Py_BuildValue("(si)", key.c_str(), kind));
+      if (!value.o || PyDict_SetItemString(out.o, name.c_str(), value.o) < 0) return nullptr;
+      at = comma + 1;
+    }
+  }
+  return out.release();
+}
+
+// The keyword options, for the functions' docstrings: each with its
+// command-line names and help.
+std::string options_doc() {
+  std::string doc = "\n\nOptions (graphgen's long options, '_' for '-'; True for a flag, a list to repeat one):\n";
+  for (const pipeline::OptionSpec& spec : pipeline::option_specs()) {
+    if (spec.key == "input" || !(spec.front_ends & pipeline::kPython)) continue;
+    std::string key = spec.key == "path" ? "paths" : spec.key == "format" ? "input_format" : spec.key;
+    for (char& c : key)
+      if (c == '-') c = '_';
+    doc += "  " + key + " (" + spec.names + "): " + spec.help + "\n";
+  }
+  return doc;
+}
+
 PyMethodDef kMethods[] = {
     {"render", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(py_render)), METH_VARARGS | METH_KEYWORDS,
-     "render(source, path=None, format=None, **options): the call graph (or any graphgen output) of a "
-     "cProfile.Profile, pstats.Stats, path or list of paths; bytes when no path is given. Options are graphgen's "
-     "long options with _ for -."},
+     "render($module, source, /, path=None, format=None, **options)\n--\n\n"
+     "The call graph (or any graphgen output) of a cProfile.Profile, pstats.Stats, path or list of paths. "
+     "Without a path: the output, str for text formats (dot, svg, html, stats, callgrind, folded ...) and bytes "
+     "for the others (png, pdf, pstats, pprof); with one, it is written there (its name gives the format unless "
+     "format= does) and None returned."},
     {"graph", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(py_graph)), METH_VARARGS | METH_KEYWORDS,
-     "graph(source, **options) -> Graph: the call graph, shown inline in Jupyter."},
+     "graph($module, source, /, **options)\n--\n\n"
+     "The call graph of a source, as a Graph: .dot, .svg(), .png(), .save(path); shown inline in Jupyter."},
     {"merge", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(py_merge)), METH_VARARGS | METH_KEYWORDS,
-     "merge(paths) -> bytes: one pstats file of several (pstats.Stats loads it)."},
+     "merge($module, /, paths)\n--\n\nOne pstats file (bytes) of several, as pstats.Stats merges them."},
     {"to_callgrind", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(py_to_callgrind)),
-     METH_VARARGS | METH_KEYWORDS, "to_callgrind(source, **options) -> bytes: for KCacheGrind."},
+     METH_VARARGS | METH_KEYWORDS,
+     "to_callgrind($module, source, /, **options)\n--\n\nThe source as callgrind text, for KCacheGrind."},
+    {"_option_specs", py_option_specs, METH_NOARGS, "_option_specs($module, /)\n--\n\nOptions by name, for %graphgen."},
     {nullptr, nullptr, 0, nullptr}};
 
 PyModuleDef kModule = {PyModuleDef_HEAD_INIT,
@@ -431,10 +502,114 @@ PyModuleDef kModule = {PyModuleDef_HEAD_INIT,
 
 }  // namespace
 
+// %load_ext graphgen: IPython's extension hook and the %graphgen /
+// %%graphgen magic, Python run into the module as it is made (IPython is
+// imported only when a notebook loads the extension).
+constexpr const char* kMagic = R"PY(
+def load_ipython_extension(ipython):
+    """%load_ext graphgen: adds %graphgen (one statement) and %%graphgen (a cell)."""
+    ipython.register_magic_function(_graphgen_magic, "line_cell", "graphgen")
+
+
+def _graphgen_word(text):
+    # One shell word at the start of text (quotes allowed), and the rest.
+    import shlex
+    lexer = shlex.shlex(text, posix=True)
+    lexer.whitespace_split = True
+    lexer.commenters = ""
+    word = lexer.get_token()
+    return word, text[lexer.instream.tell():]
+
+
+def _graphgen_options(line):
+    # Leading options, graphgen's (-n 1, --colormap gray, --strip, -T html,
+    # -o FILE, --node-thres=1), and the rest of the line, as written.
+    specs = _option_specs()
+    options, rest = {}, line.lstrip()
+    while rest.startswith("-"):
+        token, rest = _graphgen_word(rest)
+        name, eq, value = token.partition("=")
+        if name not in specs:
+            raise ValueError("%%graphgen: %s is not an option of graphgen's (graphgen --help lists them)" % name)
+        key, kind = specs[name]
+        if kind == 0:
+            value = True
+        elif not eq:
+            if not rest.strip():
+                raise ValueError("%%graphgen: %s needs a value" % name)
+            value, rest = _graphgen_word(rest.lstrip())
+        if kind == 2:
+            options.setdefault(key, []).append(value)
+        else:
+            options[key] = value
+        rest = rest.lstrip()
+    return options, rest
+
+
+def _graphgen_magic(line, cell=None):
+    """%graphgen [OPTIONS] STATEMENT, or %%graphgen [OPTIONS] above a cell:
+    profiles it with cProfile in the notebook's namespace and shows its call
+    graph (SVG), or what -T asks for: html (the report) or flame (the flame
+    graph) in a frame, png, or a text output (stats, folded, callgrind,
+    dot ...) printed. The other options are graphgen's (-n 1, -e 0.1,
+    --colormap gray, -z 'app:*:main', --sort tottime); -o FILE also writes
+    the output there."""
+    import cProfile
+    import html
+    from IPython import get_ipython
+    from IPython.display import HTML, Image, display
+    ip = get_ipython()
+    options, statement = _graphgen_options(line)
+    if cell is not None:
+        statement = cell
+    if not statement.strip():
+        raise ValueError("%graphgen: expected a statement to profile: %graphgen [OPTIONS] STATEMENT, or "
+                         "%%graphgen [OPTIONS] above a cell")
+    code = compile(ip.transform_cell(statement), "<graphgen>", "exec")
+    prof = cProfile.Profile()
+    prof.runctx(code, ip.user_ns, ip.user_ns)
+    shown = options.pop("to", None)
+    path = options.pop("output", None)
+    if path:
+        render(prof, path, shown, **options)
+    shown = shown or "svg"
+    if shown == "svg":
+        display(graph(prof, **options))
+    elif shown in ("html", "flame"):
+        page = render(prof, format=shown, **options)
+        display(HTML('<iframe srcdoc="%s" style="width: 100%%; height: 720px; border: 0"></iframe>'
+                     % html.escape(page, quote=True)))
+    else:
+        out = render(prof, format=shown, **options)
+        if isinstance(out, str):
+            print(out, end="" if out.endswith("\n") else "\n")
+        elif out.startswith(b"\x89PNG"):
+            display(Image(data=out))
+        else:
+            raise ValueError("%%graphgen: -T %s is not shown in a notebook; -o FILE writes it" % shown)
+)PY";
+
 PyMODINIT_FUNC PyInit_graphgen() {
   python::install_python_regex();
+  // The options' help in the docstrings (help(graphgen.render)).
+  // (render, graph and to_callgrind take options; once per process.)
+  static const bool documented = [] {
+    static std::string docs[3];
+    const std::string options = options_doc();
+    int k = 0;
+    for (int i : {0, 1, 3}) {
+      docs[k] = std::string(kMethods[i].ml_doc) + options;
+      kMethods[i].ml_doc = docs[k++].c_str();
+    }
+    return true;
+  }();
+  (void)documented;
   Ref module(PyModule_Create(&kModule));
   if (!module.o) return nullptr;
+  PyObject* globals = PyModule_GetDict(module.o);  // (borrowed)
+  if (PyDict_SetItemString(globals, "__builtins__", PyEval_GetBuiltins()) < 0) return nullptr;
+  Ref magic(PyRun_String(kMagic, Py_file_input, globals, globals));
+  if (!magic.o) return nullptr;
   graph_type = PyType_FromSpec(&kGraphSpec);
   if (!graph_type) return nullptr;
   Py_INCREF(graph_type);

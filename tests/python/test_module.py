@@ -49,10 +49,10 @@ class RenderTest(unittest.TestCase):
                               ({"colormap": "gray", "node_label": ["self-time", "total-time"]},
                                ["-c", "gray", "--node-label", "self-time", "--node-label", "total-time"])):
             with self.subTest(options=options):
-                self.assertEqual(graphgen.render(prof, **options), self.cli(dumped, "-T", "dot", *args))
-                self.assertEqual(graphgen.render(pstats.Stats(prof), **options),
-                                 self.cli(dumped, "-T", "dot", *args))
-                self.assertEqual(graphgen.render(dumped, **options), self.cli(dumped, "-T", "dot", *args))
+                want = self.cli(dumped, "-T", "dot", *args).decode()
+                self.assertEqual(graphgen.render(prof, **options), want)
+                self.assertEqual(graphgen.render(pstats.Stats(prof), **options), want)
+                self.assertEqual(graphgen.render(dumped, **options), want)
 
     def test_pprofs_filters_are_keywords(self):
         # A live profile: the live path has no file, the filters still apply.
@@ -60,13 +60,13 @@ class RenderTest(unittest.TestCase):
         dumped = os.path.join(self.dir, "p.pstats")
         prof.dump_stats(dumped)
         hidden = graphgen.render(prof, hide=["^fib$"], node_thres=0, edge_thres=0)
-        self.assertNotIn(b"fib", hidden)
-        self.assertIn(b"work", hidden)
-        self.assertEqual(hidden, self.cli(dumped, "-T", "dot", "--hide", "^fib$", "-n0", "-e0"))
+        self.assertNotIn("fib", hidden)
+        self.assertIn("work", hidden)
+        self.assertEqual(hidden, self.cli(dumped, "-T", "dot", "--hide", "^fib$", "-n0", "-e0").decode())
         focused = graphgen.render(dumped, focus=["^fib$"], format="stats")
-        self.assertIn(b"(fib)", focused)
+        self.assertIn("(fib)", focused)
         # (sorted stays: it calls the <genexpr> of work's line, which calls fib.)
-        self.assertNotIn(b"builtins.len", focused)
+        self.assertNotIn("builtins.len", focused)
 
     def test_images_and_files(self):
         prof = live_profile()
@@ -81,7 +81,10 @@ class RenderTest(unittest.TestCase):
     def test_notebooks_see_svg_and_png(self):
         g = graphgen.graph(live_profile(), node_thres=0)
         svg = g._repr_svg_()
-        self.assertTrue(svg.lstrip().startswith("<?xml"))
+        # The element alone: an XML declaration broke nbconvert --to html.
+        self.assertTrue(svg.startswith("<svg"), svg[:80])
+        self.assertTrue(g.svg().startswith("<?xml"))
+        self.assertEqual(g._repr_html_(), svg)  # (what nbconvert's HTML shows whole)
         self.assertIn("fib", svg)
         self.assertIn("work", svg)
         self.assertTrue(g._repr_png_().startswith(b"\x89PNG"))
@@ -98,8 +101,8 @@ class RenderTest(unittest.TestCase):
         self.assertEqual(pstats.Stats(merged).total_calls, pstats.Stats(*ranks).total_calls)
         self.assertEqual(graphgen.merge(ranks), self.cli(*ranks, "-T", "pstats"))
         callgrind = graphgen.to_callgrind(live_profile())
-        self.assertTrue(callgrind.startswith(b"# callgrind format\n"))
-        self.assertIn(b"fn=", callgrind)
+        self.assertTrue(callgrind.startswith("# callgrind format\n"))  # text: str
+        self.assertIn("fn=", callgrind)
 
     def test_errors_raise(self):
         prof = live_profile()
@@ -144,6 +147,54 @@ class RenderTest(unittest.TestCase):
             warnings.simplefilter("always")
             graphgen.render(os.path.join(TESTDATA, "perf", "q-g.perf"), format="pstats")
         self.assertTrue(any("pstats holds seconds" in str(w.message) for w in caught), caught)
+
+    def test_text_outputs_are_str_and_the_others_bytes(self):
+        prof = live_profile()
+        for fmt, kind in (("dot", str), ("stats", str), ("folded", str), ("html", str), ("svg", str),
+                          ("png", bytes), ("pstats", bytes), ("pprof", bytes)):
+            with self.subTest(format=fmt):
+                self.assertIsInstance(graphgen.render(prof, format=fmt), kind)
+
+    def test_docstrings_have_signatures_and_options(self):
+        import inspect
+        self.assertEqual(str(inspect.signature(graphgen.render)), "(source, /, path=None, format=None, **options)")
+        self.assertEqual(str(inspect.signature(graphgen.graph)), "(source, /, **options)")
+        self.assertIn("node_thres (-n,--node-thres): drop functions whose total is below", graphgen.render.__doc__)
+        self.assertIn("colormap (-c,--colormap)", graphgen.graph.__doc__)
+
+    def test_the_magic_in_a_notebook_run_by_nbconvert(self):
+        # %load_ext graphgen, then %graphgen and %%graphgen in a notebook that
+        # jupyter nbconvert --execute runs (Debian's jupyter-nbconvert and
+        # python3-ipykernel) and writes as HTML.
+        nbconvert = shutil.which("jupyter-nbconvert")
+        if not nbconvert:
+            self.skipTest("jupyter-nbconvert (Debian packages jupyter-nbconvert, python3-ipykernel) is not installed")
+        import json
+        cells = ["%load_ext graphgen",
+                 "def fib(n):\n    return n if n < 2 else fib(n - 1) + fib(n - 2)",
+                 "%graphgen -n 0 fib(12)",
+                 "%%graphgen -T stats --sort ncalls\nx = fib(10)\ny = sorted(range(100))",
+                 "print(x)"]
+        notebook = {"nbformat": 4, "nbformat_minor": 5,
+                    "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+                    "cells": [{"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
+                               "source": c, "id": "c%d" % i} for i, c in enumerate(cells)]}
+        path = os.path.join(self.dir, "nb.ipynb")
+        with open(path, "w") as f:
+            json.dump(notebook, f)
+        r = subprocess.run([nbconvert, "--to", "html", "--execute", "--output", "nb.html", path],
+                           capture_output=True, text=True, cwd=self.dir, timeout=240)
+        self.assertEqual(r.returncode, 0, r.stderr[-3000:])
+        with open(os.path.join(self.dir, "nb.html"), encoding="utf-8") as f:
+            page = f.read()
+        # The magic's call graph, inline: fib's node in an SVG of Graphviz's.
+        svg = page[page.find("<svg"):page.find("</svg>")]
+        self.assertIn('class="graph"', svg)
+        self.assertRegex(svg, r">[0-9]+:1:fib</text>")
+        # The cell magic's table, printed, and the cell's own results kept.
+        self.assertIn("Ordered by: call count", page)
+        self.assertRegex(page, r"177/1 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ [^\n]*\(fib\)")
+        self.assertIn("55", page)
 
     def test_the_gil_is_released_while_graphgen_works(self):
         import threading
