@@ -1,7 +1,6 @@
 #include "bridge.h"
 
 #include <fmt/format.h>
-#include <marshal.h>
 
 #include <string>
 #include <vector>
@@ -12,6 +11,26 @@ namespace graphgen::python {
 
 namespace {
 
+// (Only CPython's stable ABI here: the module is built with Py_LIMITED_API,
+// one build for every CPython from 3.8; `graphgen run` with the full API.)
+
+// A borrowed item of a tuple.
+PyObject* item(PyObject* tuple, Py_ssize_t i) { return PyTuple_GetItem(tuple, i); }
+
+}  // namespace
+
+std::string type_name(PyObject* o) {
+  Ref name(PyObject_GetAttrString(reinterpret_cast<PyObject*>(Py_TYPE(o)), "__name__"));
+  Ref bytes(name.o && PyUnicode_Check(name.o) ? PyUnicode_AsUTF8String(name.o) : nullptr);
+  if (!bytes.o) {
+    PyErr_Clear();
+    return "object";
+  }
+  return std::string(PyBytes_AsString(bytes.o), static_cast<std::size_t>(PyBytes_Size(bytes.o)));
+}
+
+namespace {
+
 class Converter {
  public:
   Converter(Profile& p, std::string_view what) : p_(p), what_(what), builder_(p) {}
@@ -19,8 +38,8 @@ class Converter {
   Expected<bool> run(PyObject* stats) {
     if (!PyDict_Check(stats))
       return fail(fmt::format("expected a stats dict {{(file, line, name): (cc, nc, tt, ct, callers)}}, found {}",
-                              Py_TYPE(stats)->tp_name));
-    if (PyDict_GET_SIZE(stats) == 0)
+                              type_name(stats)));
+    if (PyDict_Size(stats) == 0)
       return fail("expected at least one function, found an empty stats dict (was the profiler ever enabled?)");
     Py_ssize_t pos = 0;
     PyObject *key, *value;
@@ -34,17 +53,18 @@ class Converter {
 
   // str -> UTF-8 (lone surrogates kept, as the pstats reader keeps them).
   Expected<StringId> text(PyObject* s, std::string_view what) {
-    if (!PyUnicode_Check(s)) return fail(fmt::format("expected a {} string, found {}", what, Py_TYPE(s)->tp_name));
+    if (!PyUnicode_Check(s)) return fail(fmt::format("expected a {} string, found {}", what, type_name(s)));
     Ref bytes(PyUnicode_AsEncodedString(s, "utf-8", "surrogatepass"));
     if (!bytes.o) {
       PyErr_Clear();
       return fail(fmt::format("cannot encode a {} as UTF-8", what));
     }
-    return p_.strings.intern(std::string_view(PyBytes_AS_STRING(bytes.o), PyBytes_GET_SIZE(bytes.o)));
+    return p_.strings.intern(
+        std::string_view(PyBytes_AsString(bytes.o), static_cast<std::size_t>(PyBytes_Size(bytes.o))));
   }
 
   Expected<std::int64_t> integer(PyObject* o, std::string_view what) {
-    if (!PyLong_Check(o)) return fail(fmt::format("expected {} (an int), found {}", what, Py_TYPE(o)->tp_name));
+    if (!PyLong_Check(o)) return fail(fmt::format("expected {} (an int), found {}", what, type_name(o)));
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
     if (overflow) return overflow > 0 ? INT64_MAX : INT64_MIN;
@@ -52,7 +72,7 @@ class Converter {
   }
 
   Expected<double> number(PyObject* o, std::string_view what) {
-    if (PyFloat_Check(o)) return PyFloat_AS_DOUBLE(o);
+    if (PyFloat_Check(o)) return PyFloat_AsDouble(o);
     if (PyLong_Check(o)) {
       double v = PyLong_AsDouble(o);
       if (v == -1.0 && PyErr_Occurred()) {
@@ -61,32 +81,39 @@ class Converter {
       }
       return v;
     }
-    return fail(fmt::format("expected {} (a number), found {}", what, Py_TYPE(o)->tp_name));
+    return fail(fmt::format("expected {} (a number), found {}", what, type_name(o)));
   }
 
   Expected<std::uint32_t> read_key(PyObject* k) {
-    if (!PyTuple_Check(k) || PyTuple_GET_SIZE(k) != 3)
-      return fail(fmt::format("expected a function key (filename, line, name), found {}", Py_TYPE(k)->tp_name));
+    if (!PyTuple_Check(k) || PyTuple_Size(k) != 3)
+      return fail(fmt::format("expected a function key (filename, line, name), found {}", type_name(k)));
     pstats::Key key;
-    auto file = text(PyTuple_GET_ITEM(k, 0), "filename");
+    auto file = text(item(k, 0), "filename");
     if (!file) return file.error();
     key.file = *file;
-    auto line = integer(PyTuple_GET_ITEM(k, 1), "a line number");
+    auto line = integer(item(k, 1), "a line number");
     if (!line) return line.error();
     key.line = *line;
-    PyObject* name = PyTuple_GET_ITEM(k, 2);
-    if (PyCode_Check(name)) {
+    PyObject* name = item(k, 2);
+    if (type_name(name) == "code") {
       // The pure-Python profiler's keys: labelled as the pstats reader
-      // labels them, the code object kept for the pstats writer.
-      PyCodeObject* code = reinterpret_cast<PyCodeObject*>(name);
-      auto co_name = text(code->co_name, "code name");
-      auto co_file = text(code->co_filename, "code filename");
-      if (!co_name || !co_file) return co_name ? co_file.error() : co_name.error();
-      key.name =
-          p_.strings.intern(pstats::code_object_label(p_.str(*co_name), p_.str(*co_file), code->co_firstlineno));
-      Ref blob(PyMarshal_WriteObjectToString(name, 2));
-      if (blob.o)
-        key.code = p_.strings.intern(std::string_view(PyBytes_AS_STRING(blob.o), PyBytes_GET_SIZE(blob.o)));
+      // labels them, the code object kept (marshalled) for the pstats writer.
+      Ref co_name_o(PyObject_GetAttrString(name, "co_name")), co_file_o(PyObject_GetAttrString(name, "co_filename")),
+          co_line_o(PyObject_GetAttrString(name, "co_firstlineno"));
+      if (!co_name_o.o || !co_file_o.o || !co_line_o.o) {
+        PyErr_Clear();
+        return fail("expected a code object with co_name, co_filename and co_firstlineno");
+      }
+      auto co_name = text(co_name_o.o, "code name");
+      auto co_file = text(co_file_o.o, "code filename");
+      auto co_line = integer(co_line_o.o, "a code line number");
+      if (!co_name || !co_file || !co_line) return !co_name ? co_name.error() : !co_file ? co_file.error() : co_line.error();
+      key.name = p_.strings.intern(pstats::code_object_label(p_.str(*co_name), p_.str(*co_file), *co_line));
+      Ref marshal(PyImport_ImportModule("marshal"));
+      Ref blob(marshal.o ? PyObject_CallMethod(marshal.o, "dumps", "Oi", name, 2) : nullptr);
+      if (blob.o && PyBytes_Check(blob.o))
+        key.code = p_.strings.intern(
+            std::string_view(PyBytes_AsString(blob.o), static_cast<std::size_t>(PyBytes_Size(blob.o))));
       else
         PyErr_Clear();
     } else {
@@ -100,19 +127,19 @@ class Converter {
   Expected<bool> entry(PyObject* k, PyObject* v) {
     auto key = read_key(k);
     if (!key) return key.error();
-    if (!PyTuple_Check(v) || PyTuple_GET_SIZE(v) != 5)
-      return fail(fmt::format("expected function stats (cc, nc, tt, ct, callers), found {}", Py_TYPE(v)->tp_name));
-    auto cc = integer(PyTuple_GET_ITEM(v, 0), "a primitive call count");
-    auto nc = integer(PyTuple_GET_ITEM(v, 1), "a call count");
-    auto tt = number(PyTuple_GET_ITEM(v, 2), "an internal time");
-    auto ct = number(PyTuple_GET_ITEM(v, 3), "a cumulative time");
+    if (!PyTuple_Check(v) || PyTuple_Size(v) != 5)
+      return fail(fmt::format("expected function stats (cc, nc, tt, ct, callers), found {}", type_name(v)));
+    auto cc = integer(item(v, 0), "a primitive call count");
+    auto nc = integer(item(v, 1), "a call count");
+    auto tt = number(item(v, 2), "an internal time");
+    auto ct = number(item(v, 3), "a cumulative time");
     if (!cc) return cc.error();
     if (!nc) return nc.error();
     if (!tt) return tt.error();
     if (!ct) return ct.error();
-    PyObject* callers = PyTuple_GET_ITEM(v, 4);
+    PyObject* callers = item(v, 4);
     if (!PyDict_Check(callers))
-      return fail(fmt::format("expected a callers dict, found {}", Py_TYPE(callers)->tp_name));
+      return fail(fmt::format("expected a callers dict, found {}", type_name(callers)));
     const FuncId callee = builder_.entry(*key, *cc, *nc, *tt, *ct);
     Py_ssize_t pos = 0;
     PyObject *ck, *cv;
@@ -128,10 +155,10 @@ class Converter {
         builder_.caller(*caller_key, callee, stats);
         continue;
       }
-      if (!PyTuple_Check(cv) || PyTuple_GET_SIZE(cv) == 0 || PyTuple_GET_SIZE(cv) % 4 != 0)
-        return fail(fmt::format("expected caller stats (nc, cc, tt, ct), found {}", Py_TYPE(cv)->tp_name));
-      for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(cv); ++i) {
-        PyObject* x = PyTuple_GET_ITEM(cv, i);
+      if (!PyTuple_Check(cv) || PyTuple_Size(cv) == 0 || PyTuple_Size(cv) % 4 != 0)
+        return fail(fmt::format("expected caller stats (nc, cc, tt, ct), found {}", type_name(cv)));
+      for (Py_ssize_t i = 0; i < PyTuple_Size(cv); ++i) {
+        PyObject* x = item(cv, i);
         std::int64_t n = 0;
         double t = 0;
         if (i % 4 < 2) {

@@ -7,6 +7,8 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <string>
+
 #include "graphgen/error.h"
 #include "graphgen/profile.h"
 
@@ -28,5 +30,9 @@ struct Ref {
 /// in gprof2dot's order, `listed` in the dict's order, exact doubles.
 /// `what` names the source in errors.
 Expected<Profile> profile_from_stats(PyObject* stats, std::string_view what);
+
+/// The name of an object's type ("dict"), for messages: what tp_name gives,
+/// through the stable ABI.
+std::string type_name(PyObject* o);
 
 }  // namespace graphgen::python

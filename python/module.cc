@@ -1,5 +1,7 @@
-// The `graphgen` Python module: graphgen's library through the CPython
-// API (no binding generator: the surface is five functions and one type).
+// graphgen._graphgen, the extension of the `graphgen` Python package
+// (python/graphgen/: the package re-exports it, and holds the IPython magic
+// and `python3 -m graphgen`): graphgen's library through CPython's stable
+// ABI (no binding generator: the surface is five functions and one type).
 //
 //   graphgen.render(source, path=None, format=None, **options) -> bytes | None
 //   graphgen.graph(source, **options) -> Graph   (_repr_svg_/_repr_png_ for notebooks)
@@ -52,6 +54,14 @@ PyObject* raise(const Error& e) {
   return nullptr;
 }
 
+// A str as UTF-8 (the stable ABI has PyUnicode_AsUTF8 only from 3.10);
+// nothing, with the exception set, for what is not a str or not encodable.
+std::optional<std::string> utf8(PyObject* s) {
+  Ref bytes(PyUnicode_AsUTF8String(s));
+  if (!bytes.o) return std::nullopt;
+  return std::string(PyBytes_AsString(bytes.o), static_cast<std::size_t>(PyBytes_Size(bytes.o)));
+}
+
 // --- sources ------------------------------------------------------------------
 
 // What a source is: paths to read, or a stats dict already in memory.
@@ -77,7 +87,7 @@ bool path_of(PyObject* o, std::string& out) {
     PyErr_Clear();
     return false;
   }
-  out.assign(PyBytes_AS_STRING(bytes.o), PyBytes_GET_SIZE(bytes.o));
+  out.assign(PyBytes_AsString(bytes.o), static_cast<std::size_t>(PyBytes_Size(bytes.o)));
   return true;
 }
 
@@ -89,11 +99,12 @@ bool read_source(PyObject* source, Source& out) {
     return true;
   }
   if (PyList_Check(source) || PyTuple_Check(source)) {
-    Ref seq(PySequence_Fast(source, "a list of paths"));
-    for (Py_ssize_t i = 0; seq.o && i < PySequence_Fast_GET_SIZE(seq.o); ++i) {
-      if (!path_of(PySequence_Fast_GET_ITEM(seq.o, i), path)) {
+    for (Py_ssize_t i = 0; i < PySequence_Size(source); ++i) {
+      Ref one(PySequence_GetItem(source, i));
+      if (!one.o) return false;
+      if (!path_of(one.o, path)) {
         PyErr_Format(PyExc_TypeError, "expected paths in the list of sources, found %s",
-                     Py_TYPE(PySequence_Fast_GET_ITEM(seq.o, i))->tp_name);
+                     python::type_name(one.o).c_str());
         return false;
       }
       out.paths.push_back(path);
@@ -113,10 +124,10 @@ bool read_source(PyObject* source, Source& out) {
   if (!stats.o || !PyDict_Check(stats.o)) {
     PyErr_Clear();
     PyErr_Format(PyExc_TypeError, "expected a cProfile.Profile, a pstats.Stats, a path or a list of paths, found %s",
-                 Py_TYPE(source)->tp_name);
+                 python::type_name(source).c_str());
     return false;
   }
-  auto profile = python::profile_from_stats(stats.o, std::string("the ") + Py_TYPE(source)->tp_name);
+  auto profile = python::profile_from_stats(stats.o, "the " + python::type_name(source));
   if (!profile) {
     raise(profile.error());
     return false;
@@ -138,16 +149,14 @@ std::optional<pipeline::Request> request_of(PyObject* kwargs, const Source& sour
     Py_ssize_t pos = 0;
     PyObject *key, *value;
     while (PyDict_Next(kwargs, &pos, &key, &value)) {
-      const char* name = PyUnicode_AsUTF8(key);
+      const std::optional<std::string> name = utf8(key);
       if (!name) return std::nullopt;
-      std::string option = std::string_view(name) == "paths"          ? "path"
-                           : std::string_view(name) == "input_format" ? "format"
-                                                                      : name;
+      std::string option = *name == "paths" ? "path" : *name == "input_format" ? "format" : *name;
       for (char& c : option)
         if (c == '_') c = '-';
       const pipeline::OptionSpec* spec = pipeline::find_option(option);
       if (spec && !(spec->front_ends & pipeline::kPython)) {
-        PyErr_Format(PyExc_TypeError, "%s is not an option of graphgen's Python functions", name);
+        PyErr_Format(PyExc_TypeError, "%s is not an option of graphgen's Python functions", name->c_str());
         return std::nullopt;
       }
       auto push = [&](PyObject* v) -> bool {
@@ -159,15 +168,16 @@ std::optional<pipeline::Request> request_of(PyObject* kwargs, const Source& sour
           return true;
         }
         Ref text(PyObject_Str(v));
-        const char* utf8 = text.o ? PyUnicode_AsUTF8(text.o) : nullptr;
-        if (!utf8) return false;
-        settings.emplace_back(option, utf8);
+        const std::optional<std::string> value_text = text.o ? utf8(text.o) : std::nullopt;
+        if (!value_text) return false;
+        settings.emplace_back(option, *value_text);
         return true;
       };
       if (PyList_Check(value) || PyTuple_Check(value)) {
-        Ref seq(PySequence_Fast(value, "a list"));
-        for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq.o); ++i)
-          if (!push(PySequence_Fast_GET_ITEM(seq.o, i))) return std::nullopt;
+        for (Py_ssize_t i = 0; i < PySequence_Size(value); ++i) {
+          Ref one(PySequence_GetItem(value, i));
+          if (!one.o || !push(one.o)) return std::nullopt;
+        }
       } else if (!push(value)) {
         return std::nullopt;
       }
@@ -268,7 +278,9 @@ PyObject* py_render(PyObject*, PyObject* args, PyObject* kwargs) {
       PyErr_SetString(PyExc_TypeError, "format: expected a format name such as 'png' or None");
       return nullptr;
     }
-    fmt = PyUnicode_AsUTF8(format);
+    const std::optional<std::string> name = utf8(format);
+    if (!name) return nullptr;
+    fmt = *name;
   }
   if (out_path.empty() && fmt.empty()) fmt = "dot";
   std::string out;
@@ -360,7 +372,7 @@ PyObject* graph_save(PyObject* self, PyObject* args) {
   if ((*format)->rendered) {
     Ref image(render_graph(g, std::string((*format)->name).c_str(), false));
     if (!image.o) return nullptr;
-    bytes.assign(PyBytes_AS_STRING(image.o), PyBytes_GET_SIZE(image.o));
+    bytes.assign(PyBytes_AsString(image.o), static_cast<std::size_t>(PyBytes_Size(image.o)));
   } else if ((*format)->name == "dot") {
     bytes = *g->dot;
   } else {
@@ -387,7 +399,7 @@ void graph_dealloc(PyObject* self) {
   delete g->dot;
   delete g->title;
   PyTypeObject* type = Py_TYPE(self);
-  type->tp_free(self);
+  reinterpret_cast<freefunc>(PyType_GetSlot(type, Py_tp_free))(self);
   Py_DECREF(type);
 }
 
@@ -429,7 +441,10 @@ PyObject* py_graph(PyObject*, PyObject* args, PyObject* kwargs) {
   if (!g) return nullptr;
   g->dot = new std::string(std::move(out));
   std::string title = "a profile";
-  if (PyUnicode_Check(source)) title = PyUnicode_AsUTF8(source);
+  if (PyUnicode_Check(source)) {
+    if (auto name = utf8(source)) title = *name;
+    PyErr_Clear();
+  }
   g->title = new std::string(title);
   return reinterpret_cast<PyObject*>(g);
 }
@@ -456,6 +471,20 @@ PyObject* py_option_specs(PyObject*, PyObject*) {
     }
   }
   return out.release();
+}
+
+// For python3 -m graphgen run: the file ending of an output format
+// ("pstats": ".pstats"), named after the script when -o is not given.
+PyObject* py_output_extension(PyObject*, PyObject* args) {
+  const char* name = nullptr;
+  if (!PyArg_ParseTuple(args, "s:_output_extension", &name)) return nullptr;
+  const formats::OutputFormat* f = formats::find_output_format(name);
+  if (!f || f->extensions.empty()) {
+    PyErr_Format(PyExc_ValueError, "no output format %s", name);
+    return nullptr;
+  }
+  const std::string ending(f->extensions[0]);
+  return PyUnicode_FromStringAndSize(ending.data(), static_cast<Py_ssize_t>(ending.size()));
 }
 
 // The keyword options, for the functions' docstrings: each with its
@@ -488,10 +517,12 @@ PyMethodDef kMethods[] = {
      METH_VARARGS | METH_KEYWORDS,
      "to_callgrind($module, source, /, **options)\n--\n\nThe source as callgrind text, for KCacheGrind."},
     {"_option_specs", py_option_specs, METH_NOARGS, "_option_specs($module, /)\n--\n\nOptions by name, for %graphgen."},
+    {"_output_extension", py_output_extension, METH_VARARGS,
+     "_output_extension($module, format, /)\n--\n\nThe file ending of an output format."},
     {nullptr, nullptr, 0, nullptr}};
 
 PyModuleDef kModule = {PyModuleDef_HEAD_INIT,
-                       "graphgen",
+                       "graphgen._graphgen",
                        "graphgen: call graphs and reports of profiles, from Python (see help(graphgen.render)).",
                        -1,
                        kMethods,
@@ -502,94 +533,7 @@ PyModuleDef kModule = {PyModuleDef_HEAD_INIT,
 
 }  // namespace
 
-// %load_ext graphgen: IPython's extension hook and the %graphgen /
-// %%graphgen magic, Python run into the module as it is made (IPython is
-// imported only when a notebook loads the extension).
-constexpr const char* kMagic = R"PY(
-def load_ipython_extension(ipython):
-    """%load_ext graphgen: adds %graphgen (one statement) and %%graphgen (a cell)."""
-    ipython.register_magic_function(_graphgen_magic, "line_cell", "graphgen")
-
-
-def _graphgen_word(text):
-    # One shell word at the start of text (quotes allowed), and the rest.
-    import shlex
-    lexer = shlex.shlex(text, posix=True)
-    lexer.whitespace_split = True
-    lexer.commenters = ""
-    word = lexer.get_token()
-    return word, text[lexer.instream.tell():]
-
-
-def _graphgen_options(line):
-    # Leading options, graphgen's (-n 1, --colormap gray, --strip, -T html,
-    # -o FILE, --node-thres=1), and the rest of the line, as written.
-    specs = _option_specs()
-    options, rest = {}, line.lstrip()
-    while rest.startswith("-"):
-        token, rest = _graphgen_word(rest)
-        name, eq, value = token.partition("=")
-        if name not in specs:
-            raise ValueError("%%graphgen: %s is not an option of graphgen's (graphgen --help lists them)" % name)
-        key, kind = specs[name]
-        if kind == 0:
-            value = True
-        elif not eq:
-            if not rest.strip():
-                raise ValueError("%%graphgen: %s needs a value" % name)
-            value, rest = _graphgen_word(rest.lstrip())
-        if kind == 2:
-            options.setdefault(key, []).append(value)
-        else:
-            options[key] = value
-        rest = rest.lstrip()
-    return options, rest
-
-
-def _graphgen_magic(line, cell=None):
-    """%graphgen [OPTIONS] STATEMENT, or %%graphgen [OPTIONS] above a cell:
-    profiles it with cProfile in the notebook's namespace and shows its call
-    graph (SVG), or what -T asks for: html (the report) or flame (the flame
-    graph) in a frame, png, or a text output (stats, folded, callgrind,
-    dot ...) printed. The other options are graphgen's (-n 1, -e 0.1,
-    --colormap gray, -z 'app:*:main', --sort tottime); -o FILE also writes
-    the output there."""
-    import cProfile
-    import html
-    from IPython import get_ipython
-    from IPython.display import HTML, Image, display
-    ip = get_ipython()
-    options, statement = _graphgen_options(line)
-    if cell is not None:
-        statement = cell
-    if not statement.strip():
-        raise ValueError("%graphgen: expected a statement to profile: %graphgen [OPTIONS] STATEMENT, or "
-                         "%%graphgen [OPTIONS] above a cell")
-    code = compile(ip.transform_cell(statement), "<graphgen>", "exec")
-    prof = cProfile.Profile()
-    prof.runctx(code, ip.user_ns, ip.user_ns)
-    shown = options.pop("to", None)
-    path = options.pop("output", None)
-    if path:
-        render(prof, path, shown, **options)
-    shown = shown or "svg"
-    if shown == "svg":
-        display(graph(prof, **options))
-    elif shown in ("html", "flame"):
-        page = render(prof, format=shown, **options)
-        display(HTML('<iframe srcdoc="%s" style="width: 100%%; height: 720px; border: 0"></iframe>'
-                     % html.escape(page, quote=True)))
-    else:
-        out = render(prof, format=shown, **options)
-        if isinstance(out, str):
-            print(out, end="" if out.endswith("\n") else "\n")
-        elif out.startswith(b"\x89PNG"):
-            display(Image(data=out))
-        else:
-            raise ValueError("%%graphgen: -T %s is not shown in a notebook; -o FILE writes it" % shown)
-)PY";
-
-PyMODINIT_FUNC PyInit_graphgen() {
+PyMODINIT_FUNC PyInit__graphgen() {
   python::install_python_regex();
   // The options' help in the docstrings (help(graphgen.render)).
   // (render, graph and to_callgrind take options; once per process.)
@@ -606,10 +550,6 @@ PyMODINIT_FUNC PyInit_graphgen() {
   (void)documented;
   Ref module(PyModule_Create(&kModule));
   if (!module.o) return nullptr;
-  PyObject* globals = PyModule_GetDict(module.o);  // (borrowed)
-  if (PyDict_SetItemString(globals, "__builtins__", PyEval_GetBuiltins()) < 0) return nullptr;
-  Ref magic(PyRun_String(kMagic, Py_file_input, globals, globals));
-  if (!magic.o) return nullptr;
   graph_type = PyType_FromSpec(&kGraphSpec);
   if (!graph_type) return nullptr;
   Py_INCREF(graph_type);

@@ -26,6 +26,9 @@ struct Gil {
 // its own): an isolated one, without site, is enough for `re`.
 bool ensure_interpreter() {
   if (Py_IsInitialized()) return true;
+#ifdef Py_LIMITED_API
+  return false;  // (the module: Python is there, it imported it)
+#else
   PyConfig config;
   PyConfig_InitIsolatedConfig(&config);
   config.site_import = 0;
@@ -35,6 +38,7 @@ bool ensure_interpreter() {
   if (PyStatus_Exception(status)) return false;
   PyEval_SaveThread();  // the GIL is taken per call, as in the module
   return true;
+#endif
 }
 
 PyObject* decode(std::string_view s) {

@@ -135,8 +135,8 @@ Interpreter choose_interpreter(std::string_view embedded_view, std::string_view 
   if (theirs.empty() && !ask(candidate, theirs, executable)) return {embedded, {}};  // (not a Python that answers)
   if (theirs == version) return {executable, {}};
   return {embedded, fmt::format("graphgen run: {} is Python {}, and graphgen runs programs on the Python {} it "
-                                "embeds ({}), which lacks that one's packages; to profile on yours: {} -m cProfile "
-                                "-o prof.pstats script.py, then graphgen prof.pstats",
+                                "embeds ({}), which lacks that one's packages; to profile on yours: {} -m graphgen run "
+                                "script.py (graphgen's Python package, one build for CPython 3.8 and later)",
                                 from, theirs, version, embedded, candidate)};
 }
 

@@ -14,7 +14,8 @@
 // pyvenv.cfg included) are that Python's, and sys.executable is it
 // (multiprocessing's spawn starts it). Another version cannot run in this
 // interpreter: the embedded one is used, and a note says what the program
-// will not see and how to profile on the user's Python.
+// will not see and how to profile on the user's Python (python3 -m graphgen
+// run, the package built for CPython's stable ABI).
 #pragma once
 
 #include <string>
