@@ -45,12 +45,13 @@ jobs=${GRAPHGEN_JOBS:-$(nproc 2>/dev/null || echo 2)}
 #   python3-jsonschema                 tests validate the speedscope output against speedscope's schema
 #   pyprof2calltree                    tests give its command lines to both and compare the callgrind files
 #   jupyter-nbconvert python3-ipykernel  a test executes a notebook using %graphgen (no pandoc: no recommends)
+#   python3-venv                       tests make venvs: pip install of pyproject.toml, python -m graphgen run
 packages=(cmake g++ ninja-build pkg-config libgraphviz-dev libpng-dev libspdlog-dev libfmt-dev libcli11-dev
           zlib1g-dev libbz2-dev liblzma-dev libzstd-dev libzip-dev libexpat1-dev libarchive-dev libsimdjson-dev help2man
           protobuf-compiler libprotobuf-dev golang-github-google-pprof-dev
           python3-dev python3-numpy libopenmpi-dev openmpi-bin chromium
           libgtest-dev clang-format nlohmann-json3-dev valgrind xz-utils python3-html5lib python3-jsonschema
-          pyprof2calltree jupyter-nbconvert python3-ipykernel)
+          pyprof2calltree jupyter-nbconvert python3-ipykernel python3-venv)
 
 say() { printf 'dev.sh: %s\n' "$*" >&2; }
 
