@@ -91,9 +91,10 @@ Expected<bool> icicle_frames(std::string& data, const Profile& p, const Event& e
       std::int64_t parent = k == 0 ? -1 : index[f.parent];
       if (k != 0 && parent < 0) continue;
       index[k] = static_cast<std::int64_t>(written++);
-      data += fmt::format("{}[{},{},{},{},{}]", k == 0 ? "" : ",", parent, names.id(l.names[k]),
+      const long function = k == 0 || f.process != kNoString ? -1 : static_cast<long>(f.function);
+      data += fmt::format("{}[{},{},{},{},{},{}]", k == 0 ? "" : ",", parent, names.id(l.names[k]),
                           modules.id(k == 0 ? std::string() : frame_module(p, f)), num(shown_value(ev, l.start[k])),
-                          num(shown_value(ev, f.total)));
+                          num(shown_value(ev, f.total)), function);
       if (o.max_bytes && data.size() > o.max_bytes) return output_too_large("html", o.max_bytes);
     }
   }
@@ -101,6 +102,24 @@ Expected<bool> icicle_frames(std::string& data, const Profile& p, const Event& e
   names.write(data);
   data += ",\n\"modules\":";
   modules.write(data);
+  return true;
+}
+
+// The calls, for the callers and callees of a function chosen in the
+// table: [caller, callee, calls (null: unknown), the callee's inclusive
+// cost through this call (null: unknown)], rows of the function table.
+Expected<bool> call_rows(std::string& data, const CallGraph& totals, const Options& o) {
+  data += ",\n\"calls\":[";
+  bool first = true;
+  for (const GraphEdge& e : totals.edges) {
+    if (e.caller >= totals.nodes.size() || e.callee >= totals.nodes.size()) continue;
+    const std::string calls = e.calls == kUnknownCount ? "null" : fmt::format("{}", e.calls);
+    const std::string total = e.total_ratio ? num(*e.total_ratio * totals.whole) : "null";
+    data += fmt::format("{}[{},{},{},{}]", first ? "" : ",", e.caller, e.callee, calls, total);
+    first = false;
+    if (o.max_bytes && data.size() > o.max_bytes) return output_too_large("html", o.max_bytes);
+  }
+  data += "]";
   return true;
 }
 
@@ -222,9 +241,17 @@ std::string page(const std::string& data, const Options& o) {
       "placeholder=\"Filter: text, or /regular expression/\" aria-label=\"filter functions\"> "
       "<span id=\"count\"></span></div>\n<table id=\"table\"><thead><tr></tr></thead><tbody></tbody></table>\n"
       "<div class=\"bar pager\"><button id=\"prev\">&#8249; Previous</button> <span id=\"page\"></span> "
-      "<button id=\"next\">Next &#8250;</button></div>\n</section>\n"
+      "<button id=\"next\">Next &#8250;</button></div>\n"
+      "<div id=\"function-panel\" hidden><h2 id=\"panel-name\"></h2>\n<div class=\"bar\"><button "
+      "id=\"panel-icicle\">Show in the icicle</button> <span id=\"panel-stats\"></span></div>\n"
+      "<div class=\"panel-lists\"><table id=\"callers\"><caption>Called by</caption><thead><tr><th "
+      "class=\"name\">Caller</th><th>Calls</th><th>Through it</th></tr></thead><tbody></tbody></table>\n"
+      "<table id=\"callees\"><caption>Calls</caption><thead><tr><th class=\"name\">Callee</th><th>Calls</th>"
+      "<th>Through it</th></tr></thead><tbody></tbody></table></div></div>\n</section>\n"
       "<section id=\"icicle\" hidden>\n<p id=\"icicle-note\" class=\"note\"></p>\n"
-      "<div class=\"bar\"><button id=\"unzoom\" disabled>Reset zoom</button> <span id=\"crumbs\"></span></div>\n"
+      "<div class=\"bar\"><button id=\"unzoom\" disabled>Reset zoom</button> <label>Depth <input id=\"depth\" "
+      "type=\"number\" min=\"0\" value=\"0\" title=\"rows below the zoomed frame (0: all)\"></label> <span "
+      "id=\"crumbs\"></span></div>\n"
       "<canvas id=\"icicle-canvas\" height=\"100\"></canvas>\n<p id=\"icicle-details\" class=\"details\">&#160;</p>\n"
       "</section>\n<section id=\"graph\" hidden>\n";
   if (!o.graph_svg.empty()) {
@@ -279,6 +306,7 @@ Expected<std::string> write(const Profile& p, std::size_t event, const CallGraph
                       json_text(unit, true), time ? "true" : "false", num(self_sum));
   if (auto ok = function_rows(data, p, totals, o); !ok) return ok.error();
   if (auto ok = icicle_frames(data, p, ev, tree, o); !ok) return ok.error();
+  if (auto ok = call_rows(data, totals, o); !ok) return ok.error();
   rank_rows(data, p, ranks, o);
   data += "}";
   std::string out = page(data, o);

@@ -1,7 +1,10 @@
 // The HTML report's behaviour (embedded in every report by
 // cmake/embed.cmake). The page's data is the JSON in #data:
 //   functions: [label, where, line, self, inclusive, calls, primitive calls]
-//   frames:    [parent, name id, module id, start, total], parents first
+//   frames:    [parent, name id, module id, start, total, function row
+//               (-1: the root or a process)], parents first
+//   calls:     [caller row, callee row, calls | null, inclusive through
+//               the call | null]
 //   ranks:     {count, by_position, numbers: [rank number of each rank],
 //               skipped: [ranks not read], rows: [label, imb%, imb, mean,
 //               min, min rank, max, max rank, stddev, present],
@@ -45,15 +48,17 @@
       selfpc: calls > 0 ? f[3] / calls : null, inclpc: calls > 0 ? f[4] / calls : null
     };
   });
+  // Time profiles say it as pstats does (ncalls, tottime, percall, cumtime).
+  var T = D.time;
   var columns = [
     { key: "name", label: "Function", text: true },
-    { key: "self", label: "Self", value: true },
-    { key: "selfp", label: "Self %", sortKey: "self", share: "self" },
-    { key: "incl", label: "Inclusive", value: true },
-    { key: "inclp", label: "Incl. %", sortKey: "incl", share: "incl" },
-    { key: "calls", label: "Calls", count: true },
-    { key: "selfpc", label: "Self/call", value: true },
-    { key: "inclpc", label: "Incl./call", value: true },
+    { key: "self", label: T ? "tottime" : "Self", value: true },
+    { key: "selfp", label: T ? "tottime %" : "Self %", sortKey: "self", share: "self" },
+    { key: "incl", label: T ? "cumtime" : "Inclusive", value: true },
+    { key: "inclp", label: T ? "cumtime %" : "Incl. %", sortKey: "incl", share: "incl" },
+    { key: "calls", label: T ? "ncalls" : "Calls", count: true },
+    { key: "selfpc", label: T ? "percall (tot)" : "Self/call", value: true },
+    { key: "inclpc", label: T ? "percall (cum)" : "Incl./call", value: true },
     { key: "where", label: "File:line", text: true }
   ];
   var sortKey = "self", sortDesc = true, page = 0, shown = rows;
@@ -134,6 +139,9 @@
     var body = document.createDocumentFragment();
     shown.slice(page * PAGE, page * PAGE + PAGE).forEach(function (r) {
       var tr = document.createElement("tr");
+      tr.dataset.id = r.id;
+      if (r.id === selected) tr.classList.add("selected");
+      tr.addEventListener("click", function () { select(r.id); });
       cell(tr, r.name, "name", r.name);
       cell(tr, fmtValue(r.self));
       cell(tr, fmtShare(r.self));
@@ -153,6 +161,51 @@
     $("page").textContent = "page " + (page + 1) + " of " + pages;
     $("prev").disabled = page === 0;
     $("next").disabled = page >= pages - 1;
+  }
+
+  // ---- the chosen function: its callers and callees ------------------
+  // (rows is sorted in place with the table: byId keeps the data's order.)
+  var selected = -1, callersOf = [], calleesOf = [], byId = rows.slice();
+  rows.forEach(function () { callersOf.push([]); calleesOf.push([]); });
+  (D.calls || []).forEach(function (c) {
+    if (c[0] < byId.length && c[1] < byId.length) { calleesOf[c[0]].push(c); callersOf[c[1]].push(c); }
+  });
+  function through(c) { return c[3] === null ? -1 : c[3]; }
+  function fillList(id, list, end) {
+    var body = document.querySelector("#" + id + " tbody");
+    body.textContent = "";
+    list.slice().sort(function (a, b) { return through(b) - through(a) || a[end] - b[end]; }).forEach(function (c) {
+      var tr = document.createElement("tr"), td = document.createElement("td"), a = document.createElement("a");
+      td.className = "name";
+      a.textContent = byId[c[end]].name;
+      a.title = byId[c[end]].where;
+      a.addEventListener("click", function () { select(c[end]); });
+      td.appendChild(a);
+      tr.appendChild(td);
+      cell(tr, c[2] === null ? "" : fmtCount(c[2]));
+      cell(tr, c[3] === null ? "" : fmtValue(c[3]) + " (" + fmtShare(c[3]) + ")");
+      body.appendChild(tr);
+    });
+    if (!list.length) {
+      var none = document.createElement("tr");
+      cell(none, id === "callers" ? "nothing: a root" : "nothing: a leaf");
+      body.appendChild(none);
+    }
+  }
+  function select(id) {
+    selected = id;
+    var r = byId[id];
+    $("function-panel").hidden = false;
+    $("panel-name").textContent = r.name;
+    $("panel-stats").textContent = (T ? "tottime " : "self ") + fmtValue(r.self) + " (" + fmtShare(r.self) + "), " +
+      (T ? "cumtime " : "inclusive ") + fmtValue(r.incl) + " (" + fmtShare(r.incl) + ")" +
+      (r.calls !== null ? ", " + fmtCount(r.calls) + " calls" : "") + (r.where ? ", " + r.where : "");
+    fillList("callers", callersOf[id], 0);
+    fillList("callees", calleesOf[id], 1);
+    $("panel-icicle").disabled = framesOf(id).length === 0;
+    Array.prototype.forEach.call(document.querySelectorAll("#table tbody tr"), function (tr) {
+      tr.classList.toggle("selected", Number(tr.dataset.id) === id);
+    });
   }
 
   // ---- the icicle ------------------------------------------------------
@@ -185,7 +238,7 @@
     if (n === 0 || F[0][4] <= 0) return;
     var ratio = window.devicePixelRatio || 1, width = canvas.clientWidth || 800;
     var up = ancestors(zoomed), top = up.length, z = F[zoomed];
-    var scale = width / z[4], rowsNeeded = top + 1;
+    var scale = width / z[4], rowsNeeded = top + 1, maxDepth = Number($("depth").value) || 0;
     drawn = [];
     var visible = [];
     for (var k = 0; k < n; ++k) {
@@ -193,6 +246,7 @@
       var w = F[k][4] * scale;
       if (w < 0.5) continue;  // under a pixel: skipped, as are its children
       var row = top + depth[k] - depth[zoomed];
+      if (maxDepth > 0 && depth[k] - depth[zoomed] > maxDepth) continue;
       visible.push([k, (F[k][3] - z[3]) * scale, w, row]);
       rowsNeeded = Math.max(rowsNeeded, row + 1);
     }
@@ -220,7 +274,15 @@
     visible.forEach(function (v) { bar(v[0], v[1], v[2], v[3], false); });
     c.globalAlpha = 1;
     $("unzoom").disabled = zoomed === 0;
-    $("crumbs").textContent = up.concat([zoomed]).map(function (k) { return k === 0 ? "all" : D.names[F[k][1]]; }).join(" \u203a ");
+    var crumbs = $("crumbs");
+    crumbs.textContent = "";
+    up.concat([zoomed]).forEach(function (k, i) {
+      if (i) crumbs.appendChild(document.createTextNode(" \u203a "));
+      var a = document.createElement(k === zoomed ? "span" : "a");
+      a.textContent = k === 0 ? "all" : D.names[F[k][1]];
+      if (k !== zoomed) a.addEventListener("click", function () { zoomTo(k); });
+      crumbs.appendChild(a);
+    });
   }
   function frameAt(x, y) {
     var row = Math.floor(y / ROW);
@@ -235,6 +297,23 @@
     return name + "  " + fmtValue(F[k][4]) + " (" + fmtShare(F[k][4]) + ")" + (module ? "  in " + module : "");
   }
   function zoomTo(k) { zoomed = k; drawIcicle(); }
+  // The frames of a function row, the widest first: re-rooting from the
+  // table zooms to the widest and says how many more there are.
+  function framesOf(id) {
+    var out = [];
+    for (var k = 1; k < n; ++k) if (F[k][5] === id) out.push(k);
+    return out.sort(function (a, b) { return F[b][4] - F[a][4] || a - b; });
+  }
+  function reroot(id) {
+    var frames = framesOf(id);
+    if (!frames.length) return;
+    show("icicle");
+    zoomTo(frames[0]);
+    $("icicle-details").textContent = describe(frames[0]) + (frames.length > 1 ? "  (the widest of its " +
+      frames.length + " places in the stacks)" : "");
+  }
+  $("panel-icicle").addEventListener("click", function () { if (selected >= 0) reroot(selected); });
+  $("depth").addEventListener("input", function () { drawIcicle(); });
   canvas.addEventListener("click", function (e) {
     var r = canvas.getBoundingClientRect(), k = frameAt(e.clientX - r.left, e.clientY - r.top);
     if (k >= 0) zoomTo(k);
@@ -512,6 +591,44 @@
           result.rank_top_rows = document.querySelectorAll("#rank-top tbody tr").length;
         }
         result.skipped_banner = $("ranks-skipped").hidden ? "" : $("ranks-skipped").textContent;
+      }
+      // The chosen function's panel: chosen in the table, a callee
+      // followed, re-rooted in the icicle, back by a breadcrumb, the
+      // icicle cut to one row below its root.
+      show("functions");
+      var firstRow = document.querySelector("#table tbody tr");
+      if (firstRow) {
+        firstRow.click();
+        result.panel = $("panel-name").textContent;
+        result.panel_row_selected = firstRow.classList.contains("selected");
+        result.callers_rows = document.querySelectorAll("#callers tbody a").length;
+        result.callees_rows = document.querySelectorAll("#callees tbody a").length;
+        var link = document.querySelector("#callees tbody a") || document.querySelector("#callers tbody a");
+        if (link) {
+          var to = link.textContent;
+          link.click();
+          result.followed = $("panel-name").textContent === to;
+        }
+        if (!$("panel-icicle").disabled) {
+          $("panel-icicle").click();
+          result.rerooted = zoomed > 0 && F[zoomed][5] === selected && !$("icicle").hidden;
+          result.reroot_crumbs = $("crumbs").textContent;
+          var crumb = document.querySelector("#crumbs a");
+          if (crumb) {
+            crumb.click();
+            result.crumb_back = zoomed === 0;
+          }
+        }
+        show("icicle");
+        $("depth").value = "1";
+        drawIcicle();
+        result.depth_rows = drawn.reduce(function (m, d) { return Math.max(m, d[3] + 1); }, 0);
+        $("depth").value = "0";
+        drawIcicle();
+        result.all_rows = drawn.reduce(function (m, d) { return Math.max(m, d[3] + 1); }, 0);
+        result.headers = Array.prototype.map.call(document.querySelectorAll("#table thead th"), function (th) {
+          return th.textContent;
+        });
       }
       if ($("memory")) {
         show("memory");

@@ -464,6 +464,20 @@ TEST(Browser, HtmlReportSortsFiltersAndZooms) {
   // /usr/lib/x.py:214 showed as usr/lib/x.py:214/.
   EXPECT_TRUE(result.value("where_reads_left_to_right", false)) << result.dump();
   EXPECT_TRUE(result.value("where", std::string()).starts_with("/")) << result.dump();
+  // A function chosen in the table: its callers and callees, one of them
+  // followed, re-rooted in the icicle, back by a breadcrumb; the icicle cut
+  // by the depth control; pstats' own column names for a time profile.
+  EXPECT_TRUE(result.value("panel_row_selected", false)) << result.dump();
+  EXPECT_GE(result.value("callers_rows", 0) + result.value("callees_rows", 0), 1) << result.dump();
+  EXPECT_TRUE(result.value("followed", false)) << result.dump();
+  EXPECT_TRUE(result.value("rerooted", false)) << result.dump();
+  EXPECT_TRUE(result.value("reroot_crumbs", std::string()).starts_with("all \u203a ")) << result.dump();
+  EXPECT_TRUE(result.value("crumb_back", false)) << result.dump();
+  EXPECT_EQ(result.value("depth_rows", 0), 2) << result.dump();
+  EXPECT_GT(result.value("all_rows", 0), 5) << result.dump();
+  const std::vector<std::string> pstats_names = {"Function", "tottime",       "tottime %",     "cumtime",  "cumtime %",
+                                                 "ncalls",   "percall (tot)", "percall (cum)", "File:line"};
+  EXPECT_EQ(result["headers"].get<std::vector<std::string>>(), pstats_names) << result.dump();
 }
 
 // An mprof file's report has a Memory tab: the plot -T memplot draws, shown.
