@@ -14,7 +14,8 @@
 //               or null (series and after: when the values were kept)
 // Opened with #selftest, the page sorts, filters, pages and zooms by itself
 // and writes what it saw to <body data-selftest> (the browser tests read it);
-// #icicle, #graph, #ranks and #memory open on that tab.
+// #icicle, #graph, #ranks and #memory open on that tab, #sunburst on the
+// icicle's tab drawn as a sunburst.
 (function () {
   "use strict";
   var errors = [];
@@ -234,7 +235,66 @@
     for (var k = F[z][0]; k >= 0; k = F[k][0]) a.unshift(k);
     return a;
   }
+  // The same frames as rings (SnakeViz's sunburst): the zoomed frame in the
+  // middle, its callees around it, an angle for each frame's share.
+  var mode = "icicle", arcs = [], SUN = 0, SUNX = 0;
   function drawIcicle() {
+    if (mode === "sunburst") drawSunburst();
+    else drawRows();
+  }
+  function drawSunburst() {
+    if (n === 0 || F[0][4] <= 0) return;
+    var ratio = window.devicePixelRatio || 1, size = Math.min(canvas.clientWidth || 800, 900);
+    var z = F[zoomed], maxDepth = Number($("depth").value) || 0, rings = 1, visible = [];
+    for (var k = 0; k < n; ++k) {
+      if (!isUnder(k, zoomed)) continue;
+      var ring = depth[k] - depth[zoomed];
+      if (maxDepth > 0 && ring > maxDepth) continue;
+      visible.push(k);
+      rings = Math.max(rings, ring + 1);
+    }
+    rings = Math.min(rings, 24);
+    SUN = size;
+    SUNX = (canvas.clientWidth || size) / 2;
+    var radius = size / 2 - 4, band = radius / (rings + 0.5), cx = SUNX, cy = size / 2;
+    canvas.style.height = size + "px";
+    canvas.width = Math.round((canvas.clientWidth || 800) * ratio);
+    canvas.height = Math.round(size * ratio);
+    var c = canvas.getContext("2d");
+    c.setTransform(ratio, 0, 0, ratio, 0, 0);
+    c.clearRect(0, 0, canvas.width, size);
+    arcs = [];
+    visible.forEach(function (k) {
+      var ring = depth[k] - depth[zoomed];
+      if (ring >= rings) return;
+      var a0 = 2 * Math.PI * (F[k][3] - z[3]) / z[4], a1 = a0 + 2 * Math.PI * F[k][4] / z[4];
+      var inner = ring === 0 ? 0 : band * (ring + 0.5) - band, outer = ring === 0 ? band / 2 : band * (ring + 0.5);
+      if (ring > 0 && (a1 - a0) * outer < 0.5) return;  // under a pixel
+      c.beginPath();
+      if (ring === 0) c.arc(cx, cy, outer, 0, 2 * Math.PI);
+      else {
+        c.arc(cx, cy, outer, a0 - Math.PI / 2, a1 - Math.PI / 2);
+        c.arc(cx, cy, inner, a1 - Math.PI / 2, a0 - Math.PI / 2, true);
+      }
+      c.closePath();
+      c.fillStyle = colour(k);
+      c.fill();
+      c.strokeStyle = "#fff";
+      c.lineWidth = 0.5;
+      c.stroke();
+      arcs.push([k, a0, a1, inner, outer]);
+    });
+    c.fillStyle = "#000";
+    c.font = "12px Verdana, 'DejaVu Sans', sans-serif";
+    c.textAlign = "center";
+    c.textBaseline = "middle";
+    var name = zoomed === 0 ? "all" : D.names[F[zoomed][1]];
+    c.fillText(name.length <= 18 ? name : name.slice(0, 16) + "..", cx, cy);
+    c.textAlign = "start";
+    drawn = [];
+    crumbsOf(ancestors(zoomed));
+  }
+  function drawRows() {
     if (n === 0 || F[0][4] <= 0) return;
     var ratio = window.devicePixelRatio || 1, width = canvas.clientWidth || 800;
     var up = ancestors(zoomed), top = up.length, z = F[zoomed];
@@ -274,6 +334,10 @@
     visible.forEach(function (v) { bar(v[0], v[1], v[2], v[3], false); });
     c.globalAlpha = 1;
     $("unzoom").disabled = zoomed === 0;
+    crumbsOf(up);
+  }
+  function crumbsOf(up) {
+    $("unzoom").disabled = zoomed === 0;
     var crumbs = $("crumbs");
     crumbs.textContent = "";
     up.concat([zoomed]).forEach(function (k, i) {
@@ -285,6 +349,16 @@
     });
   }
   function frameAt(x, y) {
+    if (mode === "sunburst") {
+      var dx = x - SUNX, dy = y - SUN / 2, r = Math.sqrt(dx * dx + dy * dy);
+      var a = Math.atan2(dy, dx) + Math.PI / 2;
+      if (a < 0) a += 2 * Math.PI;
+      for (var j = 0; j < arcs.length; ++j) {
+        var s = arcs[j];
+        if (r >= s[3] && r < s[4] && (s[3] === 0 || (a >= s[1] && a < s[2]))) return s[0];
+      }
+      return -1;
+    }
     var row = Math.floor(y / ROW);
     for (var k = 0; k < drawn.length; ++k) {
       var d = drawn[k];
@@ -316,8 +390,17 @@
   $("depth").addEventListener("input", function () { drawIcicle(); });
   canvas.addEventListener("click", function (e) {
     var r = canvas.getBoundingClientRect(), k = frameAt(e.clientX - r.left, e.clientY - r.top);
+    if (k >= 0 && mode === "sunburst" && k === zoomed) k = zoomed === 0 ? 0 : F[zoomed][0];  // the middle: up
     if (k >= 0) zoomTo(k);
   });
+  function setMode(m) {
+    mode = m;
+    $("as-icicle").classList.toggle("active", m === "icicle");
+    $("as-sunburst").classList.toggle("active", m === "sunburst");
+    drawIcicle();
+  }
+  $("as-icicle").addEventListener("click", function () { setMode("icicle"); });
+  $("as-sunburst").addEventListener("click", function () { setMode("sunburst"); });
   canvas.addEventListener("mousemove", function (e) {
     var r = canvas.getBoundingClientRect(), k = frameAt(e.clientX - r.left, e.clientY - r.top);
     $("icicle-details").textContent = k >= 0 ? describe(k) : "\u00a0";
@@ -620,6 +703,21 @@
           }
         }
         show("icicle");
+        setMode("sunburst");
+        result.sunburst_arcs = arcs.length;
+        var widest = -1;
+        arcs.forEach(function (s, j) { if (s[3] > 0 && (widest < 0 || s[2] - s[1] > arcs[widest][2] - arcs[widest][1])) widest = j; });
+        if (widest >= 0) {
+          var arc = arcs[widest], mid = (arc[1] + arc[2]) / 2 - Math.PI / 2, rad = (arc[3] + arc[4]) / 2;
+          var box = canvas.getBoundingClientRect(), target = arc[0];
+          canvas.dispatchEvent(new MouseEvent("click", { bubbles: true, clientX: box.left + SUNX + rad * Math.cos(mid),
+                                                         clientY: box.top + SUN / 2 + rad * Math.sin(mid) }));
+          result.sunburst_zoomed = zoomed === target;
+          canvas.dispatchEvent(new MouseEvent("click", { bubbles: true, clientX: box.left + SUNX, clientY: box.top + SUN / 2 }));
+          result.sunburst_up = zoomed === F[target][0];
+        }
+        zoomTo(0);
+        setMode("icicle");
         $("depth").value = "1";
         drawIcicle();
         result.depth_rows = drawn.reduce(function (m, d) { return Math.max(m, d[3] + 1); }, 0);
@@ -647,5 +745,6 @@
     document.body.setAttribute("data-selftest", JSON.stringify(result));
   }
   if (window.location.hash === "#selftest") selftest();
+  else if (window.location.hash === "#sunburst") { show("icicle"); setMode("sunburst"); }
   else if (/^#(icicle|graph|ranks|memory)$/.test(window.location.hash) && $(window.location.hash.slice(1))) show(window.location.hash.slice(1));
 })();

@@ -474,6 +474,10 @@ TEST(Browser, HtmlReportSortsFiltersAndZooms) {
   EXPECT_TRUE(result.value("reroot_crumbs", std::string()).starts_with("all \u203a ")) << result.dump();
   EXPECT_TRUE(result.value("crumb_back", false)) << result.dump();
   EXPECT_EQ(result.value("depth_rows", 0), 2) << result.dump();
+  // The sunburst: the same frames as rings; a click zooms, the middle goes up.
+  EXPECT_GT(result.value("sunburst_arcs", 0), 10) << result.dump();
+  EXPECT_TRUE(result.value("sunburst_zoomed", false)) << result.dump();
+  EXPECT_TRUE(result.value("sunburst_up", false)) << result.dump();
   EXPECT_GT(result.value("all_rows", 0), 5) << result.dump();
   const std::vector<std::string> pstats_names = {"Function", "tottime",       "tottime %",     "cumtime",  "cumtime %",
                                                  "ncalls",   "percall (tot)", "percall (cum)", "File:line"};
