@@ -312,7 +312,7 @@ std::vector<OptionSpec> run_options() {
            "the output is callgrind, in a temporary file unless -o names one (pyprof2calltree's -k)",
            kGraphgen | kRun),
       flag("--timings", "print the time each phase took (read, analyse, write) on stderr", kGraphgen | kRun),
-      flag("-q,--quiet", "do not print warnings", kNotPython),
+      flag("-q,--quiet", "do not print warnings, nor progress lines (a terminal gets them after two seconds)", kNotPython),
   };
 }
 

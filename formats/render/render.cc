@@ -10,12 +10,15 @@
 #include <png.h>
 #endif
 
+#include <condition_variable>
 #include <csetjmp>
 #include <cstdint>
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <thread>
 
 #include "graphgen/utf8.h"
 
@@ -173,6 +176,58 @@ std::string graph_name(std::string_view title) {
 
 }  // namespace
 
+namespace {
+
+LayoutProgress g_progress;
+std::chrono::milliseconds g_progress_after{2000};
+
+// Calls g_progress every half second from g_progress_after on, in a thread
+// of its own, until it is destroyed (when the layout and drawing are done).
+class ProgressWatch {
+ public:
+  ProgressWatch(std::size_t nodes, std::size_t edges) : nodes_(nodes), edges_(edges) {
+    if (!g_progress) return;
+    if (g_progress_after.count() == 0) report();
+    thread_ = std::thread([this] {
+      std::unique_lock<std::mutex> lock(mutex_);
+      auto next = g_progress_after.count() == 0 ? std::chrono::milliseconds(500) : g_progress_after;
+      while (!wake_.wait_for(lock, next, [this] { return done_; })) {
+        report();
+        next = std::chrono::milliseconds(500);
+      }
+    });
+  }
+  ~ProgressWatch() {
+    if (!thread_.joinable()) return;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      done_ = true;
+    }
+    wake_.notify_all();
+    thread_.join();
+    if (reported_) g_progress(-1, nodes_, edges_);
+  }
+
+ private:
+  void report() {
+    reported_ = true;
+    g_progress(std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(), nodes_, edges_);
+  }
+  std::size_t nodes_, edges_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool done_ = false, reported_ = false;
+  std::thread thread_;
+};
+
+}  // namespace
+
+void set_layout_progress(LayoutProgress f, std::chrono::milliseconds after) {
+  g_progress = std::move(f);
+  g_progress_after = after;
+}
+
 Expected<std::string> render(std::string_view dot_source, std::string_view format, std::string_view title,
                              const char* engine) {
   std::lock_guard<std::mutex> lock(g_render);
@@ -186,6 +241,10 @@ Expected<std::string> render(std::string_view dot_source, std::string_view forma
   Agraph_t* graph = agmemread(source.c_str());
   if (!graph) return io_error(fmt::format("graphviz: cannot parse the graph: {}", g_errors));
   std::unique_ptr<Agraph_t, int (*)(Agraph_t*)> graph_owner(graph, agclose);
+  // (Only graphs are laid out: a drawing's positions are given.)
+  std::optional<ProgressWatch> watch;
+  if (std::string_view(engine) == "dot")
+    watch.emplace(static_cast<std::size_t>(agnnodes(graph)), static_cast<std::size_t>(agnedges(graph)));
   if (gvLayout(gvc, graph, engine) != 0) return io_error(fmt::format("graphviz: layout failed: {}", g_errors));
   char* data = nullptr;
   unsigned int length = 0;

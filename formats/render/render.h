@@ -3,6 +3,9 @@
 // needed.
 #pragma once
 
+#include <chrono>
+#include <cstddef>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -19,5 +22,13 @@ bool available();
 /// The bytes are returned; nothing is written.
 Expected<std::string> render(std::string_view dot_source, std::string_view format, std::string_view title = {},
                              const char* engine = "dot");
+
+/// Graphviz says nothing while it lays out a graph (the sympy call graph
+/// takes 13 s): with a function set, render() calls it every half second
+/// from `after` on with the seconds so far and the graph's size, and once
+/// more with seconds < 0 when it is done (only if it was called before).
+/// `after` of 0 calls it once before the layout starts (tests).
+using LayoutProgress = std::function<void(double seconds, std::size_t nodes, std::size_t edges)>;
+void set_layout_progress(LayoutProgress f, std::chrono::milliseconds after);
 
 }  // namespace graphgen::render

@@ -21,6 +21,9 @@
 #include "pipeline.h"
 #include "pyprof2calltree.h"
 #include "registry.h"
+#ifdef GRAPHGEN_HAVE_RENDER
+#include "render/render.h"
+#endif
 #include "run.h"
 
 namespace {
@@ -61,6 +64,25 @@ int run_each(const pipeline::Options& a) {
   return status;
 }
 
+// Graphviz's layout of a big graph takes seconds (13 s for sympy's) and
+// says nothing: on a terminal, a line says what is being laid out and for
+// how long, from two seconds on, and goes when it is done.
+void show_layout_progress(std::chrono::milliseconds after) {
+#ifdef GRAPHGEN_HAVE_RENDER
+  render::set_layout_progress(
+      [](double seconds, std::size_t nodes, std::size_t edges) {
+        if (seconds < 0)
+          std::fprintf(stderr, "\r\033[K");
+        else
+          std::fprintf(stderr, "\r\033[Kgraphgen: laying out the call graph: %zu nodes, %zu edges (%.0f s)", nodes,
+                       edges, seconds);
+      },
+      after);
+#else
+  (void)after;
+#endif
+}
+
 int run(pipeline::Settings settings) {
   // No input named: standard input, as gprof2dot reads it, unless a person
   // is typing there (then the usage error says what is missing).
@@ -99,6 +121,7 @@ int run(pipeline::Settings settings) {
       shown = true;
       std::fprintf(stderr, "\r\033[Kgraphgen: reading: %zu of %zu inputs", done, total);
     };
+  if (::isatty(STDERR_FILENO) && !a.quiet) show_layout_progress(delay);
   auto output = pipeline::convert(*request, diag);
   if (shown) std::fprintf(stderr, "\r\033[K");
   cli::report(diag, a.quiet);

@@ -48,5 +48,28 @@ TEST(Progress, ATerminalSeesTheCountOfALongMerge) {
   EXPECT_EQ(pipe.err, "");
 }
 
+// Graphviz says nothing while it lays out a graph (13 s for sympy's): on a
+// terminal a line says what and for how long, and goes when it is done; off
+// a terminal, or with -q, nothing.
+TEST(Progress, ATerminalSeesTheLayoutOfACallGraph) {
+  if (test::run({"sh", "-c", "command -v script"}).exit_code != 0) GTEST_SKIP() << "script (bsdutils) is not installed";
+  fs::path dir = test::temp_dir();
+  const std::string demo = (test::testdata_dir() / "demo.pstats").string();
+  for (const char* out : {"x.png", "x.html"}) {
+    SCOPED_TRACE(out);
+    const std::string cmd = std::string("'") + GRAPHGEN_BINARY + "' '" + demo + "' -o " + out;
+    auto tty = test::run({"script", "-qec", cmd, "/dev/null"}, dir, {"GRAPHGEN_TEST_PROGRESS_AFTER_MS=0"}, 120);
+    ASSERT_EQ(tty.exit_code, 0) << tty.out;
+    // demo.pstats' graph at the default thresholds: 11 nodes, 13 edges.
+    EXPECT_NE(tty.out.find("\r\033[Kgraphgen: laying out the call graph: 11 nodes, 13 edges (0 s)\r\033[K"),
+              std::string::npos)
+        << tty.out;
+    auto quiet = test::run({"script", "-qec", cmd + " -q", "/dev/null"}, dir, {"GRAPHGEN_TEST_PROGRESS_AFTER_MS=0"});
+    EXPECT_EQ(quiet.out.find("laying out"), std::string::npos) << quiet.out;
+  }
+  auto pipe = test::graphgen({demo, "-o", (dir / "y.png").string()}, dir, {"GRAPHGEN_TEST_PROGRESS_AFTER_MS=0"});
+  EXPECT_EQ(pipe.err, "");
+}
+
 }  // namespace
 }  // namespace graphgen
