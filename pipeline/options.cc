@@ -316,11 +316,28 @@ std::vector<OptionSpec> run_options() {
   };
 }
 
+// The options --help shows (the most used); --help-all shows every group.
+constexpr const char* kCommon[] = {"input", "output", "to", "format", "node-thres", "edge-thres", "colormap",
+                                   "root", "leaf", "focus", "each", "compare", "kcachegrind", "quiet", "sort"};
+
 std::vector<OptionSpec> build_specs() {
   std::vector<OptionSpec> all;
-  for (auto part : {inputs_and_outputs, graph_options, filter_options, reader_options, writer_options, run_options})
-    for (OptionSpec& s : part()) all.push_back(std::move(s));
-  for (OptionSpec& s : all) s.key = key_of(s.names);
+  const std::pair<std::vector<OptionSpec> (*)(), const char*> parts[] = {
+      {inputs_and_outputs, "Input and output"},
+      {graph_options, "The call graph"},
+      {filter_options, "Selecting functions and stacks"},
+      {reader_options, "Reading (perf, callgrind, pprof, TAU, CUBE, .cpuprofile)"},
+      {writer_options, "Tables and reports (stats, text, ranks, flame)"},
+      {run_options, "Several inputs, comparing, and the rest"}};
+  for (auto [part, group] : parts)
+    for (OptionSpec& s : part()) {
+      s.group = group;
+      all.push_back(std::move(s));
+    }
+  for (OptionSpec& s : all) {
+    s.key = key_of(s.names);
+    s.common = std::find(std::begin(kCommon), std::end(kCommon), s.key) != std::end(kCommon);
+  }
   return all;
 }
 

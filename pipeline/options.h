@@ -57,6 +57,10 @@ struct OptionSpec {
   /// The names in `graphgen run`, where they differ (cProfile's -s is
   /// --sort there, so --strip has no short name); empty: `names`.
   std::string run_names;
+  /// --help's group ("The call graph"); --help shows the `common` ones,
+  /// --help-all every group.
+  std::string group;
+  bool common = false;
   const std::string& names_for(FrontEnd f) const { return f == kRun && !run_names.empty() ? run_names : names; }
 };
 

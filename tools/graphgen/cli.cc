@@ -1,5 +1,6 @@
 #include "cli.h"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -9,12 +10,18 @@
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
+#include <set>
 #include <utility>
 
 #include "graphgen/io.h"
 #include "registry.h"
 
 namespace graphgen::cli {
+
+std::set<const CLI::Option*>& common_options() {
+  static std::set<const CLI::Option*> options;
+  return options;
+}
 
 // Every message is one line, whatever a file name or an input held.
 int fail(const Error& e) {
@@ -120,6 +127,83 @@ int print_or_fail(const std::string& text) {
 // for every front end. A repeatable option takes exactly one value each
 // time, as argparse's `append` does, so `-p DIR prof.pstats` keeps
 // prof.pstats an input.
+namespace {
+
+constexpr std::size_t kHelpWidth = 100;
+
+// `text` in lines of at most `width` columns (UTF-8 characters counted
+// once), each after `indent` spaces but the first, which follows `first`.
+std::string wrap(std::string first, std::string_view text, std::size_t indent, std::size_t width) {
+  auto columns = [](std::string_view s) {
+    std::size_t n = 0;
+    for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+    return n;
+  };
+  std::string out = first;
+  std::size_t used = columns(first);
+  if (used + 1 > indent) {  // the names fill the column: the text starts below
+    out += '\n';
+    used = 0;
+  }
+  bool line_empty = true;
+  for (std::size_t at = 0; at < text.size();) {
+    while (at < text.size() && text[at] == ' ') ++at;
+    const std::size_t end = std::min(text.find(' ', at), text.size());
+    if (end == at) break;
+    const std::string_view word = text.substr(at, end - at);
+    at = end;
+    if (used < indent) {
+      out.append(indent - used, ' ');
+      used = indent;
+      line_empty = true;
+    }
+    if (!line_empty && used + 1 + columns(word) > width) {
+      out += '\n';
+      out.append(indent, ' ');
+      used = indent;
+      line_empty = true;
+    }
+    if (!line_empty) {
+      out += ' ';
+      ++used;
+    }
+    out += word;
+    used += columns(word);
+    line_empty = false;
+  }
+  return out + '\n';
+}
+
+}  // namespace
+
+std::string HelpFormatter::make_option(const CLI::Option* opt, bool positional) const {
+  std::string opts = make_option_opts(opt);
+  for (std::size_t open = opts.find(":{"); open != std::string::npos; open = opts.find(":{", open)) {
+    const std::size_t close = opts.find('}', open);
+    if (close == std::string::npos) break;
+    opts.erase(open, close + 1 - open);
+  }
+  return wrap("  " + make_option_name(opt, positional) + opts, make_option_desc(opt), get_column_width(), kHelpWidth);
+}
+
+std::string wrap_help(std::string_view text) {
+  std::string out;
+  for (std::size_t at = 0; at < text.size();) {
+    std::size_t nl = std::min(text.find('\n', at), text.size());
+    std::string_view line = text.substr(at, nl - at);
+    at = nl + 1;
+    if (line.size() <= kHelpWidth) {
+      out.append(line);
+      out += '\n';
+      continue;
+    }
+    // A long line: wrapped under its own indentation.
+    const std::size_t indent = std::min(line.find_first_not_of(' '), line.size());
+    out += wrap(std::string(line.substr(0, indent)), line.substr(indent), indent, kHelpWidth);
+  }
+  return out;
+}
+
 Parser add_options(CLI::App& app, pipeline::FrontEnd front_end) {
   using pipeline::OptionKind;
   Parser parser;
@@ -138,8 +222,13 @@ Parser add_options(CLI::App& app, pipeline::FrontEnd front_end) {
       else
         o->expected(1);
     }
+    o->group(spec.group);
+    if (spec.common) common_options().insert(o);
     parser.options.emplace_back(&spec, o);
   }
+  app.formatter(std::make_shared<HelpFormatter>());
+  app.get_formatter()->column_width(34);
+  app.set_help_all_flag("--help-all", "every option, by group (--help shows the most used)");
   for (auto [spec, option] : parser.options)
     for (const std::string& other : spec->excludes)
       for (auto [other_spec, other_option] : parser.options)
@@ -170,7 +259,7 @@ std::string output_formats_help() {
   for (const formats::OutputFormat& f : formats::output_formats()) {
     std::string exts;
     for (std::string_view e : f.extensions) exts += (exts.empty() ? "" : " ") + std::string(e);
-    outputs += fmt::format("  {:<10} {:<12} {}\n", f.name, exts, f.description);
+    outputs += wrap(fmt::format("  {:<10} {:<12} ", f.name, exts), f.description, 26, kHelpWidth);
   }
   return outputs;
 }
@@ -179,9 +268,19 @@ int parse(CLI::App& app, int argc, char** argv, std::string_view tool) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
-    return print_or_fail(app.help());
+    // The most used options; the others are one --help-all away.
+    std::size_t hidden = 0;
+    for (CLI::Option* o : app.get_options())
+      if (!common_options().count(o) && !o->get_group().empty() && o->get_group() != "Options" &&
+          o->get_name() != "--help" && o->get_name() != "--help-all") {
+        o->group("");
+        ++hidden;
+      }
+    std::string help = app.help();
+    if (hidden) help += fmt::format("{} more options: {} --help-all lists every option, by group.\n", hidden, tool);
+    return print_or_fail(wrap_help(help));
   } catch (const CLI::CallForAllHelp&) {
-    return print_or_fail(app.help());
+    return print_or_fail(wrap_help(app.help()));
   } catch (const CLI::CallForVersion& e) {
     return print_or_fail(std::string(e.what()) + "\n");
   } catch (const CLI::ParseError& e) {

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "graphgen/error.h"
@@ -23,8 +25,25 @@ struct Parser {
   std::vector<std::pair<const pipeline::OptionSpec*, CLI::Option*>> options;
 };
 
-/// Every option `front_end` offers into `app`, in --help's order.
+/// Every option `front_end` offers into `app`, in --help's order and
+/// groups, with --help (the most used options) and --help-all (every
+/// group), at most 100 columns wide.
 Parser add_options(CLI::App& app, pipeline::FrontEnd front_end);
+
+/// --help at 100 columns: each option's text wrapped under its names, the
+/// choices said once (in the text, not after the value's name).
+class HelpFormatter : public CLI::Formatter {
+ public:
+  std::string make_option(const CLI::Option* opt, bool positional) const override;
+};
+
+/// The options --help shows (OptionSpec::common); the others are hidden
+/// there and listed by --help-all.
+std::set<const CLI::Option*>& common_options();
+
+/// Help text at 100 columns: a longer line is wrapped, under its table's
+/// last column where it is a row of one (the output formats).
+std::string wrap_help(std::string_view text);
 
 /// What the parsed command line gave, as settings for make_options().
 pipeline::Settings settings_of(const Parser& parser);

@@ -177,7 +177,7 @@ Expected<bool> default_run_output(pipeline::Settings& settings, cli::RunTarget& 
 
 // graphgen run's usage line says where the script goes (CLI11's says only
 // [OPTIONS]), first, where --help is read.
-class RunFormatter : public CLI::Formatter {
+class RunFormatter : public cli::HelpFormatter {
  public:
   std::string make_description(const CLI::App*) const override { return {}; }
   std::string make_usage(const CLI::App* app, std::string) const override {
@@ -199,9 +199,9 @@ int run_command(int argc, char** argv) {
       "way. Without -o the output is a file named after the script (app.pstats); -s KEY\n"
       "prints pstats' table instead, as cProfile's -s does.",
       "graphgen run"};
+  const cli::Parser parser = cli::add_options(app, pipeline::kRun);
   app.formatter(std::make_shared<RunFormatter>());
   app.get_formatter()->column_width(34);
-  const cli::Parser parser = cli::add_options(app, pipeline::kRun);
   cli::RunTarget target;
   app.add_option("-m,--module", target.module, "run this module as a script, as python3 -m does")->type_name("MODULE");
   CLI::Option* memory =
