@@ -64,6 +64,20 @@ int run_each(const pipeline::Options& a) {
   return status;
 }
 
+// A PNG, PDF, pstats or pprof written to a terminal is noise that can
+// leave it in a strange state: refused before any work, with the way out.
+Expected<bool> check_not_binary_to_terminal(const pipeline::Options& a, const pipeline::Request& r) {
+  if (a.output != "-" || a.kcachegrind || !r.list_functions.empty() || !r.output || formats::is_text(*r.output) ||
+      !::isatty(STDOUT_FILENO))
+    return true;
+  const std::string name(r.output->name);
+  const std::string ending = r.output->extensions.empty() ? "." + name : std::string(r.output->extensions[0]);
+  return bad_usage(
+      fmt::format("{} output is binary and standard output is a terminal: write it to a file (-o out{}) "
+                  "or pipe it",
+                  name, ending));
+}
+
 // Graphviz's layout of a big graph takes seconds (13 s for sympy's) and
 // says nothing: on a terminal, a line says what is being laid out and for
 // how long, from two seconds on, and goes when it is done.
@@ -104,6 +118,7 @@ int run(pipeline::Settings settings) {
   const std::string& list_functions = request->list_functions;
   if (list_functions.empty())
     if (auto ok = check_output_is_not_an_input(a.output, request->inputs); !ok) return fail(ok.error());
+  if (auto ok = check_not_binary_to_terminal(a, *request); !ok) return fail(ok.error());
   // A merge of many inputs says how far it is on a terminal, once it has
   // run for two seconds (a quick one prints nothing; the tests set the
   // delay with GRAPHGEN_TEST_PROGRESS_AFTER_MS).

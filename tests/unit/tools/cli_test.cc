@@ -152,6 +152,32 @@ TEST(Cli, HelpFitsOneHundredColumns) {
     EXPECT_NE(brief.out.find(common), std::string::npos) << common;
 }
 
+// A PNG written to a terminal was noise that could leave it in a strange
+// state, without a word: refused before any work, with the way out; a pipe
+// still gets it.
+TEST(Cli, BinaryOutputIsNotWrittenToATerminal) {
+  if (test::run({"sh", "-c", "command -v script"}).exit_code != 0) GTEST_SKIP() << "script (bsdutils) is not installed";
+  const std::string demo = (test::testdata_dir() / "demo.pstats").string();
+  for (const char* format : {"png", "pstats"}) {
+    SCOPED_TRACE(format);
+    auto tty = test::run(
+        {"script", "-qec", std::string("'") + GRAPHGEN_BINARY + "' '" + demo + "' -T " + format, "/dev/null"});
+    EXPECT_EQ(tty.exit_code, 2) << tty.out;
+    EXPECT_NE(tty.out.find(std::string("graphgen: error: ") + format +
+                           " output is binary and standard output is a terminal: write it to a file (-o out." + format +
+                           ") or pipe it"),
+              std::string::npos)
+        << tty.out;
+    auto piped = graphgen({demo, "-T", format});
+    EXPECT_EQ(piped.exit_code, 0) << piped.err;
+    EXPECT_GT(piped.out.size(), 100u);
+  }
+  // Text goes to the terminal as ever.
+  auto dot = test::run({"script", "-qec", std::string("'") + GRAPHGEN_BINARY + "' '" + demo + "'", "/dev/null"});
+  EXPECT_EQ(dot.exit_code, 0);
+  EXPECT_NE(dot.out.find("digraph {"), std::string::npos);
+}
+
 TEST(Cli, HelpAndTheOptionsDocumentListTheSameOptions) {
   auto r = graphgen({"--help-all"});
   EXPECT_EQ(r.exit_code, 0);
