@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # graphgen developer entry point.
 #
-#   tools/dev.sh build   install missing Debian packages, configure build/ (Release), build
-#   tools/dev.sh test    build, check the formatting, then run the whole suite with ctest
+#   tools/dev.sh build   install the Debian packages building needs, configure build/ (Release), build
+#                        graphgen (not the tests)
+#   tools/dev.sh test    install the test tools too, build with the tests, check the formatting,
+#                        then run the whole suite with ctest
 #   tools/dev.sh test --sanitize   the whole suite built with ASan+UBSan, in build-sanitize/
 #   tools/dev.sh demo    build, render testdata/demo.pstats to build/demo.png, print its path
 #   tools/dev.sh format  reformat the sources with clang-format (the test command checks them)
@@ -17,7 +19,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${GRAPHGEN_BUILD_DIR:-$root/build}
 jobs=${GRAPHGEN_JOBS:-$(nproc 2>/dev/null || echo 2)}
 
-# What the build and the tests need, all from Debian:
+# What building needs (build, demo), all from Debian:
 #   cmake g++ ninja-build pkg-config   the toolchain
 #   libgraphviz-dev                    in-process PNG/SVG/PDF (cgraph + gvc)
 #   libpng-dev                         PNG written from cairo's pixels at a fast zlib level
@@ -31,27 +33,29 @@ jobs=${GRAPHGEN_JOBS:-$(nproc 2>/dev/null || echo 2)}
 #   protobuf-compiler libprotobuf-dev  pprof's profile.proto, read and written
 #   golang-github-google-pprof-dev     Debian's copy of profile.proto (3.9 MB of Go sources, no Go toolchain)
 #   python3-dev                        graphgen run (embedded CPython) and the graphgen module
-#   python3-numpy                      tests profile a script that calls a C extension
-#   libopenmpi-dev openmpi-bin         graphgen-mpi, and its tests under mpirun
-#   chromium                           tests open the flame graph and the HTML report headless
+#   libopenmpi-dev openmpi-bin         graphgen-mpi
 #   help2man                           the man page cmake --install puts beside graphgen
+build_packages=(cmake g++ ninja-build pkg-config libgraphviz-dev libpng-dev libspdlog-dev libfmt-dev libcli11-dev
+                zlib1g-dev libbz2-dev liblzma-dev libzstd-dev libzip-dev libexpat1-dev libarchive-dev libsimdjson-dev
+                help2man protobuf-compiler libprotobuf-dev golang-github-google-pprof-dev python3-dev libopenmpi-dev
+                openmpi-bin)
+# What the tests need besides (test only):
 #   libgtest-dev                       unit and conformance tests
-#   clang-format                       the suite checks the sources follow .clang-format
 #   nlohmann-json3-dev                 tests read Python's decoded .expected.json
+#   clang-format                       the suite checks the sources follow .clang-format
+#   python3-numpy                      tests profile a script that calls a C extension
+#   chromium                           tests open the flame graph and the HTML report headless
 #   valgrind                           tests check written callgrind files with callgrind_annotate
 #   xz-utils                           bench/ decompresses ../shared/bench
-#   python3                            the conformance comparators in ../shared
 #   python3-html5lib                   the invariant suite parses every HTML output as HTML5
 #   python3-jsonschema                 tests validate the speedscope output against speedscope's schema
 #   pyprof2calltree                    tests give its command lines to both and compare the callgrind files
 #   jupyter-nbconvert python3-ipykernel  a test executes a notebook using %graphgen (no pandoc: no recommends)
 #   python3-venv                       tests make venvs: pip install of pyproject.toml, python -m graphgen run
-packages=(cmake g++ ninja-build pkg-config libgraphviz-dev libpng-dev libspdlog-dev libfmt-dev libcli11-dev
-          zlib1g-dev libbz2-dev liblzma-dev libzstd-dev libzip-dev libexpat1-dev libarchive-dev libsimdjson-dev help2man
-          protobuf-compiler libprotobuf-dev golang-github-google-pprof-dev
-          python3-dev python3-numpy libopenmpi-dev openmpi-bin chromium
-          libgtest-dev clang-format nlohmann-json3-dev valgrind xz-utils python3-html5lib python3-jsonschema
-          pyprof2calltree jupyter-nbconvert python3-ipykernel python3-venv)
+# (python3 runs the conformance comparators in ../shared; it comes with python3-dev.)
+test_packages=(libgtest-dev nlohmann-json3-dev clang-format python3-numpy chromium valgrind xz-utils python3-html5lib
+               python3-jsonschema pyprof2calltree jupyter-nbconvert python3-ipykernel python3-venv)
+packages=("${build_packages[@]}")
 
 say() { printf 'dev.sh: %s\n' "$*" >&2; }
 
@@ -71,17 +75,29 @@ install_missing() {
       exit 1
     fi
   fi
-  say "installing ${missing[*]}"
   "${sudo[@]}" apt-get update -qq
+  # What apt will install with their dependencies, and about how much.
+  local plan count size
+  plan=$(apt-get install -s --no-install-recommends "${missing[@]}" 2>/dev/null | awk '/^Inst /{print $2}')
+  count=$(printf '%s\n' "$plan" | grep -c . || true)
+  size=$(printf '%s\n' "$plan" | xargs -r apt-cache show --no-all-versions 2>/dev/null |
+    awk '/^Installed-Size:/{kb += $2} END {printf "%d", kb / 1024}')
+  say "installing ${missing[*]}: $count packages with their dependencies, about ${size:-?} MB"
   DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  say "installed"
 }
 
+# $1: ON to build the tests too (test), OFF for build and demo in a new
+# build folder (an existing one keeps what it has).
 configure_and_build() {
+  local tests=$1
   install_missing
   local generator=()
   command -v ninja >/dev/null 2>&1 && generator=(-G Ninja)
   if [ ! -f "$build/CMakeCache.txt" ]; then
-    cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release >/dev/null
+    cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DGRAPHGEN_TESTS="$tests" >/dev/null
+  elif [ "$tests" = ON ] && ! grep -q '^GRAPHGEN_TESTS:BOOL=ON' "$build/CMakeCache.txt"; then
+    cmake "$build" -DGRAPHGEN_TESTS=ON >/dev/null
   fi
   cmake --build "$build" --parallel "$jobs"
 }
@@ -156,14 +172,15 @@ fuzz() {
 
 case "${1:-build}" in
   build)
-    configure_and_build
+    configure_and_build OFF
     ;;
   test)
+    packages+=("${test_packages[@]}")
     if [ "${2:-}" = "--sanitize" ]; then
       test_sanitized
       exit 0
     fi
-    configure_and_build
+    configure_and_build ON
     check_format
     ctest --test-dir "$build" --output-on-failure --parallel "$jobs"
     ;;
@@ -171,11 +188,12 @@ case "${1:-build}" in
     fuzz "${2:-60}" "${@:3}"
     ;;
   format)
+    packages+=(clang-format)
     install_missing
     sources | xargs -0 clang-format -i
     ;;
   demo)
-    configure_and_build
+    configure_and_build OFF
     out="$build/demo.png"
     "$build/graphgen" "$root/testdata/demo.pstats" -o "$out"
     echo "$out"
