@@ -16,6 +16,7 @@
 #include <string>
 
 #include "cli.h"
+#include "completion.h"
 #include "each.h"
 #include "graphgen/io.h"
 #include "pipeline.h"
@@ -324,7 +325,18 @@ int main(int argc, char** argv) {
       "Exit status: 0 ok, 1 bad or unreadable input, 2 bad usage.");
 
   const cli::Parser parser = cli::add_options(app, pipeline::kGraphgen);
+  std::string shell;
+  app.add_option("--completion", shell,
+                 "print graphgen's completion script for bash or zsh (installed where the shells look for "
+                 "them)")
+      ->type_name("SHELL")
+      ->group("Several inputs, comparing, and the rest");
   if (int status = cli::parse(app, argc, argv, "graphgen"); status >= 0) return status;
+  if (!shell.empty()) {
+    auto script = cli::completion_script(shell);
+    if (!script) return fail(bad_usage(fmt::format("--completion {}: expected bash or zsh", quote_input(shell))));
+    return cli::print_or_fail(*script);
+  }
   try {
     return run(cli::settings_of(parser));
   } catch (const std::bad_alloc&) {

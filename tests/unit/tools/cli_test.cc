@@ -178,6 +178,43 @@ TEST(Cli, BinaryOutputIsNotWrittenToATerminal) {
   EXPECT_NE(dot.out.find("digraph {"), std::string::npos);
 }
 
+// graphgen --completion bash|zsh: the scripts cmake --install puts where the
+// shells look. bash's is driven as bash-completion drives it: -T <TAB>
+// offers the output formats, -c the colour maps, --no-<TAB> --no-python,
+// `graphgen run -<TAB>` run's own options; zsh's must at least parse.
+TEST(Cli, ShellCompletionOffersFormatsAndOptions) {
+  const fs::path dir = test::temp_dir();
+  auto bash_script = graphgen({"--completion", "bash"});
+  ASSERT_EQ(bash_script.exit_code, 0) << bash_script.err;
+  std::ofstream(dir / "graphgen.bash") << bash_script.out;
+  auto complete = [&](const std::string& words, int cword) {
+    auto r = test::run({"bash", "-c",
+                        "source '" + (dir / "graphgen.bash").string() + "'; COMP_WORDS=(" + words + "); COMP_CWORD=" +
+                            std::to_string(cword) + "; _graphgen; printf '%s\\n' \"${COMPREPLY[@]}\""});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return r.out;
+  };
+  const std::string formats = complete("graphgen -T ''", 2);
+  for (const formats::OutputFormat& f : formats::output_formats())
+    EXPECT_NE(formats.find(std::string(f.name) + "\n"), std::string::npos) << f.name;
+  EXPECT_EQ(complete("graphgen -c ''", 2), "bw\ncolor\ngray\npink\nprint\n");
+  EXPECT_EQ(complete("graphgen --no-py", 1), "--no-python\n");
+  const std::string run = complete("graphgen run --mo", 2);
+  EXPECT_EQ(run, "--module\n");
+  EXPECT_EQ(complete("graphgen run --no-py", 2), "\n");  // (perf's: not graphgen run's)
+  auto zsh_script = graphgen({"--completion", "zsh"});
+  ASSERT_EQ(zsh_script.exit_code, 0);
+  EXPECT_TRUE(zsh_script.out.starts_with("#compdef graphgen\n"));
+  if (test::run({"sh", "-c", "command -v zsh"}).exit_code == 0) {
+    std::ofstream(dir / "_graphgen") << zsh_script.out;
+    auto parsed = test::run({"zsh", "-n", (dir / "_graphgen").string()});
+    EXPECT_EQ(parsed.exit_code, 0) << parsed.err;
+  }
+  auto other = graphgen({"--completion", "fish"});
+  EXPECT_EQ(other.exit_code, 2);
+  EXPECT_EQ(other.err, "graphgen: error: --completion 'fish': expected bash or zsh\n");
+}
+
 TEST(Cli, HelpAndTheOptionsDocumentListTheSameOptions) {
   auto r = graphgen({"--help-all"});
   EXPECT_EQ(r.exit_code, 0);
