@@ -665,11 +665,22 @@ TEST(Install, InstallsTheBinaryAndAManPage) {
   auto r = test::run({"cmake", "--install", build.string(), "--prefix", prefix.string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(fs::exists(prefix / "bin" / "graphgen"));
+  // Completion where bash-completion and zsh look, the binary's own.
+  const fs::path bash = prefix / "share" / "bash-completion" / "completions" / "graphgen";
+  ASSERT_TRUE(fs::exists(bash));
+  EXPECT_EQ(test::read_file(bash), test::graphgen({"--completion", "bash"}).out);
+  EXPECT_TRUE(fs::exists(prefix / "share" / "zsh" / "vendor-completions" / "_graphgen"));
   if (!have("help2man")) GTEST_SKIP() << "help2man is not installed: no man page";
   fs::path man = prefix / "share" / "man" / "man1" / "graphgen.1";
   ASSERT_TRUE(fs::exists(man));
   std::string page = test::read_file(man);
   EXPECT_NE(page.find("keep\\-going"), std::string::npos);  // the options of --help, in roff
+  // graphgen run's and graphgen-mpi's pages: their own options, in roff.
+  const fs::path run = prefix / "share" / "man" / "man1" / "graphgen-run.1";
+  ASSERT_TRUE(fs::exists(run));
+  EXPECT_NE(test::read_file(run).find("graphgen-run"), std::string::npos);
+  EXPECT_NE(test::read_file(run).find("\\-\\-memory"), std::string::npos);
+  if (fs::exists(build / "graphgen-mpi")) EXPECT_TRUE(fs::exists(prefix / "share" / "man" / "man1" / "graphgen-mpi.1"));
   auto v = test::run({(prefix / "bin" / "graphgen").string(), "--version"});
   EXPECT_TRUE(v.out.starts_with("graphgen ")) << v.out;
 }
