@@ -185,10 +185,19 @@ int run(const pipeline::Settings& settings, int rank, int size) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
+  // --help and --version need no MPI: they work where MPI_Init cannot
+  // (as root without mpirun's consent, in a chroot without shared memory).
+  bool informational = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    informational = informational || a == "-h" || a == "--help" || a == "--help-all" || a == "--version";
+  }
   int rank = 0, size = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (!informational) {
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+  }
   auto logger = spdlog::stderr_logger_st("graphgen-mpi");
   logger->set_pattern("graphgen-mpi: %l: %v");
   spdlog::set_default_logger(logger);
@@ -232,6 +241,7 @@ int main(int argc, char** argv) {
       }
     }
   }
+  if (informational) return status;
   // Every process leaves with process 0's status.
   MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
   MPI_Finalize();
