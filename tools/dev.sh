@@ -8,6 +8,9 @@
 #   tools/dev.sh test --sanitize   the whole suite built with ASan+UBSan, in build-sanitize/
 #   tools/dev.sh demo    build, render testdata/demo.pstats to build/demo.png, print its path
 #   tools/dev.sh format  reformat the sources with clang-format (the test command checks them)
+#   tools/dev.sh package build, then the Debian packages graphgen_*.deb and graphgen-mpi_*.deb in
+#                        build/ (cpack; Depends from dpkg-shlibdeps); tools/package-check.sh
+#                        installs them in a minimal Debian and checks them
 #   tools/dev.sh fuzz [SECONDS [TARGET...]]   the libFuzzer targets (default: all) for SECONDS each
 #                        (default 60), built with clang in build-fuzz/
 #
@@ -192,6 +195,12 @@ case "${1:-build}" in
     install_missing
     sources | xargs -0 clang-format -i
     ;;
+  package)
+    packages+=(dpkg-dev)  # (dpkg-shlibdeps: the packages' Depends)
+    configure_and_build OFF
+    (cd "$build" && cpack -G DEB >/dev/null)
+    ls "$build"/graphgen*_"$(sed -n 's/^project(graphgen VERSION \([0-9.]*\).*/\1/p' "$root/CMakeLists.txt")"-*.deb
+    ;;
   demo)
     configure_and_build OFF
     out="$build/demo.png"
@@ -202,7 +211,7 @@ case "${1:-build}" in
     sed -n '2,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
     ;;
   *)
-    say "unknown command '$1' (expected build, test, test --sanitize, demo, format or fuzz [SECONDS [TARGET...]])"
+    say "unknown command '$1' (expected build, test, test --sanitize, demo, format, package or fuzz [SECONDS [TARGET...]])"
     exit 2
     ;;
 esac
