@@ -196,7 +196,7 @@ case "${1:-build}" in
     sources | xargs -0 clang-format -i
     ;;
   package)
-    packages+=(dpkg-dev)  # (dpkg-shlibdeps: the packages' Depends)
+    packages+=(dpkg-dev file)  # (dpkg-shlibdeps: the packages' Depends; cpack runs file on the binaries)
     configure_and_build OFF
     (cd "$build" && cpack -G DEB >/dev/null)
     ls "$build"/graphgen*_"$(sed -n 's/^project(graphgen VERSION \([0-9.]*\).*/\1/p' "$root/CMakeLists.txt")"-*.deb
