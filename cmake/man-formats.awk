@@ -7,7 +7,7 @@ BEGIN {
   print "callgrind; any other name, and standard output, get dot):"
 }
 /^Output formats/ { inside = 1; next }
-/^Examples:/ { inside = 0 }
+/^Examples?:/ { inside = 0 }
 !inside { next }
 /^  [^ ]/ {
   if (name != "") flush()
