@@ -201,6 +201,26 @@ Expected<std::string> each_output_path(std::string_view t, const std::string& in
     }
     i = close;
   }
+  // A {stem} or {name} of '.' or '..' (an input named ...pstats) made a
+  // path out of the template's folder: out/{stem}/x.dot wrote ./x.dot. Each
+  // '.' or '..' of the path must be the template's own.
+  if (t.find("{dir}") == std::string_view::npos) {
+    auto components = [](std::string_view p) {
+      std::vector<std::string_view> parts;
+      for (std::size_t at = 0; at <= p.size();) {
+        const std::size_t slash = std::min(p.find('/', at), p.size());
+        parts.push_back(p.substr(at, slash - at));
+        at = slash + 1;
+      }
+      return parts;
+    };
+    const auto mine = components(t), made = components(out);
+    for (std::size_t k = 0; k < made.size(); ++k)
+      if ((made[k] == "." || made[k] == "..") && (k >= mine.size() || mine[k] != made[k]))
+        return bad_usage(fmt::format("--each: -o {} makes {} of {}, a path out of the template's folder; rename the "
+                                     "input, or use {{index}}",
+                                     quote_input(t), quote_input(out), quote_input(input)));
+  }
   return out;
 }
 

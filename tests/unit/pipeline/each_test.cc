@@ -108,6 +108,27 @@ TEST(Each, TemplatesAndTheirMistakes) {
   EXPECT_EQ(jobs.err, "graphgen: error: --jobs goes with --each\n");
 }
 
+// An input named ...pstats has the {stem} '..': out/{stem}/x.dot wrote
+// ./x.dot, out of out/. A '.' or '..' the template does not write itself is
+// refused, and nothing is written.
+TEST(Each, AStemOfDotsCannotLeaveTheTemplatesFolder) {
+  using pipeline::each_output_path;
+  EXPECT_FALSE(each_output_path("out/{stem}/x.dot", "...pstats", 0));
+  EXPECT_FALSE(each_output_path("out/{name}/x.dot", "..", 0));
+  EXPECT_FALSE(each_output_path("out/{stem}{stem}/x.dot", "..pstats", 0));                 // '.' twice: '..'
+  EXPECT_EQ(*each_output_path("../out/{stem}.dot", "cpu_1.prof", 0), "../out/cpu_1.dot");  // the template's own
+  EXPECT_EQ(*each_output_path("out/{stem}.dot", "..a.pstats", 0), "out/..a.dot");
+  const fs::path dir = test::temp_dir();
+  fs::copy_file(test::testdata_dir() / "demo.pstats", dir / "...pstats");
+  fs::create_directory(dir / "out");
+  auto r = graphgen({"--each", "...pstats", "-o", "out/{stem}/x.dot"}, dir);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "graphgen: error: --each: -o 'out/{stem}/x.dot' makes 'out/../x.dot' of '...pstats', a path out of the "
+            "template's folder; rename the input, or use {index}\n");
+  EXPECT_FALSE(fs::exists(dir / "x.dot"));
+}
+
 TEST(Each, ResultsComeBackFromEveryWorker) {
   // The library call: every input's result, in input order, whatever the
   // order the workers finished in.
