@@ -475,6 +475,10 @@ class Reader {
                    : fn.unresolved                              ? kUnresolved
                    : is_interpreter_frame(profile.str(fn.name)) ? kInterpreter
                                                                 : kOther;
+      python_dso_.resize(kinds_.size(), false);
+      std::string_view dso = profile.str(fn.object);
+      dso = dso.substr(dso.rfind('/') + 1);
+      python_dso_[id] = dso.starts_with("libpython") || dso.starts_with("python");
     }
     frames_.push_back(id);
   }
@@ -501,11 +505,7 @@ class Reader {
   void count_python_native() {
     if (python_seen_) return;
     bool python = comm_.starts_with("python");
-    for (std::size_t i = 0; i < frames_.size() && !python; ++i) {
-      std::string_view dso = profile.str(profile.functions[frames_[i]].object);
-      dso = dso.substr(dso.rfind('/') + 1);
-      python = dso.starts_with("libpython") || dso.starts_with("python");
-    }
+    for (std::size_t i = 0; i < frames_.size() && !python; ++i) python = python_dso_[frames_[i]];
     if (!python) return;
     ++python_native_;
     if (kinds_[frames_.back()] == kUnresolved) ++python_cut_;
@@ -554,7 +554,8 @@ class Reader {
   std::int64_t pid_ = -1, tid_ = -1;
   std::vector<FuncId> frames_;
   enum Kind : std::uint8_t { kOther, kPython, kInterpreter, kUnresolved };
-  std::vector<Kind> kinds_;  // per function, for the Python view
+  std::vector<Kind> kinds_;       // per function, for the Python view
+  std::vector<bool> python_dso_;  // per function: in libpython or a python binary (looked at once)
   std::size_t python_samples_ = 0;
   std::size_t python_native_ = 0, python_cut_ = 0;  // samples of Python processes without py::, cut short
   bool python_seen_ = false;                        // a py:: function exists
