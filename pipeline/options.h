@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -62,6 +63,17 @@ struct OptionSpec {
   std::string group;
   bool common = false;
   const std::string& names_for(FrontEnd f) const { return f == kRun && !run_names.empty() ? run_names : names; }
+  /// names_for(f) one name each: {"-n", "--node-thres"}.
+  std::vector<std::string> name_list(FrontEnd f) const {
+    std::vector<std::string> out;
+    const std::string& all = names_for(f);
+    for (std::size_t at = 0; at < all.size();) {
+      const std::size_t comma = std::min(all.find(',', at), all.size());
+      out.push_back(all.substr(at, comma - at));
+      at = comma + 1;
+    }
+    return out;
+  }
 };
 
 /// Every option, in --help's order.

@@ -17,17 +17,6 @@ using pipeline::OptionSpec;
 // Options whose value is a file or folder.
 bool takes_a_path(const OptionSpec& s) { return s.key == "output" || s.key == "source-root"; }
 
-std::vector<std::string> names_of(const OptionSpec& s, FrontEnd f) {
-  std::vector<std::string> out;
-  const std::string& names = s.names_for(f);
-  for (std::size_t at = 0; at < names.size();) {
-    const std::size_t comma = std::min(names.find(',', at), names.size());
-    out.push_back(names.substr(at, comma - at));
-    at = comma + 1;
-  }
-  return out;
-}
-
 std::string joined(const std::vector<std::string>& words) {
   std::string out;
   for (const std::string& w : words) out += (out.empty() ? "" : " ") + w;
@@ -41,7 +30,7 @@ std::string option_words(FrontEnd f) {
   if (f == pipeline::kRun) words.insert(words.end(), {"-m", "--module", "--memory"});
   for (const OptionSpec& s : pipeline::option_specs())
     if (s.key != "input" && (s.front_ends & f))
-      for (const std::string& n : names_of(s, f)) words.push_back(n);
+      for (const std::string& n : s.name_list(f)) words.push_back(n);
   return joined(words);
 }
 
@@ -49,7 +38,7 @@ std::string bash() {
   std::string cases;
   for (const OptionSpec& s : pipeline::option_specs()) {
     if (s.key == "input" || s.kind == OptionKind::kFlag) continue;
-    std::vector<std::string> names = names_of(s, pipeline::kGraphgen);
+    std::vector<std::string> names = s.name_list(pipeline::kGraphgen);
     if (s.key == "sort") names.push_back("-s");  // (graphgen run's)
     std::string pattern;
     for (const std::string& n : names) pattern += (pattern.empty() ? "" : "|") + n;
@@ -109,7 +98,7 @@ std::string zsh_specs(FrontEnd f) {
               : takes_a_path(s)  ? fmt::format(":{}:_files", s.key)
                                  : fmt::format(":{}: ", s.key);
     const std::string repeat = s.kind == OptionKind::kList ? "*" : "";
-    for (const std::string& n : names_of(s, f))
+    for (const std::string& n : s.name_list(f))
       out += fmt::format("    '{}{}[{}]{}' \\\n", repeat, n, zsh_help(s.help), value);
   }
   return out;
