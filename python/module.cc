@@ -18,6 +18,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -314,20 +315,28 @@ PyObject* py_to_callgrind(PyObject*, PyObject* args, PyObject* kwargs) {
 struct GraphObject {
   PyObject_HEAD std::string* dot;
   std::string* title;
+  // What has been rendered, by format: Jupyter asks for HTML, SVG and PNG
+  // of every graph it shows, and a big graph's layout takes seconds.
+  std::map<std::string, std::string>* rendered;
 };
 
 PyObject* render_graph(GraphObject* self, const char* format, bool text) {
 #ifdef GRAPHGEN_HAVE_RENDER
-  std::string out;
-  std::optional<Error> error;
-  Py_BEGIN_ALLOW_THREADS;
-  auto r = render::render(*self->dot, format, *self->title);
-  if (r)
-    out = std::move(r).value();
-  else
-    error = r.error();
-  Py_END_ALLOW_THREADS;
-  if (error) return raise(*error);
+  auto cached = self->rendered->find(format);
+  if (cached == self->rendered->end()) {
+    std::string out;
+    std::optional<Error> error;
+    Py_BEGIN_ALLOW_THREADS;
+    auto r = render::render(*self->dot, format, *self->title);
+    if (r)
+      out = std::move(r).value();
+    else
+      error = r.error();
+    Py_END_ALLOW_THREADS;
+    if (error) return raise(*error);
+    cached = self->rendered->emplace(format, std::move(out)).first;
+  }
+  const std::string& out = cached->second;
   return text ? PyUnicode_DecodeUTF8(out.data(), static_cast<Py_ssize_t>(out.size()), "replace") : bytes_of(out);
 #else
   (void)self;
@@ -398,6 +407,7 @@ void graph_dealloc(PyObject* self) {
   auto* g = reinterpret_cast<GraphObject*>(self);
   delete g->dot;
   delete g->title;
+  delete g->rendered;
   PyTypeObject* type = Py_TYPE(self);
   reinterpret_cast<freefunc>(PyType_GetSlot(type, Py_tp_free))(self);
   Py_DECREF(type);
@@ -440,6 +450,7 @@ PyObject* py_graph(PyObject*, PyObject* args, PyObject* kwargs) {
   auto* g = PyObject_New(GraphObject, reinterpret_cast<PyTypeObject*>(graph_type));
   if (!g) return nullptr;
   g->dot = new std::string(std::move(out));
+  g->rendered = new std::map<std::string, std::string>;
   std::string title = "a profile";
   if (PyUnicode_Check(source)) {
     if (auto name = utf8(source)) title = *name;
@@ -447,6 +458,15 @@ PyObject* py_graph(PyObject*, PyObject* args, PyObject* kwargs) {
   }
   g->title = new std::string(title);
   return reinterpret_cast<PyObject*>(g);
+}
+
+// An option's Python keyword: its long name with '_' for '-', paths for -p
+// and input_format for -f (request_of() maps them back).
+std::string keyword_of(const pipeline::OptionSpec& spec) {
+  std::string key = spec.key == "path" ? "paths" : spec.key == "format" ? "input_format" : spec.key;
+  for (char& c : key)
+    if (c == '-') c = '_';
+  return key;
 }
 
 // For %graphgen: every option the magic takes, by each of its names:
@@ -458,16 +478,11 @@ PyObject* py_option_specs(PyObject*, PyObject*) {
   for (const pipeline::OptionSpec& spec : pipeline::option_specs()) {
     const bool magic_only = spec.key == "to" || spec.key == "output";
     if (spec.key == "input" || (!(spec.front_ends & pipeline::kPython) && !magic_only)) continue;
-    std::string key = spec.key == "path" ? "paths" : spec.key == "format" ? "input_format" : spec.key;
-    for (char& c : key)
-      if (c == '-') c = '_';
+    const std::string key = keyword_of(spec);
     const int kind = spec.kind == pipeline::OptionKind::kFlag ? 0 : spec.kind == pipeline::OptionKind::kList ? 2 : 1;
-    for (std::size_t at = 0; at < spec.names.size();) {
-      std::size_t comma = std::min(spec.names.find(',', at), spec.names.size());
-      const std::string name = spec.names.substr(at, comma - at);
+    for (const std::string& name : spec.name_list(pipeline::kPython)) {
       Ref value(Py_BuildValue("(si)", key.c_str(), kind));
       if (!value.o || PyDict_SetItemString(out.o, name.c_str(), value.o) < 0) return nullptr;
-      at = comma + 1;
     }
   }
   return out.release();
@@ -493,10 +508,7 @@ std::string options_doc() {
   std::string doc = "\n\nOptions (graphgen's long options, '_' for '-'; True for a flag, a list to repeat one):\n";
   for (const pipeline::OptionSpec& spec : pipeline::option_specs()) {
     if (spec.key == "input" || !(spec.front_ends & pipeline::kPython)) continue;
-    std::string key = spec.key == "path" ? "paths" : spec.key == "format" ? "input_format" : spec.key;
-    for (char& c : key)
-      if (c == '-') c = '_';
-    doc += "  " + key + " (" + spec.names + "): " + spec.help + "\n";
+    doc += "  " + keyword_of(spec) + " (" + spec.names + "): " + spec.help + "\n";
   }
   return doc;
 }
