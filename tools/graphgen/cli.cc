@@ -74,22 +74,22 @@ Expected<std::string> mpi_output_path(const std::string& path) {
   return out;
 }
 
+std::string find_on_path(std::string_view program) {
+  const char* env = std::getenv("PATH");
+  const std::string dirs = env ? env : "/usr/bin:/bin";
+  for (std::size_t at = 0; at <= dirs.size();) {
+    const std::size_t colon = std::min(dirs.find(':', at), dirs.size());
+    const std::string dir = dirs.substr(at, colon - at);
+    std::string candidate = (dir.empty() ? "." : dir) + "/" + std::string(program);
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    at = colon + 1;
+  }
+  return {};
+}
+
 int open_in_kcachegrind(const std::string& path, bool temporary) {
   for (const char* viewer : {"kcachegrind", "qcachegrind"}) {
-    std::string found;
-    const char* env = std::getenv("PATH");
-    std::string dirs = env ? env : "/usr/bin:/bin";
-    for (std::size_t at = 0; at <= dirs.size();) {
-      std::size_t colon = dirs.find(':', at);
-      std::string dir = dirs.substr(at, colon == std::string::npos ? std::string::npos : colon - at);
-      std::string candidate = (dir.empty() ? "." : dir) + "/" + viewer;
-      if (::access(candidate.c_str(), X_OK) == 0) {
-        found = candidate;
-        break;
-      }
-      if (colon == std::string::npos) break;
-      at = colon + 1;
-    }
+    const std::string found = find_on_path(viewer);
     if (found.empty()) continue;
     pid_t pid = ::fork();
     if (pid == 0) {

@@ -62,6 +62,10 @@ int parse(CLI::App& app, int argc, char** argv, std::string_view tool);
 /// -k: the path the callgrind output goes to (-o, else a new temporary
 /// file, for the viewer).
 Expected<std::string> kcachegrind_path(const pipeline::Options& o);
+/// The first executable `program` in PATH's folders (/usr/bin:/bin without
+/// PATH), or empty.
+std::string find_on_path(std::string_view program);
+
 /// Opens `path` in kcachegrind or qcachegrind, whichever is on PATH, and
 /// waits for it: 0 when it ends well (a `temporary` file is then removed),
 /// else 1 with a message saying what happened and where the profile is

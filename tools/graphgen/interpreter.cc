@@ -12,6 +12,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "cli.h"
+
 extern char** environ;
 
 namespace graphgen::cli {
@@ -91,21 +93,6 @@ bool ask(const std::string& python, std::string& version, std::string& executabl
   return !version.empty() && !executable.empty();
 }
 
-// The first executable `name` on PATH, or empty.
-std::string on_path(const char* name) {
-  const char* env = std::getenv("PATH");
-  const std::string dirs = env ? env : "";
-  for (std::size_t at = 0; at < dirs.size();) {
-    std::size_t colon = dirs.find(':', at);
-    if (colon == std::string::npos) colon = dirs.size();
-    const std::string dir = dirs.substr(at, colon - at);
-    const std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-    at = colon + 1;
-  }
-  return {};
-}
-
 bool same_file(const std::string& a, const std::string& b) {
   std::error_code ec;
   return fs::equivalent(a, b, ec) && !ec;
@@ -124,7 +111,7 @@ Interpreter choose_interpreter(std::string_view embedded_view, std::string_view 
                                     "graphgen's own Python {} ({})",
                                     venv, version, embedded)};
   } else {
-    candidate = on_path("python3");
+    candidate = find_on_path("python3");
     from = fmt::format("the python3 on PATH ({})", candidate);
   }
   if (candidate.empty()) return {embedded, {}};
