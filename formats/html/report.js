@@ -333,7 +333,6 @@
     up.forEach(function (k, row) { bar(k, 0, width, row, true); });
     visible.forEach(function (v) { bar(v[0], v[1], v[2], v[3], false); });
     c.globalAlpha = 1;
-    $("unzoom").disabled = zoomed === 0;
     crumbsOf(up);
   }
   function crumbsOf(up) {

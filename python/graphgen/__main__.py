@@ -69,7 +69,7 @@ def options_of(args, run):
     return options, rest, module
 
 
-def run_program(options, argv, module):
+def run_program(argv, module):
     # What python3 -m cProfile does, with python3's own __main__ and
     # sys.path[0]; the exit status, and the profile either way.
     import cProfile
@@ -151,7 +151,7 @@ def main(args):
         if out is not None:
             write_stdout(out)
         return 0
-    prof, status = run_program(options, rest, module)
+    prof, status = run_program(rest, module)
     if prof is None:
         return status
     announce = None

@@ -166,21 +166,21 @@ int run(pipeline::Settings settings) {
 // a file named after the script (app.py: app.pstats, or app.png with -T
 // png; under mpirun app_RANK.pstats), never mixed into the program's own
 // standard output.
-Expected<bool> default_run_output(pipeline::Settings& settings, cli::RunTarget& target) {
+void default_run_output(pipeline::Settings& settings, cli::RunTarget& target) {
   auto given = [&](std::string_view key) -> const std::string* {
     for (const auto& [k, v] : settings)
       if (k == key) return &v;
     return nullptr;
   };
-  if (given("output") || given("kcachegrind")) return true;
+  if (given("output") || given("kcachegrind")) return;
   const std::string* to = given("to");
   const std::string_view report = formats::stats_report_format().name;
   if (given("sort") && (!to || *to == report)) {
     if (!to) settings.emplace_back("to", std::string(report));
-    return true;
+    return;
   }
   const formats::OutputFormat* format = to ? formats::find_output_format(*to) : &formats::run_profile_format();
-  if (!format || format->extensions.empty()) return true;  // (-T was checked: every format has a name ending)
+  if (!format || format->extensions.empty()) return;  // (-T was checked: every format has a name ending)
   std::string stem = target.module.empty() ? std::filesystem::path(target.argv.at(0)).stem().string() : target.module;
   if (stem.empty() || stem == "." || stem == "..") stem = "profile";
   // (Under mpirun, one file a rank: app_3.pstats.)
@@ -188,7 +188,6 @@ Expected<bool> default_run_output(pipeline::Settings& settings, cli::RunTarget& 
   auto ranked = cli::mpi_output_path(stem + "_{rank}" + ending);
   target.chosen_output = ranked ? *ranked : stem + ending;
   settings.emplace_back("output", target.chosen_output);
-  return true;
 }
 
 // graphgen run's usage line says where the script goes (CLI11's says only
@@ -253,7 +252,7 @@ int run_command(int argc, char** argv) {
         "out.pstats script.py, then run graphgen out.pstats"));
   try {
     pipeline::Settings settings = cli::settings_of(parser);
-    if (auto ok = default_run_output(settings, target); !ok) return fail(ok.error());
+    default_run_output(settings, target);
     if (!g_chosen_output.empty()) target.chosen_output = g_chosen_output;
     for (auto& [key, value] : settings)
       if (key == "output") {
