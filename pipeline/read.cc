@@ -121,18 +121,27 @@ Expected<const InputFormat*> format_of(const InputFile& file, const Request& r) 
   return detect_input_format(file);
 }
 
-// Opens an input, decompressed when it is gzip, bzip2, xz or zstd.
-Expected<InputFile> open_input(const std::string& path) {
+// Opens an input, decompressed when it is gzip, bzip2, xz or zstd: within
+// --max-memory, and, when the format is to be detected, only past a head
+// that is a profile.
+Expected<InputFile> open_input(const std::string& path, const Request& r) {
   auto file = InputFile::open(path);
   if (!file) return file.error();
-  return prepared(std::move(file).value());
+  InflateLimits limits;
+  limits.max_bytes = r.max_memory;
+  if (r.input_format.empty())
+    limits.check_head = [](const InputFile& head) -> Expected<bool> {
+      if (auto f = detect_input_format(head); !f) return f.error();
+      return true;
+    };
+  return prepared(std::move(file).value(), limits);
 }
 
 // Reads one input: opens it, checks its format, parses it.
 Expected<Profile> read_input(const std::string& path, const InputFormat* format, const Request& r,
                              std::optional<InputFile>& opened, Diagnostics& diag, std::size_t& bytes) {
   if (!opened) {
-    auto file = open_input(path);
+    auto file = open_input(path, r);
     if (!file) return file.error();
     opened = std::move(file).value();
   }
@@ -269,7 +278,7 @@ Expected<const InputFormat*> input_format_of(const Request& r, FirstInput* first
   // The first input decides (with --keep-going, the first readable one).
   std::optional<Error> first_error;
   for (std::size_t i = 0; i < n; ++i) {
-    auto file = open_input(r.inputs[i]);
+    auto file = open_input(r.inputs[i], r);
     Expected<const InputFormat*> f = file ? format_of(*file, r) : Expected<const InputFormat*>(file.error());
     if (f) {
       if (first) {  // standard input cannot be opened twice

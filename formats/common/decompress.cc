@@ -26,148 +26,185 @@ namespace {
 
 constexpr std::size_t kChunk = std::size_t{1} << 20;
 
-// Grows `out` by one chunk; false past the cap.
-bool grow(std::string& out, std::size_t& used, std::size_t cap) {
-  if (used >= cap) return false;
-  out.resize(std::min(cap, out.size() + kChunk));
-  return true;
-}
+// The inflated bytes of one input as they come: the buffer grows a chunk at
+// a time within the limits, and the head is checked once, as soon as it is
+// there, so a file that is no profile stops after its first MiB.
+class Inflation {
+ public:
+  Inflation(const std::string& path, std::string_view kind, const InflateLimits& limits)
+      : path_(path), kind_(kind), limits_(limits) {}
 
-Error too_big(const std::string& path, std::string_view kind, std::size_t cap) {
-  return bad_input(
-      fmt::format("{}: cannot decompress ({}): it expands to more than {} MiB, {}x its size (a "
-                  "decompression bomb?); decompress it yourself if it is real",
-                  path, kind, cap >> 20, kMaxRatio));
-}
+  // Room for more output, `consumed` compressed bytes having been read.
+  Expected<bool> room(std::size_t consumed) {
+    if (!head_checked_ && used >= kHeadBytes)
+      if (auto ok = check_head(); !ok) return ok.error();
+    if (used < out.size()) return true;
+    std::size_t by_ratio = consumed > (SIZE_MAX - kMaxSlack) / kMaxRatio ? SIZE_MAX : kMaxSlack + consumed * kMaxRatio;
+    std::size_t cap = limits_.max_bytes ? std::min(by_ratio, limits_.max_bytes) : by_ratio;
+    if (used >= cap) return too_big(consumed, cap == limits_.max_bytes);
+    out.resize(std::min(cap, out.size() + std::max(kChunk, out.size() / 2)));
+    return true;
+  }
+  char* next() { return out.data() + used; }
+  std::size_t avail() const { return out.size() - used; }
 
-Expected<std::string> gunzip(std::string_view in, const std::string& path, std::size_t cap) {
+  // Once the whole input is inflated: checks a head not yet checked.
+  Expected<std::string> finish() {
+    out.resize(used);
+    if (!head_checked_)
+      if (auto ok = check_head(); !ok) return ok.error();
+    return std::move(out);
+  }
+
+  Error fail(std::string_view why) const {
+    return bad_input(fmt::format("{}: cannot decompress ({}){}{}", path_, kind_, why.empty() ? "" : ": ", why));
+  }
+
   std::string out;
   std::size_t used = 0;
+
+ private:
+  Expected<bool> check_head() {
+    head_checked_ = true;
+    if (!limits_.check_head) return true;
+    std::string_view head = std::string_view(out).substr(0, std::min(used, kHeadBytes));
+    if (head.starts_with("\xff\xfe") || head.starts_with("\xfe\xff")) return true;  // UTF-16: converted later
+    return limits_.check_head(InputFile::from_bytes(path_, std::string(head)));
+  }
+
+  Error too_big(std::size_t consumed, bool budget) const {
+    if (budget)
+      return bad_input(fmt::format("{}: cannot decompress ({}): it expands to more than --max-memory ({} MiB)", path_,
+                                   kind_, limits_.max_bytes >> 20));
+    return bad_input(
+        fmt::format("{}: cannot decompress ({}): its first {} bytes expand to more than {} MiB, {}x as much (a "
+                    "decompression bomb?); decompress it yourself if it is real",
+                    path_, kind_, consumed, used >> 20, kMaxRatio));
+  }
+
+  const std::string& path_;
+  std::string_view kind_;
+  const InflateLimits& limits_;
+  bool head_checked_ = false;
+};
+
+Expected<std::string> gunzip(std::string_view in, Inflation& out) {
   std::size_t pos = 0;
   while (pos < in.size()) {  // each gzip member (concatenated files, as gzip -d reads them)
     z_stream z{};
-    if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) return bad_input(fmt::format("{}: cannot decompress (gzip)", path));
+    if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) return out.fail("");
     z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data() + pos));
-    z.avail_in = static_cast<uInt>(std::min<std::size_t>(in.size() - pos, UINT32_MAX));
+    const std::size_t given = std::min<std::size_t>(in.size() - pos, UINT32_MAX);
+    z.avail_in = static_cast<uInt>(given);
     int rc = Z_OK;
     while (rc != Z_STREAM_END) {
-      if (used == out.size() && !grow(out, used, cap)) {
+      if (auto ok = out.room(pos + given - z.avail_in); !ok) {
         inflateEnd(&z);
-        return too_big(path, "gzip", cap);
+        return ok.error();
       }
-      z.next_out = reinterpret_cast<Bytef*>(out.data() + used);
-      z.avail_out = static_cast<uInt>(out.size() - used);
+      z.next_out = reinterpret_cast<Bytef*>(out.next());
+      z.avail_out = static_cast<uInt>(std::min<std::size_t>(out.avail(), UINT32_MAX));
+      const uInt before = z.avail_out;
       rc = inflate(&z, Z_NO_FLUSH);
-      used = out.size() - z.avail_out;
+      out.used += before - z.avail_out;
       if (rc == Z_BUF_ERROR && z.avail_in == 0) rc = Z_DATA_ERROR;
       if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR) {
         std::string why = z.avail_in == 0 && rc == Z_DATA_ERROR && !z.msg ? "unexpected end of file"
                           : z.msg                                         ? quote_input(z.msg)
                                                                           : "corrupt data";
         inflateEnd(&z);
-        return bad_input(fmt::format("{}: cannot decompress (gzip): {}", path, why));
+        return out.fail(why);
       }
     }
-    pos = in.size() - z.avail_in;
+    pos += given - z.avail_in;
     inflateEnd(&z);
     if (pos < in.size() && in[pos] != '\x1f') break;  // trailing garbage: gzip -d ignores it with a warning
   }
-  out.resize(used);
-  return out;
+  return out.finish();
 }
 
-Expected<std::string> bunzip2(std::string_view in, const std::string& path, std::size_t cap) {
-  std::string out;
-  std::size_t used = 0;
+Expected<std::string> bunzip2(std::string_view in, Inflation& out) {
   std::size_t pos = 0;
   while (pos < in.size()) {
     bz_stream b{};
-    if (BZ2_bzDecompressInit(&b, 0, 0) != BZ_OK) return bad_input(fmt::format("{}: cannot decompress (bzip2)", path));
+    if (BZ2_bzDecompressInit(&b, 0, 0) != BZ_OK) return out.fail("");
     b.next_in = const_cast<char*>(in.data() + pos);
-    b.avail_in = static_cast<unsigned>(std::min<std::size_t>(in.size() - pos, UINT32_MAX));
+    const std::size_t given = std::min<std::size_t>(in.size() - pos, UINT32_MAX);
+    b.avail_in = static_cast<unsigned>(given);
     int rc = BZ_OK;
     while (rc != BZ_STREAM_END) {
-      if (used == out.size() && !grow(out, used, cap)) {
+      if (auto ok = out.room(pos + given - b.avail_in); !ok) {
         BZ2_bzDecompressEnd(&b);
-        return too_big(path, "bzip2", cap);
+        return ok.error();
       }
-      b.next_out = out.data() + used;
-      b.avail_out = static_cast<unsigned>(out.size() - used);
+      b.next_out = out.next();
+      b.avail_out = static_cast<unsigned>(std::min<std::size_t>(out.avail(), UINT32_MAX));
+      const unsigned before = b.avail_out;
       rc = BZ2_bzDecompress(&b);
-      used = out.size() - b.avail_out;
+      out.used += before - b.avail_out;
       if (rc == BZ_OK && b.avail_in == 0 && b.avail_out > 0) rc = BZ_UNEXPECTED_EOF;
       if (rc != BZ_OK && rc != BZ_STREAM_END) {
         BZ2_bzDecompressEnd(&b);
-        return bad_input(fmt::format("{}: cannot decompress (bzip2): {}", path,
-                                     rc == BZ_UNEXPECTED_EOF ? "unexpected end of file" : "corrupt data"));
+        return out.fail(rc == BZ_UNEXPECTED_EOF ? "unexpected end of file" : "corrupt data");
       }
     }
-    pos = in.size() - b.avail_in;
+    pos += given - b.avail_in;
     BZ2_bzDecompressEnd(&b);
     if (pos < in.size() && compression_of(in.substr(pos)) != "bzip2") break;
   }
-  out.resize(used);
-  return out;
+  return out.finish();
 }
 
-Expected<std::string> unxz(std::string_view in, const std::string& path, std::size_t cap) {
+Expected<std::string> unxz(std::string_view in, Inflation& out) {
   lzma_stream s = LZMA_STREAM_INIT;
-  if (lzma_stream_decoder(&s, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK)
-    return bad_input(fmt::format("{}: cannot decompress (xz)", path));
-  std::string out;
-  std::size_t used = 0;
+  if (lzma_stream_decoder(&s, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK) return out.fail("");
   s.next_in = reinterpret_cast<const std::uint8_t*>(in.data());
   s.avail_in = in.size();
   lzma_ret rc = LZMA_OK;
   while (rc != LZMA_STREAM_END) {
-    if (used == out.size() && !grow(out, used, cap)) {
+    if (auto ok = out.room(in.size() - s.avail_in); !ok) {
       lzma_end(&s);
-      return too_big(path, "xz", cap);
+      return ok.error();
     }
-    s.next_out = reinterpret_cast<std::uint8_t*>(out.data() + used);
-    s.avail_out = out.size() - used;
+    s.next_out = reinterpret_cast<std::uint8_t*>(out.next());
+    s.avail_out = out.avail();
     rc = lzma_code(&s, s.avail_in == 0 ? LZMA_FINISH : LZMA_RUN);
-    used = out.size() - s.avail_out;
+    out.used = out.out.size() - s.avail_out;
     if (rc != LZMA_OK && rc != LZMA_STREAM_END) {
       lzma_end(&s);
-      return bad_input(fmt::format("{}: cannot decompress (xz): {}", path,
-                                   rc == LZMA_BUF_ERROR ? "unexpected end of file" : "corrupt data"));
+      return out.fail(rc == LZMA_BUF_ERROR ? "unexpected end of file" : "corrupt data");
     }
   }
   lzma_end(&s);
-  out.resize(used);
-  return out;
+  return out.finish();
 }
 
-Expected<std::string> unzstd(std::string_view in, const std::string& path, std::size_t cap) {
+Expected<std::string> unzstd(std::string_view in, Inflation& out) {
   ZSTD_DStream* z = ZSTD_createDStream();
-  if (!z) return bad_input(fmt::format("{}: cannot decompress (zstd)", path));
-  std::string out;
-  std::size_t used = 0;
+  if (!z) return out.fail("");
   ZSTD_inBuffer src{in.data(), in.size(), 0};
   std::size_t rc = 1;
   while (src.pos < src.size || rc != 0) {
-    if (used == out.size() && !grow(out, used, cap)) {
+    if (auto ok = out.room(src.pos); !ok) {
       ZSTD_freeDStream(z);
-      return too_big(path, "zstd", cap);
+      return ok.error();
     }
-    ZSTD_outBuffer dst{out.data() + used, out.size() - used, 0};
+    ZSTD_outBuffer dst{out.next(), out.avail(), 0};
     std::size_t before = src.pos;
     rc = ZSTD_decompressStream(z, &dst, &src);
-    used += dst.pos;
+    out.used += dst.pos;
     if (ZSTD_isError(rc)) {
       std::string why = ZSTD_getErrorName(rc);
       ZSTD_freeDStream(z);
-      return bad_input(fmt::format("{}: cannot decompress (zstd): {}", path, quote_input(why)));
+      return out.fail(quote_input(why));
     }
     if (src.pos == src.size && rc != 0 && dst.pos == 0 && src.pos == before) {
       ZSTD_freeDStream(z);
-      return bad_input(fmt::format("{}: cannot decompress (zstd): unexpected end of file", path));
+      return out.fail("unexpected end of file");
     }
   }
   ZSTD_freeDStream(z);
-  out.resize(used);
-  return out;
+  return out.finish();
 }
 
 }  // namespace
@@ -226,23 +263,21 @@ Expected<InputFile> as_utf8(InputFile input) {
   return InputFile::from_bytes(input.path(), std::move(out));
 }
 
-Expected<InputFile> prepared(InputFile input) {
-  auto plain = decompressed(std::move(input));
+Expected<InputFile> prepared(InputFile input, const InflateLimits& limits) {
+  auto plain = decompressed(std::move(input), limits);
   if (!plain) return plain.error();
   return as_utf8(std::move(plain).value());
 }
 
-Expected<InputFile> decompressed(InputFile input) {
+Expected<InputFile> decompressed(InputFile input, const InflateLimits& limits) {
   std::string_view kind = compression_of(input.bytes().substr(0, 8));
   if (kind.empty()) return input;
   const std::string path = input.path();
-  std::size_t cap =
-      kMaxSlack + (input.bytes().size() > (SIZE_MAX - kMaxSlack) / kMaxRatio ? SIZE_MAX - kMaxSlack
-                                                                             : input.bytes().size() * kMaxRatio);
-  Expected<std::string> bytes = kind == "gzip"    ? gunzip(input.bytes(), path, cap)
-                                : kind == "bzip2" ? bunzip2(input.bytes(), path, cap)
-                                : kind == "xz"    ? unxz(input.bytes(), path, cap)
-                                                  : unzstd(input.bytes(), path, cap);
+  Inflation out(path, kind, limits);
+  Expected<std::string> bytes = kind == "gzip"    ? gunzip(input.bytes(), out)
+                                : kind == "bzip2" ? bunzip2(input.bytes(), out)
+                                : kind == "xz"    ? unxz(input.bytes(), out)
+                                                  : unzstd(input.bytes(), out);
   if (!bytes) return bytes.error();
   return InputFile::from_bytes(path, std::move(bytes).value());
 }

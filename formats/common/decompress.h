@@ -4,12 +4,16 @@
 // libzstd) before the format is sniffed. Concatenated streams are read as
 // the command-line tools read them.
 //
-// The decompressed size is capped at kMaxRatio times the compressed size
-// plus kMaxSlack, so a decompression bomb is one error line, not an
-// exhausted machine.
+// Inflating is a stream: the first kHeadBytes are handed to a check (the
+// pipeline detects the format there), so a file that is no profile stops
+// after its first MiB, however large it would grow. The inflated size may
+// never exceed kMaxRatio times the compressed bytes read so far plus
+// kMaxSlack (a bomb is one error line, not an exhausted machine), nor the
+// memory budget (--max-memory) when one is given.
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string_view>
 
 #include "graphgen/error.h"
@@ -24,9 +28,21 @@ inline constexpr std::size_t kMaxSlack = std::size_t{64} << 20;
 /// "zstd", or empty.
 std::string_view compression_of(std::string_view head);
 
+/// Enough inflated bytes to detect any format (detection reads a first line
+/// of up to 1 MiB).
+inline constexpr std::size_t kHeadBytes = (std::size_t{1} << 20) + 1;
+
+struct InflateLimits {
+  /// The most inflated bytes (0: only the bomb ratio).
+  std::size_t max_bytes = 0;
+  /// Called once with the first kHeadBytes inflated bytes (all of them when
+  /// fewer), under the input's name; its error stops inflating there.
+  std::function<Expected<bool>(const InputFile& head)> check_head;
+};
+
 /// `input` itself, or its decompressed bytes under the same name.
-/// Errors: `PATH: cannot decompress (gzip): what`.
-Expected<InputFile> decompressed(InputFile input);
+/// Errors: `PATH: cannot decompress (gzip): what`, or check_head's.
+Expected<InputFile> decompressed(InputFile input, const InflateLimits& limits = {});
 
 /// Text saved as UTF-16 with a byte-order mark (Windows PowerShell's `>`
 /// writes gprof output so) becomes UTF-8; a UTF-8 byte-order mark is
@@ -34,6 +50,6 @@ Expected<InputFile> decompressed(InputFile input);
 Expected<InputFile> as_utf8(InputFile input);
 
 /// Both, as the pipeline opens every input: decompressed, then as UTF-8.
-Expected<InputFile> prepared(InputFile input);
+Expected<InputFile> prepared(InputFile input, const InflateLimits& limits = {});
 
 }  // namespace graphgen::formats

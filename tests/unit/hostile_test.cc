@@ -347,5 +347,34 @@ TEST(Hostile, NamesThatAreNotUtf8LoadInPythonAsSurrogateEscapes) {
   EXPECT_EQ(py.out, "[b'caf\\xe9', b'main', b'na\\xefve\\xff']\n");
 }
 
+// --- 10. compressed inputs are detected before they are inflated ---------------
+
+TEST(Hostile, TwoHundredMegabytesOfCompressedZerosStopAtTheHead) {
+  for (const char* kind : {"gzip", "lzma"}) {
+    fs::path f = generate(std::string("zeros.") + (kind[0] == 'g' ? "gz" : "xz"),
+                          std::string("import ") + kind + "\nwith " + kind +
+                              ".open(sys.argv[1], 'wb') as f:\n"
+                              "    for i in range(200): f.write(bytes(1 << 20))\n");
+    auto r = survive({f.string(), "-o", (test::temp_dir() / "zeros.dot").string()});
+    EXPECT_EQ(r.exit_code, 1) << kind;
+    EXPECT_NE(r.err.find("cannot tell the profile format"), std::string::npos) << r.err;
+    EXPECT_LT(r.peak_kb, 64 * 1024) << kind << ": inflated past the head (" << r.peak_kb / 1024 << " MB)";
+  }
+}
+
+TEST(Hostile, InflatedBytesCountAgainstMaxMemory) {
+  // A real profile whose inflated size is over the budget given: refused as
+  // it grows, naming the option.
+  fs::path f = generate("big.collapse.gz",
+                        "import gzip\nwith gzip.open(sys.argv[1], 'wb') as f:\n"
+                        "    for i in range(400000): f.write(b'main;work;leaf%d 1\\n' % (i % 50))\n");
+  auto r = survive({f.string(), "--max-memory", "4M", "-T", "stats"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("expands to more than --max-memory (4 MiB)"), std::string::npos) << r.err;
+  auto ok = survive({f.string(), "-T", "folded"});
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_EQ(folded_lines_and_sum(ok.out), (std::pair<std::size_t, double>{50, 400000}));
+}
+
 }  // namespace
 }  // namespace graphgen
