@@ -229,7 +229,10 @@ class RatioIntegration {
     for (FuncId member : scc) total[member] = 0.0;
     if (entries.empty()) return;  // no outside caller: every member stays at 0
     Compact c = compact(scc, cycle);
-    for (const auto& [entry, entry_ratio] : entries) walk(scc, c, local_[entry], entry_ratio);
+    if (scc.size() > 1 && c.edge_callee.size() == scc.size())
+      ring(scc, c, entries);
+    else
+      for (const auto& [entry, entry_ratio] : entries) walk(scc, c, local_[entry], entry_ratio);
     for (std::uint32_t k = 0; k < scc.size(); ++k) total[scc[k]] = c.member_total[k];
     for (std::size_t e = 0; e < c.edge_callee.size(); ++e) {
       if (!c.edge_has_total[e]) continue;
@@ -330,6 +333,48 @@ class RatioIntegration {
       }
       c.partial[f] = part;
       c.member_total[f] += part;
+    }
+  }
+
+  // A cycle that is one ring (m members, m calls between them: each has
+  // one caller and one callee inside it) gives every walk in closed form:
+  // from entry e, every call but the one into e is forward, each forward
+  // call carries its callee's whole partial (the only call into it, so its
+  // ratio over the forward ones is 1), and member k's partial is r_e times
+  // the self-and-leaving sum a over the arc k .. e-1. Summed over the
+  // entries with prefix sums over the ring laid out twice: O(m), where one
+  // walk per entry is O(entries x m) (20 000 entries took 4.4 s).
+  void ring(const std::vector<FuncId>& scc, Compact& c, const std::vector<std::pair<FuncId, double>>& entries) {
+    const std::size_t m = scc.size();
+    std::vector<std::uint32_t> order(m), edge_of(m);  // ring position -> member, member -> its call
+    for (std::uint32_t k = 0, f = 0; k < m; ++k) {
+      order[k] = f;
+      edge_of[f] = c.edge_begin[f];
+      f = c.edge_callee[c.edge_begin[f]];
+    }
+    std::vector<double> r(m, 0.0);
+    for (const auto& [entry, entry_ratio] : entries) r[local_[entry]] = entry_ratio;
+    std::vector<bool> entry_at(m, false);
+    for (const auto& [entry, entry_ratio] : entries) entry_at[local_[entry]] = true;
+    // Prefixes over positions 0 .. 2m-1 (position i is order[i mod m]).
+    std::vector<double> pa(2 * m + 1, 0.0), rr(2 * m + 1, 0.0), rp(2 * m + 1, 0.0);
+    for (std::size_t i = 0; i < 2 * m; ++i) {
+      std::uint32_t f = order[i % m];
+      pa[i + 1] = pa[i] + (self_[scc[f]] + c.leaving[f]);
+      rr[i + 1] = rr[i] + r[f];
+      rp[i + 1] = rp[i] + r[f] * pa[i];
+    }
+    const double whole = pa[m];
+    for (std::size_t k = 0; k < m; ++k) {
+      std::uint32_t f = order[k];
+      // The other entries' partials at k: sum over e in k+1 .. k+m-1 of
+      // r_e (pa[e] - pa[k]).
+      double others = (rp[k + m] - rp[k + 1]) - pa[k] * (rr[k + m] - rr[k + 1]);
+      c.member_total[f] = r[f] * whole + others;
+      // The call into f is forward in every walk but f's own.
+      std::uint32_t into = edge_of[order[(k + m - 1) % m]];
+      c.edge_total[into] = others;
+      c.edge_has_total[into] = entries.size() > (entry_at[f] ? 1u : 0u);
     }
   }
 
