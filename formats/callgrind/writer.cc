@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "graphgen/labels.h"
+#include "graphgen/utf8.h"
 
 namespace graphgen::callgrind {
 
@@ -57,12 +58,8 @@ std::string event_name(const Profile& p, const Event& e) {
   return name;
 }
 
-std::string clean(std::string_view s) {
-  std::string out(s);
-  for (char& c : out)
-    if (c == '\n' || c == '\r') c = ' ';
-  return out;
-}
+// A name on one line: controls as visible escapes, invalid UTF-8 as U+FFFD.
+std::string clean(std::string_view s) { return visible_text(s); }
 
 // name=(id) text on first use, (id) after, per kind.
 class Names {

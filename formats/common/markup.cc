@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "graphgen/utf8.h"
+
 namespace graphgen::formats {
 namespace {
 
@@ -111,14 +113,14 @@ std::string json_number(double v) {
   return fmt::format("{}", v);
 }
 
-// A text field: valid UTF-8 without NUL (U+FFFD instead), and a name that
-// a spreadsheet would run as a formula (= + - @, tab or CR first) starts
-// with ' as OWASP advises; quoted when it holds , " or a line break.
+// A text field: the visible text of the name (controls as escapes, no
+// line breaks, valid UTF-8), and a name that a spreadsheet would run as a
+// formula (= + - @ first) starts with ' as OWASP advises; quoted when it
+// holds , or ".
 std::string csv_field(std::string_view s) {
-  std::string text = valid_utf8(s);
-  for (std::size_t at = 0; (at = text.find('\0', at)) != std::string::npos;) text.replace(at, 1, "\xEF\xBF\xBD");
-  if (!text.empty() && std::string_view("=+-@\t\r").find(text[0]) != std::string_view::npos) text.insert(0, "'");
-  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string text = visible_text(s);
+  if (!text.empty() && std::string_view("=+-@").find(text[0]) != std::string_view::npos) text.insert(0, "'");
+  if (text.find_first_of(",\"") == std::string::npos) return text;
   std::string out = "\"";
   for (char c : text) {
     if (c == '"') out += '"';

@@ -7,6 +7,7 @@
 
 #include "common/markup.h"
 #include "graphgen/labels.h"
+#include "graphgen/utf8.h"
 
 namespace graphgen::compare {
 
@@ -97,9 +98,9 @@ std::string write_text(const Side& a, const Side& b, const Pairing& pairing, con
       "Comparison of {} (before) and {} (after), in {}: {} -> {} ({}, {}x).\n"
       "Paired {} of {} functions before with {} of {} after: by identity {}, by name and file {}, by name and "
       "object {}, by name alone {}, by name without clone suffix {}.\n",
-      a.name, b.name, unit == "s" ? "seconds" : unit, amount(sum[0]), amount(sum[1]), amount(sum[1] - sum[0], true),
-      ratio(sum[0], sum[1]), paired, a.profile->functions.size(), paired, b.profile->functions.size(), by_rule[1],
-      by_rule[2], by_rule[3], by_rule[4], by_rule[5]);
+      visible_text(a.name), visible_text(b.name), unit == "s" ? "seconds" : visible_text(unit), amount(sum[0]),
+      amount(sum[1]), amount(sum[1] - sum[0], true), ratio(sum[0], sum[1]), paired, a.profile->functions.size(), paired,
+      b.profile->functions.size(), by_rule[1], by_rule[2], by_rule[3], by_rule[4], by_rule[5]);
   const std::size_t shown = std::min(rows.size(), o.top ? o.top : 25);
   out += fmt::format(
       "Largest changes of inclusive cost first, {} of {} functions (--top N for more; -T compare.csv for all). "
@@ -116,7 +117,7 @@ std::string write_text(const Side& a, const Side& b, const Pairing& pairing, con
     out += fmt::format("{:>12} {:>12} {:>12} {:>8}   {:>12} {:>12} {:>12} {:>8}  {:<15} {}\n", amount(r.total[0]),
                        amount(r.total[1]), amount(r.delta(), true), ratio(r.total[0], r.total[1]), amount(r.self[0]),
                        amount(r.self[1]), amount(r.self[1] - r.self[0], true), ratio(r.self[0], r.self[1]), rule,
-                       formats::valid_utf8(label(a, b, r)));
+                       visible_text(label(a, b, r)));
   }
   return out;
 }
@@ -132,9 +133,9 @@ std::string write_csv(const Side& a, const Side& b, const Pairing& pairing) {
     std::string_view rule = r.before == kNoMatch  ? "after only"
                             : r.after == kNoMatch ? "before only"
                                                   : pair_rule_name(r.rule);
-    out +=
-        fmt::format("{},{},{},{},{},{},{},{},{},{}\n", formats::csv_field(before), formats::csv_field(after), rule,
-                    unit, r.total[0], r.total[1], r.total[1] - r.total[0], r.self[0], r.self[1], r.self[1] - r.self[0]);
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{}\n", formats::csv_field(before), formats::csv_field(after), rule,
+                       formats::csv_field(unit), r.total[0], r.total[1], r.total[1] - r.total[0], r.self[0], r.self[1],
+                       r.self[1] - r.self[0]);
   }
   return out;
 }

@@ -468,9 +468,9 @@ class Names {
 std::vector<std::string> name_lines(const Profile& p, FuncId f, const Options& options, Names& names) {
   std::vector<std::string> lines;
   const Function& fn = p.functions[f];
-  if (fn.process != kNoString) lines.emplace_back(p.str(fn.process));
+  if (fn.process != kNoString) lines.push_back(visible_text(p.str(fn.process)));
   std::string module;
-  if (module_line(p, f, module)) lines.push_back(std::move(module));
+  if (module_line(p, f, module)) lines.push_back(visible_text(module));
   // The label is prefix + name; the name's length and stripped form are
   // known per name (a prefix such as "module:12:" holds no brackets).
   std::string prefix = label_prefix(p, f);
@@ -503,6 +503,7 @@ std::vector<std::string> name_lines(const Profile& p, FuncId f, const Options& o
   } else {
     name = prefix + std::string(body);
   }
+  name = visible_text(name);
   if (options.wrap) name = wrap_function_name(name);
   lines.push_back(std::move(name));
   return lines;
@@ -717,7 +718,7 @@ ComparedNode compare_node(const Profile& a, FuncId f, const GraphNode& node, con
                           const Options& options, const CompareOptions& compare) {
   const double tol = compare.tolerance;
   ComparedNode out;
-  out.label = function_label(a, f);
+  out.label = visible_text(function_label(a, f));
   if (options.wrap) out.label = wrap_function_name(out.label);
   auto called_line = [&] {
     if (node.called == kUnknownCount) return;

@@ -9,6 +9,7 @@
 #include "common/markup.h"
 #include "flame/writer.h"
 #include "graphgen/labels.h"
+#include "graphgen/utf8.h"
 #include "html/report_css.h"
 #include "html/report_js.h"
 #include "ranks/writer.h"
@@ -38,7 +39,7 @@ class StringList {
     out += '[';
     for (std::size_t i = 0; i < list_.size(); ++i) {
       if (i) out += ',';
-      out += json_text(*list_[i], true);
+      out += json_text(visible_text(*list_[i]), true);
     }
     out += ']';
   }
@@ -66,8 +67,9 @@ Expected<bool> function_rows(std::string& data, const Profile& p, const CallGrap
     std::int64_t calls = fn.calls != kUnknownCount ? fn.calls : n.called;
     std::string where(p.str(fn.file));
     if (where.empty()) where = p.str(fn.object);
-    data += fmt::format("{}[{},{},{},{},{},{},{}]", first ? "" : ",\n", json_text(function_label(p, f), true),
-                        json_text(where, true), fn.line, num(self), num(incl), count(calls), count(fn.primitive_calls));
+    data += fmt::format("{}[{},{},{},{},{},{},{}]", first ? "" : ",\n",
+                        json_text(visible_text(function_label(p, f)), true), json_text(visible_text(where), true),
+                        fn.line, num(self), num(incl), count(calls), count(fn.primitive_calls));
     first = false;
     if (o.max_bytes && data.size() > o.max_bytes) return output_too_large("html", o.max_bytes);
   }
@@ -199,8 +201,9 @@ void rank_rows(std::string& data, const Profile& p, const RankTable* ranks, cons
       const FunctionRanks& fr = ranks->functions[order[i]];
       const RankMeasure& m = fr.inclusive;
       data += fmt::format("{}[{},{},{},{},{},{},{},{},{},{}]", i ? "," : "",
-                          json_text(function_label(p, order[i]), true), num(m.imbalance_percent), num(m.imbalance),
-                          num(m.mean), num(m.min), m.min_rank, num(m.max), m.max_rank, num(m.stddev), fr.present);
+                          json_text(visible_text(function_label(p, order[i])), true), num(m.imbalance_percent),
+                          num(m.imbalance), num(m.mean), num(m.min), m.min_rank, num(m.max), m.max_rank, num(m.stddev),
+                          fr.present);
     }
     data += "]";
     rank_values(data, p, *ranks, order, rows);

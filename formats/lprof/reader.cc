@@ -16,6 +16,7 @@
 #include "common/python_text.h"
 #include "graphgen/flat_index.h"
 #include "graphgen/labels.h"
+#include "graphgen/utf8.h"
 
 namespace graphgen::lprof {
 
@@ -350,7 +351,7 @@ Expected<std::string> write_text(const Profile& p, const TextOptions& options, D
     std::vector<std::string> sub;
     std::vector<std::int64_t> numbers;  // the line number of each row shown
     if (formats::read_source(file, options.source_root, source)) {
-      out += fmt::format("File: {}\nFunction: {} at line {}\n", f.file, f.name, f.line);
+      out += fmt::format("File: {}\nFunction: {} at line {}\n", visible_text(f.file), visible_text(f.name), f.line);
       if (f.line >= 1 && static_cast<std::size_t>(f.line) <= source.size()) {
         std::vector<std::string> from(source.begin() + (f.line - 1), source.end());
         from.resize(block_length(from));
@@ -358,7 +359,7 @@ Expected<std::string> write_text(const Profile& p, const TextOptions& options, D
       }
       for (std::size_t k = 0; k < sub.size(); ++k) numbers.push_back(f.line + static_cast<std::int64_t>(k));
     } else {
-      out += fmt::format("\nCould not find file {}\n", f.file);
+      out += fmt::format("\nCould not find file {}\n", visible_text(f.file));
       out += "Are you sure you are running this program from the same directory\n";
       out += "that you ran the profiler from?\n";
       out += "Continuing without the function's contents.\n";
@@ -393,9 +394,14 @@ Expected<std::string> write_text(const Profile& p, const TextOptions& options, D
     out += "\n" + header + "\n" + std::string(header.size(), '=') + "\n";
     for (std::size_t k = 0; k < sub.size(); ++k) {
       std::int64_t lineno = numbers[k];
-      std::string text = sub[k];
-      while (!text.empty() && text.back() == '\n') text.pop_back();
-      while (!text.empty() && text.back() == '\r') text.pop_back();
+      std::string_view line = sub[k];
+      while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.remove_suffix(1);
+      std::string text;  // as the source shows it: tabs kept, other controls escaped
+      for (std::size_t tab; (tab = line.find('\t')) != std::string_view::npos; line.remove_prefix(tab + 1)) {
+        append_visible(text, line.substr(0, tab));
+        text += '\t';
+      }
+      append_visible(text, line);
       auto it = cells.find(lineno);
       if (it == cells.end())
         out += row(std::to_string(lineno), "", "", "", "", text) + "\n";

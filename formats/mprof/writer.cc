@@ -8,6 +8,7 @@
 #include <set>
 
 #include "common/markup.h"
+#include "graphgen/utf8.h"
 
 namespace graphgen::mprof {
 
@@ -42,9 +43,9 @@ Expected<std::string> write_peaks(const Profile& p) {
   if (p.memory.empty()) return bad_input("-T stats: the profile holds no memory trace (mprof's files do)");
   std::string out;
   for (const MemoryTrace& t : p.memory) {
-    out += fmt::format("{}\t{} MiB\n", p.str(t.path), mib(most(t.samples)));
+    out += fmt::format("{}\t{} MiB\n", visible_text(p.str(t.path)), mib(most(t.samples)));
     for (const MemoryTrace::Child& c : t.children)
-      out += fmt::format("  Child {}\t\t\t{} MiB\n", p.str(c.id), mib(most(c.samples)));
+      out += fmt::format("  Child {}\t\t\t{} MiB\n", visible_text(p.str(c.id)), mib(most(c.samples)));
   }
   // The @profile'd functions of every file, in order of first call.
   struct Row {
@@ -77,8 +78,8 @@ Expected<std::string> write_peaks(const Profile& p) {
   out += fmt::format("\n{:<{}}  {:>6}  {:>12}  {:>13}  {:>10}\n", "function", width, "calls", "peak (MiB)",
                      "added (MiB)", "time (s)");
   for (const auto& [name, r] : rows)
-    out += fmt::format("{:<{}}  {:>6}  {:>12}  {:>+13.3f}  {:>10.3f}\n", p.str(name), width, r.calls, mib(r.peak),
-                       r.added, r.seconds);
+    out += fmt::format("{:<{}}  {:>6}  {:>12}  {:>+13.3f}  {:>10.3f}\n", visible_text(p.str(name)), width, r.calls,
+                       mib(r.peak), r.added, r.seconds);
   return out;
 }
 

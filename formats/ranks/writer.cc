@@ -8,6 +8,7 @@
 
 #include "common/markup.h"
 #include "graphgen/labels.h"
+#include "graphgen/utf8.h"
 
 namespace graphgen::ranks {
 
@@ -51,7 +52,7 @@ void table(std::string& out, const Profile& p, const RankTable& t, const std::ve
     out += fmt::format("{:>6.1f}% {:>11} {:>11} {:>11} {:>7} {:>11} {:>7} {:>11} {:>11} {:>7}  {}\n",
                        m.imbalance_percent, number(m.imbalance), number(m.mean), number(m.min), rank_name(m.min_rank),
                        number(m.max), rank_name(m.max_rank), number(m.stddev), number(m.total),
-                       fmt::format("{}/{}", fr.present, t.ranks), function_label(p, sorted[i]));
+                       fmt::format("{}/{}", fr.present, t.ranks), visible_text(function_label(p, sorted[i])));
   }
 }
 
@@ -106,7 +107,7 @@ std::string write_text(const Profile& p, const RankTable& t, const Options& o) {
       t.ranks,
       t.numbered_by_position ? std::string("numbered by their order: not every input names its own rank number")
                              : "numbered " + t.numbered_by,
-      unit == "s" ? "seconds" : unit, rows, order.size());
+      unit == "s" ? "seconds" : visible_text(unit), rows, order.size());
   if (!t.skipped_ranks.empty())
     out += fmt::format("Not counted: {} {} whose input could not be read (--keep-going): {}.\n", t.skipped_ranks.size(),
                        t.skipped_ranks.size() == 1 ? "rank" : "ranks", fmt::join(t.skipped_ranks, ", "));
@@ -150,7 +151,7 @@ std::string write_matrix_csv(const Profile& p, const RankTable& t, const Options
       for (std::uint32_t k = begin[f]; k < begin[f + 1]; ++k)
         row[rank_of[k]] = self ? m.self[at[k]] : m.inclusive[at[k]];
       out += fmt::format("{},{},{},{},{},{},{}", csv_field(function_label(p, f)), csv_field(p.str(fn.name)),
-                         csv_field(p.str(fn.file)), fn.line, csv_field(p.str(fn.object)), unit,
+                         csv_field(p.str(fn.file)), fn.line, csv_field(p.str(fn.object)), csv_field(unit),
                          self ? "self" : "inclusive");
       for (double v : row) {
         out += ',';
@@ -181,7 +182,7 @@ std::string write_csv(const Profile& p, const RankTable& t, const Options& o) {
     const FunctionRanks& fr = t.functions[f];
     out += fmt::format("{},{},{},{},{},{},{},{},{}", csv_field(function_label(p, f)), csv_field(p.str(fn.name)),
                        csv_field(p.str(fn.file)), fn.line, csv_field(p.str(fn.object)), t.ranks, fr.present,
-                       fr.missing_rank < 0 ? std::string() : std::to_string(fr.missing_rank), unit);
+                       fr.missing_rank < 0 ? std::string() : std::to_string(fr.missing_rank), csv_field(unit));
     for (const RankMeasure* m : {&fr.inclusive, &fr.self})
       out +=
           fmt::format(",{},{},{},{},{},{},{},{},{}", exact(m->total), exact(m->mean), exact(m->stddev), exact(m->min),

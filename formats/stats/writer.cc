@@ -14,6 +14,7 @@
 
 #include "graphgen/labels.h"
 #include "graphgen/text.h"
+#include "graphgen/utf8.h"
 
 namespace graphgen::stats {
 
@@ -31,14 +32,14 @@ bool key_less(const Key& a, const Key& b) {
   return a.name < b.name;
 }
 
-// pstats' func_std_string.
+// pstats' func_std_string, with controls as visible escapes.
 std::string std_string(const Key& k) {
   if (k.file == "~" && k.line == 0) {
     if (k.name.size() >= 2 && k.name.front() == '<' && k.name.back() == '>')
-      return "{" + k.name.substr(1, k.name.size() - 2) + "}";
-    return k.name;
+      return visible_text("{" + k.name.substr(1, k.name.size() - 2) + "}");
+    return visible_text(k.name);
   }
-  return fmt::format("{}:{}({})", k.file, k.line, k.name);
+  return visible_text(fmt::format("{}:{}({})", k.file, k.line, k.name));
 }
 
 // Python's len(): code points.
@@ -405,12 +406,12 @@ void stats_header(std::string& out, const Profile& p, const Event& ev, const std
     prim_calls += e.cc;
     total_tt += e.tt;
   }
-  for (const std::string& f : o.files) out += f + "\n";
+  for (const std::string& f : o.files) out += visible_text(f) + "\n";
   if (!o.files.empty()) out += "\n";
   out += fmt::format("         {} function calls ", total_calls);
   if (total_calls != prim_calls) out += fmt::format("({} primitive calls) ", prim_calls);
   out += is_time(ev) ? fmt::format("in {:.3f} seconds\n\n", total_tt)
-                     : fmt::format("in {:.0f} {}\n\n", total_tt, p.str(ev.name));
+                     : fmt::format("in {:.0f} {}\n\n", total_tt, visible_text(p.str(ev.name)));
 }
 
 // print_stats' lines.

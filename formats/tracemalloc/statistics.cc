@@ -9,6 +9,8 @@
 #include <map>
 #include <tuple>
 
+#include "graphgen/utf8.h"
+
 namespace graphgen::tracemalloc {
 
 namespace {
@@ -69,7 +71,9 @@ std::map<Frames, Stat> group(const Profile& p, std::string_view key) {
   return groups;
 }
 
-std::string traceback_text(const Frames& f) { return fmt::format("{}:{}", f.front().first, f.front().second); }
+std::string traceback_text(const Frames& f) {
+  return fmt::format("{}:{}", visible_text(f.front().first), f.front().second);
+}
 
 std::string average(std::int64_t size, std::int64_t count) {
   return count ? ", average=" + format_size(static_cast<double>(size) / static_cast<double>(count), false) : "";

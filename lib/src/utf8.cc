@@ -64,4 +64,45 @@ std::string printable_utf8(std::string_view s) {
   return out;
 }
 
+void append_visible(std::string& out, std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::size_t plain = 0;  // the common case: printable ASCII, copied as a run
+  while (plain < s.size() && s[plain] >= 0x20 && s[plain] < 0x7f) ++plain;
+  out.append(s.data(), plain);
+  for (std::size_t i = plain; i < s.size();) {
+    const auto u = static_cast<unsigned char>(s[i]);
+    if (u >= 0x20 && u < 0x7f) {
+      out += s[i++];
+      continue;
+    }
+    if (u < 0x80) {  // C0 or DEL
+      out += "\\x";
+      out += kHex[u >> 4];
+      out += kHex[u & 15];
+      ++i;
+      continue;
+    }
+    std::size_t n = utf8_length(s, i);
+    if (n == 0) {
+      out += kReplacementCharacter;
+      ++i;
+    } else if (n == 2 && u == 0xC2 && static_cast<unsigned char>(s[i + 1]) < 0xA0) {  // C1
+      out += "\\u00";
+      out += kHex[static_cast<unsigned char>(s[i + 1]) >> 4];
+      out += kHex[static_cast<unsigned char>(s[i + 1]) & 15];
+      i += 2;
+    } else {
+      out.append(s.data() + i, n);
+      i += n;
+    }
+  }
+}
+
+std::string visible_text(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  append_visible(out, s);
+  return out;
+}
+
 }  // namespace graphgen

@@ -28,4 +28,12 @@ std::string valid_utf8(std::string_view s);
 /// controls are U+FFFD as well: text any output can show.
 std::string printable_utf8(std::string_view s);
 
+/// A name as a line of text shows it, the rule of every text output: each
+/// C0 control and DEL becomes a visible escape (`\x1b`, `\x00`, `\x0a`),
+/// each C1 control one too (`\u0085`), each byte of an invalid sequence
+/// U+FFFD; everything else (backslashes included) is unchanged, so common
+/// names print as they are.
+std::string visible_text(std::string_view s);
+void append_visible(std::string& out, std::string_view s);
+
 }  // namespace graphgen

@@ -7,6 +7,7 @@
 
 #include "graphgen/analysis/integrate.h"
 #include "graphgen/labels.h"
+#include "graphgen/utf8.h"
 
 namespace graphgen {
 namespace {
@@ -240,9 +241,7 @@ std::string frame_name(const Profile& p, const FlameFrame& f) {
   } else {
     name = function_label(p, f.function);
   }
-  for (char& c : name)
-    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-  return name;
+  return visible_text(name);  // one line of text in every output
 }
 
 std::string frame_module(const Profile& p, const FlameFrame& f) {

@@ -8,6 +8,7 @@
 
 #include "graphgen/analysis/glob.h"
 #include "graphgen/labels.h"
+#include "graphgen/utf8.h"
 
 namespace graphgen {
 
@@ -109,7 +110,7 @@ std::string list_functions(const Profile& p, const CallGraph& g, std::string_vie
   };
   if (selector == "+" || selector == "*") {
     for (FuncId f = 0; f < g.nodes.size(); ++f)
-      if (g.nodes[f].kept) add(fmt::format("{}:\t{}", f, function_label(p, f)));
+      if (g.nodes[f].kept) add(fmt::format("{}:\t{}", f, visible_text(function_label(p, f))));
   } else if (selector.starts_with("%")) {
     // gprof2dot's dump of everything known about each match: attributes
     // sorted by name, `name:=value`, one per line.
@@ -119,10 +120,11 @@ std::string list_functions(const Profile& p, const CallGraph& g, std::string_vie
       module_line(p, f, module);
       std::string called = fn.calls == kUnknownCount ? "None" : std::to_string(fn.calls);
       add(fmt::format("{}\t({})\t(function)::\n\tcalled:={},\n\tfilename:={},\n\tid:={},\n\tmodule:={},\n\tname:={}\n",
-                      function_label(p, f), f, called, p.str(fn.file), f, module, function_label(p, f)));
+                      visible_text(function_label(p, f)), f, called, visible_text(p.str(fn.file)), f,
+                      visible_text(module), visible_text(function_label(p, f))));
     }
   } else {
-    for (FuncId f : match_functions(p, g, selector)) add(function_label(p, f));
+    for (FuncId f : match_functions(p, g, selector)) add(visible_text(function_label(p, f)));
   }
   if (!out.empty()) out += '\n';
   return out;
