@@ -160,6 +160,9 @@ std::vector<OptionSpec> filter_options() {
       list("--show", "REGEX", "keep only matching frames: hide every other function"),
       value("--node-count", "N", "after pruning, keep only the N nodes of highest total share (0: all); for big graphs",
             std::to_string(GraphOptions{}.node_count)),
+      flag("--no-collapse-chains",
+           "pictures and the report of graphs over 500 nodes: draw every function of a long chain of single calls "
+           "(by default each chain is one node, so a deep recursion lays out in seconds)"),
       value("--list-functions", "SELECTOR",
             "print the functions left after pruning and -z to standard output and stop: '+' or '*' lists all with "
             "their ids, any other value is a glob on labels",
@@ -508,6 +511,7 @@ Expected<bool> write_settings(const Given& g, const std::vector<std::string>& in
   w.dot.strip = g.flag("strip");
   w.dot.wrap = g.flag("wrap");
   w.dot.show_samples = g.flag("show-samples");
+  w.dot.collapse_chains_over = g.flag("no-collapse-chains") ? 0 : GraphOptions{}.large_graph;
   if (const std::string* f = g.value("time-format")) {
     if (auto ok = dot::check_time_format(*f); !ok) return ok.error();
     w.dot.time_format = *f;

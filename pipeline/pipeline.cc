@@ -13,6 +13,7 @@
 #include <optional>
 
 #ifdef GRAPHGEN_HAVE_RENDER
+#include "dot/dot_writer.h"
 #include "render/render.h"
 #endif
 #include "graphgen/analysis/graph.h"
@@ -528,11 +529,15 @@ Expected<bool> convert_profile(Profile profile, const InputFormat& input_format,
     } else if (nodes == 0) {
       diag.warn("the thresholds and selections left no function: the graph is empty (lower -n/-e, check -z/-l/-p)");
     }
-    if (r.output->rendered && nodes > r.graph.large_graph)
+    // Said before the layout starts (warnings print as they come).
+    const std::size_t over = r.write.dot.collapse_chains_over;
+    const bool laid_out = r.output->rendered || needs == Needs::kReport;
+    const std::size_t drawn = laid_out && over ? nodes - dot::find_chains(*graph, over).absorbed : nodes;
+    if (laid_out && drawn > r.graph.large_graph)
       diag.warn(
           fmt::format("the graph has {} nodes after pruning; laying it out can take minutes: raise -n or "
                       "keep the heaviest with --node-count N",
-                      nodes));
+                      drawn));
   }
   if (needs == Needs::kReport || (needs == Needs::kStacks && profile.stack_nodes.size() <= 1)) {
     // Every function's inclusive cost, unpruned: the report's table, and
@@ -545,6 +550,7 @@ Expected<bool> convert_profile(Profile profile, const InputFormat& input_format,
   phases.mark("analyse");
   WriteOptions write = r.write;
   write.max_output = r.max_memory ? r.max_memory : default_budget(out.input_bytes);
+  if (!r.output->rendered && needs != Needs::kReport) write.dot.collapse_chains_over = 0;  // -T dot: gprof2dot's
   auto bytes = r.output->write({profile, graph ? &*graph : nullptr, *event, write, out.ranks ? &*out.ranks : nullptr,
                                 totals ? &*totals : nullptr},
                                diag);

@@ -509,8 +509,15 @@ std::vector<std::string> name_lines(const Profile& p, FuncId f, const Options& o
   return lines;
 }
 
-std::string node_label(const Profile& p, FuncId f, const GraphNode& node, const Options& options, Names& names) {
+// `tail`: the last function of the chain f heads, drawn in f's node (its
+// name under f's, with how many are between them).
+std::string node_label(const Profile& p, FuncId f, const GraphNode& node, const Options& options, Names& names,
+                       FuncId tail = kNoMatch, std::size_t length = 0) {
   std::vector<std::string> lines = name_lines(p, f, options, names);
+  if (tail != kNoMatch) {
+    lines.push_back(fmt::format("\u22ee {} calls in a chain \u22ee", length - 1));
+    for (std::string& line : name_lines(p, tail, options, names)) lines.push_back(std::move(line));
+  }
   for (Measure m : options.node_labels) {
     switch (m) {
       case Measure::kSelfTime:
@@ -613,7 +620,67 @@ std::string edge_label(const GraphEdge& e) {
   return label;
 }
 
+std::size_t kept_count(const CallGraph& g) {
+  return static_cast<std::size_t>(
+      std::count_if(g.nodes.begin(), g.nodes.end(), [](const GraphNode& n) { return n.kept; }));
+}
+
+// The one kept edge leaving f, when f has exactly one to another function.
+std::uint32_t chain_edge(const CallGraph& g, FuncId f) {
+  std::uint32_t found = UINT32_MAX;
+  for (std::uint32_t i = g.edge_begin[f]; i < g.edge_begin[f + 1]; ++i) {
+    if (!g.edges[i].kept) continue;
+    if (found != UINT32_MAX || g.edges[i].callee == f) return UINT32_MAX;
+    found = i;
+  }
+  return found;
+}
+
 }  // namespace
+
+Chains find_chains(const CallGraph& g, std::size_t over) {
+  Chains c;
+  const std::size_t n = g.nodes.size();
+  if (over == 0 || kept_count(g) <= over) return c;
+  std::vector<std::uint32_t> calls_in(n, 0);
+  for (const GraphEdge& e : g.edges)
+    if (e.kept && g.nodes[e.caller].kept && g.nodes[e.callee].kept) ++calls_in[e.callee];
+  // f links to g when f calls only g and only f calls g.
+  std::vector<FuncId> next(n, kNoMatch);
+  std::vector<bool> linked_in(n, false);
+  for (FuncId f = 0; f < n; ++f) {
+    if (!g.nodes[f].kept) continue;
+    std::uint32_t e = chain_edge(g, f);
+    if (e == UINT32_MAX || !g.nodes[g.edges[e].callee].kept || calls_in[g.edges[e].callee] != 1) continue;
+    next[f] = g.edges[e].callee;
+    linked_in[next[f]] = true;
+  }
+  c.head.resize(n);
+  c.tail.resize(n);
+  c.length.assign(n, 1);
+  for (FuncId f = 0; f < n; ++f) c.head[f] = c.tail[f] = f;
+  for (FuncId h = 0; h < n; ++h) {
+    if (!g.nodes[h].kept || linked_in[h] || next[h] == kNoMatch) continue;  // (a ring has no head: kept as it is)
+    std::size_t length = 1;
+    FuncId t = h;
+    while (next[t] != kNoMatch) {
+      t = next[t];
+      ++length;
+    }
+    if (length < kMinChain) continue;
+    for (FuncId m = next[h];; m = next[m]) {
+      c.head[m] = h;
+      if (m == t) break;
+    }
+    c.tail[h] = t;
+    c.length[h] = static_cast<std::uint32_t>(length);
+    ++c.collapsed;
+    c.absorbed += length - 1;
+  }
+  return c;
+}
+
+namespace {}  // namespace
 
 Expected<std::string> write(const Profile& p, const CallGraph& g, const Theme& theme, const Options& options,
                             Diagnostics& diag) {
@@ -628,24 +695,41 @@ Expected<std::string> write(const Profile& p, const CallGraph& g, const Theme& t
         options.imbalance->ranks, theme.name == "color" ? "blue" : "lightest",
         theme.name == "color" ? "red" : "darkest");
   Names names(p);
+  const Chains chains = options.collapse_chains_over ? find_chains(g, options.collapse_chains_over) : Chains{};
   for (FuncId f = 0; f < g.nodes.size(); ++f) {
-    const GraphNode& node = g.nodes[f];
-    if (!node.kept) continue;
+    if (!g.nodes[f].kept || (!chains.head.empty() && chains.head[f] != f)) continue;  // drawn in its chain's node
     if (options.max_bytes && out.size() > options.max_bytes) return output_too_large("dot", options.max_bytes);
+    const FuncId tail = chains.head.empty() ? f : chains.tail[f];
+    // A chain's node: its head's measures, with the self of all its functions.
+    GraphNode node = g.nodes[f];
+    for (FuncId m = f; m != tail;) {
+      m = g.edges[chain_edge(g, m)].callee;
+      if (node.self_ratio && g.nodes[m].self_ratio) *node.self_ratio += *g.nodes[m].self_ratio;
+      if (node.self_time && g.nodes[m].self_time) *node.self_time += *g.nodes[m].self_time;
+    }
     // --imbalance: the colour says how unevenly the ranks spend the time.
     double weight = options.imbalance && f < options.imbalance->functions.size()
                         ? std::clamp(options.imbalance->functions[f].inclusive.imbalance_percent / 100.0, 0.0, 1.0)
                         : node.weight.value_or(0.0);
-    std::string label = node_label(p, f, node, options, names);
+    std::string label = tail == f ? node_label(p, f, node, options, names)
+                                  : node_label(p, f, node, options, names, tail, chains.length[f]);
     if (options.max_bytes && out.size() + label.size() > options.max_bytes)
       return output_too_large("dot", options.max_bytes);
     emit_node(out, p, f, weight, label, theme);
-    for (std::uint32_t i = g.edge_begin[f]; i < g.edge_begin[f + 1]; ++i) {
-      const GraphEdge& e = g.edges[i];
+    for (std::uint32_t i = g.edge_begin[tail]; i < g.edge_begin[tail + 1]; ++i) {
+      GraphEdge e = g.edges[i];
       if (!e.kept) continue;
+      e.caller = f;  // (a chain's last calls leave from its node)
       emit_edge(out, e, e.weight ? *e.weight : g.nodes[e.callee].weight.value_or(0.0), edge_label(e), theme);
     }
   }
+  if (chains.collapsed)
+    diag.warn(
+        fmt::format("the graph has {} nodes; {} of single calls ({} functions) {} drawn as one node{} "
+                    "(--no-collapse-chains draws every function)",
+                    kept_count(g), chains.collapsed == 1 ? "a chain" : fmt::format("{} chains", chains.collapsed),
+                    chains.absorbed + chains.collapsed, chains.collapsed == 1 ? "is" : "are",
+                    chains.collapsed == 1 ? "" : " each"));
   out += "}\n";
   warn_truncated(names, diag);
   return out;

@@ -44,7 +44,25 @@ struct Options {
   /// Per-rank statistics: nodes are coloured by Imb% (inclusive time) and
   /// get a line `imb 23% (max r5, min r61)`.
   const RankTable* imbalance = nullptr;
+  /// With more nodes kept than this (0: never), long chains of single
+  /// calls are drawn as one node each (find_chains).
+  std::size_t collapse_chains_over = 0;
 };
+
+/// Chains of at least kMinChain functions, each calling only the next,
+/// each called only by the one before (a 10 000-frame recursion through
+/// distinct functions): laid out, each is as long as Graphviz takes time
+/// (quadratic), and says nothing a single node cannot. Only found when more
+/// than `over` nodes are kept; rings have no first function and are kept.
+inline constexpr std::size_t kMinChain = 3;
+struct Chains {
+  std::vector<FuncId> head;  // per function: the first of its chain (itself if none)
+  std::vector<FuncId> tail;  // per first function: the chain's last
+  std::vector<std::uint32_t> length;
+  std::size_t collapsed = 0;  // chains drawn as one node
+  std::size_t absorbed = 0;   // functions drawn in another's node
+};
+Chains find_chains(const CallGraph& graph, std::size_t over);
 
 /// Renders the kept part of `graph`.
 Expected<std::string> write(const Profile& p, const CallGraph& graph, const Theme& theme, const Options& options,

@@ -1,4 +1,6 @@
 // html: the report's row in the table of formats (registry.cc).
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "dot/dot_writer.h"
@@ -27,7 +29,16 @@ Expected<std::string> write_report(const WriteInput& in, Diagnostics& diag) {
   if (!in.options.report_graph) {
     o.graph_note = "The call graph was left out.";
   } else if (any) {
-    auto text = dot::write(in.profile, *in.graph, in.options.theme, dot::write_options(in), diag);
+    const dot::Options options = dot::write_options(in);
+    const dot::Chains chains = dot::find_chains(*in.graph, options.collapse_chains_over);
+    if (options.collapse_chains_over && chains.collapsed)
+      o.graph_caption = fmt::format(
+          "{} of single calls ({} functions, each calling only the next) {} drawn as one node{}, so that this "
+          "graph lays out in seconds; graphgen --no-collapse-chains draws every function.",
+          chains.collapsed == 1 ? "A chain" : fmt::format("{} chains", chains.collapsed),
+          chains.absorbed + chains.collapsed, chains.collapsed == 1 ? "is" : "are",
+          chains.collapsed == 1 ? "" : " each");
+    auto text = dot::write(in.profile, *in.graph, in.options.theme, options, diag);
     if (!text) return text.error();
     auto svg = render::render(*text, "svg", in.options.title);
     if (!svg) return svg.error();

@@ -260,6 +260,7 @@ std::string page(const std::string& data, const Options& o) {
       "<canvas id=\"icicle-canvas\" height=\"100\"></canvas>\n<p id=\"icicle-details\" class=\"details\">&#160;</p>\n"
       "</section>\n<section id=\"graph\" hidden>\n";
   if (!o.graph_svg.empty()) {
+    if (!o.graph_caption.empty()) out += fmt::format("<p class=\"note\">{}</p>\n", xml_text(o.graph_caption));
     out += "<div id=\"graph-svg\">";
     out += inline_svg(o.graph_svg);
     out += "</div>\n";

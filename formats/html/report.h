@@ -31,6 +31,8 @@ struct Options {
   /// says why when it is empty.
   std::string graph_svg;
   std::string graph_note;
+  /// Said above the call graph when there is one (chains drawn as one node).
+  std::string graph_caption;
   /// The memory plot as SVG, or empty (no tab then).
   std::string memory_svg;
   /// Rows of the ranks table (0: 200).

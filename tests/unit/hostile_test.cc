@@ -383,5 +383,57 @@ TEST(Hostile, InflatedBytesCountAgainstMaxMemory) {
   EXPECT_EQ(folded_lines_and_sum(ok.out), (std::pair<std::size_t, double>{50, 400000}));
 }
 
+// --- 11. a deep stack lays out in seconds -------------------------------------
+
+// One sample whose stack is n distinct functions deep, as xperf exports it.
+fs::path deep_xperf(int n) {
+  return generate("deep" + std::to_string(n) + ".xperf",
+                  "n = " + std::to_string(n) +
+                      "\nstack = '[Root]/' + '/'.join('app.exe!fn_%d' % i for i in range(n))\n"
+                      "open(sys.argv[1], 'w').write('Process Name, Display Name, Process, Stack, Module, Function, "
+                      "Address, Thread ID, CPU, Weight, % Weight, Count, TimeStamp\\n' + 'app.exe, App, app.exe "
+                      "(4144), ' + stack + ', app.exe, fn_%d, 0x401010, 5104, 0, 1.000000, 100.00, 1, "
+                      "1.0\\n' % (n - 1))\n");
+}
+
+TEST(Hostile, ADeepStackIsDrawnAsOneChain) {
+  for (int n : {10000, 40000}) {
+    fs::path f = deep_xperf(n);
+    for (const char* format : {"svg", "html"}) {
+      auto r = survive({"-T", format, f.string()});
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+      EXPECT_NE(r.err.find("a chain of single calls (" + std::to_string(n) + " functions) is drawn as one node"),
+                std::string::npos)
+          << r.err;
+      EXPECT_NE(r.out.find(std::to_string(n - 1) + " calls in a chain"), std::string::npos) << format;
+      EXPECT_NE(r.out.find("fn_" + std::to_string(n - 1)), std::string::npos);
+      if (std::string(format) == "html")
+        EXPECT_NE(r.out.find("A chain of single calls (" + std::to_string(n) +
+                             " functions, each calling only the "
+                             "next) is drawn as one node"),
+                  std::string::npos);
+    }
+  }
+}
+
+TEST(Hostile, ChainsAreKeptWhenAsked) {
+  // Under the budget nothing is collapsed; --no-collapse-chains keeps them
+  // past it, and the long-layout warning is on standard error before the
+  // layout starts (the run is stopped long before Graphviz is done).
+  fs::path small = deep_xperf(400);
+  auto r = survive({"-T", "svg", small.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("calls in a chain"), std::string::npos);
+  EXPECT_NE(r.out.find(">fn_200<"), std::string::npos);
+  fs::path deep = deep_xperf(20000);
+  auto slow = test::run({GRAPHGEN_BINARY, "-T", "svg", "--no-collapse-chains", deep.string()}, {}, {}, 4);
+  EXPECT_NE(slow.err.find("the graph has 20000 nodes after pruning; laying it out can take minutes"), std::string::npos)
+      << slow.err;
+  auto dot = survive({"-T", "dot", deep.string()});  // gprof2dot's dot is not a picture: every node
+  ASSERT_EQ(dot.exit_code, 0) << dot.err;
+  EXPECT_EQ(dot.out.find("calls in a chain"), std::string::npos);
+  EXPECT_NE(dot.out.find("fn_12345\\n"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace graphgen

@@ -34,9 +34,11 @@ int fail(const Error& e) {
   return e.kind == Error::Kind::kBadUsage ? kExitBadUsage : kExitBadInput;
 }
 
+void report_one(const std::string& warning) { spdlog::warn("{}", one_line(warning)); }
+
 void report(const Diagnostics& diag, bool quiet) {
   if (quiet) return;
-  for (const std::string& w : diag.warnings()) spdlog::warn("{}", one_line(w));
+  for (const std::string& w : diag.warnings()) report_one(w);
 }
 
 Expected<std::string> kcachegrind_path(const pipeline::Options& o) {

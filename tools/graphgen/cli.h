@@ -82,6 +82,8 @@ Expected<std::string> mpi_output_path(const std::string& path);
 int fail(const Error& e);
 /// Prints the warnings, unless quiet.
 void report(const Diagnostics& diag, bool quiet);
+/// One warning, as report() prints each.
+void report_one(const std::string& warning);
 /// Writes help or version text to standard output, checked like any output.
 int print_or_fail(const std::string& text);
 

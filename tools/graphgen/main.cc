@@ -138,6 +138,7 @@ int run(pipeline::Settings settings) {
       std::fprintf(stderr, "\r\033[Kgraphgen: reading: %zu of %zu inputs", done, total);
     };
   if (::isatty(STDERR_FILENO) && !a.quiet) show_layout_progress(delay);
+  if (!a.quiet) diag.print_as_they_come([](const std::string& w) { cli::report_one(w); });
   auto output = pipeline::convert(*request, diag);
   if (shown) std::fprintf(stderr, "\r\033[K");
   cli::report(diag, a.quiet);

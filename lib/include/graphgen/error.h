@@ -1,6 +1,7 @@
 // Errors are values: readers return Expected<T> and never throw or print.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -46,12 +47,21 @@ class Expected {
 /// Warnings collected while reading or analysing; the CLI prints them once.
 class Diagnostics {
  public:
-  void warn(std::string message) { warnings_.push_back(std::move(message)); }
+  void warn(std::string message) {
+    if (sink_)
+      sink_(message);
+    else
+      warnings_.push_back(std::move(message));
+  }
   const std::vector<std::string>& warnings() const { return warnings_; }
   void clear() { warnings_.clear(); }
+  /// Warnings go to `sink` as they come instead of being kept: a terminal
+  /// hears that a layout will be long before it starts.
+  void print_as_they_come(std::function<void(const std::string&)> sink) { sink_ = std::move(sink); }
 
  private:
   std::vector<std::string> warnings_;
+  std::function<void(const std::string&)> sink_;
 };
 
 /// Quotes input text for an error message: at most 60 bytes, escaped.
