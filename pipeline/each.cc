@@ -168,6 +168,7 @@ struct Worker {
 
 Expected<std::string> each_output_path(std::string_view t, const std::string& input, std::size_t index) {
   std::string out;
+  std::size_t own = 0;  // bytes of `out` from a leading {dir}: the folder the template names
   for (std::size_t i = 0; i < t.size(); ++i) {
     char c = t[i];
     if ((c == '{' || c == '}') && i + 1 < t.size() && t[i + 1] == c) {
@@ -188,6 +189,7 @@ Expected<std::string> each_output_path(std::string_view t, const std::string& in
     } else if (key == "dir") {
       std::string dir = fs::path(input).parent_path().string();
       out += dir.empty() ? "." : dir;
+      if (i == 0) own = out.size();
     } else if (key == "rank") {
       std::int64_t rank = rank_from_path(input);
       out += std::to_string(rank >= 0 ? rank : static_cast<std::int64_t>(index));
@@ -202,9 +204,12 @@ Expected<std::string> each_output_path(std::string_view t, const std::string& in
     i = close;
   }
   // A {stem} or {name} of '.' or '..' (an input named ...pstats) made a
-  // path out of the template's folder: out/{stem}/x.dot wrote ./x.dot. Each
-  // '.' or '..' of the path must be the template's own.
-  if (t.find("{dir}") == std::string_view::npos) {
+  // path out of the template's folder: out/{stem}/x.dot wrote ./x.dot; so
+  // did a {dir} of ../p inside it (out/{dir}/x.dot). Each '.' or '..' of the
+  // path must be the template's own; a leading {dir} is the template's
+  // folder itself (beside each input, by design).
+  {
+    const std::string_view mine_text = own ? t.substr(5) : t, made_text = std::string_view(out).substr(own);
     auto components = [](std::string_view p) {
       std::vector<std::string_view> parts;
       for (std::size_t at = 0; at <= p.size();) {
@@ -214,7 +219,7 @@ Expected<std::string> each_output_path(std::string_view t, const std::string& in
       }
       return parts;
     };
-    const auto mine = components(t), made = components(out);
+    const auto mine = components(mine_text), made = components(made_text);
     for (std::size_t k = 0; k < made.size(); ++k)
       if ((made[k] == "." || made[k] == "..") && (k >= mine.size() || mine[k] != made[k]))
         return bad_usage(fmt::format("--each: -o {} makes {} of {}, a path out of the template's folder; rename the "

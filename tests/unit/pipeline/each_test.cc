@@ -118,6 +118,13 @@ TEST(Each, AStemOfDotsCannotLeaveTheTemplatesFolder) {
   EXPECT_FALSE(each_output_path("out/{stem}{stem}/x.dot", "..pstats", 0));                 // '.' twice: '..'
   EXPECT_EQ(*each_output_path("../out/{stem}.dot", "cpu_1.prof", 0), "../out/cpu_1.dot");  // the template's own
   EXPECT_EQ(*each_output_path("out/{stem}.dot", "..a.pstats", 0), "out/..a.dot");
+  // A {dir} inside the template's folder cannot climb out of it; leading, it
+  // is the folder (beside the input).
+  EXPECT_FALSE(each_output_path("out/{dir}/{stem}.dot", "../p/a.pstats", 0));
+  EXPECT_FALSE(each_output_path("out/{dir}/{stem}.dot", "p/../../a.pstats", 0));
+  EXPECT_EQ(*each_output_path("out/{dir}/{stem}.dot", "/data/p/a.pstats", 0), "out//data/p/a.dot");
+  EXPECT_EQ(*each_output_path("{dir}/{stem}.dot", "../p/a.pstats", 0), "../p/a.dot");
+  EXPECT_FALSE(each_output_path("{dir}/{stem}/x.dot", "../p/...pstats", 0));
   const fs::path dir = test::temp_dir();
   fs::copy_file(test::testdata_dir() / "demo.pstats", dir / "...pstats");
   fs::create_directory(dir / "out");
