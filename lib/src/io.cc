@@ -339,6 +339,118 @@ Expected<std::string> follow_links(const std::string& path) {
   return io_error(fmt::format("{}: cannot write: too many levels of symbolic links", path));
 }
 
+Error cannot_write(const std::string& path, const std::string& why) {
+  return io_error(fmt::format("{}: cannot write: {}", path, why));
+}
+
+// Writes through an open descriptor (a device, a FIFO), then closes it.
+Expected<bool> write_through(int fd, const std::string& path, std::string_view data) {
+  bool ok = write_all(fd, data);
+  std::string why = errno_text();
+  if (::close(fd) != 0 && ok) {
+    ok = false;
+    why = errno_text();
+  }
+  if (!ok) return cannot_write(path, why);
+  return true;
+}
+
+// A file with more than one name (hard links): rewritten in place, so every
+// name sees the new content. The space is reserved first, so a full disk
+// fails before the old content is touched.
+Expected<bool> rewrite_in_place(int fd, const std::string& path, std::string_view data) {
+  auto fail = [&](std::string why) -> Expected<bool> {
+    ::close(fd);
+    return cannot_write(path, why + " (rewriting a file of several hard links in place)");
+  };
+  if (!data.empty() && ::fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, static_cast<off_t>(data.size())) != 0 &&
+      errno != EOPNOTSUPP && errno != ENOSYS)
+    return fail(errno_text());
+  for (std::size_t done = 0; done < data.size();) {
+    ssize_t n = ::pwrite(fd, data.data() + done, data.size() - done, static_cast<off_t>(done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return fail(errno_text());
+    done += static_cast<std::size_t>(n);
+  }
+  if (::ftruncate(fd, static_cast<off_t>(data.size())) != 0 || ::fsync(fd) != 0) return fail(errno_text());
+  if (::close(fd) != 0) return cannot_write(path, errno_text());
+  return true;
+}
+
+// A file with one name, or a new one: a complete temporary file in the same
+// folder (mkstemp: unpredictable, O_EXCL), flushed to the disk, then renamed
+// over it, so a failure or a crash never leaves a half-written file.
+Expected<bool> replace_file(const std::string& path, const std::string& target, const struct stat* old,
+                            std::string_view data) {
+  install_cleanup();
+  auto slash = target.rfind('/');
+  std::string dir = slash == std::string::npos ? std::string() : target.substr(0, slash + 1);
+  std::string base = slash == std::string::npos ? target : target.substr(slash + 1);
+  std::string tmp = dir + "." + base + ".XXXXXX";
+  int fd;
+  {
+    SignalGuard guard;
+    fd = ::mkostemp(tmp.data(), O_CLOEXEC);
+    if (fd >= 0) set_temporary(tmp);
+  }
+  if (fd < 0) return cannot_write(path, errno_text());
+  auto fail = [&](std::string why, bool open) -> Expected<bool> {
+    if (open) ::close(fd);
+    ::unlink(tmp.c_str());
+    clear_temporary();
+    return cannot_write(path, why);
+  };
+  // mkstemp makes 0600; a new file gets 0666 less the umask, a replaced one
+  // keeps its mode.
+  mode_t mode;
+  if (old) {
+    mode = old->st_mode & 07777;
+  } else {
+    mode_t mask = ::umask(0);
+    ::umask(mask);
+    mode = 0666 & ~mask;
+  }
+  if (::fchmod(fd, mode) != 0) return fail(errno_text(), true);
+  if (!write_all(fd, data)) return fail(errno_text(), true);
+  // For the test of the signal cleanup only: hold the temporary file open
+  // long enough for the test to interrupt the write.
+  if (const char* hold = std::getenv("GRAPHGEN_TEST_HOLD_OUTPUT_MS"))
+    ::usleep(static_cast<useconds_t>(std::min(std::atoi(hold), 10000)) * 1000);
+  if (::fsync(fd) != 0) return fail(errno_text(), true);
+  if (::close(fd) != 0) return fail(errno_text(), false);
+  if (std::rename(tmp.c_str(), target.c_str()) != 0) return fail(errno_text(), false);
+  clear_temporary();
+  return true;
+}
+
+// A symbolic link is opened by the kernel, with its rules: in a sticky
+// world-writable folder it does not follow another user's link
+// (fs.protected_symlinks), where the shell's > is refused too. A dangling
+// link makes its target, as > does. The link's target (found again and
+// checked to be the file opened) is what is then written.
+Expected<int> open_link(const std::string& path, std::string& target, bool& created) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0 && errno == ENOENT) {
+    fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY | O_CREAT, 0666);
+    created = fd >= 0;
+  }
+  if (fd < 0)
+    return cannot_write(path, errno == EACCES ? errno_text() +
+                                                    " (through a symbolic link: the kernel follows another user's "
+                                                    "link in a sticky folder for nobody, fs.protected_symlinks)"
+                                              : errno_text());
+  auto resolved = follow_links(path);
+  struct stat opened {
+  }, named{};
+  if (!resolved || ::fstat(fd, &opened) != 0 || ::stat(resolved->c_str(), &named) != 0 ||
+      opened.st_dev != named.st_dev || opened.st_ino != named.st_ino) {
+    ::close(fd);
+    return cannot_write(path, "the symbolic link changed while it was opened");
+  }
+  target = *resolved;
+  return fd;
+}
+
 }  // namespace
 
 Expected<bool> write_output(const std::string& path, std::string_view data) {
@@ -349,73 +461,31 @@ Expected<bool> write_output(const std::string& path, std::string_view data) {
       return io_error(fmt::format("{}: cannot write: {}", path == "-" ? "<stdout>" : path, errno_text()));
     return true;
   }
-  auto target = follow_links(path);
-  if (!target) return target.error();
+  std::string target = path;
+  int fd = -1;
+  bool created = false;
   struct stat st {};
-  bool exists = ::stat(target->c_str(), &st) == 0;
-  if (exists && S_ISDIR(st.st_mode)) return io_error(fmt::format("{}: is a directory, expected a file name", path));
-  if (exists && !S_ISREG(st.st_mode)) {
-    // A device or FIFO: write through it, never replace it.
-    int fd = ::open(target->c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0) return io_error(fmt::format("{}: cannot write: {}", path, errno_text()));
-    bool ok = write_all(fd, data);
-    std::string why = errno_text();
-    if (::close(fd) != 0 && ok) {
-      ok = false;
-      why = errno_text();
-    }
-    if (!ok) return io_error(fmt::format("{}: cannot write: {}", path, why));
-    return true;
+  if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+    auto opened = open_link(path, target, created);
+    if (!opened) return opened.error();
+    fd = *opened;
   }
-  install_cleanup();
-  auto slash = target->rfind('/');
-  std::string dir = slash == std::string::npos ? std::string() : target->substr(0, slash + 1);
-  std::string base = slash == std::string::npos ? *target : target->substr(slash + 1);
-  std::string tmp = dir + "." + base + ".XXXXXX";
-  int fd;
-  {
-    SignalGuard guard;
-    fd = ::mkostemp(tmp.data(), O_CLOEXEC);
-    if (fd >= 0) set_temporary(tmp);
+  bool exists = fd >= 0 ? ::fstat(fd, &st) == 0 : ::stat(target.c_str(), &st) == 0;
+  if (exists && S_ISDIR(st.st_mode)) {
+    if (fd >= 0) ::close(fd);
+    return io_error(fmt::format("{}: is a directory, expected a file name", path));
   }
-  if (fd < 0) return io_error(fmt::format("{}: cannot write: {}", path, errno_text()));
-  auto fail = [&](std::string why) -> Expected<bool> {
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    clear_temporary();
-    return io_error(fmt::format("{}: cannot write: {}", path, why));
-  };
-  // mkstemp makes 0600; a new file gets 0666 less the umask, a replaced one
-  // keeps its mode.
-  mode_t mode;
-  if (exists) {
-    mode = st.st_mode & 07777;
-  } else {
-    mode_t mask = ::umask(0);
-    ::umask(mask);
-    mode = 0666 & ~mask;
+  if (exists && (!S_ISREG(st.st_mode) || st.st_nlink > 1)) {
+    // A device or FIFO: written through, never replaced; a file of several
+    // names: rewritten in place, keeping them.
+    if (fd < 0) fd = ::open(target.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
+    if (fd < 0) return cannot_write(path, errno_text());
+    return S_ISREG(st.st_mode) ? rewrite_in_place(fd, path, data) : write_through(fd, path, data);
   }
-  if (::fchmod(fd, mode) != 0) return fail(errno_text());
-  if (!write_all(fd, data)) return fail(errno_text());
-  // For the test of the signal cleanup only: hold the temporary file open
-  // long enough for the test to interrupt the write.
-  if (const char* hold = std::getenv("GRAPHGEN_TEST_HOLD_OUTPUT_MS"))
-    ::usleep(static_cast<useconds_t>(std::min(std::atoi(hold), 10000)) * 1000);
-  if (::close(fd) != 0) {
-    fd = -1;
-    std::string why = errno_text();
-    ::unlink(tmp.c_str());
-    clear_temporary();
-    return io_error(fmt::format("{}: cannot write: {}", path, why));
-  }
-  if (std::rename(tmp.c_str(), target->c_str()) != 0) {
-    std::string why = errno_text();
-    ::unlink(tmp.c_str());
-    clear_temporary();
-    return io_error(fmt::format("{}: cannot write: {}", path, why));
-  }
-  clear_temporary();
-  return true;
+  if (fd >= 0) ::close(fd);
+  auto done = replace_file(path, target, exists && !created ? &st : nullptr, data);
+  if (!done && created) ::unlink(target.c_str());  // (the empty file the dangling link made)
+  return done;
 }
 
 Expected<bool> check_output_is_not_an_input(const std::string& output, const std::vector<std::string>& inputs) {

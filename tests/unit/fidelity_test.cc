@@ -84,6 +84,57 @@ TEST(Output, FollowsASymlinkAndReplacesItsTarget) {
   EXPECT_EQ(entries, 1u);  // no temporary file left beside the target
 }
 
+// The kernel's rule for links in sticky world-writable folders (/tmp):
+// another user's link is not followed (fs.protected_symlinks). -o opens a
+// link as the shell's > does, so it is refused where > is, and the file the
+// link points to is untouched.
+TEST(Output, APlantedLinkInAStickyFolderIsRefusedWhereTheShellIsRefused) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root, to plant a link owned by another user";
+  fs::path dir = test::temp_dir() / "sticky";
+  fs::create_directory(dir);
+  ASSERT_EQ(::chmod(dir.c_str(), 01777), 0);
+  fs::path victim = test::temp_dir() / "victim.txt";
+  std::ofstream(victim) << "precious";
+  fs::path link = dir / "out.dot";
+  fs::create_symlink(victim, link);
+  ASSERT_EQ(::lchown(link.c_str(), 65534, 65534), 0);  // nobody's
+  const bool protected_links = test::read_file("/proc/sys/fs/protected_symlinks").starts_with("1");
+  auto shell = test::run({"sh", "-c", "echo x > \"$0\"", link.string()});
+  if (shell.exit_code == 0) std::ofstream(victim) << "precious";
+  auto r = graphgen({"-T", "dot", demo().string(), "-o", link.string()});
+  if (protected_links) EXPECT_NE(shell.exit_code, 0) << "the kernel follows the planted link";
+  EXPECT_EQ(r.exit_code == 0, shell.exit_code == 0) << r.err;
+  if (shell.exit_code != 0) {
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_EQ(count_lines(r.err), 1u);
+    EXPECT_NE(r.err.find("Permission denied (through a symbolic link"), std::string::npos) << r.err;
+    EXPECT_EQ(test::read_file(victim), "precious");
+  }
+  EXPECT_TRUE(fs::is_symlink(link));
+}
+
+TEST(Output, AFileOfSeveralHardLinksIsRewrittenInPlace) {
+  fs::path dir = test::temp_dir();
+  fs::path out = dir / "graph.dot";
+  std::ofstream(out) << "old";
+  fs::create_hard_link(out, dir / "alias.dot");
+  struct stat before {};
+  ASSERT_EQ(::stat(out.c_str(), &before), 0);
+  auto r = graphgen({"-T", "dot", demo().string(), "-o", out.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  struct stat after {};
+  ASSERT_EQ(::stat(out.c_str(), &after), 0);
+  EXPECT_EQ(after.st_ino, before.st_ino);
+  EXPECT_EQ(after.st_nlink, 2u);
+  EXPECT_TRUE(test::read_file(dir / "alias.dot").starts_with("digraph {"));
+  EXPECT_EQ(test::read_file(dir / "alias.dot"), test::read_file(out));
+  // A shorter output leaves nothing of the longer old content.
+  std::ofstream(out) << std::string(100000, 'x');
+  ASSERT_EQ(graphgen({"-T", "dot", demo().string(), "-o", out.string()}).exit_code, 0);
+  EXPECT_EQ(test::read_file(dir / "alias.dot"), test::read_file(out));
+  EXPECT_EQ(test::read_file(out).find('x' + std::string(50, 'x')), std::string::npos);
+}
+
 TEST(Output, KeepsTheModeOfTheFileItReplaces) {
   fs::path dir = test::temp_dir();
   fs::path out = dir / "graph.dot";

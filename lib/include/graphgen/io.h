@@ -47,11 +47,16 @@ class InputFile {
 /// Writes `data` where the user named:
 /// - "-", /dev/stdout, /dev/stderr, /dev/fd/N: that descriptor;
 /// - a character device or FIFO (/dev/null, a named pipe): written through;
-/// - a symbolic link: its final target, replaced as below (the link stays);
+/// - a symbolic link: opened by the kernel, with its rules (another user's
+///   link in a sticky folder is refused, fs.protected_symlinks, as the
+///   shell's > is), then its target is written as below (the link stays);
+/// - a file with several hard links: rewritten in place (space reserved
+///   first), so every name sees the new content;
 /// - a regular file or a new name: a temporary file in the same folder
-///   (mkstemp: unpredictable, O_EXCL, never following a planted link), then a
-///   rename, so a failure (or SIGINT/SIGTERM, which remove the temporary
-///   file) never leaves a half-written file; a replaced file keeps its mode.
+///   (mkstemp: unpredictable, O_EXCL, never following a planted link),
+///   fsync'ed, then renamed over it, so a failure (or SIGINT/SIGTERM, which
+///   remove the temporary file) never leaves a half-written file; a replaced
+///   file keeps its mode.
 Expected<bool> write_output(const std::string& path, std::string_view data);
 
 /// Refuses an output that is one of the inputs (the same file, by device
