@@ -224,9 +224,11 @@ std::vector<OptionSpec> writer_options() {
             shown(lprof::TextOptions{}.output_unit), kEvery & ~kRun),
       flag("--skip-zero", "text output: leave out functions that never ran (line_profiler's -z)", kEvery & ~kRun),
       value("--source-root", "DIR",
-            "text output: read the source files a profile names only under this folder (always only regular files) "
-            "[default: where the profile says]",
+            "text output: read the source files a profile names only under this folder (always only regular text "
+            "files; as root, without it, only files everyone may read) [default: where the profile says]",
             {}, kEvery & ~kRun),
+      flag("--no-source", "text output: read no source file the profile names; show the timed lines only",
+           kEvery & ~kRun),
       flag("--keep-going",
            "when merging, skip inputs that cannot be read (empty or broken files), listed in one warning",
            kGraphgen | kMpi),
@@ -541,6 +543,7 @@ Expected<bool> write_settings(const Given& g, const std::vector<std::string>& in
   }
   w.text.skip_zero = g.flag("skip-zero");
   w.text.source_root = g.text("source-root");
+  w.text.no_source = g.flag("no-source");
   if (const std::string* v = g.value("top")) {
     auto top = number<std::size_t>(*find_option("top"), *v, "a count of functions");
     if (!top) return top.error();

@@ -66,17 +66,29 @@ std::string with_article(std::string_view name) {
   return std::string(vowel ? "an " : "a ") + std::string(name);
 }
 
-// The lines of a source file the report may show: a regular file (never a
-// device, FIFO or directory), at most kMaxSource bytes, under `root` when
-// one is given. Empty when it cannot or may not be read.
+// The lines of a source file the report may show, since a profile can name
+// any path: a regular file (never a device, FIFO or directory, nothing under
+// /proc, /sys or /dev), at most kMaxSource bytes, that looks like source
+// text (no NUL in its first 4 KiB), readable by the invoking user: as root,
+// who may read anything, only a file everyone may read (a hostile .lprof
+// cannot print /etc/shadow) unless `root` is given; under `root` when it is.
+// Empty when it cannot or may not be read.
 constexpr std::size_t kMaxSource = std::size_t{16} << 20;
+constexpr std::size_t kSniffSource = 4096;
+
+static bool under(std::string_view real, std::string_view base) {
+  return real.starts_with(base) && (real.size() == base.size() || real[base.size()] == '/' || base == "/");
+}
 
 static bool source_allowed(const std::string& path, const std::string& root) {
+  char real[PATH_MAX];
+  if (!::realpath(path.c_str(), real)) return false;
+  for (std::string_view system : {"/proc", "/sys", "/dev"})
+    if (under(real, system)) return false;
+  if (::access(real, R_OK) != 0) return false;
   if (root.empty()) return true;
-  char real[PATH_MAX], base[PATH_MAX];
-  if (!::realpath(path.c_str(), real) || !::realpath(root.c_str(), base)) return false;
-  std::string_view r(real), b(base);
-  return r.starts_with(b) && (r.size() == b.size() || r[b.size()] == '/' || b == "/");
+  char base[PATH_MAX];
+  return ::realpath(root.c_str(), base) && under(real, base);
 }
 
 bool read_source(const std::string& path, const std::string& root, std::vector<std::string>& lines) {
@@ -85,7 +97,8 @@ bool read_source(const std::string& path, const std::string& root, std::vector<s
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return false;
   struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || static_cast<std::size_t>(st.st_size) > kMaxSource) {
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || static_cast<std::size_t>(st.st_size) > kMaxSource ||
+      (::geteuid() == 0 && root.empty() && !(st.st_mode & S_IROTH))) {
     ::close(fd);
     return false;
   }
@@ -98,6 +111,7 @@ bool read_source(const std::string& path, const std::string& root, std::vector<s
   }
   ::close(fd);
   text.resize(done);
+  if (text.substr(0, kSniffSource).find('\0') != std::string::npos) return false;  // not source text
   std::size_t pos = 0;
   while (pos < text.size()) {
     std::size_t nl = text.find('\n', pos);

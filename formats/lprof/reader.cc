@@ -350,7 +350,11 @@ Expected<std::string> write_text(const Profile& p, const TextOptions& options, D
     std::string file(f.file);
     std::vector<std::string> sub;
     std::vector<std::int64_t> numbers;  // the line number of each row shown
-    if (formats::read_source(file, options.source_root, source)) {
+    if (options.no_source) {
+      source.clear();
+      out += fmt::format("File: {}\nFunction: {} at line {}\n", visible_text(f.file), visible_text(f.name), f.line);
+    }
+    if (!options.no_source && formats::read_source(file, options.source_root, source)) {
       out += fmt::format("File: {}\nFunction: {} at line {}\n", visible_text(f.file), visible_text(f.name), f.line);
       if (f.line >= 1 && static_cast<std::size_t>(f.line) <= source.size()) {
         std::vector<std::string> from(source.begin() + (f.line - 1), source.end());
@@ -359,10 +363,12 @@ Expected<std::string> write_text(const Profile& p, const TextOptions& options, D
       }
       for (std::size_t k = 0; k < sub.size(); ++k) numbers.push_back(f.line + static_cast<std::int64_t>(k));
     } else {
-      out += fmt::format("\nCould not find file {}\n", visible_text(f.file));
-      out += "Are you sure you are running this program from the same directory\n";
-      out += "that you ran the profiler from?\n";
-      out += "Continuing without the function's contents.\n";
+      if (!options.no_source) {
+        out += fmt::format("\nCould not find file {}\n", visible_text(f.file));
+        out += "Are you sure you are running this program from the same directory\n";
+        out += "that you ran the profiler from?\n";
+        out += "Continuing without the function's contents.\n";
+      }
       // Checked arithmetic: a file may give any 64-bit first line.
       std::int64_t lo = f.line, n = 1, last = 0;
       bool huge = false;

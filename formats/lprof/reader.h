@@ -32,6 +32,8 @@ struct TextOptions {
   /// Source files are read only when they are regular files under this
   /// folder (empty: the paths as the profile names them, regular files only).
   std::string source_root;
+  /// Read no source file (--no-source): the report shows the timed lines.
+  bool no_source = false;
   std::size_t max_bytes = 0;  // the most bytes to write (0: no limit)
 };
 

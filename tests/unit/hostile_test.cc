@@ -191,6 +191,8 @@ TEST(Hostile, TheReportReadsOnlyRegularFilesAndOnlyWhereAllowed) {
   fs::path fifo = dir / "fifo.py";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   std::ofstream(dir / "ok.py") << "def h():\n    return 1\n";
+  fs::permissions(dir / "ok.py", fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
+                                     fs::perms::others_read);  // whatever the umask
   std::string py = std::string(kLineStats) + "dump({('/dev/zero', 1, 'z'): [(1, 1, 1)], ('" + fifo.string() +
                    "', 1, 'p'): [(1, 1, 1)], ('/etc/passwd', 1, 'e'): [(1, 1, 1)], ('" + (dir / "ok.py").string() +
                    "', 1, 'h'): [(2, 1, 1)]}, 1e-6)\n";
@@ -205,6 +207,42 @@ TEST(Hostile, TheReportReadsOnlyRegularFilesAndOnlyWhereAllowed) {
   ASSERT_EQ(rooted.exit_code, 0) << rooted.err;
   EXPECT_NE(rooted.out.find("Could not find file /etc/passwd"), std::string::npos);  // outside the root
   EXPECT_NE(rooted.out.find("return 1"), std::string::npos);                         // inside it
+}
+
+TEST(Hostile, TheReportReadsOnlySourceTextTheUserMayRead) {
+  // A profile can name any path: /proc, a binary, a file only its owner may
+  // read. As root (who may read anything) a file must be readable by all.
+  fs::path dir = test::temp_dir();
+  std::ofstream(dir / "secret.py") << "SECRET = 'hunter2'\n";
+  fs::permissions(dir / "secret.py", fs::perms::owner_read | fs::perms::owner_write);
+  std::ofstream(dir / "binary.py", std::ios::binary) << std::string("def b():\n\0\0\0\n", 13);
+  std::ofstream(dir / "ok.py") << "def h():\n    return 1\n";
+  fs::permissions(dir / "ok.py", fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
+                                     fs::perms::others_read);  // whatever the umask
+  auto key = [](const fs::path& p, const char* name) {
+    return "('" + p.string() + "', 1, '" + name + "'): [(1, 1, 1)], ";
+  };
+  std::string py = std::string(kLineStats) + "dump({" + key(dir / "secret.py", "s") + key(dir / "binary.py", "b") +
+                   key("/proc/self/environ", "e") + "('" + (dir / "ok.py").string() +
+                   "', 1, 'h'): [(2, 1, 1)]}, 1e-6)\n";
+  fs::path f = generate("secrets.lprof", py);
+  auto r = survive({"-T", "text", f.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Could not find file " + (dir / "binary.py").string()), std::string::npos);  // NULs: not text
+  EXPECT_NE(r.out.find("Could not find file /proc/self/environ"), std::string::npos);
+  EXPECT_NE(r.out.find("return 1"), std::string::npos);
+  if (::geteuid() == 0) {
+    EXPECT_EQ(r.out.find("hunter2"), std::string::npos);
+    EXPECT_NE(r.out.find("Could not find file " + (dir / "secret.py").string()), std::string::npos);
+    auto rooted = survive({"-T", "text", "--source-root", dir.string(), f.string()});  // vouched for
+    EXPECT_NE(rooted.out.find("hunter2"), std::string::npos);
+  }
+  auto none = survive({"-T", "text", "--no-source", f.string()});
+  ASSERT_EQ(none.exit_code, 0) << none.err;
+  EXPECT_EQ(none.out.find("return 1"), std::string::npos);
+  EXPECT_EQ(none.out.find("Could not find file"), std::string::npos);
+  EXPECT_NE(none.out.find("File: " + (dir / "ok.py").string() + "\nFunction: h at line 1\n"), std::string::npos)
+      << none.out;
 }
 
 // --- 5. outputs that cannot be written --------------------------------------
