@@ -403,7 +403,9 @@ TEST(Hostile, TwoHundredMegabytesOfCompressedZerosStopAtTheHead) {
     auto r = survive({f.string(), "-o", (test::temp_dir() / "zeros.dot").string()});
     EXPECT_EQ(r.exit_code, 1) << kind;
     EXPECT_NE(r.err.find("cannot tell the profile format"), std::string::npos) << r.err;
+#ifndef GRAPHGEN_SANITIZE
     EXPECT_LT(r.peak_kb, 64 * 1024) << kind << ": inflated past the head (" << r.peak_kb / 1024 << " MB)";
+#endif
   }
 }
 
@@ -464,7 +466,7 @@ TEST(Hostile, ChainsAreKeptWhenAsked) {
   EXPECT_EQ(r.out.find("calls in a chain"), std::string::npos);
   EXPECT_NE(r.out.find(">fn_200<"), std::string::npos);
   fs::path deep = deep_xperf(20000);
-  auto slow = test::run({GRAPHGEN_BINARY, "-T", "svg", "--no-collapse-chains", deep.string()}, {}, {}, 4);
+  auto slow = test::run({GRAPHGEN_BINARY, "-T", "svg", "--no-collapse-chains", deep.string()}, {}, {}, 8);
   EXPECT_NE(slow.err.find("the graph has 20000 nodes after pruning; laying it out can take minutes"), std::string::npos)
       << slow.err;
   auto dot = survive({"-T", "dot", deep.string()});  // gprof2dot's dot is not a picture: every node
