@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <condition_variable>
 #include <deque>
+#include <mutex>
+#include <thread>
 
 namespace graphgen {
 
@@ -142,7 +145,7 @@ CallGraph base_graph(const Profile& p, std::size_t event, double& self_sum) {
 class RatioIntegration {
  public:
   RatioIntegration(const Profile& p, const Adjacency& adj, const Cycles& cycles, const std::vector<double>& ratios,
-                   std::vector<double> self)
+                   std::vector<double> self, std::size_t two_cores_above)
       : total(p.functions.size(), 0.0),
         call_total(p.calls.size(), 0.0),
         has_call_total(p.calls.size(), false),
@@ -152,7 +155,8 @@ class RatioIntegration {
         ratios_(ratios),
         self_(std::move(self)),
         cycle_total_(cycles.members.size(), 0.0),
-        local_(p.functions.size(), 0) {}
+        local_(p.functions.size(), 0),
+        two_cores_above_(two_cores_above) {}
 
   void run() {
     for (const std::vector<FuncId>& scc : cycles_.scc_order) {
@@ -176,10 +180,26 @@ class RatioIntegration {
     std::vector<double> edge_ratio;
     std::vector<CallId> edge_call;
     std::vector<double> leaving;
-    // Per walk, and summed over the walks.
-    std::vector<std::uint32_t> rank, by_rank;
-    std::vector<double> forward_in, partial, member_total, edge_total;
-    std::vector<bool> edge_has_total;
+    // Summed over the walks (partial: the walk being summed).
+    std::vector<double> partial, member_total, edge_total;
+    std::vector<std::uint8_t> edge_has_total;
+  };
+
+  // One entry point's breadth-first walk: members by rank, each member's
+  // forward calls (rank k -> k+1, in call order) and the summed ratio of
+  // the forward calls into each member.
+  struct Walk {
+    std::uint32_t start = 0;
+    double entry_ratio = 0.0;
+    std::vector<std::uint32_t> rank, by_rank, forward, forward_begin;
+    std::vector<double> forward_in;
+    void reserve(std::size_t members, std::size_t edges) {
+      rank.resize(members);
+      forward_in.resize(members);
+      by_rank.reserve(members);
+      forward_begin.reserve(members + 1);
+      forward.resize(edges);
+    }
   };
 
   // What a call into `f` integrates: a cycle member stands for its whole
@@ -232,7 +252,7 @@ class RatioIntegration {
     if (scc.size() > 1 && c.edge_callee.size() == scc.size())
       ring(scc, c, entries);
     else
-      for (const auto& [entry, entry_ratio] : entries) walk(scc, c, local_[entry], entry_ratio);
+      walks(scc, c, entries);
     for (std::uint32_t k = 0; k < scc.size(); ++k) total[scc[k]] = c.member_total[k];
     for (std::size_t e = 0; e < c.edge_callee.size(); ++e) {
       if (!c.edge_has_total[e]) continue;
@@ -288,47 +308,108 @@ class RatioIntegration {
       }
       c.edge_begin[k + 1] = static_cast<std::uint32_t>(c.edge_callee.size());
     }
-    c.rank.resize(m);
-    c.forward_in.resize(m);
     c.partial.resize(m);
     c.member_total.assign(m, 0.0);
     c.edge_total.assign(c.edge_callee.size(), 0.0);
-    c.edge_has_total.assign(c.edge_callee.size(), false);
-    c.by_rank.reserve(m);
+    c.edge_has_total.assign(c.edge_callee.size(), 0);
     return c;
   }
 
-  // One entry point's walk: breadth-first ranks from the entry, the ratios
-  // of forward calls (rank k -> k+1) into each member summed on the way
-  // (when f is taken from the queue every callee already has its final
-  // rank); then partials from the deepest rank up, a member's partial
-  // needing those of its forward callees.
-  void walk(const std::vector<FuncId>& scc, Compact& c, std::uint32_t start, double entry_ratio) {
-    std::fill(c.rank.begin(), c.rank.end(), UINT32_MAX);
-    std::fill(c.forward_in.begin(), c.forward_in.end(), 0.0);
-    c.by_rank.clear();
-    c.rank[start] = 0;
-    c.by_rank.push_back(start);
-    for (std::size_t head = 0; head < c.by_rank.size(); ++head) {
-      std::uint32_t f = c.by_rank[head];
-      for (std::uint32_t e = c.edge_begin[f]; e < c.edge_begin[f + 1]; ++e) {
-        std::uint32_t callee = c.edge_callee[e];
-        if (c.rank[callee] == UINT32_MAX) {
-          c.rank[callee] = c.rank[f] + 1;
-          c.by_rank.push_back(callee);
+  // Every entry point's walk, summed in entry order. Ranking a walk reads
+  // only the cycle's calls, so on a big cycle a second thread ranks the
+  // next walks while this one sums them: the sums are the same operations
+  // in the same order as on one core.
+  void walks(const std::vector<FuncId>& scc, Compact& c, const std::vector<std::pair<FuncId, double>>& entries) {
+    const std::size_t m = scc.size(), edges = c.edge_callee.size();
+    constexpr std::size_t kSlots = 4;
+    const bool two = entries.size() > 1 && entries.size() * (edges + m) > two_cores_above_ &&
+                     std::thread::hardware_concurrency() > 1;
+    std::vector<Walk> slot(two ? kSlots : 1);
+    for (Walk& w : slot) w.reserve(m, edges);
+    auto prepare = [&](Walk& w, std::size_t i) {
+      w.start = local_[entries[i].first];
+      w.entry_ratio = entries[i].second;
+      rank(c, w);
+    };
+    if (!two) {
+      for (std::size_t i = 0; i < entries.size(); ++i) {
+        prepare(slot[0], i);
+        sum(scc, c, slot[0]);
+      }
+      return;
+    }
+    std::mutex mutex;
+    std::condition_variable changed;
+    std::size_t ranked = 0, summed = 0;  // walks done by each side
+    std::thread ranker([&] {
+      for (std::size_t i = 0; i < entries.size(); ++i) {
+        {
+          std::unique_lock lock(mutex);
+          changed.wait(lock, [&] { return i - summed < kSlots; });
         }
-        if (c.rank[callee] == c.rank[f] + 1) c.forward_in[callee] += c.edge_ratio[e];
+        prepare(slot[i % kSlots], i);
+        std::lock_guard lock(mutex);
+        ranked = i + 1;
+        changed.notify_all();
+      }
+    });
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+      {
+        std::unique_lock lock(mutex);
+        changed.wait(lock, [&] { return ranked > i; });
+      }
+      sum(scc, c, slot[i % kSlots]);
+      std::lock_guard lock(mutex);
+      summed = i + 1;
+      changed.notify_all();
+    }
+    ranker.join();
+  }
+
+  // Breadth-first ranks from the entry, and the ratios of forward calls
+  // into each member summed on the way (when f is taken from the queue
+  // every callee already has its final rank, so f's forward calls are
+  // known then).
+  static void rank(const Compact& c, Walk& w) {
+    std::fill(w.rank.begin(), w.rank.end(), UINT32_MAX);
+    std::fill(w.forward_in.begin(), w.forward_in.end(), 0.0);
+    w.by_rank.clear();
+    w.forward_begin.clear();
+    w.rank[w.start] = 0;
+    w.by_rank.push_back(w.start);
+    std::uint32_t* forward = w.forward.data();
+    std::uint32_t n = 0;
+    for (std::size_t head = 0; head < w.by_rank.size(); ++head) {
+      const std::uint32_t f = w.by_rank[head], next = w.rank[f] + 1;
+      w.forward_begin.push_back(n);
+      for (std::uint32_t e = c.edge_begin[f]; e < c.edge_begin[f + 1]; ++e) {
+        const std::uint32_t callee = c.edge_callee[e];
+        if (w.rank[callee] == UINT32_MAX) [[unlikely]] {
+          w.rank[callee] = next;
+          w.by_rank.push_back(callee);
+        }
+        // Whether a call is forward is a coin toss on a dense cycle:
+        // kept without a branch.
+        forward[n] = e;
+        n += w.rank[callee] == next;
       }
     }
-    for (auto it = c.by_rank.rbegin(); it != c.by_rank.rend(); ++it) {
-      std::uint32_t f = *it;
-      double part = entry_ratio * self_[scc[f]] + entry_ratio * c.leaving[f];
-      for (std::uint32_t e = c.edge_begin[f]; e < c.edge_begin[f + 1]; ++e) {
-        std::uint32_t callee = c.edge_callee[e];
-        if (c.rank[callee] != c.rank[f] + 1) continue;
-        double share = ratio(c.edge_ratio[e], c.forward_in[callee]) * c.partial[callee];
+    for (std::uint32_t i = 0; i < n; ++i) w.forward_in[c.edge_callee[forward[i]]] += c.edge_ratio[forward[i]];
+    w.forward_begin.push_back(n);
+  }
+
+  // Partials from the deepest rank up, a member's partial needing those of
+  // its forward callees.
+  void sum(const std::vector<FuncId>& scc, Compact& c, const Walk& w) const {
+    const double r = w.entry_ratio;
+    for (std::size_t k = w.by_rank.size(); k-- > 0;) {
+      const std::uint32_t f = w.by_rank[k];
+      double part = r * self_[scc[f]] + r * c.leaving[f];
+      for (std::uint32_t i = w.forward_begin[k]; i < w.forward_begin[k + 1]; ++i) {
+        const std::uint32_t e = w.forward[i], callee = c.edge_callee[e];
+        double share = ratio(c.edge_ratio[e], w.forward_in[callee]) * c.partial[callee];
         c.edge_total[e] += share;
-        c.edge_has_total[e] = true;
+        c.edge_has_total[e] = 1;
         part += share;
       }
       c.partial[f] = part;
@@ -385,6 +466,7 @@ class RatioIntegration {
   std::vector<double> self_;
   std::vector<double> cycle_total_;
   std::vector<std::uint32_t> local_;  // a cycle member's index in its cycle
+  std::size_t two_cores_above_;
 };
 
 }  // namespace
@@ -409,7 +491,7 @@ CallGraph graph_from_call_ratios(const Profile& p, std::size_t event, Diagnostic
   // What is integrated: shares of the whole, or the event's values.
   std::vector<double> self(n);
   for (FuncId f = 0; f < n; ++f) self[f] = rule.in_values ? p.value(event, p.self(f, event)) : *g.nodes[f].self_ratio;
-  RatioIntegration in(p, adj, cycles, ratios, std::move(self));
+  RatioIntegration in(p, adj, cycles, ratios, std::move(self), rule.two_cores_above);
   in.run();
 
   if (rule.in_values) {

@@ -45,6 +45,11 @@ struct RatioRule {
   /// Integrate the event's own values (gprof: seconds, which the labels can
   /// show as self-time and total-time) rather than shares of the whole.
   bool in_values = false;
+  /// A cycle's entry-point walks are summed by this thread while a second
+  /// ranks the next ones ahead, once the walks visit more than this many
+  /// calls in all; the sums are the same either way (tests set 0 and the
+  /// maximum to compare the two).
+  std::size_t two_cores_above = std::size_t{1} << 21;
 };
 
 /// gprof2dot's default for sampling and call-graph formats (--total
