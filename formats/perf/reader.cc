@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <charconv>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <thread>
@@ -294,14 +295,23 @@ class Reader {
     const InputFile& input = *part.input;
     path_ = input.path();
     part_ = part;
-    LineScanner scanner(input.bytes().substr(part.begin, part.end - part.begin), &input, part.begin);
+    const std::string_view data = input.bytes().substr(part.begin, part.end - part.begin);
+    LineScanner scanner(data, &input, part.begin);
     std::string_view line;
     in_sample_ = false;
+    blank_ = 0;
+    blank_searched_ = false;
+    std::size_t budget_line = 4096;  // the budget is looked at every 4096 lines
+    auto over_budget = [&] {
+      if (scanner.line_number() < budget_line) return false;
+      budget_line = (scanner.line_number() | 4095) + 1;
+      return options_.memory_budget && profile.approximate_bytes() > options_.memory_budget;
+    };
     while (scanner.next(line)) {
-      if ((scanner.line_number() & 4095) == 0 && options_.memory_budget &&
-          profile.approximate_bytes() > options_.memory_budget)
+      if (over_budget())
         return bad_input(formats::over_budget_message(path_, options_.memory_budget, profile.functions.size(), 1));
       if (line.empty()) {
+        remember_stack(scanner);
         flush();
         continue;
       }
@@ -337,6 +347,9 @@ class Reader {
       if (!h.rest.empty()) {  // recorded without -g: the one frame is on the header
         Frame f;
         if (parse_frame(h.rest, f)) add_frame(f);
+      } else if (keep_ && seen_stack(scanner, data)) {
+        if (over_budget())  // (the frames passed add nothing to the profile)
+          return bad_input(formats::over_budget_message(path_, options_.memory_budget, profile.functions.size(), 1));
       }
     }
     flush();
@@ -419,6 +432,86 @@ class Reader {
     return bad_input(at_line(path_, line, col, message));
   }
 
+  // Most samples repeat a stack seen before, byte for byte: its frame lines
+  // are looked up whole (one hash of the bytes up to the empty line that
+  // ends the sample) instead of parsed line by line. The first occurrence
+  // of a stack is parsed as any; when its lines were all frames and the
+  // empty line came where expected, its bytes and frames are kept.
+  struct StackCache {
+    struct Entry {
+      std::size_t offset, size;    // in `bytes`
+      std::uint32_t first, count;  // in `frames`
+      std::size_t lines;
+    };
+    FlatIndex index;
+    std::vector<Entry> entries;
+    std::string bytes;
+    std::vector<FuncId> frames;
+    std::size_t mismatches = 0;  // equal tags, different bytes
+    bool off = false;            // too many of those: parse every line
+  };
+  struct Pending {
+    bool active = false;
+    std::size_t begin = 0, end = 0, header_line = 0;  // the block's bytes in the part
+    std::uint64_t hash = 0;
+  };
+
+  // Called after a sample's header: true when the frame lines that follow
+  // are a known stack, then in frames_, and the scanner is at the empty
+  // line ending them.
+  bool seen_stack(LineScanner& scanner, std::string_view data) {
+    pending_.active = false;
+    if (cache_.off) return false;
+    const std::size_t begin = scanner.position();
+    if (begin == 0) return false;
+    // Each search starts where the last one ended: every byte once.
+    if (!blank_searched_ || (blank_ != std::string_view::npos && blank_ < begin - 1)) {
+      blank_ = find_blank_line(data, begin - 1);
+      blank_searched_ = true;
+    }
+    if (blank_ == std::string_view::npos || blank_ < begin) return false;  // none, or no frames
+    const std::string_view block = data.substr(begin, blank_ + 1 - begin);
+    const std::uint64_t hash = hash_block(block);
+    std::int64_t row = cache_.index.find(hash, [&](std::uint32_t r) {
+      const StackCache::Entry& e = cache_.entries[r];
+      bool same = e.size == block.size() && std::memcmp(cache_.bytes.data() + e.offset, block.data(), e.size) == 0;
+      cache_.mismatches += !same;
+      return same;
+    });
+    if (cache_.mismatches > 1000 + cache_.entries.size()) cache_.off = true;
+    if (row < 0) {
+      pending_ = {true, begin, blank_ + 1, scanner.line_number(), hash};
+      return false;
+    }
+    const StackCache::Entry& e = cache_.entries[static_cast<std::size_t>(row)];
+    frames_.assign(cache_.frames.begin() + e.first, cache_.frames.begin() + e.first + e.count);
+    scanner.skip_to(blank_ + 1, e.lines);
+    return true;
+  }
+
+  // At the empty line ending a sample: keeps the stack just parsed when its
+  // lines were the block seen_stack() looked up (all frames: any other line
+  // would have started a sample or failed).
+  void remember_stack(const LineScanner& scanner) {
+    Pending p = pending_;
+    pending_.active = false;
+    if (!p.active || !in_sample_ || !keep_ || scanner.line_offset() != p.end || cache_.off) return;
+    // Bounded by the input: a file of distinct stacks keeps at most an
+    // eighth of its size.
+    if (cache_.bytes.size() + (p.end - p.begin) > (part_.end - part_.begin) / 8) return;
+    cache_.index.find_or_add(
+        p.hash, [](std::uint32_t) { return false; },
+        [&] {
+          std::string_view block = part_.input->bytes().substr(part_.begin + p.begin, p.end - p.begin);
+          cache_.entries.push_back({cache_.bytes.size(), block.size(), static_cast<std::uint32_t>(cache_.frames.size()),
+                                    static_cast<std::uint32_t>(frames_.size()),
+                                    scanner.line_number() - p.header_line - 1});
+          cache_.bytes.append(block);
+          cache_.frames.insert(cache_.frames.end(), frames_.begin(), frames_.end());
+          return static_cast<std::uint32_t>(cache_.entries.size() - 1);
+        });
+  }
+
   bool wanted_process(const Header& h) const {
     bool pid_ok = options_.pids.empty() ||
                   std::find(options_.pids.begin(), options_.pids.end(), h.pid) != options_.pids.end() ||
@@ -430,6 +523,7 @@ class Reader {
 
   void start_sample(const Header& h) {
     in_sample_ = true;
+    pending_.active = false;
     frames_.clear();
     events_.add(h.event);
     keep_ = event_.empty() || h.event == event_;
@@ -553,6 +647,10 @@ class Reader {
   double time_ = -1;  // the current sample's time (seconds), or -1
   std::int64_t pid_ = -1, tid_ = -1;
   std::vector<FuncId> frames_;
+  StackCache cache_;
+  Pending pending_;
+  std::size_t blank_ = 0;  // the last blank line found in the part
+  bool blank_searched_ = false;
   enum Kind : std::uint8_t { kOther, kPython, kInterpreter, kUnresolved };
   std::vector<Kind> kinds_;       // per function, for the Python view
   std::vector<bool> python_dso_;  // per function: in libpython or a python binary (looked at once)

@@ -49,6 +49,14 @@ class LineScanner {
   }
 
   std::size_t line_number() const { return line_no_; }
+  /// Where the next line starts.
+  std::size_t position() const { return pos_; }
+  /// Moves on to `pos` (the start of a line, at or after position()),
+  /// passing `lines` lines the caller has accounted for.
+  void skip_to(std::size_t pos, std::size_t lines) {
+    pos_ = pos;
+    line_no_ += lines;
+  }
   std::size_t line_offset() const { return line_start_; }
   bool at_end() const { return pos_ >= data_.size(); }
 
@@ -62,6 +70,15 @@ class LineScanner {
   std::size_t line_no_ = 0;
   std::size_t released_ = 0;
 };
+
+/// The first i >= from where s[i] and s[i + 1] are both '\n' (a line
+/// ending followed by an empty line), or npos: a vector at a time
+/// (SSE2, or AVX2 when the processor has it).
+std::size_t find_blank_line(std::string_view s, std::size_t from);
+
+/// A well-mixed hash of a block of bytes (kilobytes of stack frames), four
+/// words at a time.
+std::uint64_t hash_block(std::string_view s);
 
 /// `path:line:col: message`, col counted from 1 in bytes.
 inline std::string at_line(std::string_view path, std::size_t line, std::size_t col, std::string_view message) {

@@ -94,6 +94,59 @@ TEST(PerfReader, ErrorsInALaterPartCountLinesFromTheFileStart) {
       << p.error().message;
 }
 
+// Self and stack totals by function name.
+std::map<std::string, std::pair<Cost, Cost>> by_name(const Profile& p) {
+  std::map<std::string, std::pair<Cost, Cost>> m;
+  for (FuncId f = 0; f < p.functions.size(); ++f) {
+    auto& v = m[std::string(p.str(p.functions[f].name))];
+    v.first += p.self(f, 0);
+    v.second += p.stack_inclusive(f, 0);
+  }
+  return m;
+}
+
+TEST(PerfReader, RepeatedStacksAreLookedUpWholeAndCountAsParsed) {
+  // Stacks seen before are found by their bytes, not parsed again: the same
+  // totals as the same samples collapsed, whether a stack's first sample
+  // ended with an empty line or ran into the next header, with source
+  // lines between frames, and errors after them still name their line.
+  const std::string a = "\t1 leaf_a+0x1 (/bin/p)\n\t2 mid+0x2 (/bin/p)\n\t3 main+0x3 (/bin/p)\n";
+  const std::string b = "\t4 leaf_b+0x4 (/bin/p)\n\t3 main+0x3 (/bin/p)\n";
+  const std::string src = "\t1 leaf_a+0x1 (/bin/p)\n  p.c:10\n\t2 mid+0x2 (/bin/p)\n\t3 main+0x3 (/bin/p)\n";
+  auto header = [](int i) { return "p 7 " + std::to_string(100 + i) + ".5: 1 cycles: \n"; };
+  std::string text, folded;
+  int i = 0;
+  text += header(i++) + a;  // into the next header, no empty line
+  for (int k = 0; k < 30; ++k) {
+    text += header(i++) + (k % 3 == 1 ? b : k % 3 == 2 ? src : a) + "\n";
+    text += header(i++) + a + "\n";
+  }
+  std::map<std::string, std::pair<Cost, Cost>> expected;
+  auto count = [&](const std::vector<std::string>& stack) {
+    expected[stack.front()].first += 1;
+    for (const std::string& f : std::set<std::string>(stack.begin(), stack.end())) expected[f].second += 1;
+  };
+  count({"leaf_a", "mid", "main"});
+  for (int k = 0; k < 30; ++k) {
+    if (k % 3 == 1)
+      count({"leaf_b", "main"});
+    else
+      count({"leaf_a", "mid", "main"});
+    count({"leaf_a", "mid", "main"});
+  }
+  Profile p = read_perf(from_text("repeat.perf", text), {}, SIZE_MAX);
+  EXPECT_EQ(by_name(p), expected);
+  // A bad frame after the repeated samples: its own line number.
+  std::size_t lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+  InputFile in = open_file(from_text("repeat-bad.perf", text + header(i) + a + "\tnot a frame\n\n"));
+  Diagnostics d;
+  auto bad = perf::read(in, {}, d, SIZE_MAX);
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_NE(bad.error().message.find("repeat-bad.perf:" + std::to_string(lines + 5) + ":2: expected a frame"),
+            std::string::npos)
+      << bad.error().message;
+}
+
 TEST(PerfReader, ReadsHeadersFromTheRight) {
   fs::path dir = test::testdata_dir() / "perf";
   Profile p = read_perf(dir / "q-g.perf");

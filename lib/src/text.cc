@@ -1,0 +1,92 @@
+#include "graphgen/text.h"
+
+#include <cstring>
+
+#include "graphgen/flat_index.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define GRAPHGEN_X86 1
+#endif
+
+namespace graphgen {
+
+namespace {
+
+// The first i >= from with s[i] == s[i + 1] == '\n', one character at a
+// time after the vector loops, and on machines without them.
+std::size_t blank_line_scalar(std::string_view s, std::size_t from) {
+  for (std::size_t i = from; i + 1 < s.size(); ++i)
+    if (s[i] == '\n' && s[i + 1] == '\n') return i;
+  return std::string_view::npos;
+}
+
+#ifdef GRAPHGEN_X86
+// 16 bytes at a time (SSE2 is part of x86-64): compare the bytes at i and
+// at i + 1 with '\n' and keep the places where both are.
+std::size_t blank_line_sse2(std::string_view s, std::size_t from) {
+  const char* p = s.data();
+  const __m128i nl = _mm_set1_epi8('\n');
+  std::size_t i = from;
+  for (; i + 17 <= s.size(); i += 16) {
+    __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+    __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i + 1));
+    int mask = _mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, nl), _mm_cmpeq_epi8(b, nl)));
+    if (mask != 0) return i + static_cast<std::size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
+  }
+  return blank_line_scalar(s, i);
+}
+
+__attribute__((target("avx2"))) std::size_t blank_line_avx2(std::string_view s, std::size_t from) {
+  const char* p = s.data();
+  const __m256i nl = _mm256_set1_epi8('\n');
+  std::size_t i = from;
+  for (; i + 33 <= s.size(); i += 32) {
+    __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i));
+    __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i + 1));
+    auto mask = static_cast<unsigned>(
+        _mm256_movemask_epi8(_mm256_and_si256(_mm256_cmpeq_epi8(a, nl), _mm256_cmpeq_epi8(b, nl))));
+    if (mask != 0) return i + static_cast<std::size_t>(__builtin_ctz(mask));
+  }
+  return blank_line_sse2(s, i);
+}
+
+using BlankLineFinder = std::size_t (*)(std::string_view, std::size_t);
+
+// Chosen once, by what the processor running graphgen has.
+BlankLineFinder blank_line_finder() {
+  static const BlankLineFinder finder = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") ? &blank_line_avx2 : &blank_line_sse2;
+  }();
+  return finder;
+}
+#endif
+
+}  // namespace
+
+std::uint64_t hash_block(std::string_view s) {
+  // Four independent lanes of 8 bytes: the multiplications of one lane do
+  // not wait for another's.
+  std::uint64_t h[4] = {0x9E3779B97F4A7C15ull, 0xC2B2AE3D27D4EB4Full, 0x165667B19E3779F9ull, 0x27D4EB2F165667C5ull};
+  std::size_t i = 0;
+  for (; i + 32 <= s.size(); i += 32)
+    for (int k = 0; k < 4; ++k) {
+      std::uint64_t w;
+      std::memcpy(&w, s.data() + i + 8 * k, 8);
+      h[k] = (h[k] ^ w) * 0xFF51AFD7ED558CCDull;
+      h[k] ^= h[k] >> 29;
+    }
+  auto rotl = [](std::uint64_t x, int r) { return (x << r) | (x >> (64 - r)); };
+  return FlatIndex::mix(h[0] + rotl(h[1], 17), h[2] + rotl(h[3], 31), FlatIndex::hash_bytes(s.substr(i), s.size()));
+}
+
+std::size_t find_blank_line(std::string_view s, std::size_t from) {
+#ifdef GRAPHGEN_X86
+  return blank_line_finder()(s, from);
+#else
+  return blank_line_scalar(s, from);
+#endif
+}
+
+}  // namespace graphgen
