@@ -53,6 +53,9 @@ struct Header {
   std::uint64_t period = 0;
   double time = -1;       // seconds, when the header has a time
   std::string_view rest;  // a frame, when recorded without -g
+  // Where the columns before the time end (0 without a time), and where
+  // the comm starts: what a later header can be matched against.
+  std::size_t columns_end = 0, comm_begin = 0;
 };
 
 struct Token {
@@ -195,6 +198,8 @@ bool parse_header(std::string_view line, Header& h) {
   }
   if (k == 0) return false;  // no comm
   h.comm = trim(line.substr(0, toks[k - 1].end));
+  h.comm_begin = static_cast<std::size_t>(h.comm.data() - line.data());
+  if (timed) h.columns_end = toks[anchor - 1].end;
   if (!evented) {
     h.rest = trim(line.substr(end_of_columns));
     return true;
@@ -321,7 +326,9 @@ class Reader {
       // header (perf without -g pads comm), else a space-indented frame, else
       // the source line perf -F +srcline prints after a frame.
       Header h;
-      bool header = c != '\t' && parse_header(line, h);
+      const bool known = c != '\t' && same_shape(line, h);
+      const bool header = known || (c != '\t' && parse_header(line, h));
+      if (header && !known) remember_shape(line, h);
       if (!header && in_sample_ && (c == '\t' || c == ' ')) {
         Frame f;
         std::size_t lead = 0;
@@ -521,6 +528,76 @@ class Reader {
     return pid_ok && comm_ok;
   }
 
+  // Headers of one thread differ only in their time and period: a header
+  // that starts with the columns of the last one read in full, then has a
+  // time, the same period column and the same event, is read by checking
+  // just that (what parse_header would decide, since the tokens before
+  // the time are the same bytes).
+  struct Shape {
+    bool valid = false, has_period = false;
+    std::string columns, event;  // `comm pid [cpu]`; `event:`
+    std::size_t comm_begin = 0, comm_size = 0;
+    std::int64_t pid = -1, tid = -1;
+  };
+
+  bool same_shape(std::string_view line, Header& h) const {
+    const Shape& s = shape_;
+    const std::size_t p = s.columns.size(), n = line.size();
+    if (!s.valid || n <= p || !is_blank(line[p]) || line.compare(0, p, s.columns) != 0) return false;
+    std::size_t i = p;
+    auto blanks = [&] {
+      while (i < n && is_blank(line[i])) ++i;
+    };
+    auto digits = [&] {
+      std::size_t b = i;
+      while (i < n && line[i] >= '0' && line[i] <= '9') ++i;
+      return i > b;
+    };
+    auto token_ends = [&] { return i == n || is_blank(line[i]); };
+    blanks();
+    const std::size_t time_begin = i;
+    if (!digits() || i == n || line[i++] != '.' || !digits() || i == n || line[i++] != ':' || !token_ends())
+      return false;
+    const std::size_t time_end = i - 1;
+    blanks();
+    if (s.has_period) {
+      std::size_t b = i;
+      if (!digits() || !token_ends()) return false;
+      h.has_period = parse_u64(line.substr(b, i - b), h.period);
+      blanks();
+    }
+    if (line.compare(i, s.event.size(), s.event) != 0) return false;
+    const std::size_t event_begin = i;
+    i += s.event.size();
+    if (!token_ends()) return false;
+    blanks();
+    if (i != n) return false;  // (a frame on the header: read in full)
+    h.comm = line.substr(s.comm_begin, s.comm_size);
+    h.pid = s.pid;
+    h.tid = s.tid;
+    h.event = line.substr(event_begin, s.event.size() - 1);
+    h.time = -1;
+    if (options_.keep_timeline) std::from_chars(line.data() + time_begin, line.data() + time_end, h.time);
+    return true;
+  }
+
+  // After a header read in full: its shape, when it has a time and an
+  // event and nothing after them.
+  void remember_shape(std::string_view line, const Header& h) {
+    if (h.columns_end == 0 || h.event.empty() || !h.rest.empty()) {
+      shape_.valid = false;
+      return;
+    }
+    shape_.valid = true;
+    shape_.columns.assign(line.substr(0, h.columns_end));
+    shape_.event.assign(h.event.data(), h.event.size() + 1);
+    shape_.has_period = h.has_period;
+    shape_.comm_begin = h.comm_begin;
+    shape_.comm_size = h.comm.size();
+    shape_.pid = h.pid;
+    shape_.tid = h.tid;
+  }
+
   void start_sample(const Header& h) {
     in_sample_ = true;
     pending_.active = false;
@@ -649,6 +726,7 @@ class Reader {
   std::vector<FuncId> frames_;
   StackCache cache_;
   Pending pending_;
+  Shape shape_;
   std::size_t blank_ = 0;  // the last blank line found in the part
   bool blank_searched_ = false;
   enum Kind : std::uint8_t { kOther, kPython, kInterpreter, kUnresolved };

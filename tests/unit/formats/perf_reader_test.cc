@@ -147,6 +147,32 @@ TEST(PerfReader, RepeatedStacksAreLookedUpWholeAndCountAsParsed) {
       << bad.error().message;
 }
 
+TEST(PerfReader, HeadersLikeTheLastOneAreReadAsInFull) {
+  // A header with the same columns as the last one read in full is read
+  // by its time, period and event alone: each change of shape falls back
+  // to the full reading (comm with a space, pid/tid, cpu column, wider
+  // times and periods, another event, no period, a period past 2^64).
+  const std::string f = "\t1 leaf+0x1 (/bin/p)\n\t2 main+0x2 (/bin/p)\n\n";
+  std::string text;
+  for (const char* h :
+       {"my worker 7/8 [001] 100.1: 5 cycles: \n", "my worker 7/8 [001] 100.25: 17 cycles: \n",
+        "my worker 7/8 [001] 10000.125: 1000 cycles:u: \n", "my worker 7/8 [001] 10000.125: 1001 cycles:u: \n",
+        "my worker 7/9 [001] 100.5: 20 cycles: \n", "my worker 7/9 [001] 100.5:   300   cycles: \n",
+        "my worker 7/9 [001] 100.6: cycles: \n", "my worker 7/9 [001] 100.7: 99999999999999999999999 cycles: \n",
+        "my worker 7/9 [002] 100.8: 4000 cycles: \n"})
+    text += std::string(h) + f;
+  fs::path file = from_text("shapes.perf", text);
+  auto r = test::run({GRAPHGEN_BINARY, "-T", "folded", "--weight", "period", "--event", "cycles", "-q", file.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // cycles: 5 + 17 + 20 + 300 + 4000 (and 1 each for the one without a
+  // period and the one past 2^64, which count 1); cycles:u is another event.
+  EXPECT_EQ(r.out, "my_worker;main;leaf 4344\n") << r.out;
+  auto u =
+      test::run({GRAPHGEN_BINARY, "-T", "folded", "--weight", "period", "--event", "cycles:u", "-q", file.string()});
+  ASSERT_EQ(u.exit_code, 0) << u.err;
+  EXPECT_EQ(u.out, "my_worker;main;leaf 2001\n") << u.out;
+}
+
 TEST(PerfReader, ReadsHeadersFromTheRight) {
   fs::path dir = test::testdata_dir() / "perf";
   Profile p = read_perf(dir / "q-g.perf");
