@@ -112,6 +112,47 @@ Totals from_profile(const Profile& p) {
   return t;
 }
 
+TEST(CallgrindReader, ReadForAGraphOrWithPositionsGivesTheSameFunctions) {
+  // Read for a graph (positions not kept), a self cost line goes through a
+  // shorter path than the one that also keeps it per line: the same
+  // functions, first lines, self costs and calls, on every real file.
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(test::testdata_dir() / "callgrind"))
+    if (e.path().extension() == ".callgrind") files.push_back(e.path());
+  fs::path corpus = test::corpus_dir();
+  if (!corpus.empty())
+    for (const char* dir : {"edge", "real"})
+      for (const auto& e : fs::directory_iterator(corpus / dir / "callgrind")) files.push_back(e.path());
+  ASSERT_GE(files.size(), 5u);
+  std::size_t lines = 0;
+  for (const fs::path& f : files) {
+    SCOPED_TRACE(f.string());
+    formats::ReadOptions graph, positions;
+    graph.keep_positions = false;
+    positions.keep_positions = true;
+    auto a = test::read_profiles({f}, "callgrind", graph);
+    auto b = test::read_profiles({f}, "callgrind", positions);
+    ASSERT_EQ(a.has_value(), b.has_value());
+    if (!a) {
+      EXPECT_EQ(a.error().message, b.error().message);
+      continue;
+    }
+    ASSERT_EQ(a->functions.size(), b->functions.size());
+    lines += b->line_costs.size();
+    for (FuncId fn = 0; fn < a->functions.size(); ++fn) {
+      EXPECT_EQ(a->str(a->functions[fn].name), b->str(b->functions[fn].name));
+      EXPECT_EQ(a->functions[fn].line, b->functions[fn].line) << a->str(a->functions[fn].name);
+      for (std::size_t e = 0; e < a->events.size(); ++e) EXPECT_EQ(a->self(fn, e), b->self(fn, e));
+    }
+    ASSERT_EQ(a->calls.size(), b->calls.size());
+    for (CallId c = 0; c < a->calls.size(); ++c) {
+      EXPECT_EQ(a->calls[c].count, b->calls[c].count);
+      for (std::size_t e = 0; e < a->events.size(); ++e) EXPECT_EQ(a->inclusive(c, e), b->inclusive(c, e));
+    }
+  }
+  EXPECT_GT(lines, 100u);  // the files had cost lines
+}
+
 TEST(CallgrindReader, PerFunctionTotalsEqualCallgrindcmp) {
   fs::path corpus = test::corpus_dir();
   if (corpus.empty() || test::conformance_dir().empty()) GTEST_SKIP() << test::no_corpus_message();
