@@ -449,6 +449,8 @@ class Reader {
       std::size_t offset, size;    // in `bytes`
       std::uint32_t first, count;  // in `frames`
       std::size_t lines;
+      std::string comm;                     // the process `replay` was recorded in
+      detail::StackBuilder::Replay replay;  // what its last sample added to
     };
     FlatIndex index;
     std::vector<Entry> entries;
@@ -493,6 +495,7 @@ class Reader {
     const StackCache::Entry& e = cache_.entries[static_cast<std::size_t>(row)];
     frames_.assign(cache_.frames.begin() + e.first, cache_.frames.begin() + e.first + e.count);
     scanner.skip_to(blank_ + 1, e.lines);
+    entry_ = static_cast<std::size_t>(row);
     return true;
   }
 
@@ -510,12 +513,17 @@ class Reader {
         p.hash, [](std::uint32_t) { return false; },
         [&] {
           std::string_view block = part_.input->bytes().substr(part_.begin + p.begin, p.end - p.begin);
-          cache_.entries.push_back({cache_.bytes.size(), block.size(), static_cast<std::uint32_t>(cache_.frames.size()),
+          cache_.entries.push_back({cache_.bytes.size(),
+                                    block.size(),
+                                    static_cast<std::uint32_t>(cache_.frames.size()),
                                     static_cast<std::uint32_t>(frames_.size()),
-                                    scanner.line_number() - p.header_line - 1});
+                                    scanner.line_number() - p.header_line - 1,
+                                    {},
+                                    {}});
           cache_.bytes.append(block);
           cache_.frames.insert(cache_.frames.end(), frames_.begin(), frames_.end());
-          return static_cast<std::uint32_t>(cache_.entries.size() - 1);
+          entry_ = cache_.entries.size() - 1;
+          return static_cast<std::uint32_t>(entry_);
         });
   }
 
@@ -601,6 +609,7 @@ class Reader {
   void start_sample(const Header& h) {
     in_sample_ = true;
     pending_.active = false;
+    entry_ = SIZE_MAX;
     frames_.clear();
     events_.add(h.event);
     keep_ = event_.empty() || h.event == event_;
@@ -658,7 +667,7 @@ class Reader {
     if (in_sample_ && keep_ && !frames_.empty()) {
       count_python_native();
       if (options_.python != formats::ReadOptions::PythonView::kOff) python_view();
-      builder_.add_sample(frames_, weight_, weight_, comm_);
+      add_sample();
       ++kept_;
       time_sample();
     } else if (in_sample_ && keep_) {
@@ -668,6 +677,22 @@ class Reader {
     }
     in_sample_ = false;
     frames_.clear();
+  }
+
+  // A known stack (its frames, after the Python view, depend on its bytes
+  // alone) adds to what its last sample in the same process added to.
+  void add_sample() {
+    if (entry_ == SIZE_MAX) {
+      builder_.add_sample(frames_, weight_, weight_, comm_);
+      return;
+    }
+    StackCache::Entry& e = cache_.entries[entry_];
+    if (e.replay.valid && e.comm == comm_) {
+      builder_.replay(e.replay, weight_, weight_);
+      return;
+    }
+    e.comm.assign(comm_);
+    builder_.add_sample(frames_, weight_, weight_, comm_, e.replay);
   }
 
   // A sample of a Python process with no Python frame (py::): cut short
@@ -726,6 +751,7 @@ class Reader {
   std::vector<FuncId> frames_;
   StackCache cache_;
   Pending pending_;
+  std::size_t entry_ = SIZE_MAX;  // the current sample's stack in cache_, if any
   Shape shape_;
   std::size_t blank_ = 0;  // the last blank line found in the part
   bool blank_searched_ = false;

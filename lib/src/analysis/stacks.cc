@@ -66,8 +66,32 @@ void StackBuilder::add_sample(const std::vector<FuncId>& leaf_first, Cost weight
   add_sample(leaf_first, &weight, &call_weight, process);
 }
 
+void StackBuilder::add_sample(const std::vector<FuncId>& leaf_first, Cost weight, Cost call_weight,
+                              std::string_view process, Replay& record) {
+  record.valid = false;
+  record.calls.clear();
+  record.distinct.clear();
+  add_sample(leaf_first, &weight, &call_weight, process, &record);
+  record.valid = !leaf_first.empty();
+}
+
+void StackBuilder::replay(const Replay& record, Cost weight, Cost call_weight) {
+  ++samples_;
+  const std::size_t n = p_.events.size();
+  for (std::size_t e = 0; e < n; ++e) p_.self(record.leaf, e) = p_.add(e, p_.self(record.leaf, e), weight);
+  for (CallId c : record.calls)
+    for (std::size_t e = 0; e < n; ++e) p_.inclusive(c, e) = p_.add(e, p_.inclusive(c, e), call_weight);
+  for (FuncId f : record.distinct)
+    for (std::size_t e = 0; e < n; ++e) p_.stack_inclusive(f, e) = p_.add(e, p_.stack_inclusive(f, e), weight);
+  last_node_ = 0;
+  if (!keep_tree_) return;
+  for (std::size_t e = 0; e < n; ++e)
+    p_.stack_node_cost[record.node * n + e] = p_.add(e, p_.stack_node_cost[record.node * n + e], weight);
+  last_node_ = record.node;
+}
+
 void StackBuilder::add_sample(const std::vector<FuncId>& leaf_first, const Cost* weights, const Cost* call_weights,
-                              std::string_view process) {
+                              std::string_view process, Replay* record) {
   last_node_ = 0;
   if (leaf_first.empty()) return;
   ++samples_;
@@ -85,12 +109,15 @@ void StackBuilder::add_sample(const std::vector<FuncId>& leaf_first, const Cost*
           return p_.add_call({caller, callee, kUnknownCount});
         });
     for (std::size_t e = 0; e < n; ++e) p_.inclusive(c, e) = p_.add(e, p_.inclusive(c, e), call_weights[e]);
+    if (record) record->calls.push_back(c);
   }
+  if (record) record->leaf = leaf;
   // Each distinct function of the stack once (recursion counts once).
   for (FuncId f : leaf_first) {
     if (seen_in_sample_[f] == samples_) continue;
     seen_in_sample_[f] = samples_;
     for (std::size_t e = 0; e < n; ++e) p_.stack_inclusive(f, e) = p_.add(e, p_.stack_inclusive(f, e), weights[e]);
+    if (record) record->distinct.push_back(f);
   }
   if (!keep_tree_) return;
   // Callsite tree, root first: the process, then the outermost frame.
@@ -99,6 +126,7 @@ void StackBuilder::add_sample(const std::vector<FuncId>& leaf_first, const Cost*
   for (std::size_t e = 0; e < n; ++e)
     p_.stack_node_cost[node * n + e] = p_.add(e, p_.stack_node_cost[node * n + e], weights[e]);
   last_node_ = node;
+  if (record) record->node = node;
 }
 
 StringId StackBuilder::process_id(std::string_view process) {

@@ -136,6 +136,18 @@ TEST(PerfReader, RepeatedStacksAreLookedUpWholeAndCountAsParsed) {
   }
   Profile p = read_perf(from_text("repeat.perf", text), {}, SIZE_MAX);
   EXPECT_EQ(by_name(p), expected);
+  // Calls and the callsite tree (a replayed sample adds to the cells its
+  // stack's first sample added to): as many samples as lines of the stack.
+  std::map<std::pair<std::string, std::string>, Cost> calls;
+  for (CallId c = 0; c < p.calls.size(); ++c)
+    calls[{std::string(p.str(p.functions[p.calls[c].caller].name)),
+           std::string(p.str(p.functions[p.calls[c].callee].name))}] += p.inclusive(c, 0);
+  const Cost a_samples = expected["leaf_a"].first, b_samples = expected["leaf_b"].first;
+  EXPECT_EQ(calls, (std::map<std::pair<std::string, std::string>, Cost>{
+                       {{"main", "mid"}, a_samples}, {{"mid", "leaf_a"}, a_samples}, {{"main", "leaf_b"}, b_samples}}));
+  Cost tree = 0;
+  for (Cost c : p.stack_node_cost) tree += c;
+  EXPECT_EQ(tree, a_samples + b_samples);
   // A bad frame after the repeated samples: its own line number.
   std::size_t lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
   InputFile in = open_file(from_text("repeat-bad.perf", text + header(i) + a + "\tnot a frame\n\n"));

@@ -44,6 +44,22 @@ class StackBuilder {
   /// (perf's comm: a frame of the callsite tree above the outermost one).
   void add_sample(const std::vector<FuncId>& leaf_first, Cost weight, Cost call_weight, std::string_view process = {});
 
+  /// What add_sample() did with one stack: the cells it added to. Another
+  /// sample of the same frames and process adds to them again, without a
+  /// lookup (replay()); the result is the same as add_sample()'s.
+  struct Replay {
+    bool valid = false;
+    FuncId leaf = 0;
+    std::vector<CallId> calls;
+    std::vector<FuncId> distinct;
+    std::uint32_t node = 0;
+  };
+  /// add_sample() that also fills `record`.
+  void add_sample(const std::vector<FuncId>& leaf_first, Cost weight, Cost call_weight, std::string_view process,
+                  Replay& record);
+  /// One more sample of the stack `record` was filled from.
+  void replay(const Replay& record, Cost weight, Cost call_weight);
+
   /// One sample of a builder of several events: `weights` has one cost per
   /// event (calls get the same).
   void add_sample(const std::vector<FuncId>& leaf_first, const Cost* weights, std::string_view process = {}) {
@@ -88,7 +104,7 @@ class StackBuilder {
   StringId process_id(std::string_view process);
   std::uint32_t child(std::uint32_t parent, FuncId f, StringId process);
   void add_sample(const std::vector<FuncId>& leaf_first, const Cost* weights, const Cost* call_weights,
-                  std::string_view process);
+                  std::string_view process, Replay* record = nullptr);
   std::size_t samples_ = 0;
 };
 
