@@ -27,6 +27,13 @@ With --baseline, every case of the core table also runs an earlier graphgen bina
 an older commit), alternating with the new one, and the table shows both and
 their ratio: changes are judged side by side in one run, never against
 figures from another day.
+The peers table runs each output against the tool people use for it, in
+turn in one run (FlameGraph's scripts from --flamegraph, go tool pprof,
+Python's pstats and tracemalloc, mprof plot), on scatter-long.perf, the
+100k-function pstats, a pprof file converted from scatter-long, a
+tracemalloc snapshot of sympy and an mprof file of bench/workload.py.
+With --gprof2dot, the core table's reference is gprof2dot run on the same
+input in turn with graphgen (once on the cycle file: minutes a run).
 Not a test: nothing here asserts a time.
 """
 import argparse
@@ -55,6 +62,11 @@ CASES = [
      [("seconds", 0.25)], False),
     ("100k-function pstats -> dot", "big.pstats", [], "gprof2dot", 7.4, 438, [("ratio", 50), ("memory", 2)], False),
 ]
+# gprof2dot's format name for each case's input; its runs on the cycle file
+# take minutes each, so that one runs once.
+GPROF2DOT_FORMAT = {"pydoc-sep3.callgrind": "callgrind", "scatter-long.perf": "perf", "cycle.perf": "perf",
+                    "big.pstats": "pstats"}
+GPROF2DOT_ONCE = {"cycle.perf"}
 FLOOR_TARGET = 4.0
 
 
@@ -124,16 +136,19 @@ def run_once(graphgen, args, path, out, extra=()):
     return wall, read, peak_mb
 
 
-def alternate(a, args, path, out, extra=()):
-    """Runs the new binary (and the baseline, alternating) --runs times: medians of (wall, read, peak)."""
-    new, old = [], []
-    for _ in range(a.runs):
+def alternate(a, args, path, out, extra=(), reference=None, reference_runs=None):
+    """Runs the new binary (and the baseline, and the reference command, in turn) --runs times:
+    medians of (wall, read, peak) for graphgen and the baseline, and of (wall, peak) for the reference."""
+    new, old, ref = [], [], []
+    for i in range(a.runs):
         new.append(run_once(a.graphgen, args, path, out, extra))
         if a.baseline:
             base_out = os.path.join(os.path.dirname(out), "baseline-" + os.path.basename(out))
             old.append(run_once(a.baseline, args, path, base_out, extra))
-    med = lambda rs: tuple(statistics.median(r[i] for r in rs) for i in range(3))
-    return med(new), (med(old) if old else None)
+        if reference and i < (a.runs if reference_runs is None else reference_runs):
+            ref.append(timed(reference)[:2])
+    med = lambda rs, n: tuple(statistics.median(r[i] for r in rs) for i in range(n))
+    return med(new, 3), (med(old, 3) if old else None), (med(ref, 2) if ref else None)
 
 
 def baseline_note(new, old):
@@ -147,7 +162,7 @@ def merge_case(a):
     ranks = sorted(os.path.join(a.work, "ranks", f) for f in os.listdir(os.path.join(a.work, "ranks")))
     size_mb = sum(os.path.getsize(f) for f in ranks) / 1e6
     out = os.path.join(a.work, "merged.pstats")
-    new, old = alternate(a, [], ranks[0], out, extra=ranks[1:])
+    new, old, _ = alternate(a, [], ranks[0], out, extra=ranks[1:])
     py_out = os.path.join(a.work, "python-merged.pstats")
     code = "import pstats,sys; pstats.Stats(*sys.argv[2:]).dump_stats(sys.argv[1])"
     python = []
@@ -207,6 +222,98 @@ def formats_section(a):
             ratio = "%.0f×" % (ref_wall / wall)
         print("| %s | %.0f MB | %.2f s | %.0f MB/s | %.0f MB | %s | %s |" %
               (fmt, size_mb, wall, size_mb / read if read > 0 else float("inf"), peak, ref, ratio))
+
+
+SYSTEM_PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+
+
+def peer_inputs(a):
+    """Inputs for the peers table, made once: a pprof file (scatter-long.perf converted by graphgen),
+    a tracemalloc snapshot of sympy at work (25 frames), and an mprof file of bench/workload.py."""
+    work = os.path.join(a.work, "peers")
+    os.makedirs(work, exist_ok=True)
+    made = {}
+    pprof = os.path.join(work, "scatter.pb.gz")
+    if not os.path.exists(pprof):
+        subprocess.run([a.graphgen, "-q", "-T", "pprof", os.path.join(a.work, "scatter-long.perf"), "-o", pprof],
+                       check=True)
+    made["pprof"] = pprof
+    snap = os.path.join(work, "sympy.tracemalloc")
+    if not os.path.exists(snap):
+        code = ("import tracemalloc, sys\ntracemalloc.start(25)\nimport sympy\nx, y = sympy.symbols('x y')\n"
+                "sympy.integrate(sympy.sin(x) ** 3 * sympy.exp(x), x)\nsympy.factor(x ** 20 - y ** 20)\n"
+                "tracemalloc.take_snapshot().dump(sys.argv[1])\n")
+        if subprocess.run([SYSTEM_PYTHON, "-c", code, snap + ".tmp"], stderr=subprocess.DEVNULL).returncode == 0:
+            os.rename(snap + ".tmp", snap)
+    if os.path.exists(snap):
+        made["tracemalloc"] = snap
+    mprof = shutil.which("mprof") or shutil.which("python3-mprof")
+    dat = os.path.join(work, "workload.dat")
+    if mprof and not os.path.exists(dat):
+        subprocess.run([mprof, "run", "-o", dat + ".tmp", SYSTEM_PYTHON, os.path.join(HERE, "workload.py")],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if os.path.exists(dat + ".tmp"):
+            os.rename(dat + ".tmp", dat)
+    if mprof and os.path.exists(dat):
+        made["mprof"] = (mprof, dat)
+    return made
+
+
+def peers_section(a):
+    """Each output against the tool people use for it, in turn in one run: FlameGraph's
+    stackcollapse-perf.pl and flamegraph.pl, go tool pprof -top, Python's pstats print_stats and
+    tracemalloc statistics, mprof plot."""
+    made = peer_inputs(a)
+    work = os.path.join(a.work, "peers")
+    perf = os.path.join(a.work, "scatter-long.perf")
+    big = os.path.join(a.work, "big.pstats")
+    cases = []  # (what, input, graphgen command, peer name, peer command, target ratio)
+    fg = a.flamegraph
+    if fg and os.path.exists(os.path.join(fg, "stackcollapse-perf.pl")):
+        collapse = os.path.join(fg, "stackcollapse-perf.pl")
+        cases.append(("-T folded", perf, [a.graphgen, "-q", "-T", "folded", perf, "-o", os.path.join(work, "g.folded")],
+                      "stackcollapse-perf.pl", ["sh", "-c", 'perl "$0" "$1" > "$2"', collapse, perf,
+                                                os.path.join(work, "p.folded")], 40))
+        cases.append(("-T flame", perf, [a.graphgen, "-q", "-T", "flame", perf, "-o", os.path.join(work, "g.svg")],
+                      "stackcollapse-perf.pl | flamegraph.pl",
+                      ["sh", "-c", 'perl "$0" "$2" | perl "$1" > "$3"', collapse, os.path.join(fg, "flamegraph.pl"),
+                       perf, os.path.join(work, "p.svg")], None))
+    cases.append(("-T stats", big, [a.graphgen, "-q", "-T", "stats", big, "-o", os.path.join(work, "g.stats")],
+                  "pstats print_stats", [SYSTEM_PYTHON, "-c", "import pstats, sys\n"
+                                         "pstats.Stats(sys.argv[1], stream=open(sys.argv[2], 'w'))"
+                                         ".sort_stats('cumulative').print_stats()", big, os.path.join(work, "p.stats")],
+                  None))
+    if shutil.which("go"):
+        pprof = made["pprof"]
+        cases.append(("-T stats", pprof, [a.graphgen, "-q", "-T", "stats", pprof, "-o", os.path.join(work, "g.top")],
+                      "go tool pprof -top", ["sh", "-c", 'go tool pprof -top "$0" > "$1" 2>/dev/null', pprof,
+                                             os.path.join(work, "p.top")], None))
+    if "tracemalloc" in made:
+        snap = made["tracemalloc"]
+        cases.append(("-T stats", snap, [a.graphgen, "-q", "-T", "stats", snap, "-o", os.path.join(work, "g.tm")],
+                      "tracemalloc statistics", [SYSTEM_PYTHON, "-c", "import tracemalloc, sys\n"
+                                                 "s = tracemalloc.Snapshot.load(sys.argv[1])\n"
+                                                 "open(sys.argv[2], 'w').write('\\n'.join(map(str, "
+                                                 "s.statistics('lineno'))))", snap, os.path.join(work, "p.tm")],
+                      None))
+    if "mprof" in made:
+        mprof, dat = made["mprof"]
+        cases.append(("-T memplot.png", dat, [a.graphgen, "-q", dat, "-o", os.path.join(work, "g.mem.png")],
+                      "mprof plot", [mprof, "plot", "-o", os.path.join(work, "p.png"), dat], None))
+    print()
+    print("| output | input | graphgen | peak | tool people use | its time, peak | ratio | target |")
+    print("|---|---|---|---|---|---|---|---|")
+    for what, path, cmd, peer, peer_cmd, target in cases:
+        mine, theirs = [], []
+        for i in range(a.runs):  # in turn, so drift hits both alike
+            mine.append(timed(cmd)[:2])
+            if i < max(1, min(a.runs, 3)):
+                theirs.append(timed(peer_cmd)[:2])
+        w, p = (statistics.median(r[k] for r in mine) for k in range(2))
+        tw, tp = (statistics.median(r[k] for r in theirs) for k in range(2))
+        verdict = "-" if target is None else ("met" if tw / w >= target else "missed") + " (≥ %g×)" % target
+        print("| %s | %s (%.1f MB) | %.3f s | %.0f MB | %s | %.2f s, %.0f MB | %.0f× | %s |" %
+              (what, os.path.basename(path), os.path.getsize(path) / 1e6, w, p, peer, tw, tp, tw / w, verdict))
 
 
 def make_ranks(work, name, count):
@@ -466,11 +573,16 @@ def main():
     ap.add_argument("--baseline", help="an earlier graphgen binary to run alternately, for side-by-side ratios")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--work", default=os.path.join(ROOT, "build", "bench"))
-    ap.add_argument("--sections", default="core,formats,scaling,picture,ranks,each,views,python",
-                    help="which tables: core (the inputs of ../shared/bench), formats (gprof2dot's other "
+    ap.add_argument("--sections", default="core,peers,formats,scaling,picture,ranks,each,views,python",
+                    help="which tables: core (the inputs of ../shared/bench), peers (each output against "
+                         "the tool people use for it: FlameGraph, go tool pprof, Python's pstats and "
+                         "tracemalloc, mprof plot), formats (gprof2dot's other "
                          "formats), scaling (each reader at 1x, 4x, 16x), picture (PNG/SVG against gprof2dot | dot), ranks (1024 to 100 000 rank files), each (--each's speed-up), views (HTML "
                          "report, flame graph), python (graphgen run against python3 -m cProfile)")
-    ap.add_argument("--gprof2dot", help="gprof2dot.py, run on the same inputs for the formats table")
+    ap.add_argument("--gprof2dot", help="gprof2dot.py, run on the same inputs, in turn with graphgen, for the core, "
+                                        "formats and picture tables")
+    ap.add_argument("--flamegraph", help="a folder with FlameGraph's stackcollapse-perf.pl and flamegraph.pl, "
+                                         "for the peers table")
     ap.add_argument("--format-scale", type=float, default=1.0,
                     help="scale the generated format inputs (1: the sizes gprof2dot needs 15-20 s for)")
     a = ap.parse_args()
@@ -482,7 +594,15 @@ def main():
         for name, inp, args, tool, ref_s, ref_mb, targets, floor in CASES:
             path = os.path.join(a.work, inp)
             size_mb = os.path.getsize(path) / 1e6
-            new, old = alternate(a, args, path, os.path.join(a.work, "out.dot"))
+            reference = None
+            if a.gprof2dot:
+                reference = [sys.executable, a.gprof2dot, "-f", GPROF2DOT_FORMAT[inp], path, "-o",
+                             os.path.join(a.work, "gprof2dot.dot")]
+            new, old, ref = alternate(a, args, path, os.path.join(a.work, "out.dot"), reference=reference,
+                                      reference_runs=1 if inp in GPROF2DOT_ONCE else None)
+            if ref:  # measured in this run, in turn with graphgen: that, not the table of another day
+                ref_s, ref_mb = ref
+                tool += " (this run)"
             wall, read, peak = new
             verdict = verdicts(targets, wall, peak, size_mb, ref_s)
             floor_text = "-"
@@ -494,7 +614,7 @@ def main():
                   (name, size_mb, wall, baseline_note(new, old), size_mb / read, floor_text, peak, tool, ref_s,
                    ref_mb, ref_s / wall, verdict))
         merge_case(a)
-    for name, section in (("formats", formats_section), ("scaling", scaling_section), ("picture", picture_section),
+    for name, section in (("peers", peers_section), ("formats", formats_section), ("scaling", scaling_section), ("picture", picture_section),
                           ("ranks", ranks_section), ("each", each_section), ("views", views_section),
                           ("python", python_section)):
         if name in sections:

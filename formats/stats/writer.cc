@@ -97,7 +97,10 @@ class Table {
 std::vector<Entry> entries_of(const Profile& p, std::size_t event, const CallGraph* graph, Table& table) {
   const Event& ev = p.events[event];
   const bool python = p.label_style == LabelStyle::kPython;
-  auto key_of = [&](FuncId f) {
+  // Each function's key is made once, however many calls it makes (the
+  // same ids, in the same first-appearance order).
+  std::vector<std::uint32_t> known(p.functions.size(), UINT32_MAX);
+  auto make_key = [&](FuncId f) {
     const Function& fn = p.functions[f];
     Key k;
     if (fn.file != kNoString || python) {
@@ -111,6 +114,10 @@ std::vector<Entry> entries_of(const Profile& p, std::size_t event, const CallGra
                                                             : std::string(p.str(fn.name));
     }
     return table.intern(std::move(k));
+  };
+  auto key_of = [&](FuncId f) {
+    if (known[f] == UINT32_MAX) known[f] = make_key(f);
+    return known[f];
   };
   std::vector<FuncId> order = p.listed;
   if (order.empty())
@@ -152,11 +159,16 @@ std::vector<Entry> entries_of(const Profile& p, std::size_t event, const CallGra
 // pstats' strip_dirs: file names without folders; entries that become one
 // add up (add_func_stats), in first-appearance order.
 std::vector<Entry> strip_dirs(const std::vector<Entry>& in, Table& table) {
+  std::vector<std::uint32_t> known;  // by key id: its stripped key's, once
   auto stripped = [&](std::uint32_t k) {
+    if (k < known.size() && known[k] != UINT32_MAX) return known[k];
     Key key = table.key(k);
     std::size_t slash = key.file.rfind('/');
     if (slash != std::string::npos) key.file = key.file.substr(slash + 1);
-    return table.intern(std::move(key));
+    std::uint32_t s = table.intern(std::move(key));
+    if (known.size() <= k) known.resize(k + 1, UINT32_MAX);
+    known[k] = s;
+    return s;
   };
   std::vector<Entry> out;
   std::unordered_map<std::uint32_t, std::size_t> at;
