@@ -91,8 +91,9 @@ static bool source_allowed(const std::string& path, const std::string& root) {
   return ::realpath(root.c_str(), base) && under(real, base);
 }
 
-bool read_source(const std::string& path, const std::string& root, std::vector<std::string>& lines) {
-  lines.clear();
+bool read_source(const std::string& path, const std::string& root, SourceText& source) {
+  source.text.clear();
+  source.starts.clear();
   if (!source_allowed(path, root)) return false;
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return false;
@@ -102,7 +103,8 @@ bool read_source(const std::string& path, const std::string& root, std::vector<s
     ::close(fd);
     return false;
   }
-  std::string text(static_cast<std::size_t>(st.st_size), '\0');
+  std::string& text = source.text;
+  text.assign(static_cast<std::size_t>(st.st_size), '\0');
   std::size_t done = 0;
   while (done < text.size()) {
     ssize_t n = ::read(fd, text.data() + done, text.size() - done);
@@ -111,15 +113,25 @@ bool read_source(const std::string& path, const std::string& root, std::vector<s
   }
   ::close(fd);
   text.resize(done);
-  if (text.substr(0, kSniffSource).find('\0') != std::string::npos) return false;  // not source text
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    std::size_t nl = text.find('\n', pos);
-    std::size_t end = nl == std::string::npos ? text.size() : nl + 1;
-    lines.push_back(text.substr(pos, end - pos));
-    if (nl == std::string::npos) lines.back() += '\n';
-    pos = end;
+  if (text.substr(0, kSniffSource).find('\0') != std::string::npos) {  // not source text
+    text.clear();
+    return false;
   }
+  if (!text.empty() && text.back() != '\n') text += '\n';
+  for (std::size_t pos = 0; pos < text.size();) {
+    source.starts.push_back(pos);
+    pos = text.find('\n', pos) + 1;
+  }
+  source.starts.push_back(text.size());
+  return true;
+}
+
+bool read_source(const std::string& path, const std::string& root, std::vector<std::string>& lines) {
+  lines.clear();
+  SourceText source;
+  if (!read_source(path, root, source)) return false;
+  lines.reserve(source.lines());
+  for (std::size_t i = 0; i < source.lines(); ++i) lines.emplace_back(source.line(i));
   return true;
 }
 

@@ -25,4 +25,18 @@ std::string with_article(std::string_view name);
 /// under `root` when one is given. False when it cannot or may not be read.
 bool read_source(const std::string& path, const std::string& root, std::vector<std::string>& lines);
 
+/// A source file as one text and where each line starts: what read_source()
+/// gives as lines (each with its '\n', the last one given one), without a
+/// string per line.
+struct SourceText {
+  std::string text;
+  std::vector<std::size_t> starts;  // each line's start, then the text's end
+  std::size_t lines() const { return starts.empty() ? 0 : starts.size() - 1; }
+  /// Line i, 0-based.
+  std::string_view line(std::size_t i) const {
+    return std::string_view(text).substr(starts[i], starts[i + 1] - starts[i]);
+  }
+};
+bool read_source(const std::string& path, const std::string& root, SourceText& source);
+
 }  // namespace graphgen::formats

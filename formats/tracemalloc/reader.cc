@@ -41,13 +41,16 @@ std::size_t indent_of(std::string_view line) {
 // The def or class enclosing line `line` (1-based) of `lines`: the nearest
 // one above indented less than every non-blank line between; "<module>"
 // when none is; empty when the line is not in the file.
-std::string enclosing(const std::vector<std::string>& lines, std::int64_t line) {
-  if (line < 1 || line > static_cast<std::int64_t>(lines.size())) return {};
-  std::size_t limit = indent_of(lines[static_cast<std::size_t>(line - 1)]);
+std::string enclosing(const formats::SourceText& lines, std::int64_t line) {
+  if (line < 1 || line > static_cast<std::int64_t>(lines.lines())) return {};
+  std::size_t limit = indent_of(lines.line(static_cast<std::size_t>(line - 1)));
   for (std::int64_t l = line - 1; l >= 1 && limit > 0; --l) {
-    std::string_view text = lines[static_cast<std::size_t>(l - 1)];
-    const std::size_t start = text.find_first_not_of(" \t\f");
-    if (start == std::string_view::npos || text[start] == '\n' || text[start] == '\r' || text[start] == '#') continue;
+    std::string_view text = lines.line(static_cast<std::size_t>(l - 1));
+    // (By hand: find_first_not_of looks each byte up in the set with a
+    // memchr call, and this runs over every line between a frame and its def.)
+    std::size_t start = 0;
+    while (start < text.size() && (text[start] == ' ' || text[start] == '\t' || text[start] == '\f')) ++start;
+    if (start == text.size() || text[start] == '\n' || text[start] == '\r' || text[start] == '#') continue;
     const std::size_t indent = indent_of(text);
     if (indent >= limit) continue;
     limit = indent;
@@ -97,18 +100,31 @@ class Reader {
       if (total ? total->type == pickle::Type::kInt && total->i > static_cast<std::int64_t>(stack.items.size())
                 : limit_ > 0 && static_cast<std::int64_t>(stack.items.size()) >= limit_)
         ++cut;
-      frames.clear();
-      for (std::uint32_t f : stack.items) {
-        auto id = frame(f);
-        if (!id) return id.error();
-        frames.push_back(*id);
-      }
-      if (frames.empty()) {
-        ++frameless;
-        continue;
-      }
       const Cost w[2] = {bytes.i, 1};
-      builder.add_sample(frames, w);
+      // tracemalloc shares one tuple among the traces of one traceback
+      // (pickle's memo keeps it one object): the first adds its frames,
+      // the others add to the same cells.
+      const std::uint32_t shared = trace.items[2];
+      if (auto known = replays_.find(shared); known != replays_.end()) {
+        if (!known->second.valid) {
+          ++frameless;
+          continue;
+        }
+        builder.replay(known->second, w);
+      } else {
+        frames.clear();
+        for (std::uint32_t f : stack.items) {
+          auto id = frame(f);
+          if (!id) return id.error();
+          frames.push_back(*id);
+        }
+        detail::StackBuilder::Replay& r = replays_[shared];
+        if (frames.empty()) {
+          ++frameless;
+          continue;
+        }
+        builder.add_sample(frames, w, {}, r);
+      }
       if (options_.memory_budget && ++seen % 4096 == 0 && p_.approximate_bytes() > options_.memory_budget)
         return bad_input(formats::over_budget_message(in_.path(), options_.memory_budget, p_.functions.size(), 2));
     }
@@ -200,7 +216,7 @@ class Reader {
 
   // Each function's name: basename:def:line where the source can be read.
   void name_functions() {
-    std::unordered_map<std::string, std::vector<std::string>> sources;
+    std::unordered_map<std::string, formats::SourceText> sources;
     std::unordered_map<std::string, bool> readable;
     const std::string beside(dir_of(in_.path()));
     for (Function& fn : p_.functions) {
@@ -239,6 +255,7 @@ class Reader {
   Profile p_;
   std::vector<FuncId> frame_of_;
   std::unordered_map<std::string, FuncId> functions_;
+  std::unordered_map<std::uint32_t, detail::StackBuilder::Replay> replays_;  // by the frames tuple's node
   std::string key_;
   std::int64_t limit_ = 0;
 };

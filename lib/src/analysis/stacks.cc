@@ -75,18 +75,27 @@ void StackBuilder::add_sample(const std::vector<FuncId>& leaf_first, Cost weight
   record.valid = !leaf_first.empty();
 }
 
-void StackBuilder::replay(const Replay& record, Cost weight, Cost call_weight) {
+void StackBuilder::add_sample(const std::vector<FuncId>& leaf_first, const Cost* weights, std::string_view process,
+                              Replay& record) {
+  record.valid = false;
+  record.calls.clear();
+  record.distinct.clear();
+  add_sample(leaf_first, weights, weights, process, &record);
+  record.valid = !leaf_first.empty();
+}
+
+void StackBuilder::replay(const Replay& record, const Cost* weights, const Cost* call_weights) {
   ++samples_;
   const std::size_t n = p_.events.size();
-  for (std::size_t e = 0; e < n; ++e) p_.self(record.leaf, e) = p_.add(e, p_.self(record.leaf, e), weight);
+  for (std::size_t e = 0; e < n; ++e) p_.self(record.leaf, e) = p_.add(e, p_.self(record.leaf, e), weights[e]);
   for (CallId c : record.calls)
-    for (std::size_t e = 0; e < n; ++e) p_.inclusive(c, e) = p_.add(e, p_.inclusive(c, e), call_weight);
+    for (std::size_t e = 0; e < n; ++e) p_.inclusive(c, e) = p_.add(e, p_.inclusive(c, e), call_weights[e]);
   for (FuncId f : record.distinct)
-    for (std::size_t e = 0; e < n; ++e) p_.stack_inclusive(f, e) = p_.add(e, p_.stack_inclusive(f, e), weight);
+    for (std::size_t e = 0; e < n; ++e) p_.stack_inclusive(f, e) = p_.add(e, p_.stack_inclusive(f, e), weights[e]);
   last_node_ = 0;
   if (!keep_tree_) return;
   for (std::size_t e = 0; e < n; ++e)
-    p_.stack_node_cost[record.node * n + e] = p_.add(e, p_.stack_node_cost[record.node * n + e], weight);
+    p_.stack_node_cost[record.node * n + e] = p_.add(e, p_.stack_node_cost[record.node * n + e], weights[e]);
   last_node_ = record.node;
 }
 

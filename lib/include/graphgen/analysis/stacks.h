@@ -58,7 +58,10 @@ class StackBuilder {
   void add_sample(const std::vector<FuncId>& leaf_first, Cost weight, Cost call_weight, std::string_view process,
                   Replay& record);
   /// One more sample of the stack `record` was filled from.
-  void replay(const Replay& record, Cost weight, Cost call_weight);
+  void replay(const Replay& record, Cost weight, Cost call_weight) { replay(record, &weight, &call_weight); }
+  /// The same for a builder of several events (one weight per event).
+  void add_sample(const std::vector<FuncId>& leaf_first, const Cost* weights, std::string_view process, Replay& record);
+  void replay(const Replay& record, const Cost* weights) { replay(record, weights, weights); }
 
   /// One sample of a builder of several events: `weights` has one cost per
   /// event (calls get the same).
@@ -105,6 +108,7 @@ class StackBuilder {
   std::uint32_t child(std::uint32_t parent, FuncId f, StringId process);
   void add_sample(const std::vector<FuncId>& leaf_first, const Cost* weights, const Cost* call_weights,
                   std::string_view process, Replay* record = nullptr);
+  void replay(const Replay& record, const Cost* weights, const Cost* call_weights);
   std::size_t samples_ = 0;
 };
 
