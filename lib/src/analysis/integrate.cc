@@ -371,15 +371,17 @@ class RatioIntegration {
   // every callee already has its final rank, so f's forward calls are
   // known then).
   static void rank(const Compact& c, Walk& w) {
+    const std::size_t m = w.rank.size();
     std::fill(w.rank.begin(), w.rank.end(), UINT32_MAX);
-    std::fill(w.forward_in.begin(), w.forward_in.end(), 0.0);
     w.by_rank.clear();
     w.forward_begin.clear();
     w.rank[w.start] = 0;
     w.by_rank.push_back(w.start);
     std::uint32_t* forward = w.forward.data();
     std::uint32_t n = 0;
-    for (std::size_t head = 0; head < w.by_rank.size(); ++head) {
+    std::size_t head = 0;
+    // Until every member has its rank, a callee may be new.
+    for (; head < w.by_rank.size() && w.by_rank.size() < m; ++head) {
       const std::uint32_t f = w.by_rank[head], next = w.rank[f] + 1;
       w.forward_begin.push_back(n);
       for (std::uint32_t e = c.edge_begin[f]; e < c.edge_begin[f + 1]; ++e) {
@@ -394,13 +396,29 @@ class RatioIntegration {
         n += w.rank[callee] == next;
       }
     }
-    for (std::uint32_t i = 0; i < n; ++i) w.forward_in[c.edge_callee[forward[i]]] += c.edge_ratio[forward[i]];
+    // Then none is, and the members of the deepest rank have no forward
+    // call (nothing is ranked below them): their calls are not looked at.
+    const std::uint32_t deepest = w.rank[w.by_rank.back()];
+    for (; head < w.by_rank.size(); ++head) {
+      const std::uint32_t f = w.by_rank[head], next = w.rank[f] + 1;
+      w.forward_begin.push_back(n);
+      if (next > deepest) continue;
+      for (std::uint32_t e = c.edge_begin[f]; e < c.edge_begin[f + 1]; ++e) {
+        forward[n] = e;
+        n += w.rank[c.edge_callee[e]] == next;
+      }
+    }
     w.forward_begin.push_back(n);
   }
 
   // Partials from the deepest rank up, a member's partial needing those of
   // its forward callees.
-  void sum(const std::vector<FuncId>& scc, Compact& c, const Walk& w) const {
+  void sum(const std::vector<FuncId>& scc, Compact& c, Walk& w) const {
+    // The forward ratios into each member (here: the ranking thread has
+    // more to do), in the order the walk met the calls.
+    std::fill(w.forward_in.begin(), w.forward_in.end(), 0.0);
+    for (std::uint32_t i = 0, n = w.forward_begin.back(); i < n; ++i)
+      w.forward_in[c.edge_callee[w.forward[i]]] += c.edge_ratio[w.forward[i]];
     const double r = w.entry_ratio;
     for (std::size_t k = w.by_rank.size(); k-- > 0;) {
       const std::uint32_t f = w.by_rank[k];
