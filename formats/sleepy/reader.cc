@@ -30,9 +30,8 @@ struct Archive {
   }
 };
 
-// A member, found without regard to case, read whole (at most `limit`
-// bytes: a zip can claim any size).
-Expected<std::string> member(zip_t* zip, std::string_view name, const std::string& path, std::size_t limit) {
+// A member, found without regard to case, opened for reading.
+Expected<zip_file_t*> open_member(zip_t* zip, std::string_view name, const std::string& path) {
   zip_int64_t n = zip_get_num_entries(zip, 0);
   zip_int64_t index = -1;
   std::string want = lower(name);
@@ -44,23 +43,59 @@ Expected<std::string> member(zip_t* zip, std::string_view name, const std::strin
     return bad_input(fmt::format("{}: expected the member {} in this Very Sleepy archive, found none", path, name));
   zip_file_t* file = zip_fopen_index(zip, static_cast<zip_uint64_t>(index), 0);
   if (!file) return bad_input(fmt::format("{}: cannot read its member {}: {}", path, name, zip_strerror(zip)));
-  std::string out;
-  char buffer[1 << 16];
+  return file;
+}
+
+// The lines of a member, inflated 64 KiB at a time: fn(line, number) for
+// each (without its '\n' and a trailing '\r'), so a member of any size
+// needs memory for its longest line only (at most `limit` bytes: a zip can
+// claim any size). fn returns false to stop; its error is then the result.
+template <class Fn>
+Expected<bool> each_line(zip_t* zip, std::string_view name, const std::string& path, std::size_t limit, Fn&& fn) {
+  auto opened = open_member(zip, name, path);
+  if (!opened) return opened.error();
+  std::unique_ptr<zip_file_t, int (*)(zip_file_t*)> file(*opened, &zip_fclose);
+  std::string pending;  // the start of a line the last chunk cut
+  std::vector<char> buffer(std::size_t{1} << 16);
+  std::size_t number = 0;
+  auto one = [&](std::string_view line) {
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    return fn(line, ++number);
+  };
   for (;;) {
-    zip_int64_t got = zip_fread(file, buffer, sizeof buffer);
-    if (got < 0) {
-      std::string why = zip_file_strerror(file);
-      zip_fclose(file);
-      return bad_input(fmt::format("{}: cannot read its member {}: {}", path, name, why));
-    }
+    zip_int64_t got = zip_fread(file.get(), buffer.data(), buffer.size());
+    if (got < 0)
+      return bad_input(fmt::format("{}: cannot read its member {}: {}", path, name, zip_file_strerror(file.get())));
     if (got == 0) break;
-    if (limit && out.size() + static_cast<std::size_t>(got) > limit) {
-      zip_fclose(file);
-      return bad_input(formats::over_budget_message(path + " (" + std::string(name) + ")", limit, 0, 1));
+    std::string_view chunk(buffer.data(), static_cast<std::size_t>(got));
+    for (std::size_t nl; (nl = chunk.find('\n')) != std::string_view::npos; chunk.remove_prefix(nl + 1)) {
+      if (pending.empty()) {
+        if (auto ok = one(chunk.substr(0, nl)); !ok) return ok;
+      } else {
+        pending.append(chunk.substr(0, nl));
+        if (auto ok = one(pending); !ok) return ok;
+        pending.clear();
+      }
     }
-    out.append(buffer, static_cast<std::size_t>(got));
+    if (limit && pending.size() + chunk.size() > limit)
+      return bad_input(formats::over_budget_message(path + " (" + std::string(name) + ")", limit, 0, 1));
+    pending.append(chunk);
   }
-  zip_fclose(file);
+  if (!pending.empty())
+    if (auto ok = one(pending); !ok) return ok;
+  return true;
+}
+
+// A member read whole (at most `limit` bytes).
+Expected<std::string> member(zip_t* zip, std::string_view name, const std::string& path, std::size_t limit) {
+  std::string out;
+  auto ok = each_line(zip, name, path, limit, [&](std::string_view line, std::size_t) -> Expected<bool> {
+    if (limit && out.size() + line.size() + 1 > limit)
+      return bad_input(formats::over_budget_message(path + " (" + std::string(name) + ")", limit, 0, 1));
+    out.append(line).append(1, '\n');
+    return true;
+  });
+  if (!ok) return ok.error();
   return out;
 }
 
@@ -118,9 +153,6 @@ Expected<Profile> read(const InputFile& in, const formats::ReadOptions& options,
   zip_error_fini(&error);
   auto symbols = member(archive.zip, "Symbols.txt", in.path(), options.memory_budget);
   if (!symbols) return symbols.error();
-  auto stacks = member(archive.zip, "Callstacks.txt", in.path(), options.memory_budget);
-  if (!stacks) return stacks.error();
-
   Profile p;
   p.label_style = LabelStyle::kNameUnderObject;
   detail::StackBuilder builder(p, "time", "s", options.keep_stacks, true);
@@ -134,22 +166,21 @@ Expected<Profile> read(const InputFile& in, const formats::ReadOptions& options,
       by_id[id] = builder.function(proc, module, true);
     }
   }
-  LineScanner scanner(*stacks);
-  std::string_view line;
+  // Callstacks.txt streamed: often ten times the archive once inflated.
   std::vector<FuncId> stack;
   const std::string stacks_path = in.path() + " (Callstacks.txt)";
-  while (scanner.next(line)) {
-    if ((scanner.line_number() & 4095) == 0 && options.memory_budget && p.approximate_bytes() > options.memory_budget)
+  auto sample = [&](std::string_view line, std::size_t number) -> Expected<bool> {
+    if ((number & 4095) == 0 && options.memory_budget && p.approximate_bytes() > options.memory_budget)
       return bad_input(formats::over_budget_message(in.path(), options.memory_budget, p.functions.size(), 1));
     std::string_view t = trim(line);
-    if (t.empty()) continue;
+    if (t.empty()) return true;
     std::size_t i = 0;
     while (i < t.size() && !is_blank(t[i])) ++i;
     double seconds = 0;
     auto [end, ec] = std::from_chars(t.data(), t.data() + i, seconds);
     if (ec != std::errc() || end != t.data() + i || !std::isfinite(seconds))
       return bad_input(
-          at_line(stacks_path, scanner.line_number(), 1,
+          at_line(stacks_path, number, 1,
                   fmt::format("expected a sample time in seconds, found {}", quote_input(t.substr(0, i)))));
     stack.clear();
     while (i < t.size()) {
@@ -160,13 +191,16 @@ Expected<Profile> read(const InputFile& in, const formats::ReadOptions& options,
       auto it = by_id.find(t.substr(i, j - i));
       if (it == by_id.end())
         return bad_input(
-            at_line(stacks_path, scanner.line_number(), i + 1,
+            at_line(stacks_path, number, i + 1,
                     fmt::format("expected a symbol id of Symbols.txt, found {}", quote_input(t.substr(i, j - i)))));
       stack.push_back(it->second);
       i = j;
     }
     builder.add_sample(stack, builder.cost(seconds));
-  }
+    return true;
+  };
+  if (auto ok = each_line(archive.zip, "Callstacks.txt", in.path(), options.memory_budget, sample); !ok)
+    return ok.error();
   (void)diag;
   return p;
 }

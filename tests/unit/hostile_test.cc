@@ -409,6 +409,26 @@ TEST(Hostile, TwoHundredMegabytesOfCompressedZerosStopAtTheHead) {
   }
 }
 
+TEST(Hostile, AVerySleepyCallstacksFileIsReadAsItInflates) {
+  // 400 000 samples (13 MB of Callstacks.txt, a few KB zipped, CRLF lines
+  // crossing every 64 KiB chunk) read within --max-memory 4M: the member is
+  // streamed, not inflated whole; every sample counted.
+  fs::path f =
+      generate("big.sleepy",
+               "import zipfile\n"
+               "with zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED) as z:\n"
+               "    z.writestr('Symbols.txt', 'sym0 \"app\" \"main\" \"m.c\" 1\\r\\n'"
+               "               'sym1 \"app\" \"work\" \"w.c\" 2\\r\\n')\n"
+               "    z.writestr('Callstacks.txt', '0.5 sym1 sym0\\r\\n' * 300000 + '0.25 sym0\\r\\n' * 100000)\n");
+  auto r = survive({f.string(), "--max-memory", "4M", "-T", "folded", "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // 100 000 x 0.25 s and 300 000 x 0.5 s, in microseconds (floating seconds as whole counts).
+  EXPECT_EQ(r.out, "main 25000000000\nmain;work 150000000000\n") << r.out;
+#ifndef GRAPHGEN_SANITIZE
+  EXPECT_LT(r.peak_kb, 64 * 1024) << r.peak_kb / 1024 << " MB";
+#endif
+}
+
 TEST(Hostile, InflatedBytesCountAgainstMaxMemory) {
   // A real profile whose inflated size is over the budget given: refused as
   // it grows, naming the option.
