@@ -14,16 +14,42 @@
 
 namespace graphgen::formats {
 
+/// An input's bytes as simdjson reads them: in place when the padding it
+/// reads past the end is readable there (a mapped file's last page, a
+/// buffer's spare capacity), else a padded copy (one more input's worth of
+/// memory).
+class PaddedInput {
+ public:
+  explicit PaddedInput(const InputFile& in) : PaddedInput(in.bytes(), in.readable_after_end()) {}
+  /// `b` followed by `readable` bytes that may be read.
+  PaddedInput(std::string_view b, std::size_t readable) {
+    if (readable >= simdjson::SIMDJSON_PADDING) {
+      view_ = simdjson::padded_string_view(b.data(), b.size(), b.size() + readable);
+    } else {
+      copy_ = simdjson::padded_string(b.data(), b.size());
+      view_ = copy_;
+    }
+  }
+  PaddedInput(const PaddedInput&) = delete;
+  PaddedInput& operator=(const PaddedInput&) = delete;
+  const simdjson::padded_string_view& view() const { return view_; }
+  const char* data() const { return view_.data(); }
+
+ private:
+  simdjson::padded_string copy_;
+  simdjson::padded_string_view view_;
+};
+
 class JsonDocument {
  public:
-  explicit JsonDocument(const InputFile& in) : in_(in), text_(in.bytes().data(), in.bytes().size()) {}
+  explicit JsonDocument(const InputFile& in) : in_(in), text_(in) {}
   /// `text` in place of the input's bytes (the same up to its end: offsets
   /// still name the input's).
-  JsonDocument(const InputFile& in, std::string_view text) : in_(in), text_(text.data(), text.size()) {}
+  JsonDocument(const InputFile& in, std::string_view text) : in_(in), text_(text, 0) {}
 
   /// Starts the document; an error when the bytes are not JSON.
   Expected<bool> open() {
-    if (auto e = parser_.iterate(text_).get(doc_); e) return fail("a JSON document", e);
+    if (auto e = parser_.iterate(text_.view()).get(doc_); e) return fail("a JSON document", e);
     iterating_ = true;
     return true;
   }
@@ -49,7 +75,7 @@ class JsonDocument {
 
  private:
   const InputFile& in_;
-  simdjson::padded_string text_;
+  PaddedInput text_;
   simdjson::ondemand::parser parser_;
   simdjson::ondemand::document doc_;
   bool iterating_ = false;

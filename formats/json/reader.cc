@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/json_doc.h"
 #include "graphgen/analysis/stacks.h"
 
 namespace graphgen::json {
@@ -25,11 +26,11 @@ class Reader {
   Reader(const InputFile& in, const formats::ReadOptions& options) : in_(in), options_(options) {}
 
   Expected<Profile> read(Diagnostics& diag) {
-    simdjson::padded_string text(in_.bytes().data(), in_.bytes().size());
+    formats::PaddedInput text(in_);
     base_ = text.data();
     od::parser parser;
     od::document doc;
-    if (auto e = parser.iterate(text).get(doc); e) return fail(nullptr, "a JSON document", e);
+    if (auto e = parser.iterate(text.view()).get(doc); e) return fail(nullptr, "a JSON document", e);
     od::object root;
     if (auto e = doc.get_object().get(root); e) return fail(&doc, "a JSON object {\"version\": 0, ...}", e);
     bool version = false, functions = false, events = false;

@@ -165,6 +165,9 @@ Expected<InputFile> InputFile::open(const std::string& path) {
   // core once reader threads run) than copying it.
   constexpr off_t kMapAbove = off_t{1} << 20;
   if (S_ISREG(st.st_mode) && st.st_size > 0 && st.st_size <= kMapAbove) {
+    // (With room for simdjson's padding after the end: JSON readers then
+    // parse in place.)
+    f.buffer_.reserve(static_cast<std::size_t>(st.st_size) + 64);
     f.buffer_.resize(static_cast<std::size_t>(st.st_size));
     std::size_t done = 0;
     while (done < f.buffer_.size()) {
@@ -219,6 +222,13 @@ InputFile& InputFile::operator=(InputFile&& other) noexcept {
 }
 
 InputFile::~InputFile() { release(); }
+
+std::size_t InputFile::readable_after_end() const {
+  if (data_ == nullptr) return 0;
+  if (!mapped_) return data_ == buffer_.data() ? buffer_.capacity() - buffer_.size() : 0;
+  auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  return (page - size_ % page) % page;
+}
 
 void InputFile::release_range(std::size_t begin, std::size_t end) const {
   if (!mapped_) return;

@@ -31,6 +31,10 @@ class InputFile {
   /// The same for the pages wholly inside [begin, end).
   void release_range(std::size_t begin, std::size_t end) const;
   const std::string& path() const { return path_; }
+  /// How many bytes after bytes() may be read (not written): the rest of a
+  /// mapped file's last page, a buffer's spare capacity. simdjson reads
+  /// its padding there instead of in a copy of the input.
+  std::size_t readable_after_end() const;
 
  private:
   static Expected<InputFile> read_rest(int fd, InputFile& f);

@@ -3,9 +3,13 @@
 #include "graphgen/text.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <random>
 #include <string>
+
+#include "common/json_doc.h"
+#include "util/test_util.h"
 
 namespace graphgen {
 namespace {
@@ -48,6 +52,40 @@ TEST(Text, BlockHashesDependOnEveryByte) {
   }
   EXPECT_NE(hash_block(s.substr(0, 999)), h);
   EXPECT_EQ(hash_block(std::string(s)), h);
+}
+
+}  // namespace
+}  // namespace graphgen
+
+namespace graphgen {
+namespace {
+
+TEST(Input, SimdjsonReadsAMappedFileInPlaceWhenItsLastPageHasRoom) {
+  // A small file is read into a buffer with room after it; a large one is
+  // mapped, and read in place when it ends inside a page (the padding
+  // simdjson reads past the end is the page's rest), copied when it ends
+  // on a page boundary. All parse to the same value.
+  const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE)), mib = std::size_t{1} << 20;
+  for (std::size_t size : {std::size_t{1000}, page, 2 * mib + 1000, 2 * mib - 10, 2 * mib}) {
+    SCOPED_TRACE(size);
+    std::string text = "{\"n\": [";
+    while (text.size() + 8 < size) text += "1,";
+    text += "1]}";
+    text += std::string(size - text.size(), ' ');
+    ASSERT_EQ(text.size(), size);
+    auto path = test::write_temp("padded" + std::to_string(size) + ".json", text);
+    auto in = InputFile::open(path.string());
+    ASSERT_TRUE(in.has_value());
+    formats::PaddedInput padded(*in);
+    const bool room = size <= mib || (size % page != 0 && page - size % page >= simdjson::SIMDJSON_PADDING);
+    EXPECT_EQ(padded.data() == in->bytes().data(), room);
+    simdjson::ondemand::parser parser;
+    simdjson::ondemand::document doc;
+    ASSERT_EQ(parser.iterate(padded.view()).get(doc), simdjson::SUCCESS);
+    std::size_t count = 0;
+    for (auto v : doc["n"].get_array()) count += static_cast<std::size_t>(v.get_int64().value());
+    EXPECT_EQ(count, (text.find(']') - 7) / 2 + 1);
+  }
 }
 
 }  // namespace
