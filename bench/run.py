@@ -18,7 +18,8 @@ sized so that gprof2dot needs 15-20 s) and, with --gprof2dot, times gprof2dot
 on it in the same run. The ranks table merges 1024, 10 000 and 100 000 rank
 files made from testdata/mpi/cpu_0.prof (and with graphgen-mpi on two
 processes when it is built); the each table times --each over 64 rank files
-with one worker and with one per core. The views table writes the HTML report
+with one worker and with one per core. The picture table draws a cProfile of sympy (made here when python3-sympy
+is installed) against gprof2dot | dot. The views table writes the HTML report
 of a Sphinx profile (made here when python3-sphinx is installed) and of the
 100k-function pstats, and the flame graph of scatter-long.perf, and opens each
 in headless Chromium (the page's own clock, #selftest). The python table times
@@ -437,42 +438,79 @@ def crossings(dot_file):
     return int(found[-1]) if found else None
 
 
+SYMPY_WORK = """import sympy
+x, y = sympy.symbols('x y')
+sympy.integrate(sympy.sin(x) ** 3 * sympy.exp(x), x)
+sympy.factor(x ** 20 - y ** 20)
+sympy.simplify(sympy.cos(x) ** 2 + sympy.sin(x) ** 2 + sympy.log(x * y))
+"""
+
+
+def sympy_profile(work):
+    """A cProfile of sympy (python3-sympy) integrating, factoring and simplifying: ~320 nodes at
+    graphgen's and gprof2dot's default thresholds."""
+    path = os.path.join(work, "sympy.pstats")
+    if os.path.exists(path):
+        return path
+    if subprocess.run([SYSTEM_PYTHON, "-c", "import sympy"], stderr=subprocess.DEVNULL).returncode != 0:
+        return None
+    script = os.path.join(work, "sympy_work.py")
+    with open(script, "w") as f:
+        f.write(SYMPY_WORK)
+    subprocess.run([SYSTEM_PYTHON, "-m", "cProfile", "-o", path + ".tmp", script], check=True,
+                   stdout=subprocess.DEVNULL)
+    os.rename(path + ".tmp", path)
+    return path
+
+
 def picture_section(a):
-    """A sympy-sized call graph (the Sphinx profile at -n 0.2: ~360 nodes) to PNG and SVG: graphgen
-    (and the baseline) against gprof2dot | dot in the same run, with dot's crossing count."""
-    sphinx = sphinx_profile(a.work)
-    if not sphinx:
-        print("\n(picture table skipped: python3-sphinx is not installed)")
+    """A sympy call graph (default thresholds: ~320 nodes; else the Sphinx profile at -n 0.2) to PNG
+    and SVG: graphgen (and the baseline) against gprof2dot | dot in the same run, with dot's
+    crossing count for each side's dot."""
+    profile, threshold = sympy_profile(a.work), []
+    if not profile:
+        profile, threshold = sphinx_profile(a.work), ["-n", "0.2"]
+    if not profile:
+        print("\n(picture table skipped: neither python3-sympy nor python3-sphinx is installed)")
         return
+    sphinx = profile
     work = os.path.join(a.work, "picture")
     os.makedirs(work, exist_ok=True)
     graph = os.path.join(work, "graph.dot")
-    subprocess.run([a.graphgen, "-q", sphinx, "-n", "0.2", "-o", graph], check=True)
-    nodes = len(re.findall(r"^\t\S+ \[", open(graph).read(), re.M))
+    subprocess.run([a.graphgen, "-q", sphinx] + threshold + ["-o", graph], check=True)
+    nodes = len(re.findall(r"^\t\d+ \[", open(graph).read(), re.M))
     print()
     print("| %d-node graph -> | graphgen | peak | baseline graphgen | gprof2dot \\| dot | ratio | crossings |" % nodes)
     print("|---|---|---|---|---|---|---|")
     dot = shutil.which("dot")
     cross = crossings(graph)
+    if a.gprof2dot and dot:
+        theirs = os.path.join(work, "gprof2dot.dot")
+        subprocess.run([sys.executable, a.gprof2dot, "-f", "pstats", sphinx] + threshold + ["-o", theirs], check=True)
+        their_cross = crossings(theirs)
+        if cross is not None and their_cross is not None:
+            cross = "%d (gprof2dot's dot: %d, %+.1f%%)" % (cross, their_cross,
+                                                          100.0 * (cross - their_cross) / max(1, their_cross))
     for fmt in ("png", "svg"):
         out = os.path.join(work, "out." + fmt)
-        runs = [timed([a.graphgen, "-q", sphinx, "-n", "0.2", "-o", out]) for _ in range(a.runs)]
-        wall, peak = statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)
-        base = "-"
-        if a.baseline:
-            base_out = os.path.join(work, "baseline." + fmt)
-            bw = statistics.median(timed([a.baseline, "-q", sphinx, "-n", "0.2", "-o", base_out])[0]
-                                   for _ in range(a.runs))
-            base = "%.2f s" % bw
-        ref, ratio = "-", "-"
-        if a.gprof2dot and dot:
-            ref_walls = []
-            for _ in range(a.runs):
+        walls, peaks, base_walls, ref_walls = [], [], [], []
+        for _ in range(a.runs):  # in turn, so drift hits all alike
+            w, p, _ = timed([a.graphgen, "-q", sphinx] + threshold + ["-o", out])
+            walls.append(w)
+            peaks.append(p)
+            if a.baseline:
+                base_out = os.path.join(work, "baseline." + fmt)
+                base_walls.append(timed([a.baseline, "-q", sphinx] + threshold + ["-o", base_out])[0])
+            if a.gprof2dot and dot:
                 start = time.perf_counter()
-                g2d = subprocess.run([sys.executable, a.gprof2dot, "-f", "pstats", sphinx, "-n", "0.2"],
+                g2d = subprocess.run([sys.executable, a.gprof2dot, "-f", "pstats", sphinx] + threshold,
                                      capture_output=True, check=True).stdout
                 subprocess.run([dot, "-T" + fmt, "-o", os.path.join(work, "gprof2dot." + fmt)], input=g2d, check=True)
                 ref_walls.append(time.perf_counter() - start)
+        wall, peak = statistics.median(walls), statistics.median(peaks)
+        base = "%.2f s" % statistics.median(base_walls) if base_walls else "-"
+        ref, ratio = "-", "-"
+        if ref_walls:
             rw = statistics.median(ref_walls)
             ref, ratio = "%.2f s" % rw, "%.1f×" % (rw / wall)
         print("| %s | %.2f s | %.0f MB | %s | %s | %s | %s |" % (fmt, wall, peak, base, ref, ratio,
