@@ -360,6 +360,7 @@ class Reader {
       }
     }
     flush();
+    for (StackCache::Entry& e : cache_.entries) add_pending(e);
     return true;
   }
 
@@ -451,6 +452,7 @@ class Reader {
       std::size_t lines;
       std::string comm;                     // the process `replay` was recorded in
       detail::StackBuilder::Replay replay;  // what its last sample added to
+      Cost pending = 0;                     // the weight of its samples since, not added yet
     };
     FlatIndex index;
     std::vector<Entry> entries;
@@ -688,11 +690,25 @@ class Reader {
     }
     StackCache::Entry& e = cache_.entries[entry_];
     if (e.replay.valid && e.comm == comm_) {
-      builder_.replay(e.replay, weight_, weight_);
+      // Its weight waits in the entry and is added to the cells once, at
+      // the end (the same sums: whole numbers, and saturating adds of
+      // non-negative ones do not depend on grouping); a timeline needs each
+      // sample's tree node now.
+      if (options_.keep_timeline)
+        builder_.replay(e.replay, weight_, weight_);
+      else
+        e.pending = saturating_add(e.pending, weight_);
       return;
     }
+    add_pending(e);  // (to the cells of the process it was recorded in)
     e.comm.assign(comm_);
     builder_.add_sample(frames_, weight_, weight_, comm_, e.replay);
+  }
+
+  void add_pending(StackCache::Entry& e) {
+    if (e.pending == 0) return;
+    builder_.replay(e.replay, e.pending, e.pending);
+    e.pending = 0;
   }
 
   // A sample of a Python process with no Python frame (py::): cut short
