@@ -313,7 +313,7 @@ def peers_section(a):
         w, p = (statistics.median(r[k] for r in mine) for k in range(2))
         tw, tp = (statistics.median(r[k] for r in theirs) for k in range(2))
         verdict = "-" if target is None else ("met" if tw / w >= target else "missed") + " (≥ %g×)" % target
-        print("| %s | %s (%.1f MB) | %.3f s | %.0f MB | %s | %.2f s, %.0f MB | %.0f× | %s |" %
+        print("| %s | %s (%.1f MB) | %.3f s | %.0f MB | %s | %.2f s, %.0f MB | %.2g× | %s |" %
               (what, os.path.basename(path), os.path.getsize(path) / 1e6, w, p, peer, tw, tp, tw / w, verdict))
 
 
