@@ -276,7 +276,7 @@ def peers_section(a):
                       "stackcollapse-perf.pl", ["sh", "-c", 'perl "$0" "$1" > "$2"', collapse, perf,
                                                 os.path.join(work, "p.folded")], 40))
         cases.append(("-T flame", perf, [a.graphgen, "-q", "-T", "flame", perf, "-o", os.path.join(work, "g.svg")],
-                      "stackcollapse-perf.pl | flamegraph.pl",
+                      "stackcollapse-perf.pl \\| flamegraph.pl",
                       ["sh", "-c", 'perl "$0" "$2" | perl "$1" > "$3"', collapse, os.path.join(fg, "flamegraph.pl"),
                        perf, os.path.join(work, "p.svg")], None))
     cases.append(("-T stats", big, [a.graphgen, "-q", "-T", "stats", big, "-o", os.path.join(work, "g.stats")],
