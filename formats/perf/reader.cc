@@ -509,8 +509,12 @@ class Reader {
     pending_.active = false;
     if (!p.active || !in_sample_ || !keep_ || scanner.line_offset() != p.end || cache_.off) return;
     // Bounded by the input: a file of distinct stacks keeps at most an
-    // eighth of its size.
-    if (cache_.bytes.size() + (p.end - p.begin) > (part_.end - part_.begin) / 8) return;
+    // eighth of its size, counting each entry and the frames, calls and
+    // functions its replay will hold (short stacks cost more in entries
+    // than in bytes).
+    const std::size_t held = cache_.bytes.size() + cache_.entries.size() * sizeof(StackCache::Entry) +
+                             cache_.frames.size() * 3 * sizeof(FuncId);
+    if (held + (p.end - p.begin) + sizeof(StackCache::Entry) > (part_.end - part_.begin) / 8) return;
     cache_.index.find_or_add(
         p.hash, [](std::uint32_t) { return false; },
         [&] {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <map>
 #include <set>
@@ -157,6 +158,30 @@ TEST(PerfReader, RepeatedStacksAreLookedUpWholeAndCountAsParsed) {
   EXPECT_NE(bad.error().message.find("repeat-bad.perf:" + std::to_string(lines + 5) + ":2: expected a frame"),
             std::string::npos)
       << bad.error().message;
+}
+
+TEST(PerfReader, KeptStacksStayWithinAnEighthOfTheInput) {
+  // 300 000 samples whose one frame differs in its offset: every stack is
+  // new, all of one function. What the reader keeps of them (bytes, entries,
+  // frames) is bounded by an eighth of the file; it held about the file's
+  // size in entries before.
+  std::string text;
+  text.reserve(15u << 20);
+  char line[96];
+  for (int i = 0; i < 300000; ++i) {
+    std::snprintf(line, sizeof line, "p 7 100.%06d: 1 cycles: \n\t%x f+0x%x (/b)\n\n", i, 0x1000 + i, i);
+    text += line;
+  }
+  fs::path big = from_text("distinct.perf", text), tiny = from_text("tiny.perf", text.substr(0, text.find("\n\n") + 2));
+  auto base = test::run({GRAPHGEN_BINARY, "-q", "-T", "folded", tiny.string()});
+  auto r = test::run({GRAPHGEN_BINARY, "-q", "-T", "folded", big.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "p;f 300000\n");
+#ifndef GRAPHGEN_SANITIZE
+  const long file_kb = static_cast<long>(text.size() / 1024);
+  EXPECT_LT(r.peak_kb - base.peak_kb, file_kb / 2) << "above a one-sample run: " << (r.peak_kb - base.peak_kb) / 1024
+                                                   << " MB for a " << file_kb / 1024 << " MB file";
+#endif
 }
 
 TEST(PerfReader, HeadersLikeTheLastOneAreReadAsInFull) {
