@@ -467,11 +467,12 @@ TEST(Hostile, ADeepStackIsDrawnAsOneChain) {
           << r.err;
       EXPECT_NE(r.out.find(std::to_string(n - 1) + " calls in a chain"), std::string::npos) << format;
       EXPECT_NE(r.out.find("fn_" + std::to_string(n - 1)), std::string::npos);
-      if (std::string(format) == "html")
+      if (std::string(format) == "html") {
         EXPECT_NE(r.out.find("A chain of single calls (" + std::to_string(n) +
                              " functions, each calling only the "
                              "next) is drawn as one node"),
                   std::string::npos);
+      }
     }
   }
 }
