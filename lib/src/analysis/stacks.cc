@@ -68,20 +68,12 @@ void StackBuilder::add_sample(const std::vector<FuncId>& leaf_first, Cost weight
 
 void StackBuilder::add_sample(const std::vector<FuncId>& leaf_first, Cost weight, Cost call_weight,
                               std::string_view process, Replay& record) {
-  record.valid = false;
-  record.calls.clear();
-  record.distinct.clear();
   add_sample(leaf_first, &weight, &call_weight, process, &record);
-  record.valid = !leaf_first.empty();
 }
 
 void StackBuilder::add_sample(const std::vector<FuncId>& leaf_first, const Cost* weights, std::string_view process,
                               Replay& record) {
-  record.valid = false;
-  record.calls.clear();
-  record.distinct.clear();
   add_sample(leaf_first, weights, weights, process, &record);
-  record.valid = !leaf_first.empty();
 }
 
 void StackBuilder::replay(const Replay& record, const Cost* weights, const Cost* call_weights) {
@@ -102,6 +94,11 @@ void StackBuilder::replay(const Replay& record, const Cost* weights, const Cost*
 void StackBuilder::add_sample(const std::vector<FuncId>& leaf_first, const Cost* weights, const Cost* call_weights,
                               std::string_view process, Replay* record) {
   last_node_ = 0;
+  if (record) {
+    record->calls.clear();
+    record->distinct.clear();
+    record->valid = !leaf_first.empty();  // (what follows always fills it)
+  }
   if (leaf_first.empty()) return;
   ++samples_;
   const std::size_t n = p_.events.size();
