@@ -555,12 +555,16 @@ class Reader {
     given_ = given;
     saw_body_ = true;
     file_switch_pending_ = false;
-    cob_set_ = false;
-    Function& fn = p_.functions[current_];
-    if (fn.line == 0) fn.line = at.line;
-    for (std::size_t e = 0, ne = p_.events.size(); e < ne; ++e)
-      p_.self(current_, e) = saturating_add(p_.self(current_, e), costs_[e]);
+    add_self(current_, at);
     return true;
+  }
+
+  // A self cost line's costs_ added to `f`, which it may give its first line.
+  void add_self(FuncId f, const Position& at) {
+    cob_set_ = false;
+    if (p_.functions[f].line == 0) p_.functions[f].line = at.line;  // its first source line
+    for (std::size_t e = 0, ne = p_.events.size(); e < ne; ++e)
+      p_.self(f, e) = saturating_add(p_.self(f, e), costs_[e]);
   }
 
   Expected<bool> cost_line(std::string_view line) {
@@ -626,9 +630,7 @@ class Reader {
       if (keep_positions_) add_call_site(c, at);
       return true;
     }
-    cob_set_ = false;
-    if (p_.functions[caller].line == 0) p_.functions[caller].line = at.line;  // its first source line
-    for (std::size_t e = 0; e < ne; ++e) p_.self(caller, e) = saturating_add(p_.self(caller, e), costs_[e]);
+    add_self(caller, at);
     if (keep_positions_) add_line_cost(caller, at);
     return true;
   }
