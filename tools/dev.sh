@@ -25,7 +25,6 @@ jobs=${GRAPHGEN_JOBS:-$(nproc 2>/dev/null || echo 2)}
 # What building needs (build, demo), all from Debian:
 #   cmake g++ ninja-build pkg-config   the toolchain
 #   libgraphviz-dev                    in-process PNG/SVG/PDF (cgraph + gvc)
-#   libpng-dev                         PNG written from cairo's pixels at a fast zlib level
 #   libspdlog-dev libfmt-dev           logging, formatting
 #   libcli11-dev                       the command line
 #   zlib1g-dev libbz2-dev liblzma-dev libzstd-dev   compressed inputs (.gz .bz2 .xz .zst)
@@ -38,12 +37,13 @@ jobs=${GRAPHGEN_JOBS:-$(nproc 2>/dev/null || echo 2)}
 #   python3-dev                        graphgen run (embedded CPython) and the graphgen module
 #   libopenmpi-dev openmpi-bin         graphgen-mpi
 #   help2man                           the man page cmake --install puts beside graphgen
-build_packages=(cmake g++ ninja-build pkg-config libgraphviz-dev libpng-dev libspdlog-dev libfmt-dev libcli11-dev
+build_packages=(cmake g++ ninja-build pkg-config libgraphviz-dev libspdlog-dev libfmt-dev libcli11-dev
                 zlib1g-dev libbz2-dev liblzma-dev libzstd-dev libzip-dev libexpat1-dev libarchive-dev libsimdjson-dev
                 help2man protobuf-compiler libprotobuf-dev golang-github-google-pprof-dev python3-dev libopenmpi-dev
                 openmpi-bin)
 # What the tests need besides (test only):
 #   libgtest-dev                       unit and conformance tests
+#   libpng-dev                         tests decode graphgen's PNG to compare its pixels with cairo's
 #   nlohmann-json3-dev                 tests read Python's decoded .expected.json
 #   clang-format                       the suite checks the sources follow .clang-format
 #   python3-numpy                      tests profile a script that calls a C extension
@@ -56,7 +56,7 @@ build_packages=(cmake g++ ninja-build pkg-config libgraphviz-dev libpng-dev libs
 #   jupyter-nbconvert python3-ipykernel  a test executes a notebook using %graphgen (no pandoc: no recommends)
 #   python3-venv                       tests make venvs: pip install of pyproject.toml, python -m graphgen run
 # (python3 runs the conformance comparators in ../shared; it comes with python3-dev.)
-test_packages=(libgtest-dev nlohmann-json3-dev clang-format python3-numpy chromium valgrind xz-utils python3-html5lib
+test_packages=(libgtest-dev libpng-dev nlohmann-json3-dev clang-format python3-numpy chromium valgrind xz-utils python3-html5lib
                python3-jsonschema pyprof2calltree jupyter-nbconvert python3-ipykernel python3-venv)
 packages=("${build_packages[@]}")
 

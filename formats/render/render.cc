@@ -6,12 +6,8 @@
 #include <graphviz/gvcjob.h>
 #include <graphviz/gvplugin.h>
 #include <graphviz/gvplugin_device.h>
-#ifdef GRAPHGEN_HAVE_LIBPNG
-#include <png.h>
-#endif
 
 #include <condition_variable>
-#include <csetjmp>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -21,6 +17,7 @@
 #include <thread>
 
 #include "graphgen/utf8.h"
+#include "png.h"
 
 // Exported by libgvc, declared only in its private gvio.h.
 extern "C" size_t gvwrite(GVJ_t* job, const char* s, size_t len);
@@ -43,80 +40,21 @@ int collect_error(char* message) {
   return 0;
 }
 
-#ifdef GRAPHGEN_HAVE_LIBPNG
 // PNG: cairo draws as always, and this device writes its pixels. cairo's
 // own writer spent 70 % of a 360-node picture's time compressing 55
 // million pixels at zlib's default level with adaptive filters; written at
-// level 1 without filters the picture decodes to the same pixels, in the
-// same colour type (RGB when every pixel is opaque, as cairo chooses), at
-// a third of the time and a fifth more bytes (docs/speed.md).
+// level 1 without filters, on every core (png.h), the picture decodes to
+// the same pixels, in the same colour type (RGB when every pixel is
+// opaque, as cairo chooses), at a small part of the time (docs/speed.md).
 
-bool g_png_failed = false;  // libpng failed (out of memory): an error, not an empty file
-
-void append_png(png_structp png, png_bytep data, png_size_t size) {
-  static_cast<std::string*>(png_get_io_ptr(png))->append(reinterpret_cast<const char*>(data), size);
-}
-void flush_png(png_structp) {}
-
-// Rows of `pixels` (RGB or RGBA bytes) as a PNG into `out`; false when
-// libpng fails (it long-jumps here: nothing with a destructor lives in
-// this frame).
-bool encode_png(const unsigned char* pixels, unsigned width, unsigned height, bool alpha, std::string* out) {
-  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
-  if (!png) return false;
-  png_infop info = png_create_info_struct(png);
-  if (!info || setjmp(png_jmpbuf(png))) {
-    png_destroy_write_struct(&png, &info);
-    return false;
-  }
-  png_set_write_fn(png, out, append_png, flush_png);
-  png_set_IHDR(png, info, width, height, 8, alpha ? PNG_COLOR_TYPE_RGB_ALPHA : PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
-               PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-  png_set_compression_level(png, 1);
-  png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_NONE);
-  png_write_info(png, info);
-  const std::size_t stride = std::size_t{width} * (alpha ? 4 : 3);
-  for (unsigned y = 0; y < height; ++y) png_write_row(png, pixels + y * stride);
-  png_write_end(png, info);
-  png_destroy_write_struct(&png, &info);
-  return true;
-}
+bool g_png_failed = false;  // out of memory: an error, not an empty file
 
 // Graphviz hands the device cairo's image: premultiplied ARGB, one native
-// 32-bit word per pixel, rows without padding. It is converted in place
-// (as Graphviz's own gd and gdk devices do) to RGB, or to RGBA with the
-// colours unpremultiplied exactly as cairo's writer rounds them.
+// 32-bit word per pixel, rows without padding.
 void write_png(GVJ_t* job) {
-  auto* bytes = reinterpret_cast<unsigned char*>(job->imagedata);
-  if (!bytes) return;
-  const std::size_t n = std::size_t{job->width} * job->height;
-  bool opaque = true;
-  for (std::size_t i = 0; i < n && opaque; ++i) {
-    std::uint32_t p;
-    std::memcpy(&p, bytes + 4 * i, 4);
-    opaque = (p >> 24) == 0xff;
-  }
-  for (std::size_t i = 0; i < n; ++i) {
-    std::uint32_t p;
-    std::memcpy(&p, bytes + 4 * i, 4);
-    unsigned a = p >> 24, r = (p >> 16) & 0xff, g = (p >> 8) & 0xff, b = p & 0xff;
-    unsigned char* o = bytes + (opaque ? 3 : 4) * i;
-    if (!opaque) {
-      if (a == 0) {
-        r = g = b = 0;
-      } else if (a != 0xff) {
-        r = (r * 255 + a / 2) / a;
-        g = (g * 255 + a / 2) / a;
-        b = (b * 255 + a / 2) / a;
-      }
-      o[3] = static_cast<unsigned char>(a);
-    }
-    o[0] = static_cast<unsigned char>(r);
-    o[1] = static_cast<unsigned char>(g);
-    o[2] = static_cast<unsigned char>(b);
-  }
+  if (!job->imagedata) return;
   std::string out;
-  if (encode_png(bytes, job->width, job->height, !opaque, &out))
+  if (encode_cairo_png(reinterpret_cast<const std::uint32_t*>(job->imagedata), job->width, job->height, &out))
     gvwrite(job, out.data(), out.size());
   else
     g_png_failed = true;
@@ -132,9 +70,6 @@ gvplugin_api_t g_apis[] = {{API_device, g_png_devices}, {static_cast<api_t>(0), 
 char g_package[] = "graphgen";
 gvplugin_library_t g_library = {g_package, g_apis};
 constexpr const char* kPng = "png:cairo:graphgen";
-#else
-constexpr const char* kPng = "png";
-#endif
 
 // One Graphviz context for the process, never freed. A context's font
 // names outlive it in Graphviz's pango plugin, which caches a pointer to the
@@ -144,9 +79,7 @@ constexpr const char* kPng = "png";
 GVC_t* context() {
   static GVC_t* gvc = [] {
     GVC_t* c = gvContext();
-#ifdef GRAPHGEN_HAVE_LIBPNG
     if (c) gvAddLibrary(c, &g_library);
-#endif
     return c;
   }();
   return gvc;
@@ -252,13 +185,9 @@ Expected<std::string> render(std::string_view dot_source, std::string_view forma
   int rc = -1;
   if (fmt_name == "png") {
     // Our PNG device (above); where it cannot render, Graphviz's own.
-#ifdef GRAPHGEN_HAVE_LIBPNG
     g_png_failed = false;
-#endif
     rc = gvRenderData(gvc, graph, kPng, &data, &length);
-#ifdef GRAPHGEN_HAVE_LIBPNG
     if (g_png_failed) rc = -1;
-#endif
     if (rc != 0 && data) {
       gvFreeRenderData(data);
       data = nullptr;

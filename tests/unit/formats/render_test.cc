@@ -6,6 +6,7 @@
 #include <graphviz/gvc.h>
 #include <gtest/gtest.h>
 #include <png.h>
+#include <zlib.h>
 
 #include <cstring>
 #include <filesystem>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "common/drawing.h"
+#include "render/png.h"
 #include "util/test_util.h"
 
 namespace graphgen {
@@ -103,6 +105,106 @@ TEST(Render, PngUnpremultipliesTranslucentPixelsAsCairoDoes) {
 // Names are bytes: a NUL ended Graphviz's reading of the dot text (SVG,
 // PNG, PDF and the HTML report failed with exit 1) and bytes that are not
 // UTF-8 reached the SVG raw (not XML; Chromium drew it cut short).
+// A picture of more than one part (formats/render/png.h: 8 MiB of
+// scanlines each, compressed on every core): cairo's pixels still, in one
+// zlib stream whose Adler-32 zlib accepts.
+TEST(Render, PngOfManyPartsHasCairosPixels) {
+  const std::string dot =
+      "digraph { dpi=600; bgcolor=transparent; node [style=filled, fontname=Arial];"
+      " a [fillcolor=\"#ff000080\"]; b [fillcolor=\"#10e0a033\"]; c [fillcolor=\"#2030f0f0\"];"
+      " a -> b -> c -> d -> e; a -> c [label=\"70%\", color=\"#00000040\", penwidth=3]; b -> e;"
+      " x -> y -> z -> e; a -> x }";
+  auto mine = render::render(dot, "png");
+  ASSERT_TRUE(mine) << mine.error().message;
+  const Decoded picture = decode(*mine);
+  EXPECT_GT(std::size_t{picture.width} * 4 * picture.height, 2 * render::kPngPartBytes);
+  expect_same_picture(dot, PNG_FORMAT_RGBA);
+}
+
+// The chunks of a PNG graphgen wrote, checked as a decoder checks them
+// (length, CRC), and its IDATs' zlib stream inflated with its Adler-32.
+std::string inflated_idat(const std::string& png) {
+  EXPECT_EQ(png.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+  std::string stream, types;
+  std::size_t size = 0;
+  for (std::size_t at = 8; at + 12 <= png.size();) {
+    auto u32 = [&](std::size_t i) {
+      return std::uint32_t{static_cast<unsigned char>(png[i])} << 24 |
+             std::uint32_t{static_cast<unsigned char>(png[i + 1])} << 16 |
+             std::uint32_t{static_cast<unsigned char>(png[i + 2])} << 8 | static_cast<unsigned char>(png[i + 3]);
+    };
+    const std::uint32_t n = u32(at);
+    EXPECT_LE(at + 12 + n, png.size());
+    if (at + 12 + n > png.size()) return {};
+    const std::string type = png.substr(at + 4, 4);
+    EXPECT_EQ(u32(at + 8 + n), crc32(0, reinterpret_cast<const Bytef*>(png.data() + at + 4), n + 4)) << type;
+    if (type == "IHDR") size = std::size_t{u32(at + 8)} * u32(at + 12) * (png[at + 17] == 6 ? 4 : 3) + u32(at + 12);
+    if (type == "IDAT") stream.append(png, at + 8, n);
+    if (types.empty() || types.substr(types.size() - 4) != type) types += type;
+    at += 12 + n;
+  }
+  EXPECT_EQ(types, "IHDRIDATIEND");
+  std::string raw(size, '\0');
+  uLongf got = raw.size();
+  EXPECT_EQ(uncompress(reinterpret_cast<Bytef*>(raw.data()), &got, reinterpret_cast<const Bytef*>(stream.data()),
+                       stream.size()),
+            Z_OK);  // Z_DATA_ERROR for a wrong Adler-32
+  EXPECT_EQ(got, size);
+  return raw;
+}
+
+// Every way of cutting the rows into parts (one row each, a few, all in
+// one) gives the same scanlines in a valid stream, every alpha and colour
+// unpremultiplied the same; the file depends on the picture and the part
+// size only.
+TEST(Render, PngPartsJoinIntoOneStream) {
+  for (bool translucent : {true, false}) {
+    SCOPED_TRACE(translucent ? "RGBA" : "RGB");
+    const unsigned width = 301, height = 157;
+    std::vector<std::uint32_t> argb(std::size_t{width} * height);
+    std::uint32_t seed = 12345;
+    for (std::size_t i = 0; i < argb.size(); ++i) {
+      seed = seed * 1664525u + 1013904223u;
+      // Runs of one colour (as pictures have) between noisy pixels.
+      const std::uint32_t a = translucent ? (i / 7) % 256 : 255;
+      const std::uint32_t level = (i % 13 < 9) ? (i / 500) % 256 : seed >> 24;
+      const std::uint32_t c = a == 0 ? 0 : level * a / 255;  // premultiplied: at most alpha
+      argb[i] = a << 24 | c << 16 | ((c * 3) % (a + 1)) << 8 | ((seed >> 8) & 0xff) % (a + 1);
+    }
+    std::string whole;
+    ASSERT_TRUE(render::encode_cairo_png(argb.data(), width, height, &whole, std::size_t{1} << 30));
+    const std::string expected = inflated_idat(whole);
+    const Decoded reference = decode(whole);
+    EXPECT_EQ(reference.format, translucent ? PNG_FORMAT_RGBA : PNG_FORMAT_RGB);
+    for (std::size_t part : {std::size_t{1}, std::size_t{3 * 1205}, std::size_t{40000}}) {
+      SCOPED_TRACE(part);
+      std::string cut, again;
+      ASSERT_TRUE(render::encode_cairo_png(argb.data(), width, height, &cut, part));
+      ASSERT_TRUE(render::encode_cairo_png(argb.data(), width, height, &again, part));
+      EXPECT_TRUE(cut == again) << "the same parts gave another file";
+      EXPECT_NE(cut, whole);  // really cut: the sync flushes are in the stream
+      EXPECT_TRUE(inflated_idat(cut) == expected) << "the scanlines differ";
+      const Decoded d = decode(cut);
+      EXPECT_EQ(d.format, reference.format);
+      EXPECT_TRUE(d.rgba == reference.rgba) << "the pixels differ";
+    }
+    // Pixels spot-checked against cairo's rounding, from the stored words.
+    for (std::size_t i : {std::size_t{0}, std::size_t{7 * 128 + 3}, std::size_t{7 * 255}, argb.size() - 1}) {
+      const std::uint32_t p = argb[i], a = p >> 24;
+      auto un = [&](std::uint32_t c) { return a == 0 ? 0 : a == 255 ? c : (c * 255 + a / 2) / a; };
+      EXPECT_EQ(reference.rgba[4 * i], un((p >> 16) & 0xff)) << i;
+      EXPECT_EQ(reference.rgba[4 * i + 1], un((p >> 8) & 0xff)) << i;
+      EXPECT_EQ(reference.rgba[4 * i + 2], un(p & 0xff)) << i;
+      EXPECT_EQ(reference.rgba[4 * i + 3], a) << i;
+    }
+  }
+  std::string none;
+  const std::uint32_t pixel = 0xff000000u;
+  EXPECT_FALSE(render::encode_cairo_png(&pixel, 0, 1, &none));
+  EXPECT_FALSE(render::encode_cairo_png(&pixel, 1, 0, &none));
+  EXPECT_TRUE(none.empty());
+}
+
 TEST(Render, NamesWithAnyByteRender) {
   std::filesystem::path dir = test::temp_dir();
   const char bytes[] = "main;bad\xff\xfename;x\x00y\x01z 10\nmain;<a href=\"x\">]]>;\"q\" 5\nmain;=cmd|calc 3\n";
