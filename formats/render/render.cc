@@ -16,8 +16,8 @@
 #include <string>
 #include <thread>
 
+#include "cairo_png.h"
 #include "graphgen/utf8.h"
-#include "png.h"
 
 // Exported by libgvc, declared only in its private gvio.h.
 extern "C" size_t gvwrite(GVJ_t* job, const char* s, size_t len);
@@ -43,7 +43,7 @@ int collect_error(char* message) {
 // PNG: cairo draws as always, and this device writes its pixels. cairo's
 // own writer spent 70 % of a 360-node picture's time compressing 55
 // million pixels at zlib's default level with adaptive filters; written at
-// level 1 without filters, on every core (png.h), the picture decodes to
+// level 1 without filters, on every core (cairo_png.h), the picture decodes to
 // the same pixels, in the same colour type (RGB when every pixel is
 // opaque, as cairo chooses), at a small part of the time (docs/speed.md).
 

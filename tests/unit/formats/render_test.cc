@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "common/drawing.h"
-#include "render/png.h"
+#include "render/cairo_png.h"
 #include "util/test_util.h"
 
 namespace graphgen {
@@ -105,7 +105,7 @@ TEST(Render, PngUnpremultipliesTranslucentPixelsAsCairoDoes) {
 // Names are bytes: a NUL ended Graphviz's reading of the dot text (SVG,
 // PNG, PDF and the HTML report failed with exit 1) and bytes that are not
 // UTF-8 reached the SVG raw (not XML; Chromium drew it cut short).
-// A picture of more than one part (formats/render/png.h: 8 MiB of
+// A picture of more than one part (formats/render/cairo_png.h: 8 MiB of
 // scanlines each, compressed on every core): cairo's pixels still, in one
 // zlib stream whose Adler-32 zlib accepts.
 TEST(Render, PngOfManyPartsHasCairosPixels) {

@@ -1,4 +1,4 @@
-#include "png.h"
+#include "cairo_png.h"
 
 #include <zlib.h>
 
