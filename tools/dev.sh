@@ -28,9 +28,8 @@ jobs=${GRAPHGEN_JOBS:-$(nproc 2>/dev/null || echo 2)}
 #   libspdlog-dev libfmt-dev           logging, formatting
 #   libcli11-dev                       the command line
 #   zlib1g-dev libbz2-dev liblzma-dev libzstd-dev   compressed inputs (.gz .bz2 .xz .zst)
-#   libzip-dev                         Very Sleepy's .sleepy files (zip archives)
 #   libexpat1-dev                      sysprof's XML, CUBE4's anchor.xml
-#   libarchive-dev                     CUBE4's .cubex (tar archives)
+#   libarchive-dev                     CUBE4's .cubex (tar archives), Very Sleepy's .sleepy (zip archives)
 #   libsimdjson-dev                    gprof2dot's JSON format
 #   protobuf-compiler libprotobuf-dev  pprof's profile.proto, read and written
 #   golang-github-google-pprof-dev     Debian's copy of profile.proto (3.9 MB of Go sources, no Go toolchain)
@@ -38,7 +37,7 @@ jobs=${GRAPHGEN_JOBS:-$(nproc 2>/dev/null || echo 2)}
 #   libopenmpi-dev openmpi-bin         graphgen-mpi
 #   help2man                           the man page cmake --install puts beside graphgen
 build_packages=(cmake g++ ninja-build pkg-config libgraphviz-dev libspdlog-dev libfmt-dev libcli11-dev
-                zlib1g-dev libbz2-dev liblzma-dev libzstd-dev libzip-dev libexpat1-dev libarchive-dev libsimdjson-dev
+                zlib1g-dev libbz2-dev liblzma-dev libzstd-dev libexpat1-dev libarchive-dev libsimdjson-dev
                 help2man protobuf-compiler libprotobuf-dev golang-github-google-pprof-dev python3-dev libopenmpi-dev
                 openmpi-bin)
 # What the tests need besides (test only):

@@ -18,7 +18,7 @@ Confidence sniff_row(std::string_view head) {
 const InputFormat& input_format() {
   static const InputFormat kRow = {
       .name = "sleepy",
-      .description = "Very Sleepy profiles (.sleepy zip archives, read with libzip); several files are summed",
+      .description = "Very Sleepy profiles (.sleepy zip archives, read with libarchive); several files are summed",
       .extensions = {".sleepy"},
       .sniff = sniff_row,
       .read = read,

@@ -1,7 +1,8 @@
 #include "reader.h"
 
+#include <archive.h>
+#include <archive_entry.h>
 #include <fmt/format.h>
-#include <zip.h>
 
 #include <cctype>
 #include <charconv>
@@ -23,27 +24,42 @@ std::string lower(std::string_view s) {
   return out;
 }
 
+// An archive read from memory by libarchive, as a zip through its central
+// directory (as libzip read it before: a cut archive is refused at once, not
+// read in part). libarchive reads CUBE4's tar files too: one archive library
+// in the process, not two (libzip brought libcrypto, loaded at every start).
 struct Archive {
-  zip_t* zip = nullptr;
-  ~Archive() {
-    if (zip) zip_discard(zip);
-  }
+  archive* a = archive_read_new();
+  ~Archive() { archive_read_free(a); }
+  // libarchive's messages can hold several lines: the error is one.
+  std::string why() const { return one_line(archive_error_string(a) ? archive_error_string(a) : "unreadable"); }
 };
 
-// A member, found without regard to case, opened for reading.
-Expected<zip_file_t*> open_member(zip_t* zip, std::string_view name, const std::string& path) {
-  zip_int64_t n = zip_get_num_entries(zip, 0);
-  zip_int64_t index = -1;
-  std::string want = lower(name);
-  for (zip_int64_t i = 0; i < n && index < 0; ++i) {
-    const char* member_name = zip_get_name(zip, static_cast<zip_uint64_t>(i), ZIP_FL_ENC_RAW);
-    if (member_name && lower(member_name) == want) index = i;
+Expected<bool> open_zip(Archive& ar, const InputFile& in) {
+  if (!ar.a) return bad_input(fmt::format("{}: cannot read it: out of memory", in.path()));
+  archive_read_support_format_zip_seekable(ar.a);
+  if (archive_read_open_memory(ar.a, in.bytes().data(), in.bytes().size()) != ARCHIVE_OK)
+    return bad_input(
+        fmt::format("{}: expected a Very Sleepy profile (a zip archive), found bytes libarchive cannot open: {}",
+                    in.path(), ar.why()));
+  return true;
+}
+
+// Opens `in` and moves to its first member called `name`, in any case.
+Expected<bool> open_member(Archive& ar, const InputFile& in, std::string_view name) {
+  if (auto ok = open_zip(ar, in); !ok) return ok;
+  const std::string want = lower(name);
+  for (;;) {
+    archive_entry* e = nullptr;
+    const int rc = archive_read_next_header(ar.a, &e);
+    if (rc == ARCHIVE_EOF)
+      return bad_input(
+          fmt::format("{}: expected the member {} in this Very Sleepy archive, found none", in.path(), name));
+    if (rc < ARCHIVE_WARN)
+      return bad_input(fmt::format("{}: cannot read its list of members: {}", in.path(), ar.why()));
+    const char* member_name = archive_entry_pathname(e);
+    if (member_name && lower(member_name) == want) return true;
   }
-  if (index < 0)
-    return bad_input(fmt::format("{}: expected the member {} in this Very Sleepy archive, found none", path, name));
-  zip_file_t* file = zip_fopen_index(zip, static_cast<zip_uint64_t>(index), 0);
-  if (!file) return bad_input(fmt::format("{}: cannot read its member {}: {}", path, name, zip_strerror(zip)));
-  return file;
 }
 
 // The lines of a member, inflated 64 KiB at a time: fn(line, number) for
@@ -51,10 +67,9 @@ Expected<zip_file_t*> open_member(zip_t* zip, std::string_view name, const std::
 // needs memory for its longest line only (at most `limit` bytes: a zip can
 // claim any size). fn returns false to stop; its error is then the result.
 template <class Fn>
-Expected<bool> each_line(zip_t* zip, std::string_view name, const std::string& path, std::size_t limit, Fn&& fn) {
-  auto opened = open_member(zip, name, path);
-  if (!opened) return opened.error();
-  std::unique_ptr<zip_file_t, int (*)(zip_file_t*)> file(*opened, &zip_fclose);
+Expected<bool> each_line(const InputFile& in, std::string_view name, std::size_t limit, Fn&& fn) {
+  Archive ar;
+  if (auto ok = open_member(ar, in, name); !ok) return ok;
   std::string pending;  // the start of a line the last chunk cut
   std::vector<char> buffer(std::size_t{1} << 16);
   std::size_t number = 0;
@@ -62,10 +77,10 @@ Expected<bool> each_line(zip_t* zip, std::string_view name, const std::string& p
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     return fn(line, ++number);
   };
+  const std::string& path = in.path();
   for (;;) {
-    zip_int64_t got = zip_fread(file.get(), buffer.data(), buffer.size());
-    if (got < 0)
-      return bad_input(fmt::format("{}: cannot read its member {}: {}", path, name, zip_file_strerror(file.get())));
+    const la_ssize_t got = archive_read_data(ar.a, buffer.data(), buffer.size());
+    if (got < 0) return bad_input(fmt::format("{}: cannot read its member {}: {}", path, name, ar.why()));
     if (got == 0) break;
     std::string_view chunk(buffer.data(), static_cast<std::size_t>(got));
     for (std::size_t nl; (nl = chunk.find('\n')) != std::string_view::npos; chunk.remove_prefix(nl + 1)) {
@@ -87,9 +102,10 @@ Expected<bool> each_line(zip_t* zip, std::string_view name, const std::string& p
 }
 
 // A member read whole (at most `limit` bytes).
-Expected<std::string> member(zip_t* zip, std::string_view name, const std::string& path, std::size_t limit) {
+Expected<std::string> member(const InputFile& in, std::string_view name, std::size_t limit) {
   std::string out;
-  auto ok = each_line(zip, name, path, limit, [&](std::string_view line, std::size_t) -> Expected<bool> {
+  const std::string& path = in.path();
+  auto ok = each_line(in, name, limit, [&](std::string_view line, std::size_t) -> Expected<bool> {
     if (limit && out.size() + line.size() + 1 > limit)
       return bad_input(formats::over_budget_message(path + " (" + std::string(name) + ")", limit, 0, 1));
     out.append(line).append(1, '\n');
@@ -136,22 +152,7 @@ bool sniff(std::string_view head) {
 }
 
 Expected<Profile> read(const InputFile& in, const formats::ReadOptions& options, Diagnostics& diag) {
-  zip_error_t error;
-  zip_error_init(&error);
-  zip_source_t* source = zip_source_buffer_create(in.bytes().data(), in.bytes().size(), 0, &error);
-  Archive archive;
-  if (source) archive.zip = zip_open_from_source(source, ZIP_RDONLY, &error);
-  if (!archive.zip) {
-    std::string why = zip_error_strerror(&error);
-    if (source) zip_source_free(source);
-    zip_error_fini(&error);
-    return bad_input(
-        fmt::format("{}: expected a Very Sleepy profile (a zip archive), found bytes libzip cannot "
-                    "open: {}",
-                    in.path(), why));
-  }
-  zip_error_fini(&error);
-  auto symbols = member(archive.zip, "Symbols.txt", in.path(), options.memory_budget);
+  auto symbols = member(in, "Symbols.txt", options.memory_budget);
   if (!symbols) return symbols.error();
   Profile p;
   p.label_style = LabelStyle::kNameUnderObject;
@@ -199,8 +200,7 @@ Expected<Profile> read(const InputFile& in, const formats::ReadOptions& options,
     builder.add_sample(stack, builder.cost(seconds));
     return true;
   };
-  if (auto ok = each_line(archive.zip, "Callstacks.txt", in.path(), options.memory_budget, sample); !ok)
-    return ok.error();
+  if (auto ok = each_line(in, "Callstacks.txt", options.memory_budget, sample); !ok) return ok.error();
   (void)diag;
   return p;
 }

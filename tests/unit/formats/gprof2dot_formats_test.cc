@@ -254,7 +254,7 @@ TEST(Sleepy, ArchivesThatAreNotVerySleepysSaySo) {
   auto cut = graphgen({"-f", "sleepy", "cut.sleepy"}, dir);
   EXPECT_EQ(cut.exit_code, 1);
   EXPECT_TRUE(
-      cut.err.starts_with("cut.sleepy: expected a Very Sleepy profile (a zip archive), found bytes libzip "
+      cut.err.starts_with("cut.sleepy: expected a Very Sleepy profile (a zip archive), found bytes libarchive "
                           "cannot open: "))
       << cut.err;
   EXPECT_EQ(std::count(cut.err.begin(), cut.err.end(), '\n'), 1);
