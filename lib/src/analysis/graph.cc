@@ -37,13 +37,24 @@ void sort_edges(CallGraph& g) {
   }
   for (std::size_t i = 0; i < g.nodes.size(); ++i) g.edge_begin[i + 1] += g.edge_begin[i];
   if (sorted) return;
-  std::vector<GraphEdge> by_caller(g.edges.size());
-  std::vector<std::uint32_t> next(g.edge_begin.begin(), g.edge_begin.end() - 1);
-  for (GraphEdge& e : g.edges) by_caller[next[e.caller]++] = std::move(e);
+  // Each edge's place, then the edges moved there in place by following
+  // the permutation's cycles (each swap puts one edge where it belongs): a
+  // 4-byte index per edge instead of a second copy of the edges, which was
+  // a fifth of a 100 000-function profile's peak.
+  std::vector<std::uint32_t> place(g.edges.size());
+  {
+    std::vector<std::uint32_t> next(g.edge_begin.begin(), g.edge_begin.end() - 1);
+    for (std::size_t i = 0; i < g.edges.size(); ++i) place[i] = next[g.edges[i].caller]++;
+  }
+  for (std::size_t i = 0; i < g.edges.size(); ++i)
+    while (place[i] != i) {
+      const std::uint32_t to = place[i];
+      std::swap(g.edges[i], g.edges[to]);
+      std::swap(place[i], place[to]);
+    }
   for (std::size_t f = 0; f < g.nodes.size(); ++f)
-    std::sort(by_caller.begin() + g.edge_begin[f], by_caller.begin() + g.edge_begin[f + 1],
+    std::sort(g.edges.begin() + g.edge_begin[f], g.edges.begin() + g.edge_begin[f + 1],
               [](const GraphEdge& x, const GraphEdge& y) { return x.callee < y.callee; });
-  g.edges = std::move(by_caller);
 }
 
 CallGraph graph_from_reported_totals(const Profile& p, std::size_t event, Diagnostics& diag) {
