@@ -163,8 +163,9 @@ class Decoder {
   }
 
   std::uint32_t push(Node n, std::size_t at) {
+    if (doc_.nodes.size() >= UINT32_MAX) fail(at, "more than 2^32 objects in one pickle");
     n.offset = static_cast<std::uint32_t>(at);
-    doc_.nodes.push_back(std::move(n));
+    doc_.nodes.push_back(n);
     auto index = static_cast<std::uint32_t>(doc_.nodes.size() - 1);
     stack_.push_back(index);
     return index;
@@ -175,13 +176,34 @@ class Decoder {
     stack_.pop_back();
     return v;
   }
-  std::vector<std::uint32_t> pop_mark(std::size_t at, std::string_view op) {
+  // Closes the last MARK: its items are stack_[the result, end), which the
+  // caller takes, then cuts the stack back to the result.
+  std::size_t pop_mark(std::size_t at, std::string_view op) {
     if (marks_.empty()) fail(at, fmt::format("{} without a MARK", op));
     std::size_t m = marks_.back();
     marks_.pop_back();
-    std::vector<std::uint32_t> items(stack_.begin() + static_cast<std::ptrdiff_t>(m), stack_.end());
-    stack_.resize(m);
-    return items;
+    return m;
+  }
+  // Items (node indices) appended to the tuple arena: a tuple's span.
+  Node::Span tuple_of(const std::uint32_t* items, std::size_t n, std::size_t at) {
+    if (doc_.tuple_items.size() + n > UINT32_MAX) fail(at, "more than 2^32 tuple items in one pickle");
+    Node::Span span{static_cast<std::uint32_t>(doc_.tuple_items.size()), static_cast<std::uint32_t>(n)};
+    doc_.tuple_items.insert(doc_.tuple_items.end(), items, items + n);
+    return span;
+  }
+  Node::Span text_of(std::string_view s, std::size_t at) {
+    if (doc_.text_bytes.size() + s.size() > UINT32_MAX) fail(at, "more than 4 GiB of text in one pickle");
+    Node::Span span{static_cast<std::uint32_t>(doc_.text_bytes.size()), static_cast<std::uint32_t>(s.size())};
+    doc_.text_bytes.append(s);
+    return span;
+  }
+  std::vector<std::uint32_t>& growing(const Node& n) { return doc_.growing[n.span.begin]; }
+  void push_growing(Type type, std::size_t at) {
+    Node n;
+    n.type = type;
+    n.span = {static_cast<std::uint32_t>(doc_.growing.size()), 0};
+    doc_.growing.emplace_back();
+    push(n, at);
   }
   Node& top(std::size_t at, Type type, std::string_view op) {
     if (stack_.empty() || (!marks_.empty() && stack_.size() <= marks_.back()))
@@ -194,15 +216,15 @@ class Decoder {
     Node n;
     n.type = Type::kInt;
     n.i = v;
-    push(std::move(n), at);
+    push(n, at);
   }
   void text(Type type, std::string_view s, std::size_t at) {
     if (type == Type::kStr && !formats::valid_utf8_surrogatepass(s))
       fail(at, fmt::format("invalid UTF-8 in a pickled str {}", quote_input(s)));
     Node n;
     n.type = type;
-    n.text = std::string(s);
-    push(std::move(n), at);
+    n.span = text_of(s, at);
+    push(n, at);
   }
   void little_long(std::string_view b, std::size_t at) {
     if (b.empty()) return integer(0, at);
@@ -219,7 +241,7 @@ class Decoder {
       Node n;
       n.type = Type::kBool;
       n.i = s == "01";
-      push(std::move(n), at);
+      push(n, at);
       return;
     }
     std::int64_t v = 0;
@@ -235,8 +257,8 @@ class Decoder {
       fail(at, fmt::format("refusing to load {}: {}", quote_input(fmt::format("{}.{}", module, name)), allowed_.only));
     Node n;
     n.type = Type::kClass;
-    n.text = fmt::format("{}.{}", module, name);
-    push(std::move(n), at);
+    n.span = text_of(fmt::format("{}.{}", module, name), at);
+    push(n, at);
   }
 
   // PROTO and FRAME: checked, then nothing to build.
@@ -264,50 +286,55 @@ class Decoder {
       case ')': {
         Node n;
         n.type = Type::kTuple;
-        push(std::move(n), at);
+        n.span = tuple_of(nullptr, 0, at);
+        push(n, at);
         return true;
       }
       case 0x85:
       case 0x86:
       case 0x87: {
-        int k = op - 0x84;
+        const int k = op - 0x84;
+        std::uint32_t items[3];
+        for (int j = k; j-- > 0;) items[j] = pop(at, "TUPLE");
         Node n;
         n.type = Type::kTuple;
-        n.items.resize(static_cast<std::size_t>(k));
-        for (int j = k; j-- > 0;) n.items[static_cast<std::size_t>(j)] = pop(at, "TUPLE");
-        push(std::move(n), at);
+        n.span = tuple_of(items, static_cast<std::size_t>(k), at);
+        push(n, at);
         return true;
       }
       case 't': {
+        const std::size_t m = pop_mark(at, "TUPLE");
         Node n;
         n.type = Type::kTuple;
-        n.items = pop_mark(at, "TUPLE");
-        push(std::move(n), at);
+        n.span = tuple_of(stack_.data() + m, stack_.size() - m, at);
+        stack_.resize(m);
+        push(n, at);
         return true;
       }
-      case ']': {
-        Node n;
-        n.type = Type::kList;
-        push(std::move(n), at);
+      case ']':
+        push_growing(Type::kList, at);
         return true;
-      }
       case 'a': {
         std::uint32_t v = pop(at, "APPEND");
-        top(at, Type::kList, "APPEND").items.push_back(v);
+        growing(top(at, Type::kList, "APPEND")).push_back(v);
         return true;
       }
       case 'e': {
-        auto items = pop_mark(at, "APPENDS");
-        auto& list = top(at, Type::kList, "APPENDS").items;
-        list.insert(list.end(), items.begin(), items.end());
+        const std::size_t m = pop_mark(at, "APPENDS");
+        // (The list is below the mark: found before the stack is cut.)
+        if (m == 0 || (!marks_.empty() && m <= marks_.back()))
+          fail(at, "APPENDS needs a list on the stack, found nothing");
+        const Node& list = doc_.nodes[stack_[m - 1]];
+        if (list.type != Type::kList)
+          fail(at, fmt::format("APPENDS needs a list on the stack, found {}", a_type(list.type)));
+        auto& items = growing(list);
+        items.insert(items.end(), stack_.begin() + static_cast<std::ptrdiff_t>(m), stack_.end());
+        stack_.resize(m);
         return true;
       }
-      case '}': {
-        Node n;
-        n.type = Type::kDict;
-        push(std::move(n), at);
+      case '}':
+        push_growing(Type::kDict, at);
         return true;
-      }
       case 's': {
         std::uint32_t v = pop(at, "SETITEM");
         std::uint32_t k = pop(at, "SETITEM");
@@ -315,10 +342,15 @@ class Decoder {
         return true;
       }
       case 'u': {
-        auto items = pop_mark(at, "SETITEMS");
-        if (items.size() % 2) fail(at, "SETITEMS with an odd number of items");
-        Node& d = top(at, Type::kDict, "SETITEMS");
-        for (std::size_t j = 0; j < items.size(); j += 2) set_item(d, items[j], items[j + 1], at);
+        const std::size_t m = pop_mark(at, "SETITEMS");
+        if ((stack_.size() - m) % 2) fail(at, "SETITEMS with an odd number of items");
+        if (m == 0 || (!marks_.empty() && m <= marks_.back()))
+          fail(at, "SETITEMS needs a dict on the stack, found nothing");
+        const Node& d = doc_.nodes[stack_[m - 1]];
+        if (d.type != Type::kDict)
+          fail(at, fmt::format("SETITEMS needs a dict on the stack, found {}", a_type(d.type)));
+        for (std::size_t j = m; j < stack_.size(); j += 2) set_item(d, stack_[j], stack_[j + 1], at);
+        stack_.resize(m);
         return true;
       }
       default:
@@ -330,7 +362,7 @@ class Decoder {
   bool memo(unsigned char op, std::size_t at) {
     switch (op) {
       case 0x94:
-        memoize(memo_.size(), at);
+        memoize(memo_size_, at);
         return true;  // memo[len(memo)] = top
       case 'q':
         memoize(u8("a memo index"), at);
@@ -384,7 +416,7 @@ class Decoder {
         Node n;
         n.type = Type::kFloat;
         std::memcpy(&n.f, &bits, 8);
-        push(std::move(n), at);
+        push(n, at);
         return true;
       }
       case 'F': {
@@ -394,7 +426,7 @@ class Decoder {
         auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), n.f);
         if (ec != std::errc() || p != s.data() + s.size())
           fail(at, fmt::format("expected a float, found {}", quote_input(s)));
-        push(std::move(n), at);
+        push(n, at);
         return true;
       }
       case 'N':
@@ -405,7 +437,7 @@ class Decoder {
         Node n;
         n.type = Type::kBool;
         n.i = op == 0x88;
-        push(std::move(n), at);
+        push(n, at);
         return true;
       }
       default:
@@ -454,29 +486,30 @@ class Decoder {
         const Node& m = doc_.nodes[module];
         const Node& n = doc_.nodes[name];
         if (m.type != Type::kStr || n.type != Type::kStr) fail(at, "STACK_GLOBAL needs two str on the stack");
-        global(m.text, n.text, at);
+        const std::string module_name(doc_.text(m)), class_name(doc_.text(n));  // (text_bytes grows)
+        global(module_name, class_name, at);
         return true;
       }
       case 0x81: {
         std::uint32_t args = pop(at, "NEWOBJ");
         std::uint32_t cls = pop(at, "NEWOBJ");
         if (doc_.nodes[cls].type != Type::kClass) fail(at, "NEWOBJ needs a class on the stack");
-        if (doc_.nodes[args].type != Type::kTuple || !doc_.nodes[args].items.empty())
+        if (doc_.nodes[args].type != Type::kTuple || doc_.nodes[args].span.count != 0)
           fail(at, "NEWOBJ with arguments: LineStats is created with none");
         Node n;
         n.type = Type::kObject;
-        n.cls = cls;
-        push(std::move(n), at);
+        n.object = {UINT32_MAX, cls};
+        push(n, at);
         return true;
       }
       case 'b': {
         std::uint32_t state = pop(at, "BUILD");
         Node& obj = top(at, Type::kObject, "BUILD");
-        if (obj.state != UINT32_MAX) fail(at, "BUILD applied twice to one object");
+        if (obj.object.state != UINT32_MAX) fail(at, "BUILD applied twice to one object");
         if (doc_.nodes[state].type != Type::kDict)
           fail(at,
                fmt::format("BUILD with a {} state, expected the LineStats dict", type_name(doc_.nodes[state].type)));
-        obj.state = state;
+        obj.object.state = state;
         return true;
       }
       default:
@@ -494,20 +527,37 @@ class Decoder {
     fail(at, fmt::format("unknown pickle opcode 0x{:02x}", op));
   }
 
-  void set_item(Node& dict, std::uint32_t k, std::uint32_t v, std::size_t at) {
+  void set_item(const Node& dict, std::uint32_t k, std::uint32_t v, std::size_t at) {
     Type t = doc_.nodes[k].type;
     if (t == Type::kList || t == Type::kDict) fail(at, fmt::format("unhashable dict key ({})", type_name(t)));
-    dict.items.push_back(k);
-    dict.items.push_back(v);
+    auto& items = growing(dict);
+    items.push_back(k);
+    items.push_back(v);
   }
+  // The memo: indices are dense in practice (MEMOIZE numbers from 0, the
+  // Picklers' PUTs from 0 or 1), so a vector; an index far past the ones
+  // set (any 32-bit number can be written) goes to a map instead of
+  // sizing the vector from one opcode.
   void memoize(std::uint64_t index, std::size_t at) {
     if (stack_.empty()) fail(at, "MEMOIZE on an empty stack");
-    memo_[index] = stack_.back();
+    // (Bounded by the memo operations read so far: the input's size.)
+    if (index < ++memo_sets_ + 65536) {
+      if (index >= memo_dense_.size()) memo_dense_.resize(index + 1, UINT32_MAX);
+      // (An index the map took when it was far ahead moves here.)
+      const bool was_set = memo_dense_[index] != UINT32_MAX || (!memo_.empty() && memo_.erase(index) > 0);
+      memo_size_ += !was_set;
+      memo_dense_[index] = stack_.back();
+    } else {
+      memo_size_ += memo_.insert_or_assign(index, stack_.back()).second;
+    }
   }
   void get(std::uint64_t index, std::size_t at) {
-    auto it = memo_.find(index);
-    if (it == memo_.end()) fail(at, fmt::format("memo entry {} used before it was set", index));
-    stack_.push_back(it->second);
+    std::uint32_t value = UINT32_MAX;
+    if (index < memo_dense_.size()) value = memo_dense_[index];
+    if (value == UINT32_MAX)
+      if (auto it = memo_.find(index); it != memo_.end()) value = it->second;
+    if (value == UINT32_MAX) fail(at, fmt::format("memo entry {} used before it was set", index));
+    stack_.push_back(value);
   }
 
   std::string_view in_;
@@ -516,7 +566,10 @@ class Decoder {
   Document doc_;
   std::vector<std::uint32_t> stack_;
   std::vector<std::size_t> marks_;
-  std::unordered_map<std::uint64_t, std::uint32_t> memo_;  // a map: cPickle numbers from 1
+  std::vector<std::uint32_t> memo_dense_;  // UINT32_MAX: not set
+  std::uint64_t memo_sets_ = 0;
+  std::uint64_t memo_size_ = 0;                            // len(memo): the indices set
+  std::unordered_map<std::uint64_t, std::uint32_t> memo_;  // the indices past memo_dense_
 };
 
 }  // namespace

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -24,21 +25,45 @@ std::string_view type_name(Type t);
 /// The name with its article, for "found an int", "found a tuple".
 std::string a_type(Type t);
 
+// A decoded object in 16 bytes: a snapshot of 10 MB holds three million
+// (ints and tuples), so none owns memory of its own; text and items live in
+// the Document, back to back.
 struct Node {
+  struct Span {
+    std::uint32_t begin, count;
+  };
+  struct Object {
+    std::uint32_t state, cls;  // the BUILD state (UINT32_MAX: none), the class node
+  };
   Type type = Type::kNone;
-  std::uint32_t offset = 0;          // of the opcode that made it
-  std::int64_t i = 0;                // kInt, kBool
-  double f = 0;                      // kFloat
-  std::string text;                  // kStr, kBytes (raw), kClass ("module.name")
-  std::vector<std::uint32_t> items;  // kTuple, kList; kDict: key, value, key, value, ...
-  std::uint32_t state = UINT32_MAX;  // kObject: the BUILD state, if any
-  std::uint32_t cls = UINT32_MAX;    // kObject: its class node
+  std::uint32_t offset = 0;  // of the opcode that made it
+  union {
+    std::int64_t i = 0;  // kInt, kBool
+    double f;            // kFloat
+    Span span;           // kStr, kBytes (raw), kClass ("module.name"): Document::text_bytes; kTuple:
+                         // Document::tuple_items; kList, kDict: begin is its Document::growing slot
+    Object object;       // kObject
+  };
 };
 
 struct Document {
   std::vector<Node> nodes;
+  std::string text_bytes;                           // every str, bytes and class name
+  std::vector<std::uint32_t> tuple_items;           // every tuple's items
+  std::vector<std::vector<std::uint32_t>> growing;  // lists' items; dicts' key, value, key, value, ...
   std::uint32_t root = 0;
   const Node& node(std::uint32_t i) const { return nodes[i]; }
+  /// The text of a str, bytes or class; empty for any other node.
+  std::string_view text(const Node& n) const {
+    if (n.type != Type::kStr && n.type != Type::kBytes && n.type != Type::kClass) return {};
+    return std::string_view(text_bytes).substr(n.span.begin, n.span.count);
+  }
+  /// The items of a tuple or list, a dict's keys and values; empty for any other node.
+  std::span<const std::uint32_t> items(const Node& n) const {
+    if (n.type == Type::kTuple) return {tuple_items.data() + n.span.begin, n.span.count};
+    if (n.type == Type::kList || n.type == Type::kDict) return growing[n.span.begin];
+    return {};
+  }
 };
 
 /// The classes a pickle may name, and what the refusal of another says

@@ -54,18 +54,19 @@ class Validator {
 
   Expected<LineStats> run() {
     const pickle::Node& root = doc_.node(doc_.root);
-    if (root.type != pickle::Type::kObject || root.state == UINT32_MAX)
+    if (root.type != pickle::Type::kObject || root.object.state == UINT32_MAX)
       return error(root, fmt::format("expected a LineStats object, found {}: this pickle is not a line_profiler "
                                      "file; give graphgen the .lprof that kernprof -l writes",
                                      pickle::a_type(root.type)));
-    const pickle::Node& state = doc_.node(root.state);
+    const pickle::Node& state = doc_.node(root.object.state);
     const pickle::Node* timings = nullptr;
     const pickle::Node* unit = nullptr;
-    for (std::size_t k = 0; k + 1 < state.items.size(); k += 2) {
-      const pickle::Node& key = doc_.node(state.items[k]);
+    const auto items = doc_.items(state);
+    for (std::size_t k = 0; k + 1 < items.size(); k += 2) {
+      const pickle::Node& key = doc_.node(items[k]);
       if (key.type != pickle::Type::kStr && key.type != pickle::Type::kBytes) continue;
-      if (key.text == "timings") timings = &doc_.node(state.items[k + 1]);
-      if (key.text == "unit") unit = &doc_.node(state.items[k + 1]);
+      if (doc_.text(key) == "timings") timings = &doc_.node(items[k + 1]);
+      if (doc_.text(key) == "unit") unit = &doc_.node(items[k + 1]);
     }
     if (!timings || timings->type != pickle::Type::kDict)
       return error(state, "expected LineStats 'timings' (a dict), found none");
@@ -76,10 +77,11 @@ class Validator {
     stats.unit = unit->type == pickle::Type::kFloat ? unit->f : static_cast<double>(unit->i);
     if (!(stats.unit > 0) || !std::isfinite(stats.unit))
       return error(*unit, fmt::format("expected a positive timer unit, found {}", stats.unit));
-    for (std::size_t k = 0; k + 1 < timings->items.size(); k += 2) {
+    const auto timed = doc_.items(*timings);
+    for (std::size_t k = 0; k + 1 < timed.size(); k += 2) {
       FunctionStats f;
-      if (auto e = key(doc_.node(timings->items[k]), f); !e) return e.error();
-      if (auto e = entries(doc_.node(timings->items[k + 1]), f); !e) return e.error();
+      if (auto e = key(doc_.node(timed[k]), f); !e) return e.error();
+      if (auto e = entries(doc_.node(timed[k + 1]), f); !e) return e.error();
       // A repeated key (a dict): the later value wins, in the first's place.
       std::uint64_t h = FlatIndex::mix(f.file, f.name, static_cast<std::uint64_t>(f.line));
       bool fresh = false;
@@ -113,11 +115,11 @@ class Validator {
     if (n.type != pickle::Type::kStr && n.type != pickle::Type::kBytes) return false;
     StringId& memo = text_memo_[index];
     if (memo == UINT32_MAX) {
-      if (n.type == pickle::Type::kStr || formats::valid_utf8_surrogatepass(n.text)) {
-        memo = stats_.strings.intern(n.text);
+      if (n.type == pickle::Type::kStr || formats::valid_utf8_surrogatepass(doc_.text(n))) {
+        memo = stats_.strings.intern(doc_.text(n));
       } else {
         std::string latin1;
-        formats::append_latin1_as_utf8(n.text, latin1);
+        formats::append_latin1_as_utf8(doc_.text(n), latin1);
         memo = stats_.strings.intern(latin1);
       }
     }
@@ -126,10 +128,10 @@ class Validator {
   }
 
   Expected<bool> key(const pickle::Node& n, FunctionStats& f) {
-    if (n.type != pickle::Type::kTuple || n.items.size() != 3)
+    if (n.type != pickle::Type::kTuple || doc_.items(n).size() != 3)
       return error(n, fmt::format("expected a function key (filename, line, name), found {}", pickle::a_type(n.type)));
-    const pickle::Node& line = doc_.node(n.items[1]);
-    if (!text(n.items[0], f.file) || line.type != pickle::Type::kInt || !text(n.items[2], f.name))
+    const pickle::Node& line = doc_.node(doc_.items(n)[1]);
+    if (!text(doc_.items(n)[0], f.file) || line.type != pickle::Type::kInt || !text(doc_.items(n)[2], f.name))
       return error(n, "expected a function key (filename: str, line: int, name: str), found other types");
     f.line = line.i;
     return true;
@@ -139,13 +141,13 @@ class Validator {
     if (n.type != pickle::Type::kList)
       return error(n, fmt::format("expected a list of (line, hits, time), found {}", pickle::a_type(n.type)));
     std::map<std::int64_t, std::array<std::int64_t, 3>> by_line;  // sorted, duplicates summed
-    for (std::uint32_t item : n.items) {
+    for (std::uint32_t item : doc_.items(n)) {
       const pickle::Node& t = doc_.node(item);
-      if (t.type != pickle::Type::kTuple || t.items.size() != 3)
+      if (t.type != pickle::Type::kTuple || doc_.items(t).size() != 3)
         return error(t, fmt::format("expected a (line, hits, time) tuple, found {}", pickle::a_type(t.type)));
       std::int64_t v[3];
       for (int k = 0; k < 3; ++k) {
-        const pickle::Node& x = doc_.node(t.items[static_cast<std::size_t>(k)]);
+        const pickle::Node& x = doc_.node(doc_.items(t)[static_cast<std::size_t>(k)]);
         if (x.type != pickle::Type::kInt)
           return error(x,
                        fmt::format("expected an int in a (line, hits, time) tuple, found {}", pickle::a_type(x.type)));

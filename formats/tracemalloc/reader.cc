@@ -83,28 +83,30 @@ class Reader {
     detail::StackBuilder builder(p_, {size, count}, true);
     std::vector<FuncId> frames;
     std::size_t frameless = 0, seen = 0, cut = 0;
-    for (std::uint32_t t : (*traces)->items) {
+    for (std::uint32_t t : doc_.items(**traces)) {
       const pickle::Node& trace = doc_.node(t);
-      if (trace.type != pickle::Type::kTuple || trace.items.size() < 3 || trace.items.size() > 4)
+      const auto fields = doc_.items(trace);
+      if (trace.type != pickle::Type::kTuple || fields.size() < 3 || fields.size() > 4)
         return error(trace,
                      fmt::format("expected a trace (domain, size, frames[, total_nframe]), found {}", describe(trace)));
-      const pickle::Node& bytes = doc_.node(trace.items[1]);
-      const pickle::Node& stack = doc_.node(trace.items[2]);
+      const pickle::Node& bytes = doc_.node(fields[1]);
+      const pickle::Node& stack = doc_.node(fields[2]);
       if (bytes.type != pickle::Type::kInt || bytes.i < 0)
         return error(bytes, fmt::format("expected a trace's size (an int of 0 or more), found {}", describe(bytes)));
       if (stack.type != pickle::Type::kTuple)
         return error(stack, fmt::format("expected a trace's frames (a tuple), found {}", describe(stack)));
       // Cut at the traceback limit: total_nframe says so (3.9+), else a
       // traceback as long as the limit may be.
-      const pickle::Node* total = trace.items.size() == 4 ? &doc_.node(trace.items[3]) : nullptr;
-      if (total ? total->type == pickle::Type::kInt && total->i > static_cast<std::int64_t>(stack.items.size())
-                : limit_ > 0 && static_cast<std::int64_t>(stack.items.size()) >= limit_)
+      const auto stack_items = doc_.items(stack);
+      const pickle::Node* total = fields.size() == 4 ? &doc_.node(fields[3]) : nullptr;
+      if (total ? total->type == pickle::Type::kInt && total->i > static_cast<std::int64_t>(stack_items.size())
+                : limit_ > 0 && static_cast<std::int64_t>(stack_items.size()) >= limit_)
         ++cut;
       const Cost w[2] = {bytes.i, 1};
       // tracemalloc shares one tuple among the traces of one traceback
       // (pickle's memo keeps it one object): the first adds its frames,
       // the others add to the same cells.
-      const std::uint32_t shared = trace.items[2];
+      const std::uint32_t shared = fields[2];
       if (auto known = replays_.find(shared); known != replays_.end()) {
         if (!known->second.valid) {
           ++frameless;
@@ -113,7 +115,7 @@ class Reader {
         builder.replay(known->second, w);
       } else {
         frames.clear();
-        for (std::uint32_t f : stack.items) {
+        for (std::uint32_t f : stack_items) {
           auto id = frame(f);
           if (!id) return id.error();
           frames.push_back(*id);
@@ -137,7 +139,7 @@ class Reader {
       diag_.warn(
           fmt::format("{}: {} of {} traces were cut at the traceback limit of {} frames: their stacks start "
                       "part-way (start tracemalloc with more frames, tracemalloc.start(N), for whole stacks)",
-                      in_.path(), cut, (*traces)->items.size(), limit_));
+                      in_.path(), cut, doc_.items(**traces).size(), limit_));
     name_functions();
     p_.metadata.emplace_back(p_.strings.intern("desc"),
                              p_.strings.intern(fmt::format("{} (traceback limit {})", kDescription, limit_)));
@@ -150,29 +152,30 @@ class Reader {
   }
 
   std::string describe(const pickle::Node& n) const {
-    if (n.type == pickle::Type::kTuple) return fmt::format("a tuple of {}", n.items.size());
+    if (n.type == pickle::Type::kTuple) return fmt::format("a tuple of {}", doc_.items(n).size());
     if (n.type == pickle::Type::kInt) return fmt::format("the int {}", n.i);
     return pickle::a_type(n.type);
   }
 
   // The value of `key` in a dict of str keys, or null.
   const pickle::Node* member(const pickle::Node& dict, std::string_view key) const {
-    for (std::size_t k = 0; k + 1 < dict.items.size(); k += 2) {
-      const pickle::Node& name = doc_.node(dict.items[k]);
-      if (name.type == pickle::Type::kStr && name.text == key) return &doc_.node(dict.items[k + 1]);
+    const auto items = doc_.items(dict);
+    for (std::size_t k = 0; k + 1 < items.size(); k += 2) {
+      const pickle::Node& name = doc_.node(items[k]);
+      if (name.type == pickle::Type::kStr && doc_.text(name) == key) return &doc_.node(items[k + 1]);
     }
     return nullptr;
   }
 
   // The state dict of an object of class `cls`.
   Expected<const pickle::Node*> state_of(const pickle::Node& n, std::string_view cls) const {
-    const bool object = n.type == pickle::Type::kObject && n.cls != UINT32_MAX && doc_.node(n.cls).text == cls;
-    if (!object || n.state == UINT32_MAX || doc_.node(n.state).type != pickle::Type::kDict)
-      return error(n, fmt::format("expected a {} object with its state, found {}", cls,
-                                  n.type == pickle::Type::kObject && n.cls != UINT32_MAX
-                                      ? "a " + doc_.node(n.cls).text + " object"
-                                      : describe(n)));
-    return &doc_.node(n.state);
+    const bool is_object = n.type == pickle::Type::kObject;
+    const bool object = is_object && doc_.text(doc_.node(n.object.cls)) == cls;
+    if (!object || n.object.state == UINT32_MAX || doc_.node(n.object.state).type != pickle::Type::kDict)
+      return error(
+          n, fmt::format("expected a {} object with its state, found {}", cls,
+                         is_object ? "a " + std::string(doc_.text(doc_.node(n.object.cls))) + " object" : describe(n)));
+    return &doc_.node(n.object.state);
   }
 
   // Snapshot.traces._traces, and the traceback limit on the way.
@@ -196,12 +199,13 @@ class Reader {
   Expected<FuncId> frame(std::uint32_t index) {
     if (index < frame_of_.size() && frame_of_[index] != UINT32_MAX) return frame_of_[index];
     const pickle::Node& n = doc_.node(index);
-    const bool pair = n.type == pickle::Type::kTuple && n.items.size() == 2;
-    if (!pair || doc_.node(n.items[0]).type != pickle::Type::kStr || doc_.node(n.items[1]).type != pickle::Type::kInt ||
-        doc_.node(n.items[1]).i < 0)
+    const auto items = doc_.items(n);
+    const bool pair = n.type == pickle::Type::kTuple && items.size() == 2;
+    if (!pair || doc_.node(items[0]).type != pickle::Type::kStr || doc_.node(items[1]).type != pickle::Type::kInt ||
+        doc_.node(items[1]).i < 0)
       return error(n, fmt::format("expected a frame (filename, lineno), found {}", describe(n)));
-    const std::string& file = doc_.node(n.items[0]).text;
-    const std::int64_t line = doc_.node(n.items[1]).i;
+    const std::string_view file = doc_.text(doc_.node(items[0]));
+    const std::int64_t line = doc_.node(items[1]).i;
     key_.assign(file).append(1, '\0').append(std::to_string(line));
     auto [it, fresh] = functions_.try_emplace(key_, 0);
     if (fresh) {
