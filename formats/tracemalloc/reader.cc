@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <unordered_map>
+#include <vector>
 
 #include "common/pickle.h"
 #include "common/python_text.h"
@@ -38,32 +40,58 @@ std::size_t indent_of(std::string_view line) {
   return col;
 }
 
-// The def or class enclosing line `line` (1-based) of `lines`: the nearest
-// one above indented less than every non-blank line between; "<module>"
-// when none is; empty when the line is not in the file.
-std::string enclosing(const formats::SourceText& lines, std::int64_t line) {
-  if (line < 1 || line > static_cast<std::int64_t>(lines.lines())) return {};
-  std::size_t limit = indent_of(lines.line(static_cast<std::size_t>(line - 1)));
-  for (std::int64_t l = line - 1; l >= 1 && limit > 0; --l) {
-    std::string_view text = lines.line(static_cast<std::size_t>(l - 1));
-    // (By hand: find_first_not_of looks each byte up in the set with a
-    // memchr call, and this runs over every line between a frame and its def.)
-    std::size_t start = 0;
-    while (start < text.size() && (text[start] == ' ' || text[start] == '\t' || text[start] == '\f')) ++start;
-    if (start == text.size() || text[start] == '\n' || text[start] == '\r' || text[start] == '#') continue;
-    const std::size_t indent = indent_of(text);
-    if (indent >= limit) continue;
-    limit = indent;
-    text.remove_prefix(start);
-    if (text.starts_with("async ")) text.remove_prefix(std::min(text.find_first_not_of(' ', 6), text.size()));
-    for (std::string_view kw : {"def ", "class "}) {
-      if (!text.starts_with(kw)) continue;
-      text.remove_prefix(std::min(text.find_first_not_of(' ', kw.size()), text.size()));
-      const std::size_t end = text.find_first_of("(: \t\r\n");
-      if (end != 0 && end != std::string_view::npos) return std::string(text.substr(0, end));
+// A line that starts a block's header or statement: not blank, not a comment.
+bool code_line(std::string_view text) {
+  std::size_t start = 0;
+  while (start < text.size() && (text[start] == ' ' || text[start] == '\t' || text[start] == '\f')) ++start;
+  return start < text.size() && text[start] != '\n' && text[start] != '\r' && text[start] != '#';
+}
+
+// The name a def or class line defines, or empty for another line.
+std::string_view defined_name(std::string_view text) {
+  text.remove_prefix(std::min(text.find_first_not_of(" \t\f"), text.size()));
+  if (text.starts_with("async ")) text.remove_prefix(std::min(text.find_first_not_of(' ', 6), text.size()));
+  for (std::string_view kw : {"def ", "class "}) {
+    if (!text.starts_with(kw)) continue;
+    text.remove_prefix(std::min(text.find_first_not_of(' ', kw.size()), text.size()));
+    const std::size_t end = text.find_first_of("(: \t\r\n");
+    if (end != 0 && end != std::string_view::npos) return text.substr(0, end);
+  }
+  return {};
+}
+
+// The def or class enclosing each of `queries` (1-based lines of `lines`,
+// sorted): the nearest line above indented less than every code line
+// between, and so on outwards, until a def or class ("<module>" when none
+// is; empty for a line not in the file). One pass down the file keeps the
+// chain of such lines (each indented less than the one after it): a
+// frame's chain is its part indented less than the frame's own line.
+std::vector<std::string> enclosing(const formats::SourceText& lines, const std::vector<std::int64_t>& queries) {
+  std::vector<std::string> out(queries.size());
+  std::vector<std::pair<std::size_t, std::size_t>> chain;  // (indent, 0-based line)
+  std::size_t next = 0;                                    // the next line to put on the chain
+  for (std::size_t q = 0; q < queries.size(); ++q) {
+    const std::int64_t line = queries[q];
+    if (line < 1 || line > static_cast<std::int64_t>(lines.lines())) continue;
+    for (; next + 1 < static_cast<std::size_t>(line); ++next) {
+      const std::string_view text = lines.line(next);
+      if (!code_line(text)) continue;
+      const std::size_t indent = indent_of(text);
+      while (!chain.empty() && chain.back().first >= indent) chain.pop_back();
+      chain.emplace_back(indent, next);
+    }
+    std::size_t limit = indent_of(lines.line(static_cast<std::size_t>(line - 1)));
+    out[q] = "<module>";
+    for (std::size_t k = chain.size(); k-- > 0 && limit > 0;) {
+      if (chain[k].first >= limit) continue;
+      limit = chain[k].first;
+      if (std::string_view name = defined_name(lines.line(chain[k].second)); !name.empty()) {
+        out[q] = std::string(name);
+        break;
+      }
     }
   }
-  return "<module>";
+  return out;
 }
 
 class Reader {
@@ -218,23 +246,34 @@ class Reader {
     return it->second;
   }
 
-  // Each function's name: basename:def:line where the source can be read.
+  // Each function's name: basename:def:line where the source can be read
+  // (each file read once, its functions named in one pass down it).
   void name_functions() {
-    std::unordered_map<std::string, formats::SourceText> sources;
-    std::unordered_map<std::string, bool> readable;
+    std::unordered_map<std::string_view, std::vector<FuncId>> by_file;
+    for (FuncId f = 0; f < p_.functions.size(); ++f) by_file[p_.str(p_.functions[f].file)].push_back(f);
     const std::string beside(dir_of(in_.path()));
-    for (Function& fn : p_.functions) {
-      const std::string file(p_.str(fn.file));
-      auto [it, fresh] = readable.try_emplace(file, false);
-      if (fresh && !file.starts_with('<')) {
-        it->second = formats::read_source(file, {}, sources[file]);
-        if (!it->second && !file.starts_with('/') && !beside.empty())
-          it->second = formats::read_source(beside + "/" + file, {}, sources[file]);
+    std::vector<std::int64_t> lines;
+    for (auto& [name, functions] : by_file) {
+      const std::string file(name);
+      formats::SourceText source;
+      bool readable = false;
+      if (!file.starts_with('<')) {
+        readable = formats::read_source(file, {}, source);
+        if (!readable && !file.starts_with('/') && !beside.empty())
+          readable = formats::read_source(beside + "/" + file, {}, source);
       }
-      const std::string def = it->second ? enclosing(sources[file], fn.line) : std::string();
+      std::sort(functions.begin(), functions.end(),
+                [&](FuncId a, FuncId b) { return p_.functions[a].line < p_.functions[b].line; });
+      lines.clear();
+      for (FuncId f : functions) lines.push_back(p_.functions[f].line);
+      const std::vector<std::string> defs =
+          readable ? enclosing(source, lines) : std::vector<std::string>(lines.size());
       const std::string_view base = short_name(file);
-      fn.name = p_.strings.intern(def.empty() ? fmt::format("{}:{}", base, fn.line)
-                                              : fmt::format("{}:{}:{}", base, def, fn.line));
+      for (std::size_t k = 0; k < functions.size(); ++k) {
+        Function& fn = p_.functions[functions[k]];
+        fn.name = p_.strings.intern(defs[k].empty() ? fmt::format("{}:{}", base, fn.line)
+                                                    : fmt::format("{}:{}:{}", base, defs[k], fn.line));
+      }
     }
   }
 

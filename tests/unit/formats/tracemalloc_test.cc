@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <set>
 #include <sstream>
 
 #include "util/test_util.h"
@@ -106,6 +108,91 @@ TEST(Tracemalloc, LinesAreNamedAfterTheirFunction) {
   for (const char* name : {";app.py:make_rows:29", "app.py:<module>:57;app.py:main:50;", ";app.py:render:43;",
                            ";app.py:round_trip:34;json/__init__.py:", ";app.py:main:51"})
     EXPECT_NE(r.out.find(name), std::string::npos) << name;
+}
+
+// Lines in nested classes and defs, an async def, after blank lines and a
+// comment at column 0 inside a method, and at module level: each frame of
+// a real snapshot is named after the innermost def or class around it, as
+// Python's own ast places it (the names come from one pass down the file).
+// A def or class line itself runs in the scope around it (it makes the
+// function or class there): named after that scope.
+TEST(Tracemalloc, EveryFrameIsNamedAsPythonsAstNestsIt) {
+  const fs::path work = test::temp_dir();
+  std::ofstream(work / "tricky.py") << R"(import sys, tracemalloc
+tracemalloc.start(8)
+keep = []
+
+
+class Outer:
+    class Inner:
+        def method(self):
+            # a comment, and one at column 0 below
+# column 0
+            x = [bytearray(100 + i) for i in range(3)]
+            keep.append(bytearray(150))
+            return x
+
+    async def coro(self):
+
+        keep.append(bytearray(200))
+
+
+def outer():
+    def inner():
+
+        if True:
+            keep.append(bytearray(300))
+    inner()
+    keep.append(bytearray(400))
+
+
+keep.append(bytearray(500))
+keep.append(Outer.Inner().method())
+outer()
+c = Outer().coro()
+try:
+    c.send(None)
+except StopIteration:
+    pass
+tracemalloc.take_snapshot().dump(sys.argv[1])
+)";
+  auto made = test::run({"python3", "tricky.py", "tricky.snapshot"}, work);
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  // The oracle: each line of tricky.py in the snapshot, named from ast.
+  auto oracle = test::run({"python3", "-c", R"(import ast, sys, tracemalloc
+tree = ast.parse(open('tricky.py').read())
+defs = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+seen = set()
+for t in tracemalloc.Snapshot.load('tricky.snapshot').traces:
+    for f in t.traceback:
+        if f.filename.endswith('tricky.py'):
+            inside = [d for d in defs if d.lineno < f.lineno <= d.end_lineno]
+            name = max(inside, key=lambda d: d.lineno).name if inside else '<module>'
+            seen.add('tricky.py:%s:%d' % (name, f.lineno))
+print('\n'.join(sorted(seen)))
+)"},
+                          work);
+  ASSERT_EQ(oracle.exit_code, 0) << oracle.err;
+  auto folded = test::graphgen({"tricky.snapshot", "-T", "folded"}, work);
+  ASSERT_EQ(folded.exit_code, 0) << folded.err;
+  std::set<std::string> names;
+  std::istringstream lines(folded.out);
+  for (std::string line; std::getline(lines, line);) {
+    line = line.substr(0, line.rfind(' '));
+    for (std::size_t at = 0; at <= line.size();) {
+      std::size_t end = std::min(line.find(';', at), line.size());
+      if (std::string frame = line.substr(at, end - at); frame.starts_with("tricky.py:")) names.insert(frame);
+      at = end + 1;
+    }
+  }
+  std::string ours;
+  for (const std::string& n : names) ours += n + "\n";
+  EXPECT_EQ(ours, oracle.out);
+  // The lines the file allocates on, each there.
+  for (const char* want : {"tricky.py:method:11", "tricky.py:method:12", "tricky.py:coro:17", "tricky.py:inner:24",
+                           "tricky.py:outer:26", "tricky.py:<module>:29"})
+    EXPECT_TRUE(names.count(want)) << want << "\n" << ours;
+  fs::remove_all(work);
 }
 
 TEST(Tracemalloc, APickleNamingAnotherClassRunsNothing) {
