@@ -6,7 +6,8 @@
 #   tools/package-check.sh [build/graphgen_*.deb build/graphgen-mpi_*.deb]
 #
 # apt-get install ./graphgen_*.deb must pull every dependency from Debian;
-# then graphgen --version, a PNG of testdata/demo.pstats, `import graphgen`,
+# then graphgen --version, a PNG of testdata/demo.pstats, a Very Sleepy archive
+# read (libarchive is loaded on first use), `import graphgen`,
 # `python3 -m graphgen`, `man graphgen`, bash completion of `graphgen -T `,
 # graphgen-mpi --version; apt-get purge must leave no file of theirs (man's
 # own cache of formatted pages, /var/cache/man, is man-db's).
@@ -28,7 +29,7 @@ mmdebstrap --variant=minbase --include=ca-certificates,man-db,bash-completion bo
   "deb $mirror bookworm main" "deb $mirror bookworm-updates main" > "$work/log" 2>&1 \
   || { echo "package-check: mmdebstrap failed:"; tail -5 "$work/log"; exit 2; }
 mkdir -p "$chroot_dir/pkg"
-cp "${debs[@]}" "$root_dir/testdata/demo.pstats" "$chroot_dir/pkg/"
+cp "${debs[@]}" "$root_dir/testdata/demo.pstats" "$root_dir/testdata/sleepy/demo.sleepy" "$chroot_dir/pkg/"
 cp /etc/resolv.conf "$chroot_dir/etc/resolv.conf"
 cat > "$chroot_dir/pkg/check.sh" <<'EOF'
 #!/bin/bash
@@ -45,6 +46,8 @@ check "apt-get install ./graphgen*.deb (pulls the dependencies)" \
   env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ./graphgen_*.deb ./graphgen-mpi_*.deb
 check "graphgen --version" sh -c 'graphgen --version | grep -q "^graphgen "'
 check "graphgen demo.pstats -o x.png" sh -c 'graphgen demo.pstats -o /tmp/x.png && head -c 8 /tmp/x.png | od -c | grep -q "P   N   G"'
+# libarchive is loaded when an archive is read: the package's Depends must bring it.
+check "graphgen demo.sleepy -T folded" sh -c 'graphgen demo.sleepy -T folded | grep -q "^[^ ]* [0-9]"'
 check "python3 -c 'import graphgen'" python3 -c 'import graphgen, cProfile; p = cProfile.Profile(); p.enable(); sorted(range(9)); p.disable(); assert "digraph" in graphgen.render(p)'
 check "python3 -m graphgen --version" sh -c 'python3 -m graphgen --version | grep -q "^graphgen "'
 check "man graphgen" sh -c 'MANPAGER=cat man graphgen 2>/dev/null | grep -q -- "--help-all" && MANPAGER=cat man graphgen-run | grep -q memory'

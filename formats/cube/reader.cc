@@ -1,7 +1,5 @@
 #include "reader.h"
 
-#include <archive.h>
-#include <archive_entry.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -15,6 +13,7 @@
 #include <unordered_map>
 
 #include "anchor.h"
+#include "common/archive_lib.h"
 #include "graphgen/text.h"
 
 namespace graphgen::cube {
@@ -40,26 +39,33 @@ bool metric_file(std::string_view name, std::string_view suffix, std::int64_t& i
 }
 
 Expected<Members> unpack(const InputFile& in, std::size_t budget) {
+  auto api = formats::archive_api(in.path());
+  if (!api) return api.error();
+  const formats::ArchiveApi& lib = **api;
   struct Closer {
+    const formats::ArchiveApi& lib;
     archive* a;
-    ~Closer() { archive_read_free(a); }
-  } ar{archive_read_new()};
-  archive_read_support_format_tar(ar.a);
-  archive_read_support_filter_none(ar.a);
-  if (archive_read_open_memory(ar.a, in.bytes().data(), in.bytes().size()) != ARCHIVE_OK)
+    ~Closer() {
+      if (a) lib.read_free(a);
+    }
+  } ar{lib, lib.read_new()};
+  if (!ar.a) return bad_input(fmt::format("{}: cannot read it: out of memory", in.path()));
+  lib.support_format_tar(ar.a);
+  lib.support_filter_none(ar.a);
+  if (lib.open_memory(ar.a, in.bytes().data(), in.bytes().size()) != ARCHIVE_OK)
     return bad_input(fmt::format("{}:+0x0: expected a CUBE4 tar archive, found {}", in.path(),
-                                 archive_error_string(ar.a) ? archive_error_string(ar.a) : "other bytes"));
+                                 lib.error_string(ar.a) ? lib.error_string(ar.a) : "other bytes"));
   Members m;
   std::size_t total = 0;
   archive_entry* e = nullptr;
   for (;;) {
-    int rc = archive_read_next_header(ar.a, &e);
+    int rc = lib.next_header(ar.a, &e);
     if (rc == ARCHIVE_EOF) break;
     if (rc < ARCHIVE_WARN)
       return bad_input(fmt::format("{}:+0x{:x}: expected a CUBE4 tar archive, found a broken member ({})", in.path(),
-                                   archive_filter_bytes(ar.a, -1),
-                                   archive_error_string(ar.a) ? archive_error_string(ar.a) : "unreadable"));
-    std::string_view name = archive_entry_pathname(e) ? archive_entry_pathname(e) : "";
+                                   lib.filter_bytes(ar.a, -1),
+                                   lib.error_string(ar.a) ? lib.error_string(ar.a) : "unreadable"));
+    std::string_view name = lib.entry_pathname(e) ? lib.entry_pathname(e) : "";
     name = basename_of(name);
     std::int64_t id = 0;
     std::string* into = nullptr;
@@ -70,17 +76,17 @@ Expected<Members> unpack(const InputFile& in, std::size_t budget) {
     else if (metric_file(name, ".data", id))
       into = &m.data[id];
     if (!into) continue;
-    la_int64_t size = archive_entry_size(e);
+    la_int64_t size = lib.entry_size(e);
     if (size < 0 || static_cast<std::uint64_t>(size) > in.bytes().size() ||
         total + static_cast<std::size_t>(size) > budget)
       return bad_input(fmt::format("{}: expected members no larger than the archive, found {} of {} bytes", in.path(),
                                    quote_input(name), size));
     total += static_cast<std::size_t>(size);
     into->resize(static_cast<std::size_t>(size));
-    la_ssize_t got = archive_read_data(ar.a, into->data(), into->size());
+    la_ssize_t got = lib.read_data(ar.a, into->data(), into->size());
     if (got != size)
       return bad_input(fmt::format("{}:+0x{:x}: expected {} bytes of {}, found {}", in.path(),
-                                   archive_filter_bytes(ar.a, -1), size, quote_input(name), got < 0 ? 0 : got));
+                                   lib.filter_bytes(ar.a, -1), size, quote_input(name), got < 0 ? 0 : got));
   }
   if (m.anchor.empty())
     return bad_input(fmt::format("{}: expected anchor.xml in the CUBE4 archive, found none", in.path()));

@@ -1,7 +1,5 @@
 #include "reader.h"
 
-#include <archive.h>
-#include <archive_entry.h>
 #include <fmt/format.h>
 
 #include <cctype>
@@ -11,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/archive_lib.h"
 #include "graphgen/analysis/stacks.h"
 #include "graphgen/text.h"
 
@@ -29,16 +28,19 @@ std::string lower(std::string_view s) {
 // read in part). libarchive reads CUBE4's tar files too: one archive library
 // in the process, not two (libzip brought libcrypto, loaded at every start).
 struct Archive {
-  archive* a = archive_read_new();
-  ~Archive() { archive_read_free(a); }
+  const formats::ArchiveApi& lib;
+  archive* a = lib.read_new();
+  ~Archive() {
+    if (a) lib.read_free(a);
+  }
   // libarchive's messages can hold several lines: the error is one.
-  std::string why() const { return one_line(archive_error_string(a) ? archive_error_string(a) : "unreadable"); }
+  std::string why() const { return one_line(lib.error_string(a) ? lib.error_string(a) : "unreadable"); }
 };
 
 Expected<bool> open_zip(Archive& ar, const InputFile& in) {
   if (!ar.a) return bad_input(fmt::format("{}: cannot read it: out of memory", in.path()));
-  archive_read_support_format_zip_seekable(ar.a);
-  if (archive_read_open_memory(ar.a, in.bytes().data(), in.bytes().size()) != ARCHIVE_OK)
+  ar.lib.support_format_zip_seekable(ar.a);
+  if (ar.lib.open_memory(ar.a, in.bytes().data(), in.bytes().size()) != ARCHIVE_OK)
     return bad_input(
         fmt::format("{}: expected a Very Sleepy profile (a zip archive), found bytes libarchive cannot open: {}",
                     in.path(), ar.why()));
@@ -51,13 +53,13 @@ Expected<bool> open_member(Archive& ar, const InputFile& in, std::string_view na
   const std::string want = lower(name);
   for (;;) {
     archive_entry* e = nullptr;
-    const int rc = archive_read_next_header(ar.a, &e);
+    const int rc = ar.lib.next_header(ar.a, &e);
     if (rc == ARCHIVE_EOF)
       return bad_input(
           fmt::format("{}: expected the member {} in this Very Sleepy archive, found none", in.path(), name));
     if (rc < ARCHIVE_WARN)
       return bad_input(fmt::format("{}: cannot read its list of members: {}", in.path(), ar.why()));
-    const char* member_name = archive_entry_pathname(e);
+    const char* member_name = ar.lib.entry_pathname(e);
     if (member_name && lower(member_name) == want) return true;
   }
 }
@@ -68,7 +70,9 @@ Expected<bool> open_member(Archive& ar, const InputFile& in, std::string_view na
 // claim any size). fn returns false to stop; its error is then the result.
 template <class Fn>
 Expected<bool> each_line(const InputFile& in, std::string_view name, std::size_t limit, Fn&& fn) {
-  Archive ar;
+  auto api = formats::archive_api(in.path());
+  if (!api) return api.error();
+  Archive ar{**api};
   if (auto ok = open_member(ar, in, name); !ok) return ok;
   std::string pending;  // the start of a line the last chunk cut
   std::vector<char> buffer(std::size_t{1} << 16);
@@ -79,7 +83,7 @@ Expected<bool> each_line(const InputFile& in, std::string_view name, std::size_t
   };
   const std::string& path = in.path();
   for (;;) {
-    const la_ssize_t got = archive_read_data(ar.a, buffer.data(), buffer.size());
+    const la_ssize_t got = ar.lib.read_data(ar.a, buffer.data(), buffer.size());
     if (got < 0) return bad_input(fmt::format("{}: cannot read its member {}: {}", path, name, ar.why()));
     if (got == 0) break;
     std::string_view chunk(buffer.data(), static_cast<std::size_t>(got));
