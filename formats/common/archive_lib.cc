@@ -35,20 +35,9 @@ Loaded load() {
                           why ? why : "not found");
     return l;
   }
-  ArchiveApi& a = l.api;
-  std::string& e = l.error;
-  resolve(lib, "archive_read_new", a.read_new, e);
-  resolve(lib, "archive_read_free", a.read_free, e);
-  resolve(lib, "archive_read_support_format_tar", a.support_format_tar, e);
-  resolve(lib, "archive_read_support_format_zip_seekable", a.support_format_zip_seekable, e);
-  resolve(lib, "archive_read_support_filter_none", a.support_filter_none, e);
-  resolve(lib, "archive_read_open_memory", a.open_memory, e);
-  resolve(lib, "archive_error_string", a.error_string, e);
-  resolve(lib, "archive_read_next_header", a.next_header, e);
-  resolve(lib, "archive_filter_bytes", a.filter_bytes, e);
-  resolve(lib, "archive_entry_pathname", a.entry_pathname, e);
-  resolve(lib, "archive_entry_size", a.entry_size, e);
-  resolve(lib, "archive_read_data", a.read_data, e);
+#define GRAPHGEN_ARCHIVE_RESOLVE(member, name) resolve(lib, #name, l.api.member, l.error);
+  GRAPHGEN_ARCHIVE_FUNCTIONS(GRAPHGEN_ARCHIVE_RESOLVE)
+#undef GRAPHGEN_ARCHIVE_RESOLVE
   return l;
 }
 

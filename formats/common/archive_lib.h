@@ -7,24 +7,32 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include <string>
+
 #include "graphgen/error.h"
 
 namespace graphgen::formats {
 
-/// The libarchive functions the readers call, with libarchive's own types.
+// The libarchive functions the readers call: (member, libarchive's name).
+#define GRAPHGEN_ARCHIVE_FUNCTIONS(X)                                      \
+  X(read_new, archive_read_new)                                            \
+  X(read_free, archive_read_free)                                          \
+  X(support_format_tar, archive_read_support_format_tar)                   \
+  X(support_format_zip_seekable, archive_read_support_format_zip_seekable) \
+  X(support_filter_none, archive_read_support_filter_none)                 \
+  X(open_memory, archive_read_open_memory)                                 \
+  X(error_string, archive_error_string)                                    \
+  X(next_header, archive_read_next_header)                                 \
+  X(filter_bytes, archive_filter_bytes)                                    \
+  X(entry_pathname, archive_entry_pathname)                                \
+  X(entry_size, archive_entry_size)                                        \
+  X(read_data, archive_read_data)
+
+/// Those functions, with libarchive's own types.
 struct ArchiveApi {
-  decltype(&::archive_read_new) read_new;
-  decltype(&::archive_read_free) read_free;
-  decltype(&::archive_read_support_format_tar) support_format_tar;
-  decltype(&::archive_read_support_format_zip_seekable) support_format_zip_seekable;
-  decltype(&::archive_read_support_filter_none) support_filter_none;
-  decltype(&::archive_read_open_memory) open_memory;
-  decltype(&::archive_error_string) error_string;
-  decltype(&::archive_read_next_header) next_header;
-  decltype(&::archive_filter_bytes) filter_bytes;
-  decltype(&::archive_entry_pathname) entry_pathname;
-  decltype(&::archive_entry_size) entry_size;
-  decltype(&::archive_read_data) read_data;
+#define GRAPHGEN_ARCHIVE_MEMBER(member, name) decltype(&::name) member;
+  GRAPHGEN_ARCHIVE_FUNCTIONS(GRAPHGEN_ARCHIVE_MEMBER)
+#undef GRAPHGEN_ARCHIVE_MEMBER
 };
 
 /// libarchive's functions, loaded once; or, for `path`'s error message,
