@@ -43,6 +43,11 @@ Loaded load() {
 
 }  // namespace
 
+std::string ArchiveReader::why(std::string_view otherwise) const {
+  const char* message = lib.error_string(a);
+  return one_line(message ? std::string_view(message) : otherwise);
+}
+
 Expected<const ArchiveApi*> archive_api(const std::string& path) {
   static const Loaded loaded = load();  // (thread-safe: C++11 statics)
   if (!loaded.error.empty()) return bad_input(fmt::format("{}: {}", path, loaded.error));

@@ -8,6 +8,7 @@
 #include <archive_entry.h>
 
 #include <string>
+#include <string_view>
 
 #include "graphgen/error.h"
 
@@ -38,5 +39,22 @@ struct ArchiveApi {
 /// libarchive's functions, loaded once; or, for `path`'s error message,
 /// why it could not be (not installed: "cannot load libarchive.so.13").
 Expected<const ArchiveApi*> archive_api(const std::string& path);
+
+/// An archive reader of libarchive's, freed with it (`a` is null when
+/// libarchive ran out of memory).
+struct ArchiveReader {
+  explicit ArchiveReader(const ArchiveApi& api) : lib(api), a(api.read_new()) {}
+  ArchiveReader(const ArchiveReader&) = delete;
+  ArchiveReader& operator=(const ArchiveReader&) = delete;
+  ~ArchiveReader() {
+    if (a) lib.read_free(a);
+  }
+  /// libarchive's last message, made one line (some hold several), or
+  /// `otherwise` when it has none.
+  std::string why(std::string_view otherwise) const;
+
+  const ArchiveApi& lib;
+  archive* a;
+};
 
 }  // namespace graphgen::formats

@@ -42,19 +42,12 @@ Expected<Members> unpack(const InputFile& in, std::size_t budget) {
   auto api = formats::archive_api(in.path());
   if (!api) return api.error();
   const formats::ArchiveApi& lib = **api;
-  struct Closer {
-    const formats::ArchiveApi& lib;
-    archive* a;
-    ~Closer() {
-      if (a) lib.read_free(a);
-    }
-  } ar{lib, lib.read_new()};
+  formats::ArchiveReader ar{lib};
   if (!ar.a) return bad_input(fmt::format("{}: cannot read it: out of memory", in.path()));
   lib.support_format_tar(ar.a);
   lib.support_filter_none(ar.a);
   if (lib.open_memory(ar.a, in.bytes().data(), in.bytes().size()) != ARCHIVE_OK)
-    return bad_input(fmt::format("{}:+0x0: expected a CUBE4 tar archive, found {}", in.path(),
-                                 lib.error_string(ar.a) ? lib.error_string(ar.a) : "other bytes"));
+    return bad_input(fmt::format("{}:+0x0: expected a CUBE4 tar archive, found {}", in.path(), ar.why("other bytes")));
   Members m;
   std::size_t total = 0;
   archive_entry* e = nullptr;
@@ -63,8 +56,7 @@ Expected<Members> unpack(const InputFile& in, std::size_t budget) {
     if (rc == ARCHIVE_EOF) break;
     if (rc < ARCHIVE_WARN)
       return bad_input(fmt::format("{}:+0x{:x}: expected a CUBE4 tar archive, found a broken member ({})", in.path(),
-                                   lib.filter_bytes(ar.a, -1),
-                                   lib.error_string(ar.a) ? lib.error_string(ar.a) : "unreadable"));
+                                   lib.filter_bytes(ar.a, -1), ar.why("unreadable")));
     std::string_view name = lib.entry_pathname(e) ? lib.entry_pathname(e) : "";
     name = basename_of(name);
     std::int64_t id = 0;

@@ -23,19 +23,11 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-// An archive read from memory by libarchive, as a zip through its central
+// The archive read from memory by libarchive, as a zip through its central
 // directory (as libzip read it before: a cut archive is refused at once, not
 // read in part). libarchive reads CUBE4's tar files too: one archive library
 // in the process, not two (libzip brought libcrypto, loaded at every start).
-struct Archive {
-  const formats::ArchiveApi& lib;
-  archive* a = lib.read_new();
-  ~Archive() {
-    if (a) lib.read_free(a);
-  }
-  // libarchive's messages can hold several lines: the error is one.
-  std::string why() const { return one_line(lib.error_string(a) ? lib.error_string(a) : "unreadable"); }
-};
+using Archive = formats::ArchiveReader;
 
 Expected<bool> open_zip(Archive& ar, const InputFile& in) {
   if (!ar.a) return bad_input(fmt::format("{}: cannot read it: out of memory", in.path()));
@@ -43,7 +35,7 @@ Expected<bool> open_zip(Archive& ar, const InputFile& in) {
   if (ar.lib.open_memory(ar.a, in.bytes().data(), in.bytes().size()) != ARCHIVE_OK)
     return bad_input(
         fmt::format("{}: expected a Very Sleepy profile (a zip archive), found bytes libarchive cannot open: {}",
-                    in.path(), ar.why()));
+                    in.path(), ar.why("unreadable")));
   return true;
 }
 
@@ -58,7 +50,7 @@ Expected<bool> open_member(Archive& ar, const InputFile& in, std::string_view na
       return bad_input(
           fmt::format("{}: expected the member {} in this Very Sleepy archive, found none", in.path(), name));
     if (rc < ARCHIVE_WARN)
-      return bad_input(fmt::format("{}: cannot read its list of members: {}", in.path(), ar.why()));
+      return bad_input(fmt::format("{}: cannot read its list of members: {}", in.path(), ar.why("unreadable")));
     const char* member_name = ar.lib.entry_pathname(e);
     if (member_name && lower(member_name) == want) return true;
   }
@@ -84,7 +76,7 @@ Expected<bool> each_line(const InputFile& in, std::string_view name, std::size_t
   const std::string& path = in.path();
   for (;;) {
     const la_ssize_t got = ar.lib.read_data(ar.a, buffer.data(), buffer.size());
-    if (got < 0) return bad_input(fmt::format("{}: cannot read its member {}: {}", path, name, ar.why()));
+    if (got < 0) return bad_input(fmt::format("{}: cannot read its member {}: {}", path, name, ar.why("unreadable")));
     if (got == 0) break;
     std::string_view chunk(buffer.data(), static_cast<std::size_t>(got));
     for (std::size_t nl; (nl = chunk.find('\n')) != std::string_view::npos; chunk.remove_prefix(nl + 1)) {
