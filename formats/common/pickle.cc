@@ -213,10 +213,13 @@ class Decoder {
     doc_.growing.emplace_back();
     push(n, at);
   }
-  Node& top(std::size_t at, Type type, std::string_view op) {
-    if (stack_.empty() || (!marks_.empty() && stack_.size() <= marks_.back()))
+  // The node on top of the first `size` entries of the stack (all by
+  // default), which must be a `type` above the last open MARK.
+  Node& top(std::size_t at, Type type, std::string_view op, std::size_t size = SIZE_MAX) {
+    size = std::min(size, stack_.size());
+    if (size == 0 || (!marks_.empty() && size <= marks_.back()))
       fail(at, fmt::format("{} needs a {} on the stack, found nothing", op, type_name(type)));
-    Node& n = doc_.nodes[stack_.back()];
+    Node& n = doc_.nodes[stack_[size - 1]];
     if (n.type != type) fail(at, fmt::format("{} needs {} on the stack, found {}", op, a_type(type), a_type(n.type)));
     return n;
   }
@@ -330,12 +333,7 @@ class Decoder {
       case 'e': {
         const std::size_t m = pop_mark(at, "APPENDS");
         // (The list is below the mark: found before the stack is cut.)
-        if (m == 0 || (!marks_.empty() && m <= marks_.back()))
-          fail(at, "APPENDS needs a list on the stack, found nothing");
-        const Node& list = doc_.nodes[stack_[m - 1]];
-        if (list.type != Type::kList)
-          fail(at, fmt::format("APPENDS needs a list on the stack, found {}", a_type(list.type)));
-        auto& items = growing(list);
+        auto& items = growing(top(at, Type::kList, "APPENDS", m));
         items.insert(items.end(), stack_.begin() + static_cast<std::ptrdiff_t>(m), stack_.end());
         stack_.resize(m);
         return true;
@@ -352,11 +350,7 @@ class Decoder {
       case 'u': {
         const std::size_t m = pop_mark(at, "SETITEMS");
         if ((stack_.size() - m) % 2) fail(at, "SETITEMS with an odd number of items");
-        if (m == 0 || (!marks_.empty() && m <= marks_.back()))
-          fail(at, "SETITEMS needs a dict on the stack, found nothing");
-        const Node& d = doc_.nodes[stack_[m - 1]];
-        if (d.type != Type::kDict)
-          fail(at, fmt::format("SETITEMS needs a dict on the stack, found {}", a_type(d.type)));
+        const Node& d = top(at, Type::kDict, "SETITEMS", m);
         for (std::size_t j = m; j < stack_.size(); j += 2) set_item(d, stack_[j], stack_[j + 1], at);
         stack_.resize(m);
         return true;
