@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <atomic>
+#include <optional>
+#include <thread>
 
 #include "graphgen/flat_index.h"
 #include "graphgen/text.h"
@@ -39,11 +42,95 @@ class Reader {
         keep_positions_(options.keep_positions),
         budget_(options.memory_budget) {}
 
-  Expected<bool> read_file(const InputFile& input) {
+  /// The reader of a file's second half: the header's events and positions
+  /// of `head`, and the state at the cut unknown (see Speculation).
+  Reader(Profile& p, const Reader& head, Diagnostics& diag)
+      : p_(p), diag_(diag), merge_by_name_(head.merge_by_name_), keep_positions_(false), budget_(head.budget_) {
+    path_ = head.path_;
+    input_ = head.input_;
+    ends_with_newline_ = head.ends_with_newline_;
+    p_.events = head.p_.events;
+    columns_ = head.columns_;
+    costs_.assign(p_.events.size(), 0);
+    saw_events_ = head.saw_events_;
+    positions_ = head.positions_;
+    line_position_ = head.line_position_;
+    address_position_ = head.address_position_;
+    saw_body_ = true;
+    spec_.on = true;
+    spec_.line_known = line_position_ < 0;
+    ob_ = state(kOb);
+    fl_ = state(kFl);
+    fi_ = state(kFi);
+    fn_ = state(kFn);
+    cfn_ = state(kCfn);
+    cob_ = state(kCob);
+    cfi_ = state(kCfi);
+    jfi_ = state(kJfi);
+    jfn_ = state(kJfn);
+    fn_set_ = cfn_set_ = true;  // (checked when the names resolve)
+  }
+
+  /// Reads the whole file. From `cut` on (the start of a `fn=` line, or
+  /// npos), a second reader takes the rest on the other core, with the
+  /// state at the cut unknown (speculation); its result is folded in when
+  /// the state it assumed is the one the first half ends in, and otherwise
+  /// the rest is read again here: either way the same profile.
+  Expected<bool> read_file(const InputFile& input, std::size_t cut = std::string_view::npos,
+                           bool* split_used = nullptr) {
     path_ = input.path();
-    LineScanner scanner(input.bytes(), &input);
+    input_ = &input;
+    const std::string_view bytes = input.bytes();
+    ends_with_newline_ = !bytes.empty() && bytes.back() == '\n';
+    if (split_used) *split_used = false;
+    if (cut >= bytes.size() || keep_positions_) {
+      LineScanner scanner(bytes, &input);
+      if (auto ok = read_lines(scanner, 0, true, false); !ok) return ok;
+      return end_of_file();
+    }
+    LineScanner first(bytes.substr(0, cut), &input);
+    // The header first: the other half needs its events and positions.
+    if (auto ok = read_lines(first, 0, false, true); !ok) return ok;
+    Profile rest_profile;
+    Diagnostics rest_diag;  // (the speculative reader stops before any warning)
+    Reader rest(rest_profile, *this, rest_diag);
+    std::atomic<bool> stop{false};
+    bool rest_ok = false;
+    std::thread helper([&] {
+      try {
+        LineScanner scanner(bytes.substr(cut), &input, cut);
+        rest.stop_ = &stop;
+        rest_ok = rest.read_lines(scanner, 0, true, false).has_value() && !rest.in_call_ && !rest.stop_relative_;
+      } catch (const std::bad_alloc&) {
+        rest_ok = false;
+      }
+    });
+    Expected<bool> head = true;
+    try {
+      head = read_lines(first, 0, false, false);
+    } catch (...) {  // (out of memory: the helper is joined before it goes on)
+      stop = true;
+      helper.join();
+      throw;
+    }
+    if (!head) stop = true;
+    helper.join();
+    if (!head) return head;
+    if (rest_ok && absorb(rest, rest_profile)) {
+      if (split_used) *split_used = true;
+      return end_of_file();
+    }
+    // The guess was wrong (or the rest is malformed): read it here.
+    LineScanner scanner(bytes.substr(cut), &input, cut);
+    if (auto ok = read_lines(scanner, first.line_number(), true, false); !ok) return ok;
+    return end_of_file();
+  }
+
+  // Reads the lines of `scanner`, numbered after `line_base`; `file_end`:
+  // the scanner ends where the file does. `header_only`: stops before the
+  // first line of the body (a name spec or a cost line).
+  Expected<bool> read_lines(LineScanner& scanner, std::size_t line_base, bool file_end, bool header_only) {
     std::string_view line;
-    const bool ends_with_newline = !input.bytes().empty() && input.bytes().back() == '\n';
     // A hostile file can make a small input ask for a huge table (a
     // thousand events for each of a hundred thousand functions).
     auto over_budget = [&] { return (line_no_ & 4095) == 0 && budget_ && p_.approximate_bytes() > budget_; };
@@ -51,8 +138,10 @@ class Reader {
       return bad_input(formats::over_budget_message(fmt::format("{}:{}", path_, line_no_), budget_, p_.functions.size(),
                                                     p_.events.size()));
     };
-    while (scanner.next(line)) {
-      line_no_ = scanner.line_number();
+    for (;;) {
+      if (header_only && (!scanner.peek(line) || body_line(line))) return true;
+      if (!scanner.next(line)) break;
+      line_no_ = line_base + scanner.line_number();
       if (quick_self_line(line)) {
         if (over_budget()) return budget_error();
         continue;
@@ -60,9 +149,10 @@ class Reader {
       auto ok = dispatch(line);
       if (ok) {
         if (over_budget()) return budget_error();
+        if (stop_ && (line_no_ & 1023) == 0 && stop_->load(std::memory_order_relaxed)) return abandon();
         continue;
       }
-      if (scanner.at_end() && !ends_with_newline) {
+      if (file_end && scanner.at_end() && !ends_with_newline_ && !spec_.on) {
         // Valgrind killed while writing: the last line is cut short.
         diag_.warn(
             fmt::format("{}:{}: the last line is cut short (no newline at the end of the file) and was "
@@ -73,8 +163,12 @@ class Reader {
       }
       return ok;
     }
+    return true;
+  }
+
+  Expected<bool> end_of_file() {
     if (in_call_) {
-      if (!ends_with_newline) {
+      if (!ends_with_newline_) {
         diag_.warn(
             fmt::format("{}:{}: the file ends inside a call (no cost line after 'calls='); that call was "
                         "ignored",
@@ -110,6 +204,147 @@ class Reader {
     return bad_input(at_line(path_, line, col, message));
   }
 
+  // --- the second half, read before the first (speculation) ---------------
+  //
+  // The reader of the second half starts at a `fn=` line without knowing
+  // the state the first half leaves: the names ob=, fl=, fi=, fn= and cfn=
+  // last set, the name ids defined, the last position. It reads on with
+  // placeholders for them (ids with the top bit set, never the string
+  // table's) and notes each flag it took as unset before the file set it.
+  // absorb() then checks those guesses against the first half's end and
+  // puts its names in. A line it cannot read that way (a new `events:`,
+  // an error) abandons it: the first reader reads that half itself.
+  enum Slot : std::uint32_t { kOb, kFl, kFi, kFn, kCfn, kCob, kCfi, kJfi, kJfn };
+  static constexpr StringId kPlaceholder = 1u << 31;
+  static StringId state(Slot s) { return kPlaceholder | 3u << 25 | s; }
+  static StringId name_id(Kind kind, std::uint64_t id) {
+    return kPlaceholder | static_cast<StringId>(kind) << 25 | static_cast<StringId>(id);
+  }
+  struct Speculation {
+    bool on = false;
+    bool line_known = true;                                        // the line position has been absolute since the cut
+    bool fsp_known = false, cob_known = false, cfi_known = false;  // set or cleared since the cut
+    bool fsp_used = false, cob_used = false, cfi_used = false;     // used before that, as unset
+    bool saw_summary = false, saw_totals = false;
+    // Self cost lines of functions without a first line, read while the
+    // line was relative to the unknown one at the cut: (function, offset).
+    std::vector<std::pair<FuncId, std::int64_t>> relative_lines;
+    std::array<std::vector<bool>, 3> asked;  // name ids used before a definition after the cut
+  };
+
+  Error abandon() const { return bad_input("(the second half is read again)"); }
+
+  static bool body_line(std::string_view line) {
+    if (line.empty() || line[0] == '#') return false;
+    const char c = line[0];
+    if ((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '*') return true;
+    std::size_t eq = line.find('=');
+    return eq != std::string_view::npos && eq < line.find(':');
+  }
+
+  // After a cost line's positions, while the line is relative to the cut:
+  // an absolute line number makes it known.
+  void note_positions(std::string_view line) {
+    const char* p = line.data();
+    const char* end = p + line.size();
+    for (int k = 0; k < positions_ && p < end; ++k) {
+      while (p < end && is_blank(*p)) ++p;
+      if (p < end && k == line_position_ && *p >= '0' && *p <= '9') {
+        spec_.line_known = true;
+        return;
+      }
+      while (p < end && !is_blank(*p)) ++p;
+    }
+  }
+
+  // The second half's result put in, when what it guessed holds: the same
+  // profile as reading on. False (nothing changed) when a guess is wrong.
+  bool absorb(const Reader& r, const Profile& rp) {
+    if (in_call_ || in_jump_ || (r.spec_.fsp_used && file_switch_pending_) || (r.spec_.cob_used && cob_set_) ||
+        (r.spec_.cfi_used && cfi_set_))
+      return false;
+    // The header it took, still the first half's at the cut (an events:
+    // line may come after the first name spec).
+    if (columns_ != r.columns_ || p_.events.size() != rp.events.size() || saw_events_ != r.saw_events_ ||
+        positions_ != r.positions_ || line_position_ != r.line_position_ || address_position_ != r.address_position_)
+      return false;
+    // Folded, the tables hold at most the two halves' bytes: within the
+    // budget, reading on would not have stopped (it checks a size that only
+    // grows); past it, reading on tells where it stops.
+    if (budget_ && p_.approximate_bytes() + rp.approximate_bytes() > budget_) return false;
+    auto resolvable = [&](StringId s) {
+      if (!(s & kPlaceholder)) return true;
+      const std::uint32_t kind = (s >> 25) & 3, id = s & ((1u << 25) - 1);
+      if (kind == 3) return (id != kFn || fn_set_) && (id != kCfn || cfn_set_);
+      return id < names_[kind].size() && names_[kind][id] != kUndefined;
+    };
+    for (const Function& f : rp.functions)
+      if (!resolvable(f.name) || !resolvable(f.object) || !resolvable(f.file)) return false;
+    // Every id used, even by a name no cost line followed: undefined before
+    // the cut too, reading on counts it.
+    for (std::uint32_t kind = 0; kind < 3; ++kind)
+      for (std::uint32_t id = 0; id < r.spec_.asked[kind].size(); ++id)
+        if (r.spec_.asked[kind][id] && !resolvable(name_id(static_cast<Kind>(kind), id))) return false;
+    // Strings in the order the second half met them: the ids reading on gives.
+    std::vector<StringId> ids(rp.strings.size());
+    for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = p_.strings.intern(rp.strings.view(static_cast<StringId>(i)));
+    const std::array<StringId, 9> at_cut = {ob_, fl_, fi_, fn_, cfn_, cob_, cfi_, jfi_, jfn_};
+    auto resolve = [&](StringId s) {
+      if (!(s & kPlaceholder)) return ids[s];
+      const std::uint32_t kind = (s >> 25) & 3, id = s & ((1u << 25) - 1);
+      return kind == 3 ? at_cut[id] : names_[kind][id];
+    };
+    const std::size_t ne = p_.events.size();
+    // Looked up in a batch, each slot fetched a few lookups ahead.
+    constexpr std::size_t kAhead = 8;
+    struct Key {
+      StringId name, object, file;
+    };
+    std::vector<Key> keys(rp.functions.size());
+    for (FuncId f = 0; f < rp.functions.size(); ++f)
+      keys[f] = {resolve(rp.functions[f].name), resolve(rp.functions[f].object), resolve(rp.functions[f].file)};
+    std::vector<FuncId> to(rp.functions.size());
+    for (FuncId f = 0; f < rp.functions.size(); ++f) {
+      if (f + kAhead < keys.size()) {
+        const Key& k = keys[f + kAhead];
+        functions_.prefetch(FlatIndex::mix(k.name, k.object, k.file));
+      }
+      const Function& fn = rp.functions[f];
+      const FuncId g = to[f] = function_for(keys[f].name, keys[f].object, keys[f].file);
+      p_.functions[g].calls = saturating_add(p_.functions[g].calls, fn.calls);
+      for (std::size_t e = 0; e < ne; ++e) p_.self(g, e) = saturating_add(p_.self(g, e), rp.self(f, e));
+    }
+    // First lines: the first half's, then those read relative to the cut,
+    // then those read after an absolute one, as reading on sets them.
+    for (const auto& [f, offset] : r.spec_.relative_lines) {
+      if (p_.functions[to[f]].line != 0) continue;
+      Position at;
+      const auto line = static_cast<std::uint64_t>(last_[line_position_]) + static_cast<std::uint64_t>(offset);
+      store(line_position_, static_cast<std::int64_t>(line), at);
+      p_.functions[to[f]].line = at.line;
+    }
+    for (FuncId f = 0; f < rp.functions.size(); ++f)
+      if (p_.functions[to[f]].line == 0) p_.functions[to[f]].line = rp.functions[f].line;
+    for (CallId c = 0; c < rp.calls.size(); ++c) {
+      if (c + kAhead < rp.calls.size())
+        calls_.prefetch(FlatIndex::mix(to[rp.calls[c + kAhead].caller], to[rp.calls[c + kAhead].callee]));
+      const FuncId caller = to[rp.calls[c].caller], callee = to[rp.calls[c].callee];
+      CallId g = calls_.find_or_add(
+          FlatIndex::mix(caller, callee),
+          [&](std::uint32_t id) { return p_.calls[id].caller == caller && p_.calls[id].callee == callee; },
+          [&] {
+            return p_.add_call({caller, callee, 0});
+          });
+      p_.calls[g].count = saturating_add(p_.calls[g].count, rp.calls[c].count);
+      for (std::size_t e = 0; e < ne; ++e) p_.inclusive(g, e) = saturating_add(p_.inclusive(g, e), rp.inclusive(c, e));
+    }
+    if (r.spec_.saw_summary) p_.reported.summary = rp.reported.summary;
+    if (r.spec_.saw_totals) p_.reported.totals = rp.reported.totals;
+    if (ignored_headers_ == 0) first_ignored_ = r.first_ignored_;
+    ignored_headers_ += r.ignored_headers_;
+    return true;
+  }
+
   Expected<bool> dispatch(std::string_view line) {
     if (line.empty()) return true;
     char c = line[0];
@@ -131,6 +366,7 @@ class Reader {
   Expected<bool> header_line(std::string_view line, std::size_t colon) {
     std::string_view key = line.substr(0, colon);
     std::string_view value = trim(line.substr(colon + 1));
+    if (spec_.on && (key == "events" || key == "positions" || key == "event")) return abandon();
     if (key == "events") return events_line(value, colon + 2);
     if (key == "positions") return positions_line(value, colon + 2);
     if (key == "event") return event_line(value);
@@ -139,7 +375,10 @@ class Reader {
         return fail(line_no_, colon + 3, fmt::format("expected format version 1, found {}", quote_input(value)));
       return true;
     }
-    if (key == "summary" || key == "totals") return reported_line(key == "summary", line, colon + 1);
+    if (key == "summary" || key == "totals") {
+      (key == "summary" ? spec_.saw_summary : spec_.saw_totals) = true;
+      return reported_line(key == "summary", line, colon + 1);
+    }
     static constexpr std::array<std::string_view, 6> kKept = {"creator", "pid", "cmd", "part", "thread", "desc"};
     for (std::string_view k : kKept) {
       if (key != k) continue;
@@ -287,21 +526,24 @@ class Reader {
     } else if (spec == "fi" || spec == "fe") {
       fi_ = name;
       file_switch_pending_ = true;
+      spec_.fsp_known = true;
     } else if (spec == "fn") {
       // Valgrind never puts fi= right before fn=; converters that do (e.g.
       // the one behind gprof2dot's bzr sample) mean the function's file.
       if (file_switch_pending_) fl_ = fi_;
+      spec_.fsp_used = spec_.fsp_used || !spec_.fsp_known;
       file_switch_pending_ = false;
+      spec_.fsp_known = true;
       fn_ = name;
       fn_set_ = true;
       fi_ = fl_;
       current_ = kNoFunction;
     } else if (spec == "cob") {
       cob_ = name;
-      cob_set_ = true;
+      cob_set_ = spec_.cob_known = true;
     } else if (spec == "cfi" || spec == "cfl") {
       cfi_ = name;
-      cfi_set_ = true;
+      cfi_set_ = spec_.cfi_known = true;
     } else if (spec == "cfn") {
       cfn_ = name;
       cfn_set_ = true;
@@ -331,6 +573,13 @@ class Reader {
         return true;
       }
       if (id >= table.size() || table[id] == kUndefined) {
+        if (spec_.on) {  // (defined before the cut, or nowhere: absorb() tells)
+          std::vector<bool>& asked = spec_.asked[kind];
+          if (asked.size() <= id) asked.resize(id + 1, false);
+          asked[id] = true;
+          out = name_id(kind, id);
+          return true;
+        }
         if (undefined_ids_++ == 0) {
           first_undefined_ = std::string(line);
           first_undefined_line_ = line_no_;
@@ -555,6 +804,8 @@ class Reader {
     given_ = given;
     saw_body_ = true;
     file_switch_pending_ = false;
+    spec_.fsp_known = true;
+    if (!spec_.line_known) note_positions(line);
     add_self(current_, at);
     return true;
   }
@@ -562,9 +813,19 @@ class Reader {
   // A self cost line's costs_ added to `f`, which it may give its first line.
   void add_self(FuncId f, const Position& at) {
     cob_set_ = false;
-    if (p_.functions[f].line == 0) p_.functions[f].line = at.line;  // its first source line
-    for (std::size_t e = 0, ne = p_.events.size(); e < ne; ++e)
-      p_.self(f, e) = saturating_add(p_.self(f, e), costs_[e]);
+    spec_.cob_known = true;
+    if (p_.functions[f].line == 0) {  // its first source line
+      if (spec_.line_known)
+        p_.functions[f].line = at.line;
+      else if (spec_.relative_lines.size() < kMaxRelativeLines)
+        spec_.relative_lines.emplace_back(f, last_[line_position_]);
+      else
+        stop_relative_ = true;
+    }
+    const std::size_t ne = p_.events.size();
+    Cost* row = p_.self_cost.data() + static_cast<std::size_t>(f) * ne;
+    const Cost* add = costs_.data();
+    for (std::size_t e = 0; e < ne; ++e) row[e] = saturating_add(row[e], add[e]);
   }
 
   Expected<bool> cost_line(std::string_view line) {
@@ -604,18 +865,26 @@ class Reader {
     }
     for (std::size_t c = column; c < columns_.size(); ++c) costs_[columns_[c]] = 0;
     file_switch_pending_ = false;
+    spec_.fsp_known = true;
+    if (!spec_.line_known) note_positions(line);
     FuncId caller = kNoFunction;
     if (auto ok = current_function(1, caller); !ok) return ok;
     if (in_jump_) return finish_jump(caller, at);
     const std::size_t ne = p_.events.size();
     if (in_call_) {
       in_call_ = false;
+      spec_.cob_used = spec_.cob_used || !spec_.cob_known;
+      spec_.cfi_used = spec_.cfi_used || !spec_.cfi_known;
+      spec_.cfi_known = true;
       StringId callee_object = cob_set_ ? cob_ : ob_;
       FuncId callee = function_for(cfn_, callee_object, cfi_set_ ? cfi_ : fi_);
       // The spec scopes cob=/cfi= to one call; gprof2dot keeps cob= until
       // the next self cost line, which decides the module of a merged
       // function in its name-only mode.
-      if (!merge_by_name_) cob_set_ = false;
+      if (!merge_by_name_) {
+        cob_set_ = false;
+        spec_.cob_known = true;
+      }
       callee_file_implicit_ = !cfi_set_;
       cfi_set_ = false;
       CallId c = calls_.find_or_add(
@@ -695,6 +964,7 @@ class Reader {
   }
 
   static constexpr StringId kUndefined = UINT32_MAX;
+  static constexpr std::size_t kMaxRelativeLines = std::size_t{1} << 16;
 
   Profile& p_;
   Diagnostics& diag_;
@@ -702,7 +972,12 @@ class Reader {
   bool keep_positions_;
   std::size_t budget_;
   std::string path_;
+  const InputFile* input_ = nullptr;
+  bool ends_with_newline_ = false;
   std::size_t line_no_ = 0;
+  Speculation spec_;
+  bool stop_relative_ = false;               // too many relative_lines: abandoned
+  const std::atomic<bool>* stop_ = nullptr;  // the first half failed
   std::array<std::vector<StringId>, 3> names_;
   std::vector<std::pair<StringId, StringId>> long_names_;
   StringId ob_ = kNoString, fl_ = kNoString, fi_ = kNoString, fn_ = kNoString, cob_ = kNoString, cfi_ = kNoString,
@@ -734,17 +1009,31 @@ class Reader {
   std::size_t first_undefined_line_ = 0;
 };
 
+// The start of the first `fn=` line at or after `from` (never the first
+// line), or npos.
+std::size_t cut_at(std::string_view bytes, std::size_t from) {
+  std::size_t at = bytes.find("\nfn=", from == 0 ? 0 : from - 1);
+  return at == std::string_view::npos ? at : at + 1;
+}
+
 }  // namespace
 
-Expected<Profile> read(const InputFile& input, const formats::ReadOptions& options, Diagnostics& diag) {
+Expected<Profile> read_from(const InputFile& input, const formats::ReadOptions& options, Diagnostics& diag,
+                            std::size_t from, bool* split_used) {
   Profile p;
   Reader reader(p, options, diag);
-  if (auto ok = reader.read_file(input); !ok) return ok.error();
+  const std::size_t cut = cut_at(input.bytes(), from);
+  if (auto ok = reader.read_file(input, cut, split_used); !ok) return ok.error();
   reader.finish();
   if (p.events.empty())
     return bad_input(
         fmt::format("{}: expected an 'events:' line, found none (not a callgrind profile?)", input.path()));
   return p;
+}
+
+Expected<Profile> read(const InputFile& input, const formats::ReadOptions& options, Diagnostics& diag) {
+  const std::size_t size = input.bytes().size();
+  return read_from(input, options, diag, size > kSplitAbove ? size / 2 : std::string_view::npos);
 }
 
 }  // namespace graphgen::callgrind

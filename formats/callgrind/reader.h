@@ -38,6 +38,21 @@ bool sniff(std::string_view head);
 /// module of gprof2dot's name-merged nodes. A name id used without a
 /// definition reads as an empty name, as gprof2dot reads it (one warning); a
 /// last line cut short without a newline is ignored with a warning.
+///
+/// A file larger than kSplitAbove read for a graph (without positions) is
+/// read on two cores, the second from the first `fn=` line past the middle
+/// (see read_from()).
+inline constexpr std::size_t kSplitAbove = std::size_t{4} << 20;
 Expected<Profile> read(const InputFile& input, const formats::ReadOptions& options, Diagnostics& diag);
+
+/// read() with the second core's half starting at the first `fn=` line at
+/// or after byte `from` (npos: one reader). That half is read with the
+/// names and positions it inherits unknown, resolved when the first half
+/// is read; when the state it guessed is not the one the first half ends
+/// in (or it meets a line it cannot read alone), the first reader reads
+/// the rest itself. The profile, warnings and errors are the same either
+/// way; `split_used` tells which happened (for tests).
+Expected<Profile> read_from(const InputFile& input, const formats::ReadOptions& options, Diagnostics& diag,
+                            std::size_t from, bool* split_used = nullptr);
 
 }  // namespace graphgen::callgrind

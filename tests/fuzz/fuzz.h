@@ -5,6 +5,8 @@
 // testdata/, ../shared/corpus and their seed corpus (fmt's FMT_FUZZ_LINKMAIN).
 #pragma once
 
+#include <fmt/format.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -58,6 +60,36 @@ inline std::string trace(const Expected<Profile>& p) {
   auto t = chrome::write_trace(*p, {"fuzz", std::size_t{64} << 20}, diag);
   check(t);
   return t ? *t : std::string();
+}
+
+/// Everything a read gives, in order: its warnings, then its strings,
+/// functions with every field a graph reads, calls, costs and reported
+/// totals; or its error. Two reads that must agree give the same text.
+inline std::string tables(const Expected<Profile>& r, const Diagnostics& diag) {
+  std::string out;
+  for (const std::string& w : diag.warnings()) out += "warning " + w + "\n";
+  if (!r) return out + "error " + r.error().message + "\n";
+  const Profile& p = *r;
+  for (std::size_t i = 0; i < p.strings.size(); ++i)
+    out += fmt::format("string {} {}\n", i, p.strings.view(static_cast<StringId>(i)));
+  for (const Event& e : p.events) out += fmt::format("event {} {}\n", e.name, e.long_name);
+  const std::size_t ne = p.events.size();
+  for (FuncId f = 0; f < p.functions.size(); ++f) {
+    const Function& fn = p.functions[f];
+    out += fmt::format("function {} name {} object {} {} file {} line {} calls {}:", f, fn.name, fn.object,
+                       fn.has_object, fn.file, fn.line, fn.calls);
+    for (std::size_t e = 0; e < ne; ++e) out += fmt::format(" {}", p.self(f, e));
+    out += "\n";
+  }
+  for (CallId c = 0; c < p.calls.size(); ++c) {
+    out += fmt::format("call {} -> {} count {}:", p.calls[c].caller, p.calls[c].callee, p.calls[c].count);
+    for (std::size_t e = 0; e < ne; ++e) out += fmt::format(" {}", p.inclusive(c, e));
+    out += "\n";
+  }
+  for (Cost c : p.reported.summary) out += fmt::format("summary {}\n", c);
+  for (Cost c : p.reported.totals) out += fmt::format("totals {}\n", c);
+  for (Cost c : p.reported.self_sums) out += fmt::format("self_sums {}\n", c);
+  return out;
 }
 
 }  // namespace graphgen::fuzz
