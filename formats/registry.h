@@ -83,6 +83,10 @@ struct InputFormat {
   /// Graphs show one node per (name, object), or per name with
   /// --merge-by-name, where the reader keeps functions per file (callgrind).
   bool graph_merges_functions = false;
+  /// One file read without positions is its own merged profile (the
+  /// reader keys its functions and calls as the merge does): a lone input
+  /// skips the merge's copy, as a lone pstats file does.
+  bool lone_file_is_merged = false;
   /// How graphs of the format get their totals where gprof2dot's readers
   /// differ (gprof's call-count integration, VTune's printed shares;
   /// docs/gprof2dot.md); null, or no graph returned: the profile's own

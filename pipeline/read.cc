@@ -311,8 +311,10 @@ Expected<MergedShare> read_share(const Request& r, const InputFormat& format, st
     if (r.output && r.output->per_rank_values) share.ranks->keep_values();
   }
   std::vector<double> self_values, inclusive_values;
-  // One pstats file is the merged profile itself: no copy through the merger.
-  const bool solo = end - begin == 1 && format.merge_order == MergeOrder::kPstats && !want_ranks;
+  // One pstats file (or callgrind file read for a graph) is the merged
+  // profile itself: no copy through the merger.
+  const bool solo = end - begin == 1 && !want_ranks &&
+                    (format.merge_order == MergeOrder::kPstats || (format.lone_file_is_merged && !r.read.keep_positions));
   ReadAhead ahead(begin, end, [&](std::size_t pos, Slot& slot) {
     std::optional<InputFile> opened;
     if (first && first->file && order[pos] == first->index) opened = std::move(first->file);
@@ -331,7 +333,7 @@ Expected<MergedShare> read_share(const Request& r, const InputFormat& format, st
     if (r.on_input)
       if (auto ok = r.on_input(input, *result); !ok) return ok;
     if (solo) {
-      share.profile = std::move(*result);  // (pstats keys are unique: the merge would copy it as it is)
+      share.profile = std::move(*result);  // (its keys are unique: the merge would copy it as it is)
     } else if (auto ok = merger.add(*result, r.inputs[input]); !ok) {
       return ok;
     }

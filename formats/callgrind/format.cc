@@ -17,6 +17,7 @@ const InputFormat& input_format() {
       .read = read,
       .event_option = EventOption::kColumn,
       .graph_merges_functions = true,
+      .lone_file_is_merged = true,
   };
   return kRow;
 }
