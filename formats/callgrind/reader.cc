@@ -350,6 +350,12 @@ class Reader {
     char c = line[0];
     if ((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '*') return cost_line(line);
     if (c == '#') return true;
+    // Spec names are short: the first '=' or ':' in the first bytes decides
+    // without scanning the (long) name after it.
+    for (std::size_t i = 0; i < line.size() && i < 8; ++i) {
+      if (line[i] == '=') return spec_line(line, i);
+      if (line[i] == ':') return header_line(line, i);
+    }
     std::size_t eq = line.find('=');
     std::size_t colon = line.find(':');
     if (eq != std::string_view::npos && (colon == std::string_view::npos || eq < colon)) return spec_line(line, eq);
@@ -498,17 +504,48 @@ class Reader {
 
   // --- name specs and associations -----------------------------------------
 
+  enum class Spec { kOb, kFl, kFi, kFn, kCob, kCfi, kCfn, kJfi, kJfn, kCalls, kJump, kJcnd, kOther };
+
+  // One pass over the few bytes of a spec's name.
+  static Spec spec_of(std::string_view spec) {
+    switch (spec.size()) {
+      case 2:
+        if (spec == "ob") return Spec::kOb;
+        if (spec == "fl") return Spec::kFl;
+        if (spec == "fi" || spec == "fe") return Spec::kFi;
+        if (spec == "fn") return Spec::kFn;
+        break;
+      case 3:
+        if (spec == "cfn") return Spec::kCfn;
+        if (spec == "cob") return Spec::kCob;
+        if (spec == "cfi" || spec == "cfl") return Spec::kCfi;
+        if (spec == "jfi") return Spec::kJfi;
+        if (spec == "jfn") return Spec::kJfn;
+        break;
+      case 4:
+        if (spec == "jump") return Spec::kJump;
+        if (spec == "jcnd") return Spec::kJcnd;
+        break;
+      case 5:
+      case 6:
+        if (spec == "calls" || spec == "rcalls") return Spec::kCalls;
+        break;
+    }
+    return Spec::kOther;
+  }
+
   Expected<bool> spec_line(std::string_view line, std::size_t eq) {
     std::string_view spec = line.substr(0, eq);
     std::string_view value = line.substr(eq + 1);
-    if (spec == "calls" || spec == "rcalls") return calls_line(value, eq + 2);
-    if (spec == "jump" || spec == "jcnd") return jump_line(spec == "jcnd", value, eq + 2);
+    const Spec which = spec_of(spec);
+    if (which == Spec::kCalls) return calls_line(value, eq + 2);
+    if (which == Spec::kJump || which == Spec::kJcnd) return jump_line(which == Spec::kJcnd, value, eq + 2);
     Kind kind;
-    if (spec == "ob" || spec == "cob")
+    if (which == Spec::kOb || which == Spec::kCob)
       kind = kObject;
-    else if (spec == "fl" || spec == "fi" || spec == "fe" || spec == "cfi" || spec == "cfl" || spec == "jfi")
+    else if (which == Spec::kFl || which == Spec::kFi || which == Spec::kCfi || which == Spec::kJfi)
       kind = kFile;
-    else if (spec == "fn" || spec == "cfn" || spec == "jfn")
+    else if (which == Spec::kFn || which == Spec::kCfn || which == Spec::kJfn)
       kind = kFunction;
     else
       return fail(
@@ -517,42 +554,54 @@ class Reader {
     StringId name = kNoString;
     if (auto ok = resolve_name(kind, line, eq + 2, name); !ok) return ok;
     saw_body_ = true;
-    if (spec == "ob") {
-      ob_ = name;
-      current_ = kNoFunction;
-    } else if (spec == "fl") {
-      fl_ = fi_ = name;
-      current_ = kNoFunction;
-    } else if (spec == "fi" || spec == "fe") {
-      fi_ = name;
-      file_switch_pending_ = true;
-      spec_.fsp_known = true;
-    } else if (spec == "fn") {
-      // Valgrind never puts fi= right before fn=; converters that do (e.g.
-      // the one behind gprof2dot's bzr sample) mean the function's file.
-      if (file_switch_pending_) fl_ = fi_;
-      spec_.fsp_used = spec_.fsp_used || !spec_.fsp_known;
-      file_switch_pending_ = false;
-      spec_.fsp_known = true;
-      fn_ = name;
-      fn_set_ = true;
-      fi_ = fl_;
-      current_ = kNoFunction;
-    } else if (spec == "cob") {
-      cob_ = name;
-      cob_set_ = spec_.cob_known = true;
-    } else if (spec == "cfi" || spec == "cfl") {
-      cfi_ = name;
-      cfi_set_ = spec_.cfi_known = true;
-    } else if (spec == "cfn") {
-      cfn_ = name;
-      cfn_set_ = true;
-    } else if (spec == "jfi") {
-      jfi_ = name;
-      jfi_set_ = true;
-    } else if (spec == "jfn") {
-      jfn_ = name;
-      jfn_set_ = true;
+    switch (which) {
+      case Spec::kOb:
+        ob_ = name;
+        current_ = kNoFunction;
+        break;
+      case Spec::kFl:
+        fl_ = fi_ = name;
+        current_ = kNoFunction;
+        break;
+      case Spec::kFi:
+        fi_ = name;
+        file_switch_pending_ = true;
+        spec_.fsp_known = true;
+        break;
+      case Spec::kFn:
+        // Valgrind never puts fi= right before fn=; converters that do (e.g.
+        // the one behind gprof2dot's bzr sample) mean the function's file.
+        if (file_switch_pending_) fl_ = fi_;
+        spec_.fsp_used = spec_.fsp_used || !spec_.fsp_known;
+        file_switch_pending_ = false;
+        spec_.fsp_known = true;
+        fn_ = name;
+        fn_set_ = true;
+        fi_ = fl_;
+        current_ = kNoFunction;
+        break;
+      case Spec::kCob:
+        cob_ = name;
+        cob_set_ = spec_.cob_known = true;
+        break;
+      case Spec::kCfi:
+        cfi_ = name;
+        cfi_set_ = spec_.cfi_known = true;
+        break;
+      case Spec::kCfn:
+        cfn_ = name;
+        cfn_set_ = true;
+        break;
+      case Spec::kJfi:
+        jfi_ = name;
+        jfi_set_ = true;
+        break;
+      case Spec::kJfn:
+        jfn_ = name;
+        jfn_set_ = true;
+        break;
+      default:
+        break;
     }
     return true;
   }
