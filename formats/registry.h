@@ -83,16 +83,21 @@ struct InputFormat {
   /// Graphs show one node per (name, object), or per name with
   /// --merge-by-name, where the reader keeps functions per file (callgrind).
   bool graph_merges_functions = false;
-  /// One file read without positions is its own merged profile (the
-  /// reader keys its functions and calls as the merge does): a lone input
-  /// skips the merge's copy, as a lone pstats file does.
-  bool lone_file_is_merged = false;
+  /// Whether one file read with these options is its own merged profile:
+  /// its reader keys functions, calls and stacks as the merge does, so the
+  /// merge's copy of a lone input would change nothing but the order of
+  /// the string ids, and is skipped. Null: the copy is made.
+  bool (*lone_file_is_merged)(const ReadOptions& options) = nullptr;
   /// How graphs of the format get their totals where gprof2dot's readers
   /// differ (gprof's call-count integration, VTune's printed shares;
   /// docs/gprof2dot.md); null, or no graph returned: the profile's own
   /// layers decide (reported totals, else call stacks or call ratios).
   std::optional<CallGraph> (*graph)(const Profile& p, std::size_t event, Diagnostics& diag) = nullptr;
 };
+
+/// An InputFormat::lone_file_is_merged for readers whose keys are the
+/// merge's whatever they keep.
+inline bool always_merged(const ReadOptions&) { return true; }
 
 /// An InputFormat::graph for formats whose viewers take a function's
 /// inclusive cost from the samples whose stack holds it (pprof's cum,

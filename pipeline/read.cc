@@ -311,10 +311,9 @@ Expected<MergedShare> read_share(const Request& r, const InputFormat& format, st
     if (r.output && r.output->per_rank_values) share.ranks->keep_values();
   }
   std::vector<double> self_values, inclusive_values;
-  // One pstats file (or callgrind file read for a graph) is the merged
-  // profile itself: no copy through the merger.
-  const bool solo = end - begin == 1 && !want_ranks &&
-                    (format.merge_order == MergeOrder::kPstats || (format.lone_file_is_merged && !r.read.keep_positions));
+  // One file of a reader keyed as the merge is the merged profile itself
+  // (pstats, perf, callgrind for a graph): no copy through the merger.
+  const bool solo = end - begin == 1 && !want_ranks && format.lone_file_is_merged && format.lone_file_is_merged(r.read);
   ReadAhead ahead(begin, end, [&](std::size_t pos, Slot& slot) {
     std::optional<InputFile> opened;
     if (first && first->file && order[pos] == first->index) opened = std::move(first->file);

@@ -24,6 +24,9 @@ const InputFormat& input_format() {
       .read = read_file,
       .provides = kCallGraph | kTimeline,
       .event_option = EventOption::kSampleFilter,
+      // (Functions are (name, DSO, process) or Python's (name, file), calls
+      // and stack nodes unique pairs: as the merge keys them.)
+      .lone_file_is_merged = always_merged,
   };
   return kRow;
 }

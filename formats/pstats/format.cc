@@ -32,6 +32,7 @@ const InputFormat& input_format() {
       .sniff = sniff_row,
       .read = read_file,
       .merge_order = MergeOrder::kPstats,
+      .lone_file_is_merged = always_merged,  // (pstats keys are unique)
   };
   return kRow;
 }
