@@ -4,6 +4,7 @@
 
 #include <array>
 #include <atomic>
+#include <memory>
 #include <optional>
 #include <thread>
 
@@ -45,7 +46,11 @@ class Reader {
   /// The reader of a file's second half: the header's events and positions
   /// of `head`, and the state at the cut unknown (see Speculation).
   Reader(Profile& p, const Reader& head, Diagnostics& diag)
-      : p_(p), diag_(diag), merge_by_name_(head.merge_by_name_), keep_positions_(false), budget_(head.budget_) {
+      : p_(p),
+        diag_(diag),
+        merge_by_name_(head.merge_by_name_),
+        keep_positions_(false),
+        budget_(head.budget_ ? head.budget_ / 2 + 1 : 0) {  // (half: the two halves are held at once)
     path_ = head.path_;
     input_ = head.input_;
     ends_with_newline_ = head.ends_with_newline_;
@@ -91,18 +96,25 @@ class Reader {
     LineScanner first(bytes.substr(0, cut), &input);
     // The header first: the other half needs its events and positions.
     if (auto ok = read_lines(first, 0, false, true); !ok) return ok;
-    Profile rest_profile;
+    auto rest_profile = std::make_unique<Profile>();
     Diagnostics rest_diag;  // (the speculative reader stops before any warning)
-    Reader rest(rest_profile, *this, rest_diag);
+    auto rest = std::make_unique<Reader>(*rest_profile, *this, rest_diag);
+    // Each half within half the budget while both are held: past it, the
+    // first stops the second, which frees its tables.
     std::atomic<bool> stop{false};
+    half_budget_stop_ = &stop;
     bool rest_ok = false;
     std::thread helper([&] {
       try {
         LineScanner scanner(bytes.substr(cut), &input, cut);
-        rest.stop_ = &stop;
-        rest_ok = rest.read_lines(scanner, 0, true, false).has_value() && !rest.in_call_ && !rest.stop_relative_;
+        rest->stop_ = &stop;
+        rest_ok = rest->read_lines(scanner, 0, true, false).has_value() && !rest->in_call_ && !rest->stop_relative_;
       } catch (const std::bad_alloc&) {
         rest_ok = false;
+      }
+      if (!rest_ok) {
+        rest.reset();
+        rest_profile.reset();
       }
     });
     Expected<bool> head = true;
@@ -115,12 +127,15 @@ class Reader {
     }
     if (!head) stop = true;
     helper.join();
+    half_budget_stop_ = nullptr;
     if (!head) return head;
-    if (rest_ok && absorb(rest, rest_profile)) {
+    if (rest_ok && absorb(*rest, *rest_profile)) {
       if (split_used) *split_used = true;
       return end_of_file();
     }
     // The guess was wrong (or the rest is malformed): read it here.
+    rest.reset();
+    rest_profile.reset();
     LineScanner scanner(bytes.substr(cut), &input, cut);
     if (auto ok = read_lines(scanner, first.line_number(), true, false); !ok) return ok;
     return end_of_file();
@@ -133,7 +148,12 @@ class Reader {
     std::string_view line;
     // A hostile file can make a small input ask for a huge table (a
     // thousand events for each of a hundred thousand functions).
-    auto over_budget = [&] { return (line_no_ & 4095) == 0 && budget_ && p_.approximate_bytes() > budget_; };
+    auto over_budget = [&] {
+      if ((line_no_ & 4095) != 0 || !budget_) return false;
+      const std::size_t held = p_.approximate_bytes();
+      if (half_budget_stop_ && held > budget_ / 2) half_budget_stop_->store(true, std::memory_order_relaxed);
+      return held > budget_;
+    };
     auto budget_error = [&] {
       return bad_input(formats::over_budget_message(fmt::format("{}:{}", path_, line_no_), budget_, p_.functions.size(),
                                                     p_.events.size()));
@@ -1025,8 +1045,9 @@ class Reader {
   bool ends_with_newline_ = false;
   std::size_t line_no_ = 0;
   Speculation spec_;
-  bool stop_relative_ = false;               // too many relative_lines: abandoned
-  const std::atomic<bool>* stop_ = nullptr;  // the first half failed
+  bool stop_relative_ = false;                     // too many relative_lines: abandoned
+  const std::atomic<bool>* stop_ = nullptr;        // the first half failed
+  std::atomic<bool>* half_budget_stop_ = nullptr;  // the first half past half the budget: stop the second
   std::array<std::vector<StringId>, 3> names_;
   std::vector<std::pair<StringId, StringId>> long_names_;
   StringId ob_ = kNoString, fl_ = kNoString, fi_ = kNoString, fn_ = kNoString, cob_ = kNoString, cfi_ = kNoString,

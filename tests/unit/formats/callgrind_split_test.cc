@@ -2,6 +2,7 @@
 // line with the state at the cut unknown, gives the same profile, warnings
 // and errors as one reader, on every real file cut at many places, and on
 // files made to break each of its guesses (then the first reader reads on).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -187,6 +188,35 @@ TEST(CallgrindSplit, GuessesThatHoldKeepTheSecondHalf) {
     Read r = both(in, second_fn(text), c.merge_by_name);
     EXPECT_TRUE(r.used) << c.what;
     EXPECT_EQ(difference(r.whole, r.split), "") << c.what;
+  }
+}
+
+// Each half is held within half the memory budget while both are: a
+// second half that holds most of the functions is read again on one core,
+// and a budget too small for the whole file fails as one reader fails.
+TEST(CallgrindSplit, TheTwoHalvesShareTheBudget) {
+  std::string text = "events: Ir\nfn=(1) main\n1 1\n";
+  const std::size_t cut = text.size();
+  for (int i = 2; i < 6000; ++i) text += fmt::format("fn=({}) function_with_a_long_name_{}\n{} 1\n", i, i, i);
+  InputFile in = text_file(text);
+  formats::ReadOptions o;
+  o.keep_positions = false;
+  Diagnostics d;
+  auto whole = callgrind::read_from(in, o, d, std::string_view::npos);
+  ASSERT_TRUE(whole);
+  const std::size_t bytes = whole->approximate_bytes();
+  struct Case {
+    std::size_t budget;
+    bool kept;
+  };
+  for (Case c : {Case{bytes * 4, true}, Case{bytes + bytes / 8, false}, Case{bytes / 2, false}}) {
+    o.memory_budget = c.budget;
+    Diagnostics d1, d2;
+    bool used = false;
+    const std::string one = fuzz::tables(callgrind::read_from(in, o, d1, std::string_view::npos), d1);
+    const std::string two = fuzz::tables(callgrind::read_from(in, o, d2, cut, &used), d2);
+    EXPECT_EQ(difference(one, two), "") << "budget " << c.budget << " of " << bytes;
+    EXPECT_EQ(used, c.kept) << "budget " << c.budget << " of " << bytes;
   }
 }
 
