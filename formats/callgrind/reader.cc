@@ -245,7 +245,7 @@ class Reader {
     bool line_known = true;                                        // the line position has been absolute since the cut
     bool fsp_known = false, cob_known = false, cfi_known = false;  // set or cleared since the cut
     bool fsp_used = false, cob_used = false, cfi_used = false;     // used before that, as unset
-    bool saw_summary = false, saw_totals = false;
+    bool saw_summary = false, saw_totals = false;                  // a readable one, which replaces the first half's
     // Self cost lines of functions without a first line, read while the
     // line was relative to the unknown one at the cut: (function, offset).
     std::vector<std::pair<FuncId, std::int64_t>> relative_lines;
@@ -401,10 +401,7 @@ class Reader {
         return fail(line_no_, colon + 3, fmt::format("expected format version 1, found {}", quote_input(value)));
       return true;
     }
-    if (key == "summary" || key == "totals") {
-      (key == "summary" ? spec_.saw_summary : spec_.saw_totals) = true;
-      return reported_line(key == "summary", line, colon + 1);
-    }
+    if (key == "summary" || key == "totals") return reported_line(key == "summary", line, colon + 1);
     static constexpr std::array<std::string_view, 6> kKept = {"creator", "pid", "cmd", "part", "thread", "desc"};
     for (std::string_view k : kKept) {
       if (key != k) continue;
@@ -459,6 +456,7 @@ class Reader {
       costs[e] = static_cast<Cost>(std::min<std::uint64_t>(v, INT64_MAX));
     }
     (summary ? p_.reported.summary : p_.reported.totals) = std::move(costs);
+    (summary ? spec_.saw_summary : spec_.saw_totals) = true;  // (an unreadable one changes nothing)
     return true;
   }
 

@@ -149,6 +149,10 @@ TEST(CallgrindSplit, EachWrongGuessReadsTheRestAgain) {
       // Malformed lines after the cut: the error names the whole file's line.
       {"bad cost", "", "+1 +1 x\n"},
       {"bad position", "", "+z 1 1\n"},
+      // Totals read after the cut replace the first half's; an unreadable
+      // line changes nothing (the fuzzer's find).
+      {"totals after the cut", "", "+1 +1 1\ntotals: 30 4\n", false, true},
+      {"unreadable totals after the cut", "totals: 25 3\n", "+1 +1 1\ntotals: 30\x01\n", false, true},
       // The file ends inside a call.
       {"ends in a call", "", "cfn=(2)\ncalls=1 0 0\n"},
       // The last line cut short (a call's cost line without costs is whole).
