@@ -249,6 +249,9 @@ class Reader {
     // Self cost lines of functions without a first line, read while the
     // line was relative to the unknown one at the cut: (function, offset).
     std::vector<std::pair<FuncId, std::int64_t>> relative_lines;
+    // Functions in the order they got their first line after those (a
+    // name given by id and by text is two functions here, one when folded).
+    std::vector<FuncId> first_lines;
     std::array<std::vector<bool>, 3> asked;  // name ids used before a definition after the cut
   };
 
@@ -343,7 +346,7 @@ class Reader {
       store(line_position_, static_cast<std::int64_t>(line), at);
       p_.functions[to[f]].line = at.line;
     }
-    for (FuncId f = 0; f < rp.functions.size(); ++f)
+    for (FuncId f : r.spec_.first_lines)  // (in the file's order: two may be one function here)
       if (p_.functions[to[f]].line == 0) p_.functions[to[f]].line = rp.functions[f].line;
     for (CallId c = 0; c < rp.calls.size(); ++c) {
       if (c + kAhead < rp.calls.size())
@@ -882,9 +885,10 @@ class Reader {
     cob_set_ = false;
     spec_.cob_known = true;
     if (p_.functions[f].line == 0) {  // its first source line
-      if (spec_.line_known)
+      if (spec_.line_known) {
         p_.functions[f].line = at.line;
-      else if (spec_.relative_lines.size() < kMaxRelativeLines)
+        if (spec_.on && at.line != 0) spec_.first_lines.push_back(f);
+      } else if (spec_.relative_lines.size() < kMaxRelativeLines)
         spec_.relative_lines.emplace_back(f, last_[line_position_]);
       else
         stop_relative_ = true;

@@ -185,6 +185,11 @@ TEST(CallgrindSplit, GuessesThatHoldKeepTheSecondHalf) {
        "cfn=(7) x\ncalls=1 0 0\n+1 +1 1\n", true},
       {"cfn from before the cut", "", "calls=1 0 0\n+1 +1 1\n"},
       {"ids redefined after the cut", "", "fl=(1) other.c\nfn=(1) renamed\n0 1 1\n"},
+      // helper (no line before the cut) called by its text, then given a
+      // first line under its id, then another under its text: two
+      // functions after the cut, one folded, whose first line is the id's.
+      {"one function named by id and by text", "",
+       "fn=(3) other\n+1 +1 1\ncfn=helper\ncalls=1 0 0\n+1 +1 1\nfn=(2)\n0x40 40 1\nfn=helper\n0x50 50 1\n"},
   };
   for (const Case& c : cases) {
     std::string text = made(c.before, c.after);
