@@ -24,6 +24,7 @@ const InputFormat& input_format() {
       .extensions = {".collapse", ".folded", ".collapsed"},
       .sniff = sniff_row,
       .read = read,
+      .lone_file_is_merged = always_merged,  // (StackBuilder keys: the merge's)
   };
   return kRow;
 }

@@ -14,6 +14,7 @@ const InputFormat& input_format() {
       .extensions = {".dtrace", ".stacks", ".user_stacks"},
       .sniff = strong_or_no<sniff>,
       .read = read,
+      .lone_file_is_merged = always_merged,  // (StackBuilder keys: the merge's)
   };
   return kRow;
 }

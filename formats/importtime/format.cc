@@ -14,6 +14,7 @@ const InputFormat& input_format() {
       .extensions = {".importtime"},
       .sniff = strong_or_no<sniff>,
       .read = read,
+      .lone_file_is_merged = always_merged,  // (StackBuilder keys: the merge's)
       .graph = graph_from_stacks,
   };
   return kRow;

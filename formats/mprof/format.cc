@@ -19,6 +19,7 @@ const InputFormat& input_format() {
       .sniff = strong_or_no<sniff>,
       .read = read,
       .provides = kCallGraph | kMemory,
+      .lone_file_is_merged = always_merged,  // (StackBuilder keys: the merge's)
       .graph = graph_from_stacks,
   };
   return kRow;

@@ -22,6 +22,7 @@ const InputFormat& input_format() {
       .extensions = {".sleepy"},
       .sniff = sniff_row,
       .read = read,
+      .lone_file_is_merged = always_merged,  // (StackBuilder keys: the merge's)
   };
   return kRow;
 }
