@@ -146,15 +146,17 @@ class Reader {
   // first line of the body (a name spec or a cost line).
   Expected<bool> read_lines(LineScanner& scanner, std::size_t line_base, bool file_end, bool header_only) {
     std::string_view line;
-    // A hostile file can make a small input ask for a huge table (a
-    // thousand events for each of a hundred thousand functions).
-    auto over_budget = [&] {
-      if ((line_no_ & 4095) != 0 || !budget_) return false;
+    // Every 4096 lines: the second half asked to stop (or holding too many
+    // relative lines) gives up there; and the budget, since a hostile file
+    // can make a small input ask for a huge table (a thousand events for
+    // each of a hundred thousand functions).
+    auto checkpoint = [&]() -> std::optional<Error> {
+      if ((line_no_ & 4095) != 0) return std::nullopt;
+      if (stop_ && (stop_relative_ || stop_->load(std::memory_order_relaxed))) return abandon();
+      if (!budget_) return std::nullopt;
       const std::size_t held = p_.approximate_bytes();
       if (half_budget_stop_ && held > budget_ / 2) half_budget_stop_->store(true, std::memory_order_relaxed);
-      return held > budget_;
-    };
-    auto budget_error = [&] {
+      if (held <= budget_) return std::nullopt;
       return bad_input(formats::over_budget_message(fmt::format("{}:{}", path_, line_no_), budget_, p_.functions.size(),
                                                     p_.events.size()));
     };
@@ -163,13 +165,12 @@ class Reader {
       if (!scanner.next(line)) break;
       line_no_ = line_base + scanner.line_number();
       if (quick_self_line(line)) {
-        if (over_budget()) return budget_error();
+        if (auto stop = checkpoint()) return *stop;
         continue;
       }
       auto ok = dispatch(line);
       if (ok) {
-        if (over_budget()) return budget_error();
-        if (stop_ && (line_no_ & 1023) == 0 && stop_->load(std::memory_order_relaxed)) return abandon();
+        if (auto stop = checkpoint()) return *stop;
         continue;
       }
       if (file_end && scanner.at_end() && !ends_with_newline_ && !spec_.on) {
