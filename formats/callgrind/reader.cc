@@ -52,7 +52,6 @@ class Reader {
         keep_positions_(false),
         budget_(head.budget_ ? head.budget_ / 2 + 1 : 0) {  // (half: the two halves are held at once)
     path_ = head.path_;
-    input_ = head.input_;
     ends_with_newline_ = head.ends_with_newline_;
     p_.events = head.p_.events;
     columns_ = head.columns_;
@@ -84,7 +83,6 @@ class Reader {
   Expected<bool> read_file(const InputFile& input, std::size_t cut = std::string_view::npos,
                            bool* split_used = nullptr) {
     path_ = input.path();
-    input_ = &input;
     const std::string_view bytes = input.bytes();
     ends_with_newline_ = !bytes.empty() && bytes.back() == '\n';
     if (split_used) *split_used = false;
@@ -1044,7 +1042,6 @@ class Reader {
   bool keep_positions_;
   std::size_t budget_;
   std::string path_;
-  const InputFile* input_ = nullptr;
   bool ends_with_newline_ = false;
   std::size_t line_no_ = 0;
   Speculation spec_;
