@@ -239,6 +239,9 @@ class Reader {
   static StringId name_id(Kind kind, std::uint64_t id) {
     return kPlaceholder | static_cast<StringId>(kind) << 25 | static_cast<StringId>(id);
   }
+  // A placeholder's kind (3 for a Slot) and its id or Slot.
+  static std::uint32_t kind_of(StringId s) { return (s >> 25) & 3; }
+  static std::uint32_t id_of(StringId s) { return s & ((1u << 25) - 1); }
   struct Speculation {
     bool on = false;
     bool line_known = true;                                        // the line position has been absolute since the cut
@@ -296,7 +299,7 @@ class Reader {
     if (budget_ && p_.approximate_bytes() + rp.approximate_bytes() > budget_) return false;
     auto resolvable = [&](StringId s) {
       if (!(s & kPlaceholder)) return true;
-      const std::uint32_t kind = (s >> 25) & 3, id = s & ((1u << 25) - 1);
+      const std::uint32_t kind = kind_of(s), id = id_of(s);
       if (kind == 3) return (id != kFn || fn_set_) && (id != kCfn || cfn_set_);
       return id < names_[kind].size() && names_[kind][id] != kUndefined;
     };
@@ -313,7 +316,7 @@ class Reader {
     const std::array<StringId, 9> at_cut = {ob_, fl_, fi_, fn_, cfn_, cob_, cfi_, jfi_, jfn_};
     auto resolve = [&](StringId s) {
       if (!(s & kPlaceholder)) return ids[s];
-      const std::uint32_t kind = (s >> 25) & 3, id = s & ((1u << 25) - 1);
+      const std::uint32_t kind = kind_of(s), id = id_of(s);
       return kind == 3 ? at_cut[id] : names_[kind][id];
     };
     const std::size_t ne = p_.events.size();
@@ -351,12 +354,7 @@ class Reader {
       if (c + kAhead < rp.calls.size())
         calls_.prefetch(FlatIndex::mix(to[rp.calls[c + kAhead].caller], to[rp.calls[c + kAhead].callee]));
       const FuncId caller = to[rp.calls[c].caller], callee = to[rp.calls[c].callee];
-      CallId g = calls_.find_or_add(
-          FlatIndex::mix(caller, callee),
-          [&](std::uint32_t id) { return p_.calls[id].caller == caller && p_.calls[id].callee == callee; },
-          [&] {
-            return p_.add_call({caller, callee, 0});
-          });
+      CallId g = call_for(caller, callee);
       p_.calls[g].count = saturating_add(p_.calls[g].count, rp.calls[c].count);
       for (std::size_t e = 0; e < ne; ++e) p_.inclusive(g, e) = saturating_add(p_.inclusive(g, e), rp.inclusive(c, e));
     }
@@ -765,6 +763,15 @@ class Reader {
           return p_.add_function(f);
         });
   }
+  // The call from `caller` to `callee`, added with zero costs the first time.
+  CallId call_for(FuncId caller, FuncId callee) {
+    return calls_.find_or_add(
+        FlatIndex::mix(caller, callee),
+        [&](std::uint32_t id) { return p_.calls[id].caller == caller && p_.calls[id].callee == callee; },
+        [&] {
+          return p_.add_call({caller, callee, 0});
+        });
+  }
 
   Expected<bool> current_function(std::size_t col, FuncId& out) {
     if (current_ == kNoFunction) {
@@ -957,12 +964,7 @@ class Reader {
       }
       callee_file_implicit_ = !cfi_set_;
       cfi_set_ = false;
-      CallId c = calls_.find_or_add(
-          FlatIndex::mix(caller, callee),
-          [&](std::uint32_t id) { return p_.calls[id].caller == caller && p_.calls[id].callee == callee; },
-          [&] {
-            return p_.add_call({caller, callee, 0});
-          });
+      CallId c = call_for(caller, callee);
       p_.calls[c].count = saturating_add(p_.calls[c].count, call_count_);
       p_.functions[callee].calls = saturating_add(p_.functions[callee].calls, call_count_);
       for (std::size_t e = 0; e < ne; ++e) p_.inclusive(c, e) = saturating_add(p_.inclusive(c, e), costs_[e]);
