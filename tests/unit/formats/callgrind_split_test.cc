@@ -122,7 +122,7 @@ TEST(CallgrindSplit, ResolvesNamesAndLinesDefinedBeforeTheCut) {
   EXPECT_EQ(lines, (std::vector<std::int64_t>{10, 11, 90, 88}));
 }
 
-TEST(CallgrindSplit, EachWrongGuessReadsTheRestAgain) {
+TEST(CallgrindSplit, EachStateAtTheCutReadsAsOne) {
   struct Case {
     const char* what;
     std::string before, after;
@@ -162,6 +162,18 @@ TEST(CallgrindSplit, EachWrongGuessReadsTheRestAgain) {
       // the first line, as reading on takes it.
       {"line 0", "", "+1 -12 1\n+1 +3 1\n", false, true},
       {"line below 0", "", "+1 -40 1\n+1 +50 1\n", false, true},
+      // States at the cut the guesses get right: the second half is kept.
+      {"relative lines", "", "+1 -3 1\n+1 +3 1\n", false, true},
+      {"cob cleared by a self line", "cob=(3) /lib/c.so\ncfn=(6) other\ncalls=1 0x50 50\n+1 +1 1\n+1 +1 1\n",
+       "cfn=(7) x\ncalls=1 0 0\n+1 +1 1\n", true, true},
+      {"cfn from before the cut", "", "calls=1 0 0\n+1 +1 1\n", false, true},
+      {"ids redefined after the cut", "", "fl=(1) other.c\nfn=(1) renamed\n0 1 1\n", false, true},
+      // helper (no line before the cut) called by its text, then given a
+      // first line under its id, then another under its text: two
+      // functions after the cut, one folded, whose first line is the id's.
+      {"one function named by id and by text", "",
+       "fn=(3) other\n+1 +1 1\ncfn=helper\ncalls=1 0 0\n+1 +1 1\nfn=(2)\n0x40 40 1\nfn=helper\n0x50 50 1\n", false,
+       true},
   };
   for (const Case& c : cases) {
     std::string text = made(c.before, c.after);
@@ -169,34 +181,6 @@ TEST(CallgrindSplit, EachWrongGuessReadsTheRestAgain) {
     Read r = both(in, second_fn(text), c.merge_by_name);
     EXPECT_EQ(difference(r.whole, r.split), "") << c.what;
     EXPECT_EQ(r.used, c.kept) << c.what;
-  }
-}
-
-TEST(CallgrindSplit, GuessesThatHoldKeepTheSecondHalf) {
-  // The same files with the state the guesses take: each is kept.
-  struct Case {
-    const char* what;
-    std::string before, after;
-    bool merge_by_name = false;
-  };
-  const std::vector<Case> cases = {
-      {"relative lines", "", "+1 -3 1\n+1 +3 1\n"},
-      {"cob cleared by a self line", "cob=(3) /lib/c.so\ncfn=(6) other\ncalls=1 0x50 50\n+1 +1 1\n+1 +1 1\n",
-       "cfn=(7) x\ncalls=1 0 0\n+1 +1 1\n", true},
-      {"cfn from before the cut", "", "calls=1 0 0\n+1 +1 1\n"},
-      {"ids redefined after the cut", "", "fl=(1) other.c\nfn=(1) renamed\n0 1 1\n"},
-      // helper (no line before the cut) called by its text, then given a
-      // first line under its id, then another under its text: two
-      // functions after the cut, one folded, whose first line is the id's.
-      {"one function named by id and by text", "",
-       "fn=(3) other\n+1 +1 1\ncfn=helper\ncalls=1 0 0\n+1 +1 1\nfn=(2)\n0x40 40 1\nfn=helper\n0x50 50 1\n"},
-  };
-  for (const Case& c : cases) {
-    std::string text = made(c.before, c.after);
-    InputFile in = text_file(text);
-    Read r = both(in, second_fn(text), c.merge_by_name);
-    EXPECT_TRUE(r.used) << c.what;
-    EXPECT_EQ(difference(r.whole, r.split), "") << c.what;
   }
 }
 
