@@ -316,7 +316,8 @@ std::vector<OptionSpec> run_options() {
            "open the output in KCacheGrind (kcachegrind or qcachegrind, whichever is on PATH) when it is written; "
            "the output is callgrind, in a temporary file unless -o names one (pyprof2calltree's -k)",
            kGraphgen | kRun),
-      flag("--timings", "print the time each phase took (read, analyse, write) on stderr", kGraphgen | kRun),
+      flag("--timings", "print the time each phase took (read, analyse, write) and the peak memory so far, on stderr",
+           kGraphgen | kRun),
       flag("-q,--quiet", "do not print warnings, nor progress lines (a terminal gets them after two seconds)", kNotPython),
   };
 }

@@ -1,6 +1,7 @@
 #include "pipeline.h"
 
 #include <fmt/format.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <charconv>
@@ -47,7 +48,10 @@ class Phases {
   explicit Phases(Output& out) : out_(out), last_(Clock::now()) {}
   void mark(const char* name) {
     auto now = Clock::now();
-    out_.phases.emplace_back(name, std::chrono::duration<double>(now - last_).count());
+    struct rusage usage {};
+    ::getrusage(RUSAGE_SELF, &usage);  // ru_maxrss is in KiB on Linux
+    out_.phases.push_back(
+        {name, std::chrono::duration<double>(now - last_).count(), static_cast<std::size_t>(usage.ru_maxrss) * 1024});
     last_ = now;
   }
 

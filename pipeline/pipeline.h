@@ -93,8 +93,14 @@ struct Output {
   std::optional<RankTable> ranks;
   /// Bytes of input read (decompressed), for the output's budget.
   std::size_t input_bytes = 0;
-  /// Wall-clock seconds per phase (read, analyse, write), for --timings.
-  std::vector<std::pair<std::string, double>> phases;
+  /// Per phase (read, analyse, write), for --timings: its wall-clock
+  /// seconds, and the process's peak resident memory when it ended.
+  struct Phase {
+    std::string name;
+    double seconds = 0;
+    std::size_t peak_bytes = 0;
+  };
+  std::vector<Phase> phases;
 };
 
 /// The output format for -T `to` (may be empty) and the output path: -T,

@@ -153,8 +153,9 @@ int run(pipeline::Settings settings) {
   auto written = write_output(path, output->bytes);
   if (!written) return fail(written.error());
   if (a.timings)
-    for (const auto& [phase, seconds] : output->phases)
-      std::fprintf(stderr, "graphgen: timing: %-8s %8.3f s\n", phase.c_str(), seconds);
+    for (const auto& phase : output->phases)
+      std::fprintf(stderr, "graphgen: timing: %-8s %8.3f s, peak memory %s\n", phase.name.c_str(), phase.seconds,
+                   format_size(phase.peak_bytes).c_str());
   if (a.kcachegrind && list_functions.empty()) return cli::open_in_kcachegrind(path, a.output == "-");
   if (!g_chosen_output.empty() && !a.quiet)
     std::fprintf(stderr, "graphgen: wrote %s, as pyprof2calltree names it (-o FILE for another name)\n",

@@ -288,6 +288,28 @@ TEST(Cli, ReadsStandardInputWhenNoInputIsNamed) {
   EXPECT_EQ(empty.err, "-: expected a profile, found an empty file\n");
 }
 
+// --timings: one line a phase, its seconds and the peak memory so far,
+// which grows (or stays) from phase to phase; the output is unchanged.
+TEST(Cli, TimingsGiveEachPhaseItsTimeAndPeakMemory) {
+  fs::path demo = test::testdata_dir() / "demo.pstats";
+  auto r = graphgen({demo, "--timings"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, graphgen({demo}).out);
+  const std::regex line(R"(graphgen: timing: (\w+) +([0-9]+\.[0-9]{3}) s, peak memory ([0-9.]+) (KiB|MiB|GiB)\n)");
+  std::vector<std::string> phases;
+  double last_peak = 0;
+  for (std::sregex_iterator it(r.err.begin(), r.err.end(), line), end; it != end; ++it) {
+    phases.push_back((*it)[1]);
+    const double scale = (*it)[4] == "KiB" ? 1.0 / 1024 : (*it)[4] == "MiB" ? 1.0 : 1024.0;
+    const double peak = std::stod((*it)[3]) * scale;
+    EXPECT_GT(peak, 1.0) << r.err;  // a process takes more than 1 MiB
+    EXPECT_GE(peak, last_peak) << r.err;
+    last_peak = peak;
+  }
+  EXPECT_EQ(phases, (std::vector<std::string>{"read", "analyse", "write"})) << r.err;
+  EXPECT_EQ(count_lines(r.err), 3u) << r.err;
+}
+
 TEST(Cli, WritesTheOutputFileAtomically) {
   fs::path dir = test::temp_dir();
   fs::path out = dir / "graph.dot";
