@@ -1,5 +1,6 @@
 #include "stream.h"
 
+#include <bit>
 #include <charconv>
 #include <cstring>
 
@@ -22,6 +23,52 @@ struct Ref {
   double f = 0;
 };
 
+// The references, four bytes each: the kind in the top three bits, below
+// them a string id, a key, an index into callers_ or into values_ (an int's
+// or a float's bits). Caller keys are references to keys made anywhere
+// earlier in the file; a table of 24-byte Refs (10 MB for 100 000
+// functions) missed the cache on nearly every one of them.
+class Refs {
+ public:
+  std::size_t size() const { return slots_.size(); }
+  std::size_t reserve() {
+    slots_.push_back(Ref::kPending << kShift);
+    return slots_.size() - 1;
+  }
+  void set(std::size_t slot, const Ref& r) {
+    std::uint64_t payload = r.id;
+    if (r.kind == Ref::kInt || r.kind == Ref::kFloat) {
+      payload = values_.size();
+      values_.push_back(r.kind == Ref::kInt ? static_cast<std::uint64_t>(r.i) : std::bit_cast<std::uint64_t>(r.f));
+    }
+    // (Past 2^29 the file is read again by the general path: see overflowed().)
+    if (payload > kPayload) overflowed_ = true;
+    slots_[slot] = static_cast<std::uint32_t>(r.kind) << kShift | static_cast<std::uint32_t>(payload & kPayload);
+  }
+  Ref::Kind kind(std::size_t slot) const { return static_cast<Ref::Kind>(slots_[slot] >> kShift); }
+  Ref get(std::size_t slot) const {
+    Ref r;
+    r.kind = kind(slot);
+    const std::uint32_t payload = slots_[slot] & kPayload;
+    if (r.kind == Ref::kInt)
+      r.i = static_cast<std::int64_t>(values_[payload]);
+    else if (r.kind == Ref::kFloat)
+      r.f = std::bit_cast<double>(values_[payload]);
+    else
+      r.id = payload;
+    return r;
+  }
+  /// A payload did not fit: what was read may be wrong.
+  bool overflowed() const { return overflowed_; }
+
+ private:
+  static constexpr unsigned kShift = 29;
+  static constexpr std::uint32_t kPayload = (std::uint32_t{1} << kShift) - 1;
+  std::vector<std::uint32_t> slots_;
+  std::vector<std::uint64_t> values_;
+  bool overflowed_ = false;
+};
+
 // A scalar as read: an int (or bool), a float, or text.
 struct Scalar {
   Ref::Kind kind = Ref::kOpaque;
@@ -39,7 +86,7 @@ class FastReader {
     if (!u8(code)) return false;
     bool flagged = code & 0x80;
     if ((code & 0x7F) != '{') return false;
-    if (flagged) refs_.push_back({Ref::kOpaque});
+    if (flagged) refs_.set(refs_.reserve(), {Ref::kOpaque});
     std::size_t entries = 0;
     for (;;) {
       if (pos_ >= in_.size()) return false;
@@ -52,7 +99,7 @@ class FastReader {
       if (!read_entry(key)) return false;
       ++entries;
     }
-    if (entries == 0) return false;
+    if (entries == 0 || refs_.overflowed()) return false;
     trailing = in_.size() - pos_;
     return true;
   }
@@ -76,16 +123,16 @@ class FastReader {
   // CPython numbers them.
   std::size_t reserve(bool flagged) {
     if (!flagged) return SIZE_MAX;
-    refs_.push_back({});
-    return refs_.size() - 1;
+    return refs_.reserve();
   }
   void fill(std::size_t slot, const Ref& r) {
-    if (slot != SIZE_MAX) refs_[slot] = r;
+    if (slot != SIZE_MAX) refs_.set(slot, r);
   }
-  const Ref* ref_at(std::int32_t k) const {
-    if (k < 0 || static_cast<std::size_t>(k) >= refs_.size()) return nullptr;
-    const Ref& r = refs_[static_cast<std::size_t>(k)];
-    return r.kind == Ref::kPending || r.kind == Ref::kOpaque ? nullptr : &r;
+  // The object a reference names, if it is one this reader keeps.
+  bool ref_at(std::int32_t k, Ref& out) const {
+    if (k < 0 || static_cast<std::size_t>(k) >= refs_.size()) return false;
+    out = refs_.get(static_cast<std::size_t>(k));
+    return out.kind != Ref::kPending && out.kind != Ref::kOpaque;
   }
 
   bool long_value(std::int64_t& out) {
@@ -218,13 +265,14 @@ class FastReader {
         if (flagged) return false;
         std::int32_t k;
         if (!i32(k)) return false;
-        const Ref* r = ref_at(k);
-        if (!r || (r->kind != Ref::kInt && r->kind != Ref::kFloat && r->kind != Ref::kText && r->kind != Ref::kBytes))
+        Ref r;
+        if (!ref_at(k, r) ||
+            (r.kind != Ref::kInt && r.kind != Ref::kFloat && r.kind != Ref::kText && r.kind != Ref::kBytes))
           return false;
-        out.kind = r->kind;
-        out.i = r->i;
-        out.f = r->f;
-        out.text = r->id;
+        out.kind = r.kind;
+        out.i = r.i;
+        out.f = r.f;
+        out.text = r.id;
         return true;
       }
       case 'R': {
@@ -271,12 +319,12 @@ class FastReader {
     if (pos_ >= in_.size() || static_cast<std::uint8_t>(in_[pos_]) != 'r') return false;
     std::size_t save = pos_++;
     std::int32_t k;
-    const Ref* r = i32(k) ? ref_at(k) : nullptr;
-    if (!r || r->kind != kind) {
+    Ref r;
+    if (!i32(k) || !ref_at(k, r) || r.kind != kind) {
       pos_ = save;
       return false;
     }
-    id = r->id;
+    id = r.id;
     return true;
   }
 
@@ -393,7 +441,7 @@ class FastReader {
   std::string_view in_;
   std::size_t pos_ = 0;
   Profile& p_;
-  std::vector<Ref> refs_;
+  Refs refs_;
   std::vector<StringId> interned_;
   StatsBuilder builder_;
   std::vector<bool> entry_seen_;
