@@ -92,18 +92,24 @@ CallGraph graph_from_reported_totals(const Profile& p, std::size_t event, Diagno
     node.called = p.functions[f].calls;
   }
 
-  g.edges.reserve(p.calls.size());
+  // Each edge written once where its caller's edges go (a counting pass
+  // over the calls): pstats lists calls by callee, and sorting them after
+  // moved each 56-byte edge about the whole table twice.
+  std::vector<std::uint32_t> next(n + 1, 0);
+  for (const Call& call : p.calls) ++next[call.caller + 1];
+  for (std::size_t f = 0; f < n; ++f) next[f + 1] += next[f];
+  g.edges.resize(p.calls.size());
   for (CallId c = 0; c < p.calls.size(); ++c) {
     const Call& call = p.calls[c];
-    GraphEdge e;
+    GraphEdge& e = g.edges[next[call.caller]++];
     e.caller = call.caller;
     e.callee = call.callee;
     // gprof2dot labels pstats edges with the primitive count cc.
     e.calls = call.primitive_count != kUnknownCount ? call.primitive_count : call.count;
     e.total_ratio = ratio(shown_value(ev, p.call_value(c, event)), profile_total, &clamped);
-    g.edges.push_back(e);
   }
-  sort_edges(g);
+  next = {};
+  sort_edges(g);  // (each caller's few edges by callee)
   if (clamped)
     diag.warn(
         fmt::format("{} ratio(s) fell outside [0, 1] (negative or inconsistent times) and were "
