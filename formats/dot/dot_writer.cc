@@ -704,8 +704,8 @@ Expected<std::string> write(const Profile& p, const CallGraph& g, const Theme& t
     GraphNode node = g.nodes[f];
     for (FuncId m = f; m != tail;) {
       m = g.edges[chain_edge(g, m)].callee;
-      if (node.self_ratio && g.nodes[m].self_ratio) *node.self_ratio += *g.nodes[m].self_ratio;
-      if (node.self_time && g.nodes[m].self_time) *node.self_time += *g.nodes[m].self_time;
+      if (node.self_ratio && g.nodes[m].self_ratio) node.self_ratio = *node.self_ratio + *g.nodes[m].self_ratio;
+      if (node.self_time && g.nodes[m].self_time) node.self_time = *node.self_time + *g.nodes[m].self_time;
     }
     // --imbalance: the colour says how unevenly the ranks spend the time.
     double weight = options.imbalance && f < options.imbalance->functions.size()

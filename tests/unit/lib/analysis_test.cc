@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
+#include <cmath>
+#include <limits>
 
 #include "graphgen/analysis/glob.h"
 #include "graphgen/analysis/graph.h"
@@ -25,6 +28,37 @@ TEST(Ratio, ZeroOverZeroIsOneAndResultsAreClamped) {
   // Within 2^-23 of the bounds: clamped silently.
   EXPECT_EQ(ratio(1.0 + 1e-9, 1.0, &clamped), 1.0);
   EXPECT_EQ(clamped, 2u);
+}
+
+// The graph's 8-byte optional behaves as std::optional<double> for every
+// double, including every NaN and the bit pattern it uses for "absent".
+TEST(MaybeDouble, HoldsEveryDoubleAsStdOptionalDoes) {
+  MaybeDouble none;
+  EXPECT_FALSE(none);
+  EXPECT_EQ(none, std::nullopt);
+  EXPECT_EQ(none.value_or(2.5), 2.5);
+  EXPECT_THROW((void)none.value(), std::bad_optional_access);
+  EXPECT_EQ(std::optional<double>(none), std::nullopt);
+  const double absent_bits = std::bit_cast<double>(std::uint64_t{0x7FF4'0000'0000'0001});
+  for (double v :
+       {0.0, -0.0, 1.5, -1e300, std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN(),
+        std::numeric_limits<double>::signaling_NaN(), absent_bits}) {
+    MaybeDouble m = v;
+    ASSERT_TRUE(m) << v;
+    EXPECT_EQ(std::signbit(*m), std::signbit(v));
+    if (std::isnan(v)) {
+      EXPECT_TRUE(std::isnan(*m));
+      EXPECT_FALSE(m == MaybeDouble(v));  // NaN != NaN, as for std::optional
+    } else {
+      EXPECT_EQ(std::bit_cast<std::uint64_t>(*m), std::bit_cast<std::uint64_t>(v));
+      EXPECT_EQ(m, MaybeDouble(std::optional<double>(v)));
+      EXPECT_EQ(std::optional<double>(m), std::optional<double>(v));
+    }
+    m.reset();
+    EXPECT_FALSE(m);
+  }
+  EXPECT_EQ(MaybeDouble(std::optional<double>()), std::nullopt);
+  EXPECT_EQ(sizeof(MaybeDouble), 8u);
 }
 
 TEST(Theme, ColorMapEndsMatchGprof2dot) {
