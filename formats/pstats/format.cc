@@ -19,7 +19,7 @@ Confidence sniff_row(std::string_view head) {
 }
 
 Expected<Profile> read_file(const InputFile& in, const ReadOptions&, Diagnostics& diag) {
-  return read(in.bytes(), in.path(), diag);
+  return read(in.bytes(), in.path(), diag, &in);
 }
 
 }  // namespace

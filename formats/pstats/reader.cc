@@ -240,9 +240,9 @@ class Validator {
 
 }  // namespace
 
-Expected<Profile> read(std::string_view bytes, std::string_view path, Diagnostics& diag) {
+Expected<Profile> read(std::string_view bytes, std::string_view path, Diagnostics& diag, const InputFile* file) {
   std::size_t trailing = 0;
-  if (auto fast = detail::read_fast(bytes, trailing)) {
+  if (auto fast = detail::read_fast(bytes, trailing, file)) {
     if (trailing > 0)
       diag.warn(fmt::format("{}:+0x{:x}: {} trailing bytes after the stats dict ignored", path, bytes.size() - trailing,
                             trailing));

@@ -33,8 +33,11 @@ bool sniff_weak(std::string_view head);
 
 /// Decodes and validates one pstats file. Errors: `PATH:+0xOFF: what`.
 /// Files shaped as cProfile writes them stream straight into the profile
-/// (stream.h); everything else goes through the general decoder.
-Expected<Profile> read(std::string_view bytes, std::string_view path, Diagnostics& diag);
+/// (stream.h); everything else goes through the general decoder. Given
+/// the file the bytes are, the streaming path gives back its pages as it
+/// reads them.
+Expected<Profile> read(std::string_view bytes, std::string_view path, Diagnostics& diag,
+                       const InputFile* file = nullptr);
 
 /// The general path alone: a decoded object tree, then validation (tests
 /// compare it with the streaming path).

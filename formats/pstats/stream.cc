@@ -79,7 +79,7 @@ struct Scalar {
 
 class FastReader {
  public:
-  FastReader(std::string_view in, Profile& p) : in_(in), p_(p), builder_(p) {}
+  FastReader(std::string_view in, Profile& p, const InputFile* file) : in_(in), file_(file), p_(p), builder_(p) {}
 
   bool run(std::size_t& trailing) {
     std::uint8_t code;
@@ -98,6 +98,10 @@ class FastReader {
       if (!read_key(key)) return false;
       if (!read_entry(key)) return false;
       ++entries;
+      if (file_ && pos_ - released_ > kReleaseEvery) {
+        file_->release_before(pos_);
+        released_ = pos_;
+      }
     }
     if (entries == 0 || refs_.overflowed()) return false;
     trailing = in_.size() - pos_;
@@ -438,7 +442,10 @@ class FastReader {
     return true;
   }
 
+  static constexpr std::size_t kReleaseEvery = std::size_t{1} << 20;
   std::string_view in_;
+  const InputFile* file_;
+  std::size_t released_ = 0;
   std::size_t pos_ = 0;
   Profile& p_;
   Refs refs_;
@@ -453,10 +460,10 @@ class FastReader {
 
 }  // namespace
 
-std::optional<Profile> read_fast(std::string_view bytes, std::size_t& trailing) {
+std::optional<Profile> read_fast(std::string_view bytes, std::size_t& trailing, const InputFile* file) {
   if (bytes.size() > 0xFFFFFFFFu) return std::nullopt;
   Profile p;
-  FastReader reader(bytes, p);
+  FastReader reader(bytes, p, file);
   if (!reader.run(trailing)) return std::nullopt;
   return p;
 }

@@ -13,12 +13,15 @@
 #include <optional>
 #include <string_view>
 
+#include "graphgen/io.h"
 #include "graphgen/profile.h"
 
 namespace graphgen::pstats::detail {
 
 /// The profile of a pstats file, or nothing when the general path must read it.
-/// `trailing` gets the number of bytes after the dict.
-std::optional<Profile> read_fast(std::string_view bytes, std::size_t& trailing);
+/// `trailing` gets the number of bytes after the dict. Given the file the
+/// bytes are, it gives back the pages read as it goes (a mapping's pages
+/// come back from the page cache if the general path reads them again).
+std::optional<Profile> read_fast(std::string_view bytes, std::size_t& trailing, const InputFile* file = nullptr);
 
 }  // namespace graphgen::pstats::detail
