@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
@@ -290,6 +291,21 @@ std::string identifier(std::string name) {
   for (char& c : name)
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
   return name;
+}
+
+std::size_t resident_kib(const void* address) {
+  std::ifstream smaps("/proc/self/smaps");
+  const auto at = reinterpret_cast<std::uintptr_t>(address);
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    unsigned long begin = 0, end = 0;
+    // A mapping's first line: `begin-end perms offset ...`.
+    if (line.find('-') < line.find(' ') && std::sscanf(line.c_str(), "%lx-%lx ", &begin, &end) == 2)
+      inside = begin <= at && at < end;
+    else if (inside && line.starts_with("Rss:"))
+      return std::stoul(line.substr(4));
+  }
+  return SIZE_MAX;
 }
 
 }  // namespace graphgen::test

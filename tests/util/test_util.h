@@ -71,6 +71,11 @@ Expected<Profile> read_profiles(const std::vector<fs::path>& paths, const std::s
 Profile read_ok(const std::vector<fs::path>& paths, const std::string& format = "",
                 const formats::ReadOptions& options = {});
 
+/// Resident KiB of this process's mapping that holds `address`
+/// (/proc/self/smaps), or SIZE_MAX when none does: readers that give back
+/// the pages of a mapped input as they read are tested with it.
+std::size_t resident_kib(const void* address);
+
 /// Two dot graphs compared by meaning, as ../shared/conformance/dotcmp.py
 /// does (node ids are arbitrary: a node is its label, color, fontcolor,
 /// fontsize and shape; an edge its two nodes' labels and its label, color,

@@ -350,23 +350,6 @@ TEST(PstatsReader, StreamingPathLeavesEveryMalformedFileToTheGeneralDecoder) {
   }
 }
 
-// Resident kilobytes of the mapping that holds `address` (/proc/self/smaps).
-std::size_t resident_kib(const void* address) {
-  std::ifstream smaps("/proc/self/smaps");
-  const auto at = reinterpret_cast<std::uintptr_t>(address);
-  bool inside = false;
-  for (std::string line; std::getline(smaps, line);) {
-    std::uintptr_t begin = 0, end = 0;
-    if (std::sscanf(line.c_str(), "%lx-%lx ", &begin, &end) == 2 && line.find(' ') != std::string::npos &&
-        line.find('-') < line.find(' ')) {
-      inside = begin <= at && at < end;
-    } else if (inside && line.starts_with("Rss:")) {
-      return std::stoul(line.substr(4));
-    }
-  }
-  return SIZE_MAX;
-}
-
 // A big pstats file read by the streaming path gives back each megabyte of
 // its mapping once read: a 100 000-function profile's peak held the whole
 // file beside the profile. Read again, the pages come back from the page
@@ -409,12 +392,12 @@ TEST(PstatsReader, StreamingPathGivesBackThePagesItRead) {
     ASSERT_TRUE(in.has_value());
     volatile char sum = 0;
     for (char c : in->bytes()) sum = sum + c;  // every page resident first
-    ASSERT_GT(resident_kib(in->bytes().data()), file_kib * 9 / 10);
+    ASSERT_GT(test::resident_kib(in->bytes().data()), file_kib * 9 / 10);
     Diagnostics diag;
     auto p = pstats::read(in->bytes(), path.string(), diag, give_back ? &*in : nullptr);
     ASSERT_TRUE(p.has_value()) << p.error().message;
     EXPECT_EQ(p->functions.size(), static_cast<std::size_t>(n));
-    const std::size_t left = resident_kib(in->bytes().data());
+    const std::size_t left = test::resident_kib(in->bytes().data());
     if (give_back)
       EXPECT_LT(left, 2048u) << "of " << file_kib << " KiB";
     else
