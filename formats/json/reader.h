@@ -19,6 +19,7 @@
 // stay integers, any fractional cost makes the event floating.
 #pragma once
 
+#include <optional>
 #include <string_view>
 
 #include "common/read_options.h"
@@ -34,7 +35,16 @@ bool sniff(std::string_view head);
 /// True when the head starts a JSON object (of any members).
 bool sniff_object(std::string_view head);
 
-/// Reads one JSON profile.
+/// Reads one JSON profile: files as gprof2dot and graphgen write them
+/// stream through a few rules a member at a time (reader.cc); any other
+/// goes to read_general().
 Expected<Profile> read(const InputFile& input, const formats::ReadOptions& options, Diagnostics& diag);
+/// The streaming path alone: nothing when it leaves the file to the
+/// general path (which never adds a warning before it gives up).
+std::optional<Expected<Profile>> read_streaming(const InputFile& input, const formats::ReadOptions& options,
+                                                Diagnostics& diag);
+/// The general path alone: the whole document through simdjson (tests and
+/// the fuzz target compare it with read()).
+Expected<Profile> read_general(const InputFile& input, const formats::ReadOptions& options, Diagnostics& diag);
 
 }  // namespace graphgen::json

@@ -5,8 +5,12 @@
 // one-line messages on malformed input.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <fstream>
+#include <set>
 
+#include "fuzz/fuzz.h"
+#include "json/reader.h"
 #include "util/test_util.h"
 
 namespace graphgen {
@@ -224,6 +228,140 @@ TEST(Json, MembersInAnyOrderAndTheEventFromCosts) {
   EXPECT_EQ(p.self(1, 0), 5);
   EXPECT_EQ(p.functions[1].calls, 2);  // leaf of two events
   EXPECT_EQ(p.str(p.functions[1].object), "/lib/libx.so");
+}
+
+// The streaming path (json/reader.cc) against the whole document through
+// simdjson: where it takes a file, the same strings, functions, calls,
+// costs, warnings and errors; it takes the files gprof2dot's and
+// graphgen's writers make, and leaves every unusual one to the general path.
+std::string json_tables(const Expected<Profile>& r, const Diagnostics& d) { return fuzz::tables(r, d); }
+
+struct JsonReads {
+  bool streamed = false;
+  std::string streaming, general;
+};
+
+JsonReads read_json_both(const fs::path& path) {
+  JsonReads r;
+  auto in = InputFile::open(path.string());
+  EXPECT_TRUE(in.has_value());
+  if (!in) return r;
+  formats::ReadOptions o;
+  o.memory_budget = std::size_t{64} << 20;
+  Diagnostics d1, d2;
+  if (auto s = json::read_streaming(*in, o, d1)) {
+    r.streamed = true;
+    r.streaming = json_tables(*s, d1);
+  }
+  r.general = json_tables(json::read_general(*in, o, d2), d2);
+  Diagnostics d3;
+  EXPECT_EQ(json_tables(json::read(*in, o, d3), d3), r.streamed ? r.streaming : r.general);
+  return r;
+}
+
+TEST(Json, StreamingPathReadsEveryFileAsTheWholeDocumentDoes) {
+  std::vector<fs::path> files;
+  for (const char* dir : {"json", "compare/json", "bad/json"})
+    for (const auto& e : fs::directory_iterator(td() / dir))
+      if (e.path().extension() == ".json") files.push_back(e.path());
+  if (!test::corpus_dir().empty())
+    for (const auto& e : fs::directory_iterator(test::corpus_dir() / "json"))
+      if (e.path().extension() == ".json") files.push_back(e.path());
+  std::set<std::string> streamed;
+  for (const fs::path& f : files) {
+    SCOPED_TRACE(f.string());
+    JsonReads r = read_json_both(f);
+    if (r.streamed) {
+      streamed.insert(f.filename().string());
+      EXPECT_EQ(r.streaming, r.general);
+    }
+  }
+  for (const char* usual : {"procmod.json", "a.json", "b.json"}) {
+    EXPECT_TRUE(streamed.count(usual)) << usual;
+  }
+  if (!test::corpus_dir().empty()) {
+    for (const char* usual : {"memtrail.maximum.json", "memtrail.leaked.json", "diamond.json"})
+      EXPECT_TRUE(streamed.count(usual)) << usual;
+  }
+}
+
+TEST(Json, StreamingPathTakesTheUsualShapesAndLeavesTheRest) {
+  const std::string functions = R"("functions": [{"name": "main", "module": "a\"pp"}, {"name": "f\u00e9"}])";
+  auto doc = [&](const std::string& events, const std::string& extra = "") {
+    return R"({"version": 0, "costs": [{"description": "CPU", "unit": "ns"}], )" + functions + extra +
+           R"(, "events": [)" + events + "]}";
+  };
+  struct Case {
+    std::string name, text;
+    bool streams;
+  };
+  const std::vector<Case> cases = {
+      {"plain", doc(R"({"callchain": [1, 0], "cost": [3]}, {"callchain": [0], "cost": [2]})"), true},
+      {"events first, CRLF and tabs",
+       "{\"events\":\t[{\"cost\": [7], \"callchain\": [0, 1]}\r\n],\r\n" + functions + ", \"version\": 0}", true},
+      {"fractions and exponents", doc(R"({"callchain": [0], "cost": [1.5e3]}, {"callchain": [1], "cost": [-2E-1]})"),
+       true},
+      {"minus zero and 18 digits",
+       doc(R"({"callchain": [0], "cost": [-0]}, {"callchain": [1], "cost": [123456789012345678]})"), true},
+      {"an empty callchain", doc(R"({"callchain": [], "cost": [1]}, {"callchain": [0], "cost": [1]})"), true},
+      {"a position past the functions", doc(R"({"callchain": [4294967294], "cost": [1]})"), true},
+      {"functions last, near the end",
+       R"({"version": 0, "events": [{"callchain": [0], "cost": [1]}], )" + functions + "}", true},
+      {"no events", doc(""), true},
+      {"an escape in a key",
+       R"({"version": 0, )" + functions + R"(, "\u0065vents": [{"callchain": [0], "cost": [1]}]})", false},
+      {"two costs", doc(R"({"callchain": [0], "cost": [1, 2.5e1]})"), true},
+      {"a second cost of 19 digits", doc(R"({"callchain": [0], "cost": [1, 1234567890123456789]})"), true},
+      {"a second cost that is not a number", doc(R"({"callchain": [0], "cost": [1, tru]})"), false},
+      {"a leading zero", doc(R"({"callchain": [0], "cost": [01]})"), false},
+      {"a position 1.0", doc(R"({"callchain": [1.0], "cost": [1]})"), false},
+      {"a position 2^32 - 1", doc(R"({"callchain": [4294967295], "cost": [1]})"), false},
+      {"19 digits", doc(R"({"callchain": [0], "cost": [1234567890123456789]})"), false},
+      {"NaN", doc(R"({"callchain": [0], "cost": [NaN]})"), false},
+      {"1e999", doc(R"({"callchain": [0], "cost": [1e999]})"), false},
+      {"another member", doc(R"({"callchain": [0], "cost": [1]})", R"(, "meta": {"x": [1, "]"]})"), false},
+      {"another key in an event", doc(R"({"callchain": [0], "cost": [1], "thread": 1})"), false},
+      {"events twice", doc(R"({"callchain": [0], "cost": [1]})", R"(, "events": [])"), false},
+      {"version 0.0", R"({"version": 0.0, "events": [], )" + functions + "}", false},
+      {"no version", R"({"events": [], )" + functions + "}", false},
+      {"bytes after the document", doc(R"({"callchain": [0], "cost": [1]})") + " x", false},
+      {"invalid UTF-8 in a name",
+       R"({"version": 0, "functions": [{"name": "a)" + std::string("\xff") + R"("}], "events": []})", false},
+      {"invalid UTF-8 between events", doc("{\"callchain\": [0], \"cost\": [1]}\xff"), false},
+      {"a cut document", doc(R"({"callchain": [0], "cost": [1]})").substr(0, 150), false},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    JsonReads r = read_json_both(test::write_temp("stream.json", c.text));
+    EXPECT_EQ(r.streamed, c.streams);
+    if (r.streamed) {
+      EXPECT_EQ(r.streaming, r.general);
+    }
+  }
+}
+
+// A big file's pages are given back as its events are read: the peak was
+// simdjson's index of every token (2x the input) beside the file.
+TEST(Json, StreamingPathGivesBackThePagesItRead) {
+  std::string text = R"({"version": 0, "functions": [{"name": "a"}, {"name": "b"}], "events": [)";
+  for (int i = 0; i < 120000; ++i) text += R"({"callchain": [1, 0, 1, 0, 1, 0], "cost": [1000]}, )";
+  text += R"({"callchain": [0], "cost": [1]}]})";
+  fs::path path = test::write_temp("pages.json", text);
+  auto in = InputFile::open(path.string());
+  ASSERT_TRUE(in.has_value());
+  volatile char sum = 0;
+  for (char c : in->bytes()) sum = sum + c;
+  formats::ReadOptions o;
+  Diagnostics d;
+  auto streamed = json::read_streaming(*in, o, d);
+  ASSERT_TRUE(streamed.has_value());
+  ASSERT_TRUE(streamed->has_value());
+  EXPECT_EQ((*streamed)->self(0, 0), 1);  // innermost first
+  EXPECT_EQ((*streamed)->self(1, 0), 120000 * 1000);
+  EXPECT_LT(test::resident_kib(in->bytes().data()), 2048u) << "of " << text.size() / 1024 << " KiB";
+  // A second read finds every byte again.
+  Diagnostics d2;
+  EXPECT_EQ(json_tables(json::read_general(*in, o, d2), d2), json_tables(*streamed, d));
 }
 
 // --- sleepy -------------------------------------------------------------------
