@@ -48,12 +48,8 @@ class Reader {
     if (!eat('{')) return false;
     bool version = false, costs_seen = false, functions = false, events = false;
     for (;;) {
-      space();
       std::string_view key;
-      if (!plain_key(key)) return false;
-      space();
-      if (!eat(':')) return false;
-      space();
+      if (!member_name(key)) return false;
       if (key == "events") {
         if (events || !stream_events()) return false;
         events = true;
@@ -318,6 +314,15 @@ class Reader {
     key = text_.substr(begin, pos_ - begin);
     return eat('"');
   }
+  // A member's name and its colon, with the space around them.
+  bool member_name(std::string_view& key) {
+    space();
+    if (!plain_key(key)) return false;
+    space();
+    if (!eat(':')) return false;
+    space();
+    return true;
+  }
   // A function position: a JSON integer below 2^32 - 1 (what the general
   // path takes through get_double(), for integers without an exponent).
   bool position(std::uint32_t& out) {
@@ -400,12 +405,8 @@ class Reader {
     ev.first = static_cast<std::uint32_t>(chain_.size());
     bool has_chain = false, has_cost = false;
     for (;;) {
-      space();
       std::string_view key;
-      if (!plain_key(key)) return false;
-      space();
-      if (!eat(':')) return false;
-      space();
+      if (!member_name(key)) return false;
       if (key == "callchain" && !has_chain) {
         if (!eat('[')) return false;
         space();
