@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/json_doc.h"
+#include "common/json_scan.h"
 #include "graphgen/analysis/stacks.h"
 
 namespace graphgen::json {
@@ -22,7 +23,7 @@ struct Event {
   double cost = 0;
 };
 
-class Reader {
+class Reader : formats::JsonCursor {
  public:
   Reader(const InputFile& in, const formats::ReadOptions& options) : in_(in), options_(options) {}
 
@@ -292,17 +293,8 @@ class Reader {
 
  private:
   // ---- The streaming path's rules ----
-  static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
   static bool is_end_of_scalar(char c) { return is_space(c) || c == ',' || c == '}' || c == ']'; }
   static bool is_digit(char c) { return c >= '0' && c <= '9'; }
-  void space() {
-    while (pos_ < text_.size() && is_space(text_[pos_])) ++pos_;
-  }
-  bool eat(char c) {
-    if (pos_ >= text_.size() || text_[pos_] != c) return false;
-    ++pos_;
-    return true;
-  }
   // A member name of letters and underscores, without escapes.
   bool plain_key(std::string_view& key) {
     if (!eat('"')) return false;
@@ -455,33 +447,6 @@ class Reader {
     events_.push_back(ev);
     return !(options_.memory_budget && (events_.size() & 4095) == 0 && bytes() > options_.memory_budget);
   }
-  // Moves past one JSON value (strings, and brackets outside them,
-  // counted; simdjson then checks what the value holds).
-  bool skip_value() {
-    std::size_t depth = 0;
-    while (pos_ < text_.size()) {
-      const char c = text_[pos_];
-      if (c == '"') {
-        ++pos_;
-        while (pos_ < text_.size() && text_[pos_] != '"') pos_ += text_[pos_] == '\\' ? 2 : 1;
-        if (pos_ >= text_.size()) return false;
-        ++pos_;
-        if (depth == 0) return true;
-      } else if (c == '[' || c == '{') {
-        ++depth;
-        ++pos_;
-      } else if (c == ']' || c == '}') {
-        if (depth == 0) return true;  // (the end of a scalar)
-        ++pos_;
-        if (--depth == 0) return true;
-      } else if (depth == 0 && (c == ',' || is_space(c))) {
-        return true;
-      } else {
-        ++pos_;
-      }
-    }
-    return depth == 0;
-  }
   // "costs" or "functions": its value alone through simdjson, with the
   // general path's rules.
   bool member_alone(std::string_view key) {
@@ -500,8 +465,7 @@ class Reader {
   }
 
   static constexpr std::size_t kGiveBackEvery = std::size_t{1} << 20;
-  std::string_view text_;
-  std::size_t pos_ = 0, given_back_ = 0;
+  std::size_t given_back_ = 0;
 
   const InputFile& in_;
   const formats::ReadOptions& options_;

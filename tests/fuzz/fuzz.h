@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "chrome/trace_writer.h"
@@ -89,6 +90,26 @@ inline std::string tables(const Expected<Profile>& r, const Diagnostics& diag) {
   for (Cost c : p.reported.summary) out += fmt::format("summary {}\n", c);
   for (Cost c : p.reported.totals) out += fmt::format("totals {}\n", c);
   for (Cost c : p.reported.self_sums) out += fmt::format("self_sums {}\n", c);
+  return out;
+}
+
+/// One input through a reader's two paths: the fast one (which may leave
+/// the input to the other: `fast` is then empty) and the general one, each
+/// as tables() (and trace() with `timeline`). Where the fast path takes an
+/// input the two must be equal.
+struct TwoPaths {
+  std::optional<std::string> fast;
+  std::string general;
+};
+
+template <class Fast, class General>
+TwoPaths two_paths(const InputFile& in, const formats::ReadOptions& options, Fast&& fast, General&& general,
+                   bool timeline = false) {
+  TwoPaths out;
+  Diagnostics fast_diag, general_diag;
+  if (auto f = fast(in, options, fast_diag)) out.fast = tables(*f, fast_diag) + (timeline ? trace(*f) : "");
+  auto g = general(in, options, general_diag);
+  out.general = tables(g, general_diag) + (timeline ? trace(g) : "");
   return out;
 }
 

@@ -234,29 +234,21 @@ TEST(Json, MembersInAnyOrderAndTheEventFromCosts) {
 // simdjson: where it takes a file, the same strings, functions, calls,
 // costs, warnings and errors; it takes the files gprof2dot's and
 // graphgen's writers make, and leaves every unusual one to the general path.
-std::string json_tables(const Expected<Profile>& r, const Diagnostics& d) { return fuzz::tables(r, d); }
-
 struct JsonReads {
   bool streamed = false;
   std::string streaming, general;
 };
 
 JsonReads read_json_both(const fs::path& path) {
-  JsonReads r;
   auto in = InputFile::open(path.string());
   EXPECT_TRUE(in.has_value());
-  if (!in) return r;
+  if (!in) return {};
   formats::ReadOptions o;
   o.memory_budget = std::size_t{64} << 20;
-  Diagnostics d1, d2;
-  if (auto s = json::read_streaming(*in, o, d1)) {
-    r.streamed = true;
-    r.streaming = json_tables(*s, d1);
-  }
-  r.general = json_tables(json::read_general(*in, o, d2), d2);
-  Diagnostics d3;
-  EXPECT_EQ(json_tables(json::read(*in, o, d3), d3), r.streamed ? r.streaming : r.general);
-  return r;
+  auto both = fuzz::two_paths(*in, o, json::read_streaming, json::read_general);
+  Diagnostics d;
+  EXPECT_EQ(fuzz::tables(json::read(*in, o, d), d), both.fast.value_or(both.general));
+  return {both.fast.has_value(), both.fast.value_or(""), both.general};
 }
 
 TEST(Json, StreamingPathReadsEveryFileAsTheWholeDocumentDoes) {
@@ -361,7 +353,7 @@ TEST(Json, StreamingPathGivesBackThePagesItRead) {
   EXPECT_LT(test::resident_kib(in->bytes().data()), 2048u) << "of " << text.size() / 1024 << " KiB";
   // A second read finds every byte again.
   Diagnostics d2;
-  EXPECT_EQ(json_tables(json::read_general(*in, o, d2), d2), json_tables(*streamed, d));
+  EXPECT_EQ(fuzz::tables(json::read_general(*in, o, d2), d2), fuzz::tables(*streamed, d));
 }
 
 // --- sleepy -------------------------------------------------------------------
