@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "common/json_doc.h"
+#include "common/json_scan.h"
 #include "graphgen/analysis/stacks.h"
 #include "graphgen/text.h"
 
@@ -42,13 +43,10 @@ struct Thread {
   std::vector<Edge> edges;
 };
 
-class Reader {
+class Reader : formats::JsonCursor {
  public:
   Reader(const InputFile& in, const formats::ReadOptions& options, Diagnostics& diag)
-      : in_(in), options_(options), diag_(diag), json_(in, closed(in.bytes(), closing_)) {}
-
-  Expected<Profile> read() {
-    if (auto ok = json_.open(); !ok) return ok.error();
+      : in_(in), options_(options), diag_(diag) {
     // The event first: functions made while reading get its cost column.
     Event time;
     time.name = p_.strings.intern("time");
@@ -56,21 +54,29 @@ class Reader {
     time.floating = true;
     time.seconds_per_unit = 1;
     builder_.emplace(p_, std::vector<Event>{time}, options_.keep_stacks);
+  }
+
+  // The whole document through simdjson: every trace, and every error.
+  Expected<Profile> read() {
+    whole_.emplace(in_, closed(in_.bytes(), closing_));
+    json_ = &*whole_;
+    if (auto ok = json_->open(); !ok) return ok.error();
     od::array events;
     od::json_type type;
-    if (auto e = json_.doc().type().get(type); e) return json_.fail("a trace: [events] or {\"traceEvents\": [...]}", e);
+    if (auto e = json_->doc().type().get(type); e)
+      return json_->fail("a trace: [events] or {\"traceEvents\": [...]}", e);
     if (type == od::json_type::array) {
-      if (auto e = json_.doc().get_array().get(events); e) return json_.fail("an array of trace events", e);
+      if (auto e = json_->doc().get_array().get(events); e) return json_->fail("an array of trace events", e);
       if (auto ok = event_list(events); !ok) return ok.error();
     } else {
       od::object root;
-      if (auto e = json_.doc().get_object().get(root); e) return json_.fail("a trace {\"traceEvents\": [...]}", e);
+      if (auto e = json_->doc().get_object().get(root); e) return json_->fail("a trace {\"traceEvents\": [...]}", e);
       bool found = false;
       for (auto field : root) {
         std::string_view key;
-        if (auto e = field.unescaped_key().get(key); e) return json_.fail("a member name", e);
+        if (auto e = field.unescaped_key().get(key); e) return json_->fail("a member name", e);
         if (key != "traceEvents") continue;
-        if (auto e = field.value().get_array().get(events); e) return json_.fail("\"traceEvents\": [...]", e);
+        if (auto e = field.value().get_array().get(events); e) return json_->fail("\"traceEvents\": [...]", e);
         if (auto ok = event_list(events); !ok) return ok.error();
         found = true;
       }
@@ -78,6 +84,120 @@ class Reader {
         return bad_input(fmt::format("{}: expected the member \"traceEvents\" of a trace, found none", in_.path()));
     }
     return build();
+  }
+
+  // The windowed path: true when the trace was read, then build() makes the
+  // profile; false leaves it to read(), with a fresh Reader.
+  //
+  // simdjson's index holds 4 bytes for each token of the document before
+  // the first is read: more than the trace itself for events of short
+  // members (a 228 MB trace peaked at 879 MiB, half of its time zeroing new
+  // pages). Here the events array is read a megabyte of whole elements at
+  // a time: the elements, found by counting brackets outside strings, are
+  // copied between `[` and `]` into one buffer that simdjson reads with the
+  // same code and buffers each time, and the file's pages are given back
+  // once passed. The root object's other members are checked by simdjson
+  // alone, as the whole document would be. Anything else (a key with an
+  // escape, a second "traceEvents", bytes after the document, any error)
+  // gives up, and read() reads the whole document again and owns every
+  // message (tests and the fuzz target compare the two).
+  bool read_windows() {
+    text_ = in_.bytes();
+    window_doc_.emplace(in_, std::string_view());
+    json_ = &*window_doc_;
+    space();
+    if (pos_ >= text_.size()) return false;
+    if (text_[pos_] == '[') {
+      if (!event_windows(true)) return false;
+    } else {
+      if (!eat('{')) return false;
+      bool found = false;
+      space();
+      if (!eat('}')) {
+        for (;;) {
+          space();
+          if (!plain_key()) return false;
+          space();
+          if (!eat(':')) return false;
+          space();
+          if (member_ == "traceEvents") {
+            if (found || !event_windows(false)) return false;
+            found = true;
+          } else {
+            const std::size_t begin = pos_;
+            if (!skip_value() || pos_ == begin || !checked(text_.substr(begin, pos_ - begin))) return false;
+          }
+          space();
+          if (eat(',')) continue;
+          if (!eat('}')) return false;
+          break;
+        }
+      }
+      if (!found) return false;
+    }
+    space();
+    return pos_ == text_.size();
+  }
+  /// The profile of what read_windows() read.
+  Expected<Profile> finish() { return build(); }
+
+ private:
+  static constexpr std::size_t kWindow = std::size_t{1} << 20;
+  // A member name of printable ASCII without escapes, into member_.
+  bool plain_key() {
+    if (!eat('"')) return false;
+    const std::size_t begin = pos_;
+    while (pos_ < text_.size() && text_[pos_] != '"') {
+      const auto c = static_cast<unsigned char>(text_[pos_]);
+      if (c < 0x20 || c > 0x7E || c == '\\') return false;
+      ++pos_;
+    }
+    member_.assign(text_.substr(begin, pos_ - begin));
+    return eat('"');
+  }
+  // simdjson's checks of a value the whole document would have skipped
+  // (its text is UTF-8, its strings closed and without control characters).
+  bool checked(std::string_view value) {
+    window_.assign(value);
+    window_.reserve(window_.size() + simdjson::SIMDJSON_PADDING);
+    return static_cast<bool>(json_->reopen(window_, window_.capacity() - window_.size()));
+  }
+  // The events array, a window of whole elements at a time. A root array
+  // may be cut short after an element (and a comma), as read() closes it.
+  bool event_windows(bool root) {
+    if (!eat('[')) return false;
+    space();
+    if (eat(']')) return true;
+    for (bool ended = false; !ended;) {
+      const std::size_t begin = pos_;
+      std::size_t end = begin;
+      while (!ended && end - begin < kWindow) {
+        const std::size_t element = pos_;
+        if (!skip_value() || pos_ == element) return false;
+        end = pos_;
+        space();
+        if (eat(',')) {
+          space();
+          if (root && pos_ == text_.size()) ended = true;  // cut after a comma
+        } else if (eat(']') || (root && pos_ == text_.size())) {
+          ended = true;
+        } else {
+          return false;
+        }
+      }
+      window_.assign(1, '[');
+      window_.append(text_.substr(begin, end - begin));
+      window_ += ']';
+      window_.reserve(window_.size() + simdjson::SIMDJSON_PADDING);
+      if (!json_->reopen(window_, window_.capacity() - window_.size())) return false;
+      od::array events;
+      if (json_->doc().get_array().get(events) || !event_list(events)) return false;
+      if (end - given_back_ > kWindow) {
+        in_.release_before(end);
+        given_back_ = end;
+      }
+    }
+    return true;
   }
 
  private:
@@ -116,31 +236,31 @@ class Reader {
   // A pid or tid, a number or a string, as text.
   Expected<std::string> id(od::value v) {
     od::json_type t;
-    if (auto e = v.type().get(t); e) return json_.fail("a pid or tid", e);
+    if (auto e = v.type().get(t); e) return json_->fail("a pid or tid", e);
     if (t == od::json_type::string) {
       std::string_view s;
-      if (auto e = v.get_string().get(s); e) return json_.fail("a pid or tid", e);
+      if (auto e = v.get_string().get(s); e) return json_->fail("a pid or tid", e);
       return std::string(s);
     }
     double d = 0;
-    if (auto e = v.get_double().get(d); e) return json_.fail("a pid or tid", e);
+    if (auto e = v.get_double().get(d); e) return json_->fail("a pid or tid", e);
     return fmt::format("{}", d);
   }
 
   Expected<bool> event_list(od::array events) {
     for (auto item : events) {
       od::object obj;
-      const std::size_t at = json_.here();
-      if (auto e = item.get_object().get(obj); e) return json_.fail("a trace event {\"ph\": ...}", e);
+      const std::size_t at = json_->here();
+      if (auto e = item.get_object().get(obj); e) return json_->fail("a trace event {\"ph\": ...}", e);
       std::string ph, name, pid, tid, meta;
       Where where;
       std::optional<double> ts, dur;
       for (auto m : obj) {
         std::string_view k, s;
-        if (auto e = m.unescaped_key().get(k); e) return json_.fail("a member name", e);
+        if (auto e = m.unescaped_key().get(k); e) return json_->fail("a member name", e);
         od::value v = m.value();
         if (k == "ph" || k == "name") {
-          if (auto e = v.get_string().get(s); e) return json_.fail("a string", e);
+          if (auto e = v.get_string().get(s); e) return json_->fail("a string", e);
           (k == "ph" ? ph : name) = std::string(s);
         } else if (k == "pid" || k == "tid") {
           auto text = id(v);
@@ -148,7 +268,7 @@ class Reader {
           (k == "pid" ? pid : tid) = std::move(text).value();
         } else if (k == "ts" || k == "dur") {
           double d = 0;
-          if (auto e = v.get_double().get(d); e) return json_.fail("a time in microseconds", e);
+          if (auto e = v.get_double().get(d); e) return json_->fail("a time in microseconds", e);
           (k == "ts" ? ts : dur) = d;
         } else if (k == "args") {
           od::object args;
@@ -172,7 +292,7 @@ class Reader {
       if (ph != "X" && ph != "B" && ph != "E") continue;
       const bool bad_dur = ph == "X" && (!dur || !std::isfinite(*dur) || *dur < 0);
       if (!ts || !std::isfinite(*ts) || bad_dur)
-        return bad_input(fmt::format("{}: expected \"ts\"{} in a trace event of phase {}, found {}", json_.where(at),
+        return bad_input(fmt::format("{}: expected \"ts\"{} in a trace event of phase {}, found {}", json_->where(at),
                                      ph == "X" ? " and a \"dur\" of 0 or more" : "", ph,
                                      !ts                 ? "no \"ts\""
                                      : !dur && ph == "X" ? "no \"dur\""
@@ -199,8 +319,11 @@ class Reader {
   const InputFile& in_;
   const formats::ReadOptions& options_;
   Diagnostics& diag_;
-  std::string closing_;  // a cut trace, closed (declared before json_, which reads it)
-  formats::JsonDocument json_;
+  std::string closing_;  // a cut trace, closed
+  std::optional<formats::JsonDocument> whole_, window_doc_;
+  formats::JsonDocument* json_ = nullptr;  // the document event_list() reads
+  std::string window_, member_;
+  std::size_t given_back_ = 0;
   Profile p_;
   std::optional<detail::StackBuilder> builder_;
   std::unordered_map<std::string, FuncId> functions_;
@@ -289,8 +412,20 @@ bool sniff_trace(std::string_view head) {
          head.find("\"ts\"") != std::string_view::npos;
 }
 
-Expected<Profile> read_trace(const InputFile& input, const formats::ReadOptions& options, Diagnostics& diag) {
+std::optional<Expected<Profile>> read_trace_windows(const InputFile& input, const formats::ReadOptions& options,
+                                                    Diagnostics& diag) {
+  Reader windows(input, options, diag);
+  if (!windows.read_windows()) return std::nullopt;
+  return windows.finish();
+}
+
+Expected<Profile> read_trace_whole(const InputFile& input, const formats::ReadOptions& options, Diagnostics& diag) {
   return Reader(input, options, diag).read();
+}
+
+Expected<Profile> read_trace(const InputFile& input, const formats::ReadOptions& options, Diagnostics& diag) {
+  if (auto windowed = read_trace_windows(input, options, diag)) return std::move(*windowed);
+  return read_trace_whole(input, options, diag);
 }
 
 }  // namespace graphgen::chrome

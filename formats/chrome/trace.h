@@ -28,6 +28,7 @@
 // "tid T (pid P)".
 #pragma once
 
+#include <optional>
 #include <string_view>
 
 #include "common/read_options.h"
@@ -40,6 +41,14 @@ namespace graphgen::chrome {
 /// `{"traceEvents":` or an array whose first object has "ph" near the head.
 bool sniff_trace(std::string_view head);
 
+/// Reads a trace: its events array a window of whole elements at a time
+/// (trace.cc), or when that gives up, the whole document through simdjson.
 Expected<Profile> read_trace(const InputFile& input, const formats::ReadOptions& options, Diagnostics& diag);
+/// The windowed path alone: nothing when it leaves the trace to the whole
+/// document (it adds no warning before it gives up).
+std::optional<Expected<Profile>> read_trace_windows(const InputFile& input, const formats::ReadOptions& options,
+                                                    Diagnostics& diag);
+/// The whole document alone (tests and the fuzz target compare the two).
+Expected<Profile> read_trace_whole(const InputFile& input, const formats::ReadOptions& options, Diagnostics& diag);
 
 }  // namespace graphgen::chrome

@@ -22,8 +22,11 @@ class PaddedInput {
  public:
   explicit PaddedInput(const InputFile& in) : PaddedInput(in.bytes(), in.readable_after_end()) {}
   /// `b` followed by `readable` bytes that may be read.
-  PaddedInput(std::string_view b, std::size_t readable) {
+  PaddedInput(std::string_view b, std::size_t readable) { reset(b, readable); }
+  /// The same, in place of what it held.
+  void reset(std::string_view b, std::size_t readable) {
     if (readable >= simdjson::SIMDJSON_PADDING) {
+      copy_ = simdjson::padded_string();
       view_ = simdjson::padded_string_view(b.data(), b.size(), b.size() + readable);
     } else {
       copy_ = simdjson::padded_string(b.data(), b.size());
@@ -52,6 +55,14 @@ class JsonDocument {
     if (auto e = parser_.iterate(text_.view()).get(doc_); e) return fail("a JSON document", e);
     iterating_ = true;
     return true;
+  }
+  /// Starts a document over `text` instead, `readable` bytes readable after
+  /// its end, with the parser's buffers kept: the windows of one big array
+  /// read one after the other (its offsets are then the window's).
+  Expected<bool> reopen(std::string_view text, std::size_t readable) {
+    iterating_ = false;
+    text_.reset(text, readable);
+    return open();
   }
   simdjson::ondemand::document& doc() { return doc_; }
 

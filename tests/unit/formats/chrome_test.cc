@@ -7,8 +7,11 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <sstream>
 
+#include "chrome/trace.h"
+#include "fuzz/fuzz.h"
 #include "util/test_util.h"
 
 namespace fs = std::filesystem;
@@ -124,6 +127,107 @@ TEST(Trace, NodeTraceEventsReadWithTheirDurations) {
   auto folded = test::graphgen({file, "-T", "folded", "-q"});
   EXPECT_NE(folded.out.find("JavaScriptMainThread_(node_27697);MinorGC;V8.GCScavenger "), std::string::npos);
   EXPECT_NE(folded.out.find("[worker_1]_(node_27697);"), std::string::npos) << folded.out.substr(0, 400);
+}
+
+// The windowed path (chrome/trace.cc) against the whole document through
+// simdjson: where it takes a trace, the same tables, warnings and errors.
+struct TraceReads {
+  bool windowed = false;
+  std::string windows, whole;
+};
+
+TraceReads read_trace_both(const fs::path& path) {
+  auto in = InputFile::open(path.string());
+  EXPECT_TRUE(in.has_value());
+  if (!in) return {};
+  formats::ReadOptions o;
+  o.memory_budget = std::size_t{256} << 20;
+  o.keep_timeline = true;
+  auto both = fuzz::two_paths(*in, o, chrome::read_trace_windows, chrome::read_trace_whole, true);
+  return {both.fast.has_value(), both.fast.value_or(""), both.general};
+}
+
+TEST(Trace, WindowsReadEveryTraceAsTheWholeDocumentDoes) {
+  std::set<std::string> windowed;
+  for (const fs::path& f :
+       {chrome_dir() / "cut.trace.json", chrome_dir() / "node-trace-events.json",
+        test::testdata_dir() / "bad/trace/no-dur.trace.json", test::testdata_dir() / "bad/trace/no-ts.trace.json",
+        test::testdata_dir() / "bad/trace/ts-type.trace.json"}) {
+    SCOPED_TRACE(f.string());
+    TraceReads r = read_trace_both(f);
+    if (r.windowed) {
+      windowed.insert(f.filename().string());
+      EXPECT_EQ(r.windows, r.whole);
+    }
+  }
+  EXPECT_EQ(windowed, (std::set<std::string>{"cut.trace.json", "node-trace-events.json"}));
+}
+
+TEST(Trace, WindowsTakeTheUsualShapesAndLeaveTheRest) {
+  const std::string events =
+      R"([{"name":"main","ph":"B","pid":1,"tid":1,"ts":0},
+{"name":"f\u00e9","ph":"X","pid":1,"tid":"t","ts":10,"dur":30,"args":{"file":"a.py","line":3}},
+{"ph":"M","name":"thread_name","pid":1,"tid":"t","args":{"name":"worker"}},
+{"name":"main","ph":"E","pid":1,"tid":1,"ts":100}])";
+  std::string big = "[";
+  for (int i = 0; i < 40000; ++i)  // about 3 MB: three windows
+    big += R"({"name":"f)" + std::to_string(i % 500) + R"(","ph":"X","pid":1,"tid":)" + std::to_string(i % 3) +
+           R"(,"ts":)" + std::to_string(i * 10) + R"(,"dur":5},)" + "\n";
+  big += R"({"name":"last","ph":"X","pid":1,"tid":1,"ts":1,"dur":1}])";
+  struct Case {
+    std::string name, text;
+    bool windowed;
+  };
+  const std::vector<Case> cases = {
+      {"an array", events, true},
+      {"an object with other members",
+       R"({"displayTimeUnit": "ns", "traceEvents": )" + events + R"(, "metadata": {"a": [1, "]}"], "b": null}})", true},
+      {"three windows", big, true},
+      {"cut after an element", events.substr(0, events.size() - 1) + ",\n", true},
+      {"cut after an element, no comma", events.substr(0, events.size() - 1), true},
+      {"an empty array", "[]", true},
+      {"no traceEvents", R"({"metadata": {}})", false},
+      {"traceEvents twice", R"({"traceEvents": [], "traceEvents": )" + events + "}", false},
+      {"an escaped key", R"({"trace\u0045vents": )" + events + "}", false},
+      {"bytes after the document", events + " x", false},
+      {"a trailing comma", "[" + events.substr(1, events.size() - 2) + ",]", false},
+      {"invalid UTF-8 in another member", R"({"metadata": ")" + std::string("\xff") + R"(", "traceEvents": []})",
+       false},
+      {"a control character in another member",
+       R"({"metadata": "a)" + std::string("\x01") + R"(b", "traceEvents": []})", false},
+      {"an event without ts", R"([{"name":"main","ph":"B","pid":1,"tid":1}])", false},
+      {"an element that is not an object", R"([{"name":"main","ph":"B","pid":1,"tid":1,"ts":0}, 5])", false},
+      {"cut inside an element", events.substr(0, 60), false},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    TraceReads r = read_trace_both(test::write_temp("w.trace.json", c.text));
+    EXPECT_EQ(r.windowed, c.windowed);
+    if (r.windowed) {
+      EXPECT_EQ(r.windows, r.whole);
+    }
+  }
+}
+
+// A big trace's pages are given back as its windows are read.
+TEST(Trace, WindowsGiveBackThePagesTheyRead) {
+  std::string text = R"({"traceEvents": [)";
+  for (int i = 0; i < 80000; ++i)  // about 6 MB
+    text += R"({"name":"f)" + std::to_string(i % 50) + R"(","ph":"X","pid":1,"tid":1,"ts":)" + std::to_string(i * 10) +
+            R"(,"dur":5},)" + "\n";
+  text += R"({"name":"g","ph":"X","pid":1,"tid":1,"ts":1,"dur":1}]})";
+  fs::path path = test::write_temp("pages.trace.json", text);
+  auto in = InputFile::open(path.string());
+  ASSERT_TRUE(in.has_value());
+  volatile char sum = 0;
+  for (char c : in->bytes()) sum = sum + c;
+  formats::ReadOptions o;
+  Diagnostics d;
+  auto windowed = chrome::read_trace_windows(*in, o, d);
+  ASSERT_TRUE(windowed.has_value());
+  ASSERT_TRUE(windowed->has_value()) << windowed->error().message;
+  EXPECT_LT(test::resident_kib(in->bytes().data()), 2048u) << "of " << text.size() / 1024 << " KiB";
+  EXPECT_EQ((*windowed)->functions.size(), 51u);
 }
 
 }  // namespace
