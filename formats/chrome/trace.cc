@@ -192,10 +192,7 @@ class Reader : formats::JsonCursor {
       if (!json_->reopen(window_, window_.capacity() - window_.size())) return false;
       od::array events;
       if (json_->doc().get_array().get(events) || !event_list(events)) return false;
-      if (end - given_back_ > kWindow) {
-        in_.release_before(end);
-        given_back_ = end;
-      }
+      passed_.at(end);
     }
     return true;
   }
@@ -323,7 +320,7 @@ class Reader : formats::JsonCursor {
   std::optional<formats::JsonDocument> whole_, window_doc_;
   formats::JsonDocument* json_ = nullptr;  // the document event_list() reads
   std::string window_, member_;
-  std::size_t given_back_ = 0;
+  PassedPages passed_{&in_};
   Profile p_;
   std::optional<detail::StackBuilder> builder_;
   std::unordered_map<std::string, FuncId> functions_;

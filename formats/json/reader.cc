@@ -379,10 +379,7 @@ class Reader : formats::JsonCursor {
     if (eat(']')) return true;
     for (;;) {
       if (!stream_event()) return false;
-      if (text_.size() > kGiveBackEvery && pos_ - given_back_ > kGiveBackEvery) {
-        in_.release_before(pos_);
-        given_back_ = pos_;
-      }
+      passed_.at(pos_);
       space();
       if (eat(',')) {
         space();
@@ -464,11 +461,9 @@ class Reader : formats::JsonCursor {
     return static_cast<bool>(ok);
   }
 
-  static constexpr std::size_t kGiveBackEvery = std::size_t{1} << 20;
-  std::size_t given_back_ = 0;
-
   const InputFile& in_;
   const formats::ReadOptions& options_;
+  PassedPages passed_{&in_};
   const char* base_ = nullptr;
   std::string event_name_, event_unit_;
   std::vector<Fn> names_;

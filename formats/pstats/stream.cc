@@ -79,7 +79,7 @@ struct Scalar {
 
 class FastReader {
  public:
-  FastReader(std::string_view in, Profile& p, const InputFile* file) : in_(in), file_(file), p_(p), builder_(p) {}
+  FastReader(std::string_view in, Profile& p, const InputFile* file) : in_(in), passed_(file), p_(p), builder_(p) {}
 
   bool run(std::size_t& trailing) {
     std::uint8_t code;
@@ -98,10 +98,7 @@ class FastReader {
       if (!read_key(key)) return false;
       if (!read_entry(key)) return false;
       ++entries;
-      if (file_ && pos_ - released_ > kReleaseEvery) {
-        file_->release_before(pos_);
-        released_ = pos_;
-      }
+      passed_.at(pos_);
     }
     if (entries == 0 || refs_.overflowed()) return false;
     trailing = in_.size() - pos_;
@@ -442,10 +439,8 @@ class FastReader {
     return true;
   }
 
-  static constexpr std::size_t kReleaseEvery = std::size_t{1} << 20;
   std::string_view in_;
-  const InputFile* file_;
-  std::size_t released_ = 0;
+  PassedPages passed_;
   std::size_t pos_ = 0;
   Profile& p_;
   Refs refs_;

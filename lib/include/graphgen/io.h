@@ -48,6 +48,29 @@ class InputFile {
   std::string buffer_;
 };
 
+/// Gives back the pages of a mapped input that a one-pass reader has
+/// passed, a megabyte at a time, so a large input does not stay resident
+/// beside what is read from it (pages come back from the page cache if
+/// read again). Does nothing without an input, or for one held in memory.
+class PassedPages {
+ public:
+  PassedPages() = default;
+  /// `base`: where the reader's positions start in the input.
+  explicit PassedPages(const InputFile* input, std::size_t base = 0) : input_(input), base_(base) {}
+  /// The reader is at `pos`: what lies before it is not read again.
+  void at(std::size_t pos) {
+    if (input_ && pos - released_ > kEvery) {
+      input_->release_range(base_, base_ + pos);
+      released_ = pos;
+    }
+  }
+
+ private:
+  static constexpr std::size_t kEvery = std::size_t{1} << 20;
+  const InputFile* input_ = nullptr;
+  std::size_t base_ = 0, released_ = 0;
+};
+
 /// Writes `data` where the user named:
 /// - "-", /dev/stdout, /dev/stderr, /dev/fd/N: that descriptor;
 /// - a character device or FIFO (/dev/null, a named pipe): written through;

@@ -25,7 +25,7 @@ class LineScanner {
   /// `input` may be null (then nothing is released). `data` may be a part
   /// of the input starting at byte `base`.
   LineScanner(std::string_view data, const InputFile* input = nullptr, std::size_t base = 0)
-      : data_(data), input_(input), base_(base) {}
+      : data_(data), passed_(input, base) {}
 
   /// The next line without its '\n' (and a trailing '\r'); false at the end.
   bool next(std::string_view& line) {
@@ -49,17 +49,14 @@ class LineScanner {
     if (len > 0 && begin[len - 1] == '\r') --len;
     line = {begin, len};
     ++line_no_;
-    if (input_ && pos_ - released_ > kReleaseEvery) {
-      input_->release_range(base_, base_ + pos_);
-      released_ = pos_;
-    }
+    passed_.at(pos_);
     return true;
   }
 
   /// Looks at the next line without consuming it.
   bool peek(std::string_view& line) const {
     LineScanner copy = *this;
-    copy.input_ = nullptr;
+    copy.passed_ = {};
     return copy.next(line);
   }
 
@@ -76,14 +73,11 @@ class LineScanner {
   bool at_end() const { return pos_ >= data_.size(); }
 
  private:
-  static constexpr std::size_t kReleaseEvery = std::size_t{1} << 20;
   std::string_view data_;
-  const InputFile* input_;
-  std::size_t base_ = 0;
+  PassedPages passed_;
   std::size_t pos_ = 0;
   std::size_t line_start_ = 0;
   std::size_t line_no_ = 0;
-  std::size_t released_ = 0;
 };
 
 /// The first i >= from where s[i] and s[i + 1] are both '\n' (a line
