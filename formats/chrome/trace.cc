@@ -159,6 +159,10 @@ class Reader : formats::JsonCursor {
   // (its text is UTF-8, its strings closed and without control characters).
   bool checked(std::string_view value) {
     window_.assign(value);
+    return reopen_window();
+  }
+  // simdjson starts on window_, its padding in the buffer's spare room.
+  bool reopen_window() {
     window_.reserve(window_.size() + simdjson::SIMDJSON_PADDING);
     return static_cast<bool>(json_->reopen(window_, window_.capacity() - window_.size()));
   }
@@ -188,8 +192,7 @@ class Reader : formats::JsonCursor {
       window_.assign(1, '[');
       window_.append(text_.substr(begin, end - begin));
       window_ += ']';
-      window_.reserve(window_.size() + simdjson::SIMDJSON_PADDING);
-      if (!json_->reopen(window_, window_.capacity() - window_.size())) return false;
+      if (!reopen_window()) return false;
       od::array events;
       if (json_->doc().get_array().get(events) || !event_list(events)) return false;
       passed_.at(end);
