@@ -24,6 +24,7 @@
 // many were cut at the traceback limit (their stacks start part-way).
 #pragma once
 
+#include <optional>
 #include <string_view>
 
 #include "common/read_options.h"
@@ -36,7 +37,16 @@ namespace graphgen::tracemalloc {
 /// A pickle whose head names tracemalloc's Snapshot.
 bool sniff(std::string_view head);
 
+/// Reads a snapshot: a trace at a time as the pickle is read (stream.cc)
+/// when it is as CPython writes them, else read_general().
 Expected<Profile> read(const InputFile& input, const formats::ReadOptions& options, Diagnostics& diag);
+/// The streaming path alone: nothing when it leaves the file to the general
+/// path (which never adds a warning before it gives up).
+std::optional<Expected<Profile>> read_streaming(const InputFile& input, const formats::ReadOptions& options,
+                                                Diagnostics& diag);
+/// The general path alone: the whole pickle decoded, then read (tests and
+/// the fuzz target compare it with read()).
+Expected<Profile> read_general(const InputFile& input, const formats::ReadOptions& options, Diagnostics& diag);
 
 /// Whether `p` was read from a snapshot (its metadata says so): -T stats
 /// then prints tracemalloc's statistics.

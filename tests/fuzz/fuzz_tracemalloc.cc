@@ -1,13 +1,18 @@
-// tracemalloc snapshots, then tracemalloc's statistics of what was read
-// (every key: they walk the stack tree and the functions).
+// tracemalloc snapshots: the streaming path and the whole pickle decoded
+// first must give the same profile, warnings and errors whenever the
+// streaming path takes a file; then tracemalloc's statistics of what was
+// read (every key: they walk the stack tree and the functions).
 #include "fuzz.h"
 #include "tracemalloc/reader.h"
 #include "tracemalloc/statistics.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace graphgen;
+  const InputFile in = fuzz::input(data, size);
+  auto both = fuzz::two_paths(in, fuzz::options(size), tracemalloc::read_streaming, tracemalloc::read_general);
+  if (both.fast && *both.fast != both.general) fuzz::fail();
   Diagnostics diag;
-  auto p = tracemalloc::read(fuzz::input(data, size), fuzz::options(size), diag);
+  auto p = tracemalloc::read(in, fuzz::options(size), diag);
   fuzz::check(p);
   if (!p) return 0;
   for (const char* key : {"lineno", "traceback", "filename"}) {

@@ -4,15 +4,19 @@
 // compare_to prints, byte for byte (the oracle files, make.sh); the
 // memory flame graph holds every byte; lines are named after the function
 // around them; a pickle naming any other class is refused and runs
-// nothing.
+// nothing; the streaming path reads what the general one does.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
+#include "fuzz/fuzz.h"
+#include "tracemalloc/reader.h"
 #include "util/test_util.h"
 
 namespace graphgen {
@@ -203,6 +207,299 @@ TEST(Tracemalloc, APickleNamingAnotherClassRunsNothing) {
   EXPECT_NE(r.err.find("refusing to load 'posix.system': only tracemalloc's Snapshot and _Traces"), std::string::npos)
       << r.err;
   EXPECT_FALSE(fs::exists(ran));
+}
+
+// --- the streaming path (stream.cc) against the whole pickle decoded first
+
+// Where the streaming path takes a snapshot: the same strings, functions,
+// calls, costs, warnings and errors as the general path, and read() gives
+// the same.
+fuzz::TwoPaths read_both(const InputFile& in) {
+  formats::ReadOptions o;
+  o.memory_budget = std::size_t{256} << 20;
+  auto both = fuzz::two_paths(in, o, tracemalloc::read_streaming, tracemalloc::read_general);
+  Diagnostics d;
+  EXPECT_EQ(fuzz::tables(tracemalloc::read(in, o, d), d), both.fast.value_or(both.general));
+  return both;
+}
+
+TEST(Tracemalloc, StreamingPathReadsEverySnapshotAsTheGeneralPathDoes) {
+  std::set<std::string> streamed;
+  std::vector<fs::path> files;
+  for (const fs::path& d : {dir(), test::testdata_dir() / "bad" / "tracemalloc"})
+    for (const auto& e : fs::directory_iterator(d))
+      if (e.path().string().find(".snapshot") != std::string::npos) files.push_back(e.path());
+  ASSERT_GE(files.size(), 8u);
+  for (const fs::path& f : files) {
+    SCOPED_TRACE(f.string());
+    const std::string bytes = f.extension() == ".xz" ? unxz(f) : test::read_file(f);
+    auto r = read_both(InputFile::from_bytes(f.string(), bytes));
+    if (r.fast) {
+      streamed.insert(f.filename().string());
+      EXPECT_EQ(*r.fast, r.general);
+    }
+  }
+  // CPython 3.8's and 3.13's (protocol 5, with and without total_nframe).
+  for (const char* usual : {"app-3.8.early.snapshot.xz", "app-3.8.late.snapshot.xz", "app-3.13.early.snapshot.xz",
+                            "app-3.13.late.snapshot.xz"})
+    EXPECT_TRUE(streamed.count(usual)) << usual;
+}
+
+// A pickle written opcode by opcode, as CPython's Pickler writes a
+// Snapshot (protocol 4 and 5, or 2 with GLOBAL and BINPUT), or with one
+// thing changed: each str and tuple put in the memo, a str written again
+// taken from it.
+class Pickle {
+ public:
+  using Frames = std::vector<std::pair<std::string, std::int64_t>>;
+  explicit Pickle(int protocol = 4) : protocol_(protocol) { op(0x80).op(static_cast<unsigned char>(protocol)); }
+  Pickle& op(unsigned char c) {
+    b_ += static_cast<char>(c);
+    return *this;
+  }
+  Pickle& raw(std::string_view s) {
+    b_ += s;
+    return *this;
+  }
+  Pickle& le(std::uint64_t v, int n) {
+    for (int k = 0; k < n; ++k) op(static_cast<unsigned char>(v >> (8 * k)));
+    return *this;
+  }
+  // MEMOIZE (protocol 4+) or BINPUT/LONG_BINPUT: the memo index.
+  std::size_t memo() {
+    if (protocol_ >= 4)
+      op(0x94);
+    else if (memo_ < 256)
+      op('q').op(static_cast<unsigned char>(memo_));
+    else
+      op('r').le(memo_, 4);
+    return memo_++;
+  }
+  Pickle& get(std::size_t index) {
+    return index < 256 ? op('h').op(static_cast<unsigned char>(index)) : op('j').le(index, 4);
+  }
+  Pickle& str(const std::string& s) {
+    if (auto known = strs_.find(s); known != strs_.end()) return get(known->second);
+    if (protocol_ >= 4)
+      op(0x8C).op(static_cast<unsigned char>(s.size()));
+    else
+      op('X').le(s.size(), 4);
+    raw(s);
+    strs_[s] = memo();
+    return *this;
+  }
+  Pickle& integer(std::int64_t v) {
+    if (v >= 0 && v < 256) return op('K').op(static_cast<unsigned char>(v));
+    if (v >= 0 && v < 65536) return op('M').le(static_cast<std::uint64_t>(v), 2);
+    if (v >= INT32_MIN && v <= INT32_MAX) return op('J').le(static_cast<std::uint64_t>(v), 4);
+    return op(0x8A).op(8).le(static_cast<std::uint64_t>(v), 8);
+  }
+  // An object of tracemalloc's class, made with no arguments.
+  Pickle& object(const std::string& cls) {
+    if (protocol_ >= 4)
+      str("tracemalloc").str(cls).op(0x93);
+    else
+      op('c').raw("tracemalloc\n").raw(cls).raw("\n");
+    memo();
+    op(')').op(0x81);
+    memo();
+    return *this;
+  }
+  // The head of a snapshot up to its list of traces, then the MARK of
+  // their APPENDS.
+  Pickle& head() {
+    object("Snapshot").op('}');
+    memo();
+    op('(').str("traces").object("_Traces").op('}');
+    memo();
+    str("_traces").op(']');
+    memo();
+    return op('(');
+  }
+  // The end after the traces: the limit last, as CPython writes it.
+  std::string tail(std::int64_t limit) {
+    op('e').op('s').op('b').str("traceback_limit").integer(limit).op('u').op('b').op('.');
+    return b_;
+  }
+  // A traceback's tuple of frames (filename, lineno): its memo index.
+  std::size_t frames(const Frames& fs) {
+    if (fs.empty()) {
+      op(')');
+      return memo();
+    }
+    if (fs.size() > 3) op('(');
+    for (const auto& [file, line] : fs) {
+      str(file).integer(line).op(0x86);
+      memo();
+    }
+    op(fs.size() > 3 ? 't' : static_cast<unsigned char>(0x84 + fs.size()));
+    return memo();
+  }
+  // A trace (domain, size, frames[, total_nframe]) of a new traceback or
+  // one in the memo: its memo index.
+  std::size_t trace(std::int64_t size, const Frames& fs, std::optional<std::int64_t> total = {},
+                    std::optional<std::size_t> shared = {}) {
+    if (total) op('(');
+    integer(0).integer(size);
+    if (shared)
+      get(*shared);
+    else
+      last_frames = frames(fs);
+    if (total) integer(*total);
+    op(total ? 't' : 0x87);
+    return memo();
+  }
+  std::size_t last_frames = 0;
+  std::string b_;
+
+ private:
+  int protocol_;
+  std::size_t memo_ = 0;
+  std::map<std::string, std::size_t> strs_;
+};
+
+// Traces as CPython writes them: two of one traceback (shared through the
+// memo), one cut at the limit, and one of a traceback of one frame.
+std::string usual(int protocol, bool total, std::int64_t big = 4096, std::int64_t line = 40) {
+  Pickle p(protocol);
+  p.head();
+  auto t = [&](std::int64_t n) { return total ? std::optional<std::int64_t>(n) : std::nullopt; };
+  p.trace(big, {{"app.py", 3}, {"lib/x.py", line}}, t(2));
+  p.trace(16, {}, t(2), p.last_frames);
+  p.trace(8, {{"app.py", 9}, {"app.py", 3}, {"lib/x.py", 41}, {"<frozen abc>", 1}}, t(7));
+  p.trace(5, {{"lib/x.py", 41}}, t(1));
+  return p.tail(4);
+}
+
+TEST(Tracemalloc, StreamingPathTakesTheUsualShapesAndLeavesTheRest) {
+  struct Case {
+    std::string name, bytes;
+    bool streams;
+  };
+  std::vector<Case> cases = {
+      {"CPython 3.9+ (total_nframe)", usual(5, true), true},
+      {"CPython 3.8 (no total_nframe: cut as long as the limit)", usual(4, false), true},
+      {"protocol 2 (GLOBAL, BINPUT, BINUNICODE)", usual(2, true), true},
+      {"sizes past 2^29 and 2^32", usual(4, true, std::int64_t{1} << 29), true},
+      {"a size past 2^32", usual(4, true, std::int64_t{5} << 32), true},
+      {"a line past 2^31", usual(4, true, 4096, std::int64_t{1} << 31), true},
+      {"bytes after STOP", usual(4, true) + "junk", true},
+      {"a cut pickle", usual(4, true).substr(0, 80), false},
+      {"a negative size", usual(4, true, -5), false},
+      {"a negative line", usual(4, true, 4096, -1), false},
+  };
+  {
+    Pickle p;
+    p.head();
+    cases.push_back({"no traces", p.tail(1), true});
+  }
+  {
+    Pickle p;
+    p.head();
+    p.trace(7, {}, 0);
+    p.trace(9, {{"a.py", 1}}, 1);
+    cases.push_back({"a trace without frames", p.tail(1), true});
+  }
+  {
+    Pickle p;
+    p.head();
+    std::size_t first = p.trace(7, {{"a.py", 1}}, 1);
+    p.get(first);  // the same trace twice in one APPENDS
+    p.trace(2, {{"a.py", 2}}, 1);
+    p.op('e').op('(');  // a second batch, as CPython writes each 1000
+    p.trace(3, {{"a.py", 1}, {"b.py", 1}}, 2);
+    cases.push_back({"two batches, a trace twice", p.tail(25), true});
+  }
+  {
+    Pickle p;
+    p.head();
+    p.trace(7, {{"a.py", 1}}, 1);
+    std::string b = p.tail(1);
+    const std::size_t at = b.rfind("traceback_limit");
+    cases.push_back({"a limit that is not an int", b.substr(0, at + 16) + "\x8c\x01x" + b.substr(at + 18), true});
+    cases.push_back(
+        {"a float for the limit", b.substr(0, at + 16) + "G" + std::string(8, '\0') + b.substr(at + 18), false});
+  }
+  {
+    Pickle p;
+    p.head();
+    p.op('(').integer(0).integer(1).integer(2).integer(3).integer(4).op('t');  // five fields
+    cases.push_back({"a trace of five fields", p.tail(1), false});
+  }
+  {
+    Pickle p;
+    p.head();
+    p.trace(7, {{"a.py", 1}}, 1);
+    p.op('e').op('s').str("more").op(']');  // a second list in Snapshot's state
+    p.memo();
+    p.op('s').op('b').str("traceback_limit").integer(1).op('u').op('b').op('.');
+    cases.push_back({"a second list", p.b_, false});
+  }
+  {
+    Pickle p;
+    p.object("Snapshot").op('}');
+    p.memo();
+    p.op('(').str("traces").object("_Traces").op('}');
+    p.memo();
+    p.str("other").op(']');
+    p.memo();
+    p.op('(');
+    p.trace(7, {{"a.py", 1}}, 1);
+    cases.push_back({"the list under another name", p.tail(1), false});
+  }
+  {
+    Pickle p;
+    p.op('c').raw("posix\nsystem\n");
+    cases.push_back({"another class", p.raw(")").op(0x81).op('.').b_, false});
+  }
+  {
+    Pickle p;
+    p.head();
+    p.trace(7, {{"a.py", 1}}, 1);
+    std::string b = p.tail(1);
+    b.insert(b.size() - 2, std::string("r\x40\x0d\x03\x00", 5));  // the state put at memo index 200 000
+    cases.push_back({"a memo index far past the others", b, false});
+  }
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto r = read_both(InputFile::from_bytes("made.snapshot", c.bytes));
+    EXPECT_EQ(r.fast.has_value(), c.streams) << r.general;
+    if (r.fast) {
+      EXPECT_EQ(*r.fast, r.general);
+    }
+  }
+  // The usual shapes read as CPython's own pickle module wrote them were
+  // read (the warnings and sums of the first).
+  auto first = read_both(InputFile::from_bytes("made.snapshot", usual(5, true)));
+  EXPECT_NE(first.general.find("1 of 4 traces were cut at the traceback limit of 4 frames"), std::string::npos)
+      << first.general;
+}
+
+// A big snapshot's pages are given back as its traces are read, and what
+// is kept is far less than the whole pickle decoded (the general path: 12
+// times the file).
+TEST(Tracemalloc, StreamingPathGivesBackThePagesItRead) {
+  Pickle p;
+  p.head();
+  for (int i = 0; i < 200000; ++i) {
+    if (i % 1000 == 999) p.op('e').op('(');
+    p.trace(i, {{"app.py", i % 50}, {"lib/long/path/to/a/module.py", i % 7}, {"app.py", 1}}, 3);
+  }
+  const fs::path path = test::write_temp("pages.snapshot", p.tail(3));
+  auto in = InputFile::open(path.string());
+  ASSERT_TRUE(in.has_value());
+  volatile char sum = 0;
+  for (char c : in->bytes()) sum = sum + c;
+  formats::ReadOptions o;
+  Diagnostics d;
+  auto streamed = tracemalloc::read_streaming(*in, o, d);
+  ASSERT_TRUE(streamed.has_value());
+  ASSERT_TRUE(streamed->has_value());
+  EXPECT_EQ((*streamed)->functions.size(), 57u);
+  EXPECT_LT(test::resident_kib(in->bytes().data()), 2048u) << "of " << in->bytes().size() / 1024 << " KiB";
+  // A second read finds every byte again.
+  Diagnostics d2;
+  EXPECT_EQ(fuzz::tables(tracemalloc::read_general(*in, o, d2), d2), fuzz::tables(*streamed, d));
 }
 
 }  // namespace

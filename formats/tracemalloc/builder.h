@@ -1,0 +1,79 @@
+// What both of tracemalloc's readers (reader.cc: the whole pickle decoded
+// first; stream.cc: a trace at a time as the pickle is read) do with what
+// they find: a function per (filename, lineno), each trace a sample of its
+// frames, the counts the warnings give, and at the end each function's
+// name and the description. Given the same traces in the same order, the
+// two give the same profile, warnings and errors.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "common/read_options.h"
+#include "graphgen/analysis/stacks.h"
+#include "graphgen/error.h"
+#include "graphgen/io.h"
+#include "graphgen/profile.h"
+
+namespace graphgen::tracemalloc {
+
+/// "tracemalloc snapshot": the start of a snapshot's description.
+std::string_view description();
+
+class SnapshotBuilder {
+ public:
+  SnapshotBuilder(const InputFile& in, const formats::ReadOptions& options);
+
+  /// The function of the frame (file, line): made on first sight.
+  FuncId function(std::string_view file, std::int64_t line);
+
+  /// A traceback's index for trace(): the readers give one per traceback
+  /// object (tracemalloc shares one tuple among the traces of one traceback).
+  std::uint32_t new_traceback() {
+    replays_.emplace_back();
+    seen_.push_back(false);
+    return static_cast<std::uint32_t>(replays_.size() - 1);
+  }
+  bool seen(std::uint32_t traceback) const { return seen_[traceback]; }
+
+  /// One trace of `bytes` in `traceback`, whose frames (leaf first) are
+  /// `frames` the first time the traceback is seen (ignored after). The
+  /// cut count: `total` (3.9+) is the trace's total_nframe when it has one.
+  /// False when the profile has outgrown the memory budget (then
+  /// over_budget() is the error).
+  bool trace(std::uint32_t traceback, const std::vector<FuncId>& frames, Cost bytes);
+  Error over_budget() const;
+  /// One more trace counted as cut at the traceback limit, or one of
+  /// `nframes` frames and no total_nframe (cut if the limit, known at the
+  /// end, is as long).
+  void cut() { ++cut_; }
+  void uncertain(std::size_t nframes) { ++no_total_[nframes]; }
+  void set_limit(std::int64_t limit) { limit_ = limit; }
+
+  /// The warnings, the functions' names, the description: `traces` is the
+  /// length of the list of traces.
+  Profile finish(std::size_t traces, Diagnostics& diag);
+
+  std::size_t functions() const { return p_.functions.size(); }
+
+ private:
+  void name_functions();
+
+  const InputFile& in_;
+  const formats::ReadOptions& options_;
+  Profile p_;
+  detail::StackBuilder builder_;
+  std::unordered_map<std::string, FuncId> functions_;  // by file '\0' line
+  std::string key_;
+  std::vector<detail::StackBuilder::Replay> replays_;  // by traceback
+  std::vector<bool> seen_;
+  std::map<std::size_t, std::size_t> no_total_;  // traces without total_nframe, by their frames
+  std::size_t frameless_ = 0, counted_ = 0, cut_ = 0;
+  std::int64_t limit_ = 0;
+};
+
+}  // namespace graphgen::tracemalloc

@@ -1,0 +1,466 @@
+// tracemalloc snapshots a trace at a time (reader.h): the pickle is decoded
+// as it is read, and each trace is added to the profile when it is appended
+// to the list of traces, so what is kept is the memo's values in 4 bytes
+// each, the frames of the tracebacks not yet added and the few objects
+// around the list — not the whole pickle as objects (12 times the file).
+//
+// It takes the pickles CPython's Snapshot.dump() writes (protocols 2-5:
+// the opcodes below, in the shape reader.h gives) and gives any other to
+// the general path, which decodes the whole pickle and owns every error
+// message and warning: an opcode outside those, a tuple that is not a
+// frame, a traceback of frames or a trace, a frame, traceback or trace used
+// anywhere but where a snapshot puts it, a memo index far past the others,
+// anything the general decoder refuses, a profile past the memory budget.
+//
+// The functions are made as their frames are decoded; the general path
+// makes them as it adds each trace, in the list's order. The two agree when
+// each traceback's new frames come in the order the traces use them, which
+// is how a pickle is written; each trace checks it, and the end checks that
+// every function was used.
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "common/python_text.h"
+#include "tracemalloc/builder.h"
+#include "tracemalloc/reader.h"
+
+namespace graphgen::tracemalloc {
+
+namespace {
+
+// Thrown where the general path takes over.
+struct GiveUp {};
+
+// A value in 4 bytes: its kind in the top 3 bits, a small int or an index
+// in the others.
+using Ref = std::uint32_t;
+enum Kind : std::uint32_t {
+  kInt,       // an int of 0 to 2^29 - 1, itself
+  kBigInt,    // another int: Stream::ints_
+  kStr,       // Stream::strs_
+  kFrame,     // (filename, lineno): its FuncId
+  kFrames,    // a tuple of frames (a traceback): Stream::frames_
+  kTrace,     // (domain, size, frames[, total_nframe]): Stream::traces_
+  kSkeleton,  // a class, object, dict or list: Stream::skeleton_
+};
+constexpr std::uint32_t kPayload = (std::uint32_t{1} << 29) - 1;
+constexpr Ref kUnset = UINT32_MAX;  // a memo slot not set (kind 7: no value has it)
+
+Ref ref(Kind k, std::size_t payload) {
+  if (payload > kPayload) throw GiveUp{};
+  return k << 29 | static_cast<std::uint32_t>(payload);
+}
+Kind kind(Ref r) { return static_cast<Kind>(r >> 29); }
+std::uint32_t payload(Ref r) { return r & kPayload; }
+
+class Stream {
+ public:
+  Stream(const InputFile& in, const formats::ReadOptions& options) : in_(in.bytes()), pages_(&in), out_(in, options) {
+    // Room for every memo entry the input can make (one per two bytes at
+    // most): growing by doubling held the old and new arrays at once. Room
+    // not used costs no memory.
+    memo_.reserve(std::min(in_.size() / 2, kMemoCap) + 16);
+  }
+
+  Profile run(Diagnostics& diag) {
+    for (;;) {
+      pages_.at(pos_);
+      const unsigned char op = u8();
+      if (op == '.') break;
+      step(op);
+    }
+    if (!marks_.empty() || stack_.size() != 1) throw GiveUp{};
+    // Snapshot.traces._traces must be the list the traces went to.
+    const Skeleton& snapshot = state_of(stack_.back(), "Snapshot");
+    const Skeleton& traces = state_of(member(snapshot, "traces"), "_Traces");
+    if (const Ref limit = member(snapshot, "traceback_limit"); limit != kUnset && int_of(limit))
+      out_.set_limit(*int_of(limit));
+    const Ref list = member(traces, "_traces");
+    if (list == kUnset || kind(list) != kSkeleton || payload(list) != list_) throw GiveUp{};
+    if (processed_ != out_.functions()) throw GiveUp{};
+    return out_.finish(traces_in_list_, diag);
+  }
+
+ private:
+  struct Frames {
+    std::uint32_t begin = 0, count = 0;    // in arena_ (until its first trace)
+    std::uint32_t traceback = UINT32_MAX;  // the builder's, from its first trace
+  };
+  struct Trace {
+    std::int64_t bytes = 0, total = 0;
+    std::uint32_t frames = 0;
+    bool has_total = false;
+  };
+  struct Skeleton {
+    enum { kClass, kObject, kDict, kList } type;
+    std::string name;        // a class's
+    Ref cls = kUnset;        // an object's
+    Ref state = kUnset;      // an object's, from BUILD
+    std::vector<Ref> items;  // a dict's key, value, key, value...
+  };
+
+  // ----- reading bytes
+  void need(std::size_t n) const {
+    if (in_.size() - pos_ < n) throw GiveUp{};
+  }
+  unsigned char u8() {
+    need(1);
+    return static_cast<unsigned char>(in_[pos_++]);
+  }
+  std::uint64_t le(int n) {
+    need(static_cast<std::size_t>(n));
+    std::uint64_t v = 0;
+    for (int k = 0; k < n; ++k) v |= std::uint64_t{static_cast<unsigned char>(in_[pos_ + k])} << (8 * k);
+    pos_ += static_cast<std::size_t>(n);
+    return v;
+  }
+  std::string_view bytes(std::uint64_t n) {
+    if (n > in_.size() - pos_) throw GiveUp{};
+    const std::string_view s = in_.substr(pos_, n);
+    pos_ += n;
+    return s;
+  }
+  std::string_view line() {
+    const std::size_t nl = in_.find('\n', pos_);
+    if (nl == std::string_view::npos) throw GiveUp{};
+    const std::string_view s = in_.substr(pos_, nl - pos_);
+    pos_ = nl + 1;
+    return s;
+  }
+
+  // ----- the stack
+  void push(Ref r) { stack_.push_back(r); }
+  Ref pop() {
+    if (stack_.size() <= (marks_.empty() ? 0 : marks_.back())) throw GiveUp{};
+    const Ref r = stack_.back();
+    stack_.pop_back();
+    return r;
+  }
+  std::size_t pop_mark() {
+    if (marks_.empty()) throw GiveUp{};
+    const std::size_t m = marks_.back();
+    marks_.pop_back();
+    return m;
+  }
+  // The skeleton of `type` under the first `size` entries of the stack, above the last MARK.
+  Skeleton& top(decltype(Skeleton::type) type, std::size_t size) {
+    size = std::min(size, stack_.size());
+    if (size == 0 || (!marks_.empty() && size <= marks_.back())) throw GiveUp{};
+    const Ref r = stack_[size - 1];
+    if (kind(r) != kSkeleton || skeleton_[payload(r)].type != type) throw GiveUp{};
+    return skeleton_[payload(r)];
+  }
+  Ref new_skeleton(Skeleton s) {
+    if (skeleton_.size() >= kSkeletons) throw GiveUp{};  // a snapshot has seven
+    skeleton_.push_back(std::move(s));
+    return ref(kSkeleton, skeleton_.size() - 1);
+  }
+
+  // ----- values
+  void push_int(std::int64_t v) {
+    if (v >= 0 && v <= kPayload) return push(ref(kInt, static_cast<std::size_t>(v)));
+    ints_.push_back(v);
+    push(ref(kBigInt, ints_.size() - 1));
+  }
+  std::optional<std::int64_t> int_of(Ref r) const {
+    if (kind(r) == kInt) return payload(r);
+    if (kind(r) == kBigInt) return ints_[payload(r)];
+    return std::nullopt;
+  }
+  // (Copied: a str taken from the memo again would bring back the pages
+  // of the input given back since.)
+  void str(std::string_view s) {
+    if (!formats::valid_utf8_surrogatepass(s)) throw GiveUp{};
+    strs_.push_back({text_.size(), s.size()});
+    text_.append(s);
+    push(ref(kStr, strs_.size() - 1));
+  }
+  std::string_view text(Ref r) const {
+    const auto [at, size] = strs_[payload(r)];
+    return std::string_view(text_).substr(at, size);
+  }
+  void global(std::string_view module, std::string_view name) {
+    if (module != "tracemalloc" || (name != "Snapshot" && name != "_Traces")) throw GiveUp{};
+    push(new_skeleton({Skeleton::kClass, std::string(name), kUnset, kUnset, {}}));
+  }
+
+  // A tuple of `items`: a frame, a traceback, a trace, or the general path's.
+  void tuple(const Ref* items, std::size_t n) {
+    if (n == 2 && kind(items[0]) == kStr) {
+      const auto line = int_of(items[1]);
+      if (!line || *line < 0) throw GiveUp{};
+      return push(ref(kFrame, function(items[0], *line)));
+    }
+    if ((n == 3 || n == 4) && kind(items[2]) == kFrames) {
+      const auto domain = int_of(items[0]), size = int_of(items[1]);
+      const auto total = n == 4 ? int_of(items[3]) : std::optional<std::int64_t>(0);
+      if (!domain || !size || *size < 0 || !total) throw GiveUp{};
+      traces_.push_back({*size, *total, payload(items[2]), n == 4});
+      return push(ref(kTrace, traces_base_ + traces_.size() - 1));
+    }
+    Frames f{static_cast<std::uint32_t>(arena_.size()), static_cast<std::uint32_t>(n)};
+    for (std::size_t k = 0; k < n; ++k) {
+      if (kind(items[k]) != kFrame) throw GiveUp{};
+      arena_.push_back(payload(items[k]));
+    }
+    unused_ += n > 0;
+    frames_.push_back(f);
+    push(ref(kFrames, frames_.size() - 1));
+  }
+
+  // The function of (str, line): by the str's memo object first (the
+  // filenames of a snapshot are a few objects taken from the memo again).
+  FuncId function(Ref file, std::int64_t line) {
+    if (line > UINT32_MAX) return out_.function(text(file), line);
+    const std::uint64_t key = std::uint64_t{payload(file)} << 32 | static_cast<std::uint64_t>(line);
+    auto [it, fresh] = function_of_.try_emplace(key, 0);
+    if (fresh) it->second = out_.function(text(file), line);
+    return it->second;
+  }
+
+  // A value appended to the list: a trace, added to the profile now.
+  void append(Ref r) {
+    if (kind(r) != kTrace || payload(r) < traces_base_) throw GiveUp{};
+    const Trace& t = traces_[payload(r) - traces_base_];
+    Frames& f = frames_[t.frames];
+    ++traces_in_list_;
+    if (!t.has_total)
+      out_.uncertain(f.count);
+    else if (t.total > static_cast<std::int64_t>(f.count))
+      out_.cut();
+    frames_buf_.clear();
+    if (f.traceback == UINT32_MAX) {
+      f.traceback = out_.new_traceback();
+      unused_ -= f.count > 0;
+      // Each function new to the profile must be the next one made.
+      for (std::uint32_t k = 0; k < f.count; ++k) {
+        const FuncId id = arena_[f.begin + k];
+        if (id > processed_) throw GiveUp{};
+        processed_ += id == processed_;
+        frames_buf_.push_back(id);
+      }
+    }
+    if (!out_.trace(f.traceback, frames_buf_, t.bytes)) throw GiveUp{};
+  }
+  // After a batch of appends: the frames and traces all added are dropped.
+  void compact() {
+    if (unused_ == 0) arena_.clear();
+    traces_base_ += traces_.size();
+    traces_.clear();
+  }
+
+  void memoize(std::uint64_t index) {
+    if (stack_.empty() || index >= ++memo_sets_ + 65536) throw GiveUp{};
+    if (index >= memo_.size()) memo_.resize(index + 1, kUnset);
+    memo_size_ += memo_[index] == kUnset;
+    memo_[index] = stack_.back();
+  }
+  void get(std::uint64_t index) {
+    if (index >= memo_.size() || memo_[index] == kUnset) throw GiveUp{};
+    push(memo_[index]);
+  }
+
+  void set_item(Skeleton& dict, Ref k, Ref v) {
+    for (Ref r : {k, v})
+      if (kind(r) == kFrame || kind(r) == kFrames || kind(r) == kTrace) throw GiveUp{};
+    if (kind(k) == kSkeleton && skeleton_[payload(k)].type != Skeleton::kClass) throw GiveUp{};  // unhashable
+    if (dict.items.size() >= 2 * kSkeletons) throw GiveUp{};
+    dict.items.push_back(k);
+    dict.items.push_back(v);
+  }
+
+  // Marks, tuples, the list and dicts: false for another opcode.
+  bool containers(unsigned char op) {
+    switch (op) {
+      case '(':
+        marks_.push_back(stack_.size());
+        return true;
+      case ')':
+        tuple(nullptr, 0);
+        return true;
+      case 0x85:
+      case 0x86:
+      case 0x87: {
+        const int k = op - 0x84;
+        Ref items[3];
+        for (int j = k; j-- > 0;) items[j] = pop();
+        tuple(items, static_cast<std::size_t>(k));
+        return true;
+      }
+      case 't': {
+        const std::size_t m = pop_mark();
+        const std::size_t n = stack_.size() - m;
+        items_.assign(stack_.end() - static_cast<std::ptrdiff_t>(n), stack_.end());
+        stack_.resize(m);
+        tuple(items_.data(), n);
+        return true;
+      }
+      case ']':
+        if (list_ != UINT32_MAX) throw GiveUp{};  // a snapshot has one list
+        push(new_skeleton({Skeleton::kList, {}, kUnset, kUnset, {}}));
+        list_ = payload(stack_.back());
+        return true;
+      case 'a': {
+        const Ref v = pop();
+        top(Skeleton::kList, SIZE_MAX);
+        append(v);
+        compact();
+        return true;
+      }
+      case 'e': {
+        const std::size_t m = pop_mark();
+        top(Skeleton::kList, m);
+        for (std::size_t j = m; j < stack_.size(); ++j) append(stack_[j]);
+        stack_.resize(m);
+        compact();
+        return true;
+      }
+      case '}':
+        push(new_skeleton({Skeleton::kDict, {}, kUnset, kUnset, {}}));
+        return true;
+      case 's': {
+        const Ref v = pop();
+        const Ref k = pop();
+        set_item(top(Skeleton::kDict, SIZE_MAX), k, v);
+        return true;
+      }
+      case 'u': {
+        const std::size_t m = pop_mark();
+        if ((stack_.size() - m) % 2) throw GiveUp{};
+        Skeleton& d = top(Skeleton::kDict, m);
+        for (std::size_t j = m; j < stack_.size(); j += 2) set_item(d, stack_[j], stack_[j + 1]);
+        stack_.resize(m);
+        return true;
+      }
+      default:
+        return false;
+    }
+  }
+
+  void step(unsigned char op) {
+    if (containers(op)) return;
+    switch (op) {
+      case 0x80:
+        if (u8() > 5) throw GiveUp{};
+        return;
+      case 0x95:  // FRAME: a buffering hint
+        le(8);
+        return;
+      case 0x94:
+        return memoize(memo_size_);
+      case 'q':
+        return memoize(u8());
+      case 'r':
+        return memoize(le(4));
+      case 'h':
+        return get(u8());
+      case 'j':
+        return get(le(4));
+      case 'K':
+        return push_int(u8());
+      case 'M':
+        return push_int(static_cast<std::int64_t>(le(2)));
+      case 'J':
+        return push_int(static_cast<std::int32_t>(le(4)));
+      case 0x8A: {
+        const std::string_view b = bytes(u8());
+        if (b.size() > 8) throw GiveUp{};
+        std::uint64_t v = 0;
+        for (std::size_t k = 0; k < b.size(); ++k) v |= std::uint64_t{static_cast<unsigned char>(b[k])} << (8 * k);
+        if (!b.empty() && b.size() < 8 && (static_cast<unsigned char>(b.back()) & 0x80))
+          v |= ~std::uint64_t{0} << (8 * b.size());
+        return push_int(static_cast<std::int64_t>(v));
+      }
+      case 0x8C:
+        return str(bytes(u8()));
+      case 'X':
+        return str(bytes(le(4)));
+      case 0x8D:
+        return str(bytes(le(8)));
+      case 'c': {
+        const std::string_view module = line();
+        return global(module, line());
+      }
+      case 0x93: {
+        const Ref name = pop();
+        const Ref module = pop();
+        if (kind(name) != kStr || kind(module) != kStr) throw GiveUp{};
+        return global(text(module), text(name));
+      }
+      case 0x81: {  // NEWOBJ with no arguments
+        const Ref args = pop();
+        const Ref cls = pop();
+        if (kind(cls) != kSkeleton || skeleton_[payload(cls)].type != Skeleton::kClass) throw GiveUp{};
+        if (kind(args) != kFrames || frames_[payload(args)].count != 0) throw GiveUp{};
+        return push(new_skeleton({Skeleton::kObject, {}, cls, kUnset, {}}));
+      }
+      case 'b': {
+        const Ref state = pop();
+        Skeleton& obj = top(Skeleton::kObject, SIZE_MAX);
+        if (obj.state != kUnset || kind(state) != kSkeleton || skeleton_[payload(state)].type != Skeleton::kDict)
+          throw GiveUp{};
+        obj.state = state;
+        return;
+      }
+      default:
+        throw GiveUp{};
+    }
+  }
+
+  // The state dict of an object of tracemalloc's class `name`.
+  const Skeleton& state_of(Ref r, std::string_view name) const {
+    if (r == kUnset || kind(r) != kSkeleton) throw GiveUp{};
+    const Skeleton& obj = skeleton_[payload(r)];
+    if (obj.type != Skeleton::kObject || skeleton_[payload(obj.cls)].name != name || obj.state == kUnset)
+      throw GiveUp{};
+    return skeleton_[payload(obj.state)];
+  }
+  // The value of the first `key` of a dict, or kUnset.
+  Ref member(const Skeleton& dict, std::string_view key) const {
+    for (std::size_t k = 0; k + 1 < dict.items.size(); k += 2)
+      if (kind(dict.items[k]) == kStr && text(dict.items[k]) == key) return dict.items[k + 1];
+    return kUnset;
+  }
+
+  static constexpr std::size_t kSkeletons = 32;
+  static constexpr std::size_t kMemoCap = std::size_t{64} << 20;  // entries: 256 MB
+
+  std::string_view in_;
+  PassedPages pages_;
+  std::size_t pos_ = 0;
+  SnapshotBuilder out_;
+  std::vector<Ref> stack_, items_;
+  std::vector<std::size_t> marks_;
+  std::vector<Ref> memo_;  // kUnset: not set
+  std::uint64_t memo_sets_ = 0, memo_size_ = 0;
+  std::vector<std::int64_t> ints_;
+  std::vector<std::pair<std::size_t, std::size_t>> strs_;  // in text_
+  std::string text_;
+  std::vector<Frames> frames_;
+  std::vector<FuncId> arena_;    // the frames of the tracebacks no trace has used yet
+  std::size_t unused_ = 0;       // tracebacks of frames no trace has used yet
+  std::vector<Trace> traces_;    // the traces since the last append
+  std::size_t traces_base_ = 0;  // the index of traces_[0]
+  std::vector<Skeleton> skeleton_;
+  std::uint32_t list_ = UINT32_MAX;
+  std::size_t traces_in_list_ = 0;
+  FuncId processed_ = 0;  // the functions the traces added so far use
+  std::vector<FuncId> frames_buf_;
+  std::unordered_map<std::uint64_t, FuncId> function_of_;  // by (str, line)
+};
+
+}  // namespace
+
+std::optional<Expected<Profile>> read_streaming(const InputFile& input, const formats::ReadOptions& options,
+                                                Diagnostics& diag) {
+  try {
+    return Stream(input, options).run(diag);
+  } catch (const GiveUp&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace graphgen::tracemalloc
