@@ -1,6 +1,8 @@
 #include "common/json_scan.h"
 
 #include <array>
+#include <charconv>
+#include <cmath>
 #include <cstdint>
 
 #if defined(__SSE2__)
@@ -81,6 +83,65 @@ bool skip_json_value(std::string_view text, std::size_t& pos) {
   }
   pos = text.size();
   return depth == 0;
+}
+
+bool JsonCursor::plain_key(std::string_view& key) {
+  if (!eat('"')) return false;
+  const std::size_t begin = pos_;
+  while (
+      pos_ < text_.size() && pos_ - begin <= 16 &&
+      ((text_[pos_] >= 'a' && text_[pos_] <= 'z') || (text_[pos_] >= 'A' && text_[pos_] <= 'Z') || text_[pos_] == '_'))
+    ++pos_;
+  key = text_.substr(begin, pos_ - begin);
+  return eat('"');
+}
+
+bool JsonCursor::member_name(std::string_view& key) {
+  space();
+  if (!plain_key(key)) return false;
+  space();
+  if (!eat(':')) return false;
+  space();
+  return true;
+}
+
+bool JsonCursor::number_token(bool& fractional) {
+  eat('-');
+  const std::size_t int_begin = pos_;
+  while (pos_ < text_.size() && is_digit(text_[pos_])) ++pos_;
+  const std::size_t int_digits = pos_ - int_begin;
+  if (int_digits == 0 || (int_digits > 1 && text_[int_begin] == '0')) return false;
+  fractional = false;
+  if (eat('.')) {
+    const std::size_t f = pos_;
+    while (pos_ < text_.size() && is_digit(text_[pos_])) ++pos_;
+    if (pos_ == f) return false;
+    fractional = true;
+  }
+  if (pos_ < text_.size() && (text_[pos_] == 'e' || text_[pos_] == 'E')) {
+    ++pos_;
+    if (!eat('+')) eat('-');
+    const std::size_t e = pos_;
+    while (pos_ < text_.size() && is_digit(text_[pos_])) ++pos_;
+    if (pos_ == e) return false;
+    fractional = true;
+  }
+  return pos_ >= text_.size() || is_end_of_scalar(text_[pos_]);
+}
+
+bool JsonCursor::json_number(double& out, bool& fractional) {
+  const std::size_t begin = pos_;
+  if (!number_token(fractional)) return false;
+  if (!fractional) {
+    const bool negative = text_[begin] == '-';
+    if (pos_ - begin - negative > 18) return false;
+    std::int64_t i = 0;
+    for (std::size_t k = begin + negative; k < pos_; ++k) i = i * 10 + (text_[k] - '0');
+    out = static_cast<double>(negative ? -i : i);
+    return true;
+  }
+  auto [end, ec] = std::from_chars(text_.data() + begin, text_.data() + pos_, out);
+  return ec == std::errc() && end == text_.data() + pos_ && std::isfinite(out);
 }
 
 }  // namespace graphgen::formats

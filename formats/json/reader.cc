@@ -293,28 +293,6 @@ class Reader : formats::JsonCursor {
 
  private:
   // ---- The streaming path's rules ----
-  static bool is_end_of_scalar(char c) { return is_space(c) || c == ',' || c == '}' || c == ']'; }
-  static bool is_digit(char c) { return c >= '0' && c <= '9'; }
-  // A member name of letters and underscores, without escapes.
-  bool plain_key(std::string_view& key) {
-    if (!eat('"')) return false;
-    const std::size_t begin = pos_;
-    while (pos_ < text_.size() && pos_ - begin <= 16 &&
-           ((text_[pos_] >= 'a' && text_[pos_] <= 'z') || (text_[pos_] >= 'A' && text_[pos_] <= 'Z') ||
-            text_[pos_] == '_'))
-      ++pos_;
-    key = text_.substr(begin, pos_ - begin);
-    return eat('"');
-  }
-  // A member's name and its colon, with the space around them.
-  bool member_name(std::string_view& key) {
-    space();
-    if (!plain_key(key)) return false;
-    space();
-    if (!eat(':')) return false;
-    space();
-    return true;
-  }
   // A function position: a JSON integer below 2^32 - 1 (what the general
   // path takes through get_double(), for integers without an exponent).
   bool position(std::uint32_t& out) {
@@ -328,49 +306,11 @@ class Reader : formats::JsonCursor {
     out = static_cast<std::uint32_t>(v);
     return true;
   }
-  // Past one JSON number token; `fractional` when it has a fraction or an
-  // exponent.
-  bool number_token(bool& fractional) {
-    eat('-');
-    const std::size_t int_begin = pos_;
-    while (pos_ < text_.size() && is_digit(text_[pos_])) ++pos_;
-    const std::size_t int_digits = pos_ - int_begin;
-    if (int_digits == 0 || (int_digits > 1 && text_[int_begin] == '0')) return false;
-    fractional = false;
-    if (eat('.')) {
-      const std::size_t f = pos_;
-      while (pos_ < text_.size() && is_digit(text_[pos_])) ++pos_;
-      if (pos_ == f) return false;
-      fractional = true;
-    }
-    if (pos_ < text_.size() && (text_[pos_] == 'e' || text_[pos_] == 'E')) {
-      ++pos_;
-      if (!eat('+')) eat('-');
-      const std::size_t e = pos_;
-      while (pos_ < text_.size() && is_digit(text_[pos_])) ++pos_;
-      if (pos_ == e) return false;
-      fractional = true;
-    }
-    return pos_ >= text_.size() || is_end_of_scalar(text_[pos_]);
-  }
-  // A cost: a JSON number, an integer of up to 18 digits exactly (as
-  // simdjson's int64), anything with a fraction or an exponent as the
-  // correctly rounded double (as simdjson's, which rounds correctly too).
+  // A cost: a JSON number (JsonCursor::json_number).
   bool cost_number(double& out) {
-    const std::size_t begin = pos_;
     bool fractional = false;
-    if (!number_token(fractional)) return false;
-    if (!fractional) {
-      const bool negative = text_[begin] == '-';
-      if (pos_ - begin - negative > 18) return false;
-      std::int64_t i = 0;
-      for (std::size_t k = begin + negative; k < pos_; ++k) i = i * 10 + (text_[k] - '0');
-      out = static_cast<double>(negative ? -i : i);
-      return true;
-    }
-    auto [end, ec] = std::from_chars(text_.data() + begin, text_.data() + pos_, out);
-    if (ec != std::errc() || end != text_.data() + pos_ || !std::isfinite(out)) return false;
-    integral_ = false;
+    if (!json_number(out, fractional)) return false;
+    if (fractional) integral_ = false;
     return true;
   }
   bool stream_events() {
