@@ -6,9 +6,11 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <optional>
 #include <unordered_map>
 
 #include "common/json_doc.h"
+#include "common/json_scan.h"
 #include "graphgen/analysis/stacks.h"
 #include "graphgen/text.h"
 
@@ -30,11 +32,69 @@ struct Node {
   std::uint32_t parent = kNone;
 };
 
+// The samples in time order: sample i was taken at start + delta(0) + ...
+// + delta(i) and lasts until the next one in time. In the order given (the
+// usual case) the times are summed again as they are walked, without
+// arrays of them; else they are kept and sorted (stably) first.
+template <class Delta>
+class TimeOrder {
+ public:
+  TimeOrder(double start, std::size_t n, const Delta& delta) : start_(start), n_(n), delta_(delta) {
+    bool in_order = true;
+    double t = start, last = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      t += delta(i);
+      if (i > 0 && t < last) in_order = false;
+      last = t;
+    }
+    if (in_order) return;
+    at_.resize(n);
+    t = start;
+    for (std::size_t i = 0; i < n; ++i) at_[i] = t += delta(i);
+    order_.resize(n);
+    std::iota(order_.begin(), order_.end(), 0);
+    std::stable_sort(order_.begin(), order_.end(), [&](std::size_t a, std::size_t b) { return at_[a] < at_[b]; });
+  }
+  /// The index of the k-th sample in time.
+  std::size_t index(std::size_t k) const { return order_.empty() ? k : order_[k]; }
+  /// To the k-th sample (k from 0 up): `now` its time, `next` the next one's.
+  void step(std::size_t k) {
+    if (order_.empty()) {
+      now = k == 0 ? start_ + delta_(0) : next;
+      if (k + 1 < n_) next = now + delta_(k + 1);
+    } else {
+      now = at_[order_[k]];
+      if (k + 1 < n_) next = at_[order_[k + 1]];
+    }
+  }
+
+  double now = 0, next = 0;
+
+ private:
+  double start_;
+  std::size_t n_;
+  const Delta& delta_;
+  std::vector<double> at_;
+  std::vector<std::size_t> order_;
+};
+
 class Reader {
  public:
   Reader(const InputFile& in, const formats::ReadOptions& options) : in_(in), options_(options), json_(in) {}
+  /// The same over `text` in place of the input's bytes (the streaming
+  /// path's: the document without the bodies of its two long arrays).
+  Reader(const InputFile& in, const formats::ReadOptions& options, std::string_view text)
+      : in_(in), options_(options), json_(in, text) {}
 
   Expected<Profile> read() {
+    if (auto ok = parse(); !ok) return ok.error();
+    return build(
+        samples_.size(), [&](std::size_t i) { return samples_[i]; }, [&](std::size_t i) { return deltas_[i]; });
+  }
+
+  /// The document read and its nodes linked, the samples and deltas not
+  /// yet counted.
+  Expected<bool> parse() {
     if (auto ok = json_.open(); !ok) return ok.error();
     od::object root;
     if (auto e = json_.doc().get_object().get(root); e)
@@ -65,9 +125,15 @@ class Reader {
     if (deltas_.size() != samples_.size())
       return bad_input(fmt::format("{}: expected one time delta per sample, found {} deltas for {} samples",
                                    where(deltas_offset_), deltas_.size(), samples_.size()));
-    if (auto ok = link(); !ok) return ok.error();
-    return build();
+    return link();
   }
+
+  /// The profile of `n` samples: the node id of sample i, its time delta.
+  template <class Sample, class Delta>
+  Expected<Profile> build(std::size_t n, Sample sample, Delta delta);
+
+  const std::vector<double>& samples() const { return samples_; }
+  const std::vector<double>& deltas() const { return deltas_; }
 
  private:
   std::size_t here() { return json_.here(); }
@@ -195,8 +261,6 @@ class Reader {
     return it->second;
   }
 
-  Expected<Profile> build();
-
   const InputFile& in_;
   const formats::ReadOptions& options_;
   formats::JsonDocument json_;
@@ -212,29 +276,23 @@ class Reader {
   std::string key_;
 };
 
-Expected<Profile> Reader::build() {
-  // Each sample's time, in order; sample i lasts until sample i+1.
-  const std::size_t n = samples_.size();
-  std::vector<double> at(n);
-  double t = start_;
-  for (std::size_t i = 0; i < n; ++i) at[i] = t += deltas_[i];
-  std::vector<std::size_t> order(n);
-  std::iota(order.begin(), order.end(), 0);
-  if (!std::is_sorted(at.begin(), at.end()))
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return at[a] < at[b]; });
+template <class Sample, class Delta>
+Expected<Profile> Reader::build(std::size_t n, Sample sample, Delta delta) {
+  TimeOrder<Delta> walk(start_, n, delta);
   // Each node's time and samples.
   std::vector<double> time(nodes_.size(), 0);
   std::vector<std::int64_t> count(nodes_.size(), 0);
   const bool timeline = options_.keep_timeline && options_.keep_stacks;
   std::vector<std::uint32_t> node_of(timeline ? n : 0);  // the k-th sample in time's node
   for (std::size_t k = 0; k < n; ++k) {
-    const std::size_t i = order[k];
-    const double id = samples_[i];
+    walk.step(k);
+    const std::size_t i = walk.index(k);
+    const double id = sample(i);
     // (Checked before the cast: a double beyond int64 does not convert.)
     auto it = std::fabs(id) < 9e18 && id == std::floor(id) ? index_.find(static_cast<std::int64_t>(id)) : index_.end();
     if (it == index_.end())
       return bad_input(fmt::format("{}: sample {} is of node {}, which is no node", where(samples_offset_), i, id));
-    time[it->second] += k + 1 < n ? at[order[k + 1]] - at[i] : 0;
+    time[it->second] += k + 1 < n ? walk.next - walk.now : 0;
     ++count[it->second];
     if (timeline) node_of[k] = it->second;
   }
@@ -279,15 +337,126 @@ Expected<Profile> Reader::build() {
     // counted above); one thread, named after the file.
     const std::uint32_t track = builder.track(0, 1, basename_of(in_.path()));
     p_.timeline.reserve(n);
+    // (Walked again from the start.)
     for (std::size_t k = 0; k < n; ++k) {
-      const std::size_t i = order[k];
+      walk.step(k);
       const std::uint32_t node = stack_node[node_of[k]];
       if (node != 0)
-        p_.timeline.push_back({at[i] * 1e-6, k + 1 < n ? (at[order[k + 1]] - at[i]) * 1e-6 : 0.0, node, track});
+        p_.timeline.push_back({walk.now * 1e-6, k + 1 < n ? (walk.next - walk.now) * 1e-6 : 0.0, node, track});
     }
   }
   return std::move(p_);
 }
+
+// The streaming path's pass over the root object: the bodies of "samples"
+// and "timeDeltas" read by JsonCursor's number rule as they are passed (4
+// bytes a sample, 4 a delta while they are integers of 32 bits), the rest
+// of the document copied out for the general reader with those two arrays
+// left empty ("nodes" and the times: a small part of a long profile). It
+// gives up on anything else: a key with an escape, either array twice, a
+// sample that is not an integer of 0 to 2^32 - 1, a delta the rule does
+// not take or -0 (which simdjson reads as -0.0).
+class Scan : formats::JsonCursor {
+ public:
+  Scan(const InputFile& in, const formats::ReadOptions& options) : options_(options), passed_(&in) {
+    text_ = in.bytes();
+    // Room for as many numbers as the input can hold (one per two bytes):
+    // growing by doubling held the old and new arrays at once. Room not
+    // used costs no memory.
+    const std::size_t most = std::min(text_.size() / 2, kCap) + 16;
+    samples_.reserve(most);
+    deltas_.reserve(most);
+  }
+
+  bool run() {
+    space();
+    if (!eat('{')) return false;
+    space();
+    if (!eat('}'))
+      for (;;) {
+        std::string_view key;
+        if (!member_name(key)) return false;
+        if (key == "samples" || key == "timeDeltas") {
+          bool& seen = key == "samples" ? has_samples_ : has_deltas_;
+          if (seen || !eat('[')) return false;
+          seen = true;
+          skeleton_.append(text_.substr(copied_, pos_ - copied_));
+          if (!(key == "samples" ? list(&Scan::sample) : list(&Scan::delta))) return false;
+          copied_ = pos_;  // from the closing bracket on
+          ++pos_;
+        } else if (!skip_value()) {
+          return false;
+        }
+        space();
+        if (eat(',')) continue;
+        if (!eat('}')) return false;
+        break;
+      }
+    skeleton_.append(text_.substr(copied_));
+    return true;
+  }
+
+  const std::string& skeleton() const { return skeleton_; }
+  const std::vector<std::uint32_t>& samples() const { return samples_; }
+  std::size_t deltas() const { return wide_ ? wide_deltas_.size() : deltas_.size(); }
+  double delta(std::size_t i) const { return wide_ ? wide_deltas_[i] : static_cast<double>(deltas_[i]); }
+
+ private:
+  // The items of an array up to its closing bracket (left at it).
+  bool list(bool (Scan::*item)()) {
+    space();
+    if (pos_ < text_.size() && text_[pos_] == ']') return true;
+    for (std::size_t count = 1;; ++count) {
+      if (!(this->*item)()) return false;
+      // (The general path's budget: 8 bytes a number.)
+      if (options_.memory_budget && count * 8 > options_.memory_budget) return false;
+      passed_.at(pos_);
+      space();
+      if (eat(',')) {
+        space();
+        continue;
+      }
+      return pos_ < text_.size() && text_[pos_] == ']';
+    }
+  }
+  bool sample() {
+    const std::size_t begin = pos_;
+    double d = 0;
+    bool fractional = false;
+    if (!json_number(d, fractional) || fractional || text_[begin] == '-' || d > UINT32_MAX) return false;
+    samples_.push_back(static_cast<std::uint32_t>(d));
+    return true;
+  }
+  bool delta() {
+    const std::size_t begin = pos_;
+    double d = 0;
+    bool fractional = false;
+    if (!json_number(d, fractional) || (d == 0 && text_[begin] == '-')) return false;
+    if (!wide_ && !fractional && d >= INT32_MIN && d <= INT32_MAX) {
+      deltas_.push_back(static_cast<std::int32_t>(d));
+      return true;
+    }
+    if (!wide_) {
+      wide_deltas_.assign(deltas_.begin(), deltas_.end());
+      deltas_ = {};
+      wide_ = true;
+    }
+    wide_deltas_.push_back(d);
+    return true;
+  }
+
+  static constexpr std::size_t kCap = std::size_t{256} << 20;  // numbers: 1 GiB each
+
+  const formats::ReadOptions& options_;
+  PassedPages passed_;
+  std::string skeleton_;
+  std::size_t copied_ = 0;  // the input up to here is in skeleton_
+  bool has_samples_ = false, has_deltas_ = false;
+  std::vector<std::uint32_t> samples_;
+  std::vector<std::int32_t> deltas_;
+  std::vector<double> wide_deltas_;  // all of them, once one is not an int32
+  bool wide_ = false;
+};
 
 }  // namespace
 
@@ -297,8 +466,28 @@ bool sniff_cpuprofile(std::string_view head) {
   return head.find("\"nodes\"") != std::string_view::npos && head.find("\"callFrame\"") != std::string_view::npos;
 }
 
-Expected<Profile> read_cpuprofile(const InputFile& input, const formats::ReadOptions& options, Diagnostics&) {
+std::optional<Expected<Profile>> read_cpuprofile_streaming(const InputFile& input, const formats::ReadOptions& options,
+                                                           Diagnostics&) {
+  Scan scan(input, options);
+  if (!scan.run()) return std::nullopt;
+  Reader reader(input, options, scan.skeleton());
+  if (!reader.parse() || !reader.samples().empty() || !reader.deltas().empty()) return std::nullopt;
+  const auto& samples = scan.samples();
+  if (scan.deltas() != samples.size()) return std::nullopt;
+  auto p = reader.build(
+      samples.size(), [&](std::size_t i) { return static_cast<double>(samples[i]); },
+      [&](std::size_t i) { return scan.delta(i); });
+  if (!p) return std::nullopt;
+  return p;
+}
+
+Expected<Profile> read_cpuprofile_general(const InputFile& input, const formats::ReadOptions& options, Diagnostics&) {
   return Reader(input, options).read();
+}
+
+Expected<Profile> read_cpuprofile(const InputFile& input, const formats::ReadOptions& options, Diagnostics& diag) {
+  if (auto streamed = read_cpuprofile_streaming(input, options, diag)) return std::move(*streamed);
+  return read_cpuprofile_general(input, options, diag);
 }
 
 }  // namespace graphgen::chrome

@@ -23,6 +23,7 @@
 // frames deep).
 #pragma once
 
+#include <optional>
 #include <string_view>
 
 #include "common/read_options.h"
@@ -35,6 +36,17 @@ namespace graphgen::chrome {
 /// A JSON object whose head holds "nodes" and "callFrame".
 bool sniff_cpuprofile(std::string_view head);
 
+/// Reads a CPU profile: "samples" and "timeDeltas" as they are passed, the
+/// rest of the document through simdjson (cpuprofile.cc), when the file is
+/// as node and Chrome write them; else read_cpuprofile_general().
 Expected<Profile> read_cpuprofile(const InputFile& input, const formats::ReadOptions& options, Diagnostics& diag);
+/// The streaming path alone: nothing when it leaves the file to the
+/// general path (any error included: the general path gives the message).
+std::optional<Expected<Profile>> read_cpuprofile_streaming(const InputFile& input, const formats::ReadOptions& options,
+                                                           Diagnostics& diag);
+/// The whole document through simdjson (tests and the fuzz target compare
+/// it with read_cpuprofile()).
+Expected<Profile> read_cpuprofile_general(const InputFile& input, const formats::ReadOptions& options,
+                                          Diagnostics& diag);
 
 }  // namespace graphgen::chrome

@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "chrome/cpuprofile.h"
 #include "chrome/trace.h"
 #include "fuzz/fuzz.h"
 #include "util/test_util.h"
@@ -127,6 +128,123 @@ TEST(Trace, NodeTraceEventsReadWithTheirDurations) {
   auto folded = test::graphgen({file, "-T", "folded", "-q"});
   EXPECT_NE(folded.out.find("JavaScriptMainThread_(node_27697);MinorGC;V8.GCScavenger "), std::string::npos);
   EXPECT_NE(folded.out.find("[worker_1]_(node_27697);"), std::string::npos) << folded.out.substr(0, 400);
+}
+
+// The streaming path (chrome/cpuprofile.cc) against the whole document
+// through simdjson: where it takes a profile, the same tables, timeline,
+// warnings and errors.
+fuzz::TwoPaths read_cpuprofile_both(const fs::path& path) {
+  auto in = InputFile::open(path.string());
+  EXPECT_TRUE(in.has_value());
+  if (!in) return {};
+  formats::ReadOptions o;
+  o.memory_budget = std::size_t{256} << 20;
+  o.keep_timeline = true;
+  auto both = fuzz::two_paths(*in, o, chrome::read_cpuprofile_streaming, chrome::read_cpuprofile_general, true);
+  Diagnostics d;
+  EXPECT_EQ(fuzz::tables(chrome::read_cpuprofile(*in, o, d), d) + fuzz::trace(chrome::read_cpuprofile(*in, o, d)),
+            both.fast.value_or(both.general));
+  return both;
+}
+
+TEST(Cpuprofile, StreamingPathReadsEveryProfileAsTheGeneralPathDoes) {
+  std::set<std::string> streamed;
+  std::vector<fs::path> files;
+  for (const fs::path& d : {chrome_dir(), test::testdata_dir() / "bad" / "cpuprofile"})
+    for (const auto& e : fs::directory_iterator(d))
+      if (e.path().extension() == ".cpuprofile") files.push_back(e.path());
+  ASSERT_GE(files.size(), 10u);
+  for (const fs::path& f : files) {
+    SCOPED_TRACE(f.string());
+    auto r = read_cpuprofile_both(f);
+    if (r.fast) {
+      streamed.insert(f.filename().string());
+      EXPECT_EQ(*r.fast, r.general);
+    }
+  }
+  for (const char* usual : {"node-single.cpuprofile", "node-worker.main.cpuprofile", "node-worker.worker.cpuprofile"})
+    EXPECT_TRUE(streamed.count(usual)) << usual;
+}
+
+TEST(Cpuprofile, StreamingPathTakesTheUsualShapesAndLeavesTheRest) {
+  const std::string nodes =
+      R"J("nodes":[{"id":1,"callFrame":{"functionName":"(root)","url":"","lineNumber":-1},"children":[2,3]},
+{"id":2,"callFrame":{"functionName":"main","url":"file:///a.js","lineNumber":3},"children":[4]},
+{"id":3,"callFrame":{"functionName":"(garbage collector)","url":"","lineNumber":-1}},
+{"id":4,"callFrame":{"functionName":"f\u00e9","url":"file:///a.js","lineNumber":9}}])J";
+  auto doc = [&](const std::string& samples, const std::string& deltas, const std::string& extra = "") {
+    return "{" + nodes + R"J(,"startTime":1000,"endTime":9000)J" + extra + R"J(,"samples":)J" + samples +
+           R"J(,"timeDeltas":)J" + deltas + "}";
+  };
+  std::string many = "[", many_deltas = "[";
+  for (int i = 0; i < 20000; ++i) {
+    many += std::to_string(2 + i % 3) + (i + 1 < 20000 ? "," : "]");
+    many_deltas += std::to_string(100 + i % 7) + (i + 1 < 20000 ? ",\n" : "]");
+  }
+  struct Case {
+    std::string name, text;
+    bool streams;
+  };
+  const std::vector<Case> cases = {
+      {"as node writes it", doc("[2,4,4,3,2]", "[12,125,130,126,90]"), true},
+      {"spaces and new lines", doc("[ 2 ,\n4 , 3 ]", "[\r\n1 ,\t2, 3 ]"), true},
+      {"many samples", doc(many, many_deltas), true},
+      {"samples before nodes", R"J({"samples":[2,4],"timeDeltas":[1,2],"startTime":5,)J" + nodes + "}", true},
+      {"out of time order", doc("[2,4,3,2]", "[100,-50,80,-10]"), true},
+      {"fractions and exponents", doc("[2,4,3]", "[1.5,2e2,-0.25]"), true},
+      {"a delta past 2^31", doc("[2,4,3]", "[1,3000000000,2]"), true},
+      {"no samples", doc("[]", "[]"), true},
+      {"another member with arrays", doc("[2,4]", "[1,2]", R"J(,"meta":{"a":[1,"]"],"b":null})J"), true},
+      {"a delta of -0", doc("[2,4]", "[1,-0]"), false},
+      {"a sample 2.0", doc("[2.0,4]", "[1,2]"), false},
+      {"a negative sample", doc("[-2,4]", "[1,2]"), false},
+      {"a sample of no node", doc("[2,7]", "[1,2]"), false},
+      {"one delta too few", doc("[2,4,3]", "[1,2]"), false},
+      {"samples twice", doc("[2]", "[1]", R"J(,"samples":[4])J"), false},
+      {"an escaped key", "{" + nodes + R"J(,"sampl\u0065s":[2],"timeDeltas":[1]})J", false},
+      {"a string among the deltas", doc("[2,4]", R"J([1,"2"])J"), false},
+      {"19 digits", doc("[2]", "[1234567890123456789]"), false},
+      {"bytes after the document", doc("[2]", "[1]") + " x", false},
+      {"invalid UTF-8 in a name", doc("[2]", "[1]", R"J(,"x":")J" + std::string("\xff") + "\""), false},
+      {"the old format", R"J({"head":{},"samples":[1],"timeDeltas":[1]})J", false},
+      {"cut in the samples", doc("[2,4,3]", "[1,2,3]").substr(0, nodes.size() + 50), false},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto r = read_cpuprofile_both(test::write_temp("s.cpuprofile", c.text));
+    EXPECT_EQ(r.fast.has_value(), c.streams) << r.general.substr(0, 300);
+    if (r.fast) {
+      EXPECT_EQ(*r.fast, r.general);
+    }
+  }
+}
+
+// A long profile's pages are given back as its samples are read, and it
+// keeps 8 bytes a sample where simdjson's index of the whole document took
+// more than the file.
+TEST(Cpuprofile, StreamingPathGivesBackThePagesItRead) {
+  std::string text =
+      R"J({"nodes":[{"id":1,"callFrame":{"functionName":"(root)","url":"","lineNumber":-1},"children":[2]},
+{"id":2,"callFrame":{"functionName":"main","url":"a.js","lineNumber":0}}],"startTime":0,"samples":[)J";
+  std::string deltas;
+  for (int i = 0; i < 500000; ++i) {  // about 6 MB
+    text += i % 2 ? "1," : "2,";
+    deltas += std::to_string(1000 + i % 9) + ",";
+  }
+  text += R"J(2],"timeDeltas":[)J" + deltas + "7]}";
+  fs::path path = test::write_temp("pages.cpuprofile", text);
+  auto in = InputFile::open(path.string());
+  ASSERT_TRUE(in.has_value());
+  volatile char sum = 0;
+  for (char c : in->bytes()) sum = sum + c;
+  formats::ReadOptions o;
+  Diagnostics d;
+  auto streamed = chrome::read_cpuprofile_streaming(*in, o, d);
+  ASSERT_TRUE(streamed.has_value());
+  ASSERT_TRUE(streamed->has_value()) << streamed->error().message;
+  EXPECT_LT(test::resident_kib(in->bytes().data()), 2048u) << "of " << text.size() / 1024 << " KiB";
+  EXPECT_EQ((*streamed)->functions.size(), 1u);
+  EXPECT_EQ((*streamed)->self(0, 1), 250001);  // samples of main
 }
 
 // The windowed path (chrome/trace.cc) against the whole document through
