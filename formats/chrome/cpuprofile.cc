@@ -11,6 +11,7 @@
 
 #include "common/json_doc.h"
 #include "common/json_scan.h"
+#include "common/narrow_array.h"
 #include "graphgen/analysis/stacks.h"
 #include "graphgen/text.h"
 
@@ -350,7 +351,7 @@ Expected<Profile> Reader::build(std::size_t n, Sample sample, Delta delta) {
 
 // The streaming path's pass over the root object: the bodies of "samples"
 // and "timeDeltas" read by JsonCursor's number rule as they are passed (4
-// bytes a sample, 4 a delta while they are integers of 32 bits), the rest
+// bytes a sample, 4 a delta while they are integers of 32 bits: NarrowArray), the rest
 // of the document copied out for the general reader with those two arrays
 // left empty ("nodes" and the times: a small part of a long profile). It
 // gives up on anything else: a key with an escape, either array twice, a
@@ -398,8 +399,8 @@ class Scan : formats::JsonCursor {
 
   const std::string& skeleton() const { return skeleton_; }
   const std::vector<std::uint32_t>& samples() const { return samples_; }
-  std::size_t deltas() const { return wide_ ? wide_deltas_.size() : deltas_.size(); }
-  double delta(std::size_t i) const { return wide_ ? wide_deltas_[i] : static_cast<double>(deltas_[i]); }
+  std::size_t deltas() const { return deltas_.size(); }
+  double delta(std::size_t i) const { return deltas_[i]; }
 
  private:
   // The items of an array up to its closing bracket (left at it).
@@ -432,16 +433,7 @@ class Scan : formats::JsonCursor {
     double d = 0;
     bool fractional = false;
     if (!json_number(d, fractional) || (d == 0 && text_[begin] == '-')) return false;
-    if (!wide_ && !fractional && d >= INT32_MIN && d <= INT32_MAX) {
-      deltas_.push_back(static_cast<std::int32_t>(d));
-      return true;
-    }
-    if (!wide_) {
-      wide_deltas_.assign(deltas_.begin(), deltas_.end());
-      deltas_ = {};
-      wide_ = true;
-    }
-    wide_deltas_.push_back(d);
+    deltas_.push_back(d);
     return true;
   }
 
@@ -453,9 +445,7 @@ class Scan : formats::JsonCursor {
   std::size_t copied_ = 0;  // the input up to here is in skeleton_
   bool has_samples_ = false, has_deltas_ = false;
   std::vector<std::uint32_t> samples_;
-  std::vector<std::int32_t> deltas_;
-  std::vector<double> wide_deltas_;  // all of them, once one is not an int32
-  bool wide_ = false;
+  formats::NarrowArray<std::int32_t, double> deltas_;
 };
 
 }  // namespace
