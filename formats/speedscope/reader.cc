@@ -8,6 +8,8 @@
 #include <unordered_map>
 
 #include "common/json_doc.h"
+#include "common/json_scan.h"
+#include "common/narrow_array.h"
 #include "common/units.h"
 #include "graphgen/analysis/stacks.h"
 #include "graphgen/text.h"
@@ -27,11 +29,11 @@ struct Frame {
 struct Raw {
   std::string name, unit;
   bool evented = false;
-  std::size_t offset = 0;                      // of the profile object
-  std::vector<std::uint32_t> frames;           // the samples' frames, one after another
-  std::vector<std::uint32_t> sample_begin{0};  // sample k: frames[begin[k], begin[k+1])
-  std::vector<std::size_t> sample_offset;
-  std::vector<double> weights;
+  std::size_t offset = 0;                                     // of the profile object
+  formats::NarrowArray<std::uint16_t, std::uint32_t> frames;  // the samples' frames, one after another
+  std::vector<std::uint32_t> sample_begin{0};                 // sample k: frames[begin[k], begin[k+1])
+  std::vector<std::size_t> sample_offset;                     // (the general path's, for messages)
+  formats::NarrowArray<std::int32_t, double> weights;
   std::size_t weights_offset = 0;
   struct Ev {
     bool open = false;
@@ -41,14 +43,26 @@ struct Raw {
   };
   std::vector<Ev> events;
   double start = 0, end = 0;
+  std::size_t samples() const { return sample_begin.size() - 1; }
+  std::size_t sample_at(std::size_t s) const { return s < sample_offset.size() ? sample_offset[s] : offset; }
 };
 
 class Reader {
  public:
   Reader(const InputFile& in, const formats::ReadOptions& options, Diagnostics& diag)
       : in_(in), options_(options), diag_(diag), json_(in) {}
+  /// The same over `text` in place of the input's bytes (the streaming
+  /// path's: the document with its profiles' samples and weights empty).
+  Reader(const InputFile& in, const formats::ReadOptions& options, Diagnostics& diag, std::string_view text)
+      : in_(in), options_(options), diag_(diag), json_(in, text) {}
 
   Expected<Profile> read() {
+    if (auto ok = parse(); !ok) return ok.error();
+    return build();
+  }
+
+  /// The document read, not yet checked or built.
+  Expected<bool> parse() {
     if (auto ok = json_.open(); !ok) return ok.error();
     od::object root;
     if (auto e = json_.doc().get_object().get(root); e)
@@ -72,18 +86,27 @@ class Reader {
                       in_.path(), shared ? "\"profiles\"" : "\"shared\""));
     if (raw_.empty())
       return bad_input(fmt::format("{}: expected at least one profile in \"profiles\", found none", in_.path()));
-    return build();
+    return true;
   }
+
+  /// The profiles as parse() left them (the streaming path fills in their
+  /// samples and weights).
+  std::vector<Raw>& profiles() { return raw_; }
+  bool within_budget() { return static_cast<bool>(over_budget()); }
+
+  Expected<Profile> build();
 
  private:
   std::size_t here() { return json_.here(); }
   std::string where(std::size_t offset) const { return json_.where(offset); }
   Error fail(std::string_view what, simdjson::error_code e) { return json_.fail(what, e); }
 
+  /// The memory budget, counted as the general path counts it (the
+  /// streaming path's profiles as if they had their offsets).
   Expected<bool> over_budget() {
     std::size_t bytes = frames_.size() * sizeof(Frame);
     for (const Raw& r : raw_)
-      bytes += r.frames.size() * 4 + r.sample_begin.size() * 4 + r.sample_offset.size() * 8 + r.weights.size() * 8 +
+      bytes += r.frames.bytes() + r.sample_begin.size() * 4 + r.samples() * 8 + r.weights.bytes() +
                r.events.size() * sizeof(Raw::Ev);
     if (options_.memory_budget && bytes > options_.memory_budget)
       return bad_input(formats::over_budget_message(in_.path(), options_.memory_budget, frames_.size(), 1));
@@ -183,7 +206,7 @@ class Reader {
         r.frames.push_back(i > UINT32_MAX ? UINT32_MAX : static_cast<std::uint32_t>(i));
       }
       r.sample_begin.push_back(static_cast<std::uint32_t>(r.frames.size()));
-      if (r.sample_offset.size() % 4096 == 0)
+      if (r.samples() % 4096 == 0)
         if (auto ok = over_budget(); !ok) return ok.error();
     }
     return true;
@@ -238,21 +261,21 @@ class Reader {
     if (r.unit != raw_[0].unit)
       return bad_input(fmt::format("{}: expected every profile in unit {} (as profile 0), found {} in profile {}",
                                    where(r.offset), quote_input(raw_[0].unit), quote_input(r.unit), k));
-    if (!r.evented && r.weights.size() != r.sample_offset.size())
+    if (!r.evented && r.weights.size() != r.samples())
       return bad_input(fmt::format("{}: expected one weight per sample in profile {}, found {} weights for {} samples",
                                    where(r.weights_offset ? r.weights_offset : r.offset), k, r.weights.size(),
-                                   r.sample_offset.size()));
-    for (std::size_t s = 0; s < r.sample_offset.size(); ++s)
+                                   r.samples()));
+    for (std::size_t s = 0; s < r.samples(); ++s)
       for (std::uint32_t i = r.sample_begin[s]; i < r.sample_begin[s + 1]; ++i)
         if (r.frames[i] >= frames_.size())
           return bad_input(fmt::format("{}: sample {} of profile {} names frame {}, but \"shared\".\"frames\" has {}",
-                                       where(r.sample_offset[s]), s, k, r.frames[i], frames_.size()));
+                                       where(r.sample_at(s)), s, k, r.frames[i], frames_.size()));
     for (const Raw::Ev& ev : r.events)
       if (ev.frame >= frames_.size())
         return bad_input(fmt::format("{}: an event of profile {} names frame {}, but \"shared\".\"frames\" has {}",
                                      where(ev.offset), k, ev.frame, frames_.size()));
-    for (double w : r.weights)
-      if (!std::isfinite(w))
+    for (std::size_t w = 0; w < r.weights.size(); ++w)
+      if (!std::isfinite(r.weights[w]))
         return bad_input(fmt::format("{}: expected finite weights in profile {}", where(r.offset), k));
     return true;
   }
@@ -261,8 +284,8 @@ class Reader {
   bool integral() const {
     auto whole = [](double v) { return std::fabs(v) < 9e15 && v == std::floor(v); };
     for (const Raw& r : raw_) {
-      for (double w : r.weights)
-        if (!whole(w)) return false;
+      for (std::size_t w = 0; w < r.weights.size(); ++w)
+        if (!whole(r.weights[w])) return false;
       for (const Raw::Ev& ev : r.events)
         if (!whole(ev.at)) return false;
     }
@@ -286,7 +309,6 @@ class Reader {
     return f = it->second;
   }
 
-  Expected<Profile> build();
   Expected<bool> add_evented(const Raw& r, std::size_t k);
   void add(const std::vector<FuncId>& leaf_first, double weight);
 
@@ -420,7 +442,7 @@ Expected<Profile> Reader::build() {
       if (auto ok = add_evented(r, k); !ok) return ok.error();
       continue;
     }
-    for (std::size_t s = 0; s < r.sample_offset.size(); ++s) {
+    for (std::size_t s = 0; s < r.samples(); ++s) {
       stack.clear();
       for (std::uint32_t i = r.sample_begin[s + 1]; i-- > r.sample_begin[s];) stack.push_back(function(r.frames[i]));
       if (stack.empty()) continue;
@@ -432,6 +454,157 @@ Expected<Profile> Reader::build() {
   return std::move(p_);
 }
 
+// The streaming path's pass over the document: each profile's "samples"
+// and "weights" read by JsonCursor's number rule as they are passed (frame
+// indices of 16 bits and weights of 32 while they fit: NarrowArray), the
+// rest copied out, with those arrays left empty, for the general reader
+// (the frames, the other members, evented profiles, with simdjson's
+// checks). It gives up on anything else: a key with an escape or a control
+// character, "profiles" or either array twice, a frame index that is not
+// an integer of 0 to 2^32 - 2, a weight the rule does not take or -0.
+class Scan : formats::JsonCursor {
+ public:
+  struct Sampled {
+    formats::NarrowArray<std::uint16_t, std::uint32_t> frames;
+    std::vector<std::uint32_t> sample_begin{0};
+    formats::NarrowArray<std::int32_t, double> weights;
+    bool has_samples = false, has_weights = false;
+  };
+
+  Scan(const InputFile& in, const formats::ReadOptions& options) : options_(options), passed_(&in) {
+    text_ = in.bytes();
+  }
+
+  bool run() {
+    space();
+    if (!eat('{')) return false;
+    bool profiles = false;
+    if (!object([&](std::string_view key) {
+          if (key != "profiles") return skip_value();
+          if (profiles) return false;
+          profiles = true;
+          return profile_list();
+        }))
+      return false;
+    skeleton_.append(text_.substr(copied_));
+    return true;
+  }
+
+  const std::string& skeleton() const { return skeleton_; }
+  std::vector<Sampled>& sampled() { return sampled_; }
+
+ private:
+  // A key of any bytes but an escape or a control character.
+  bool key(std::string_view& out) {
+    space();
+    if (!eat('"')) return false;
+    const std::size_t begin = pos_;
+    while (pos_ < text_.size() && text_[pos_] != '"' && text_[pos_] != '\\' &&
+           static_cast<unsigned char>(text_[pos_]) >= 0x20)
+      ++pos_;
+    out = text_.substr(begin, pos_ - begin);
+    if (!eat('"')) return false;
+    space();
+    if (!eat(':')) return false;
+    space();
+    return true;
+  }
+  // The members of an object whose `{` was eaten, each value to `member`.
+  template <class Member>
+  bool object(Member&& member) {
+    space();
+    if (eat('}')) return true;
+    for (;;) {
+      std::string_view k;
+      if (!key(k) || !member(k)) return false;
+      space();
+      if (eat(',')) continue;
+      return eat('}');
+    }
+  }
+  bool profile_list() {
+    if (!eat('[')) return false;
+    space();
+    if (eat(']')) return true;
+    for (;;) {
+      if (!eat('{')) return false;
+      Sampled& p = sampled_.emplace_back();
+      if (!object([&](std::string_view k) {
+            if (k == "samples" || k == "weights") {
+              bool& seen = k == "samples" ? p.has_samples : p.has_weights;
+              if (seen || !eat('[')) return false;
+              seen = true;
+              skeleton_.append(text_.substr(copied_, pos_ - copied_));
+              if (!(k == "samples" ? samples(p) : weights(p))) return false;
+              copied_ = pos_;  // from the closing bracket on
+              ++pos_;
+              return true;
+            }
+            return skip_value();
+          }))
+        return false;
+      space();
+      if (eat(',')) {
+        space();
+        continue;
+      }
+      return eat(']');
+    }
+  }
+  // The items of an array whose `[` was eaten, up to its `]` (left there).
+  template <class Item>
+  bool items(Item&& item) {
+    space();
+    if (pos_ < text_.size() && text_[pos_] == ']') return true;
+    for (;;) {
+      if (!item()) return false;
+      passed_.at(pos_);
+      space();
+      if (eat(',')) {
+        space();
+        continue;
+      }
+      return pos_ < text_.size() && text_[pos_] == ']';
+    }
+  }
+  bool samples(Sampled& p) {
+    return items([&] {
+      if (!eat('[')) return false;
+      if (!items([&] {
+            const std::size_t begin = pos_;
+            double d = 0;
+            bool fractional = false;
+            if (!json_number(d, fractional) || fractional || text_[begin] == '-' || d >= UINT32_MAX) return false;
+            p.frames.push_back(static_cast<std::uint32_t>(d));
+            return true;
+          }))
+        return false;
+      ++pos_;  // the sample's `]`
+      p.sample_begin.push_back(static_cast<std::uint32_t>(p.frames.size()));
+      // (The general path's budget, counted as it counts.)
+      bytes_ += 12;
+      return !(options_.memory_budget && bytes_ + p.frames.bytes() > options_.memory_budget);
+    });
+  }
+  bool weights(Sampled& p) {
+    return items([&] {
+      const std::size_t begin = pos_;
+      double d = 0;
+      bool fractional = false;
+      if (!json_number(d, fractional) || (d == 0 && text_[begin] == '-')) return false;
+      p.weights.push_back(d);
+      return true;
+    });
+  }
+
+  const formats::ReadOptions& options_;
+  PassedPages passed_;
+  std::string skeleton_;
+  std::size_t copied_ = 0;  // the input up to here is in skeleton_
+  std::size_t bytes_ = 0;
+  std::vector<Sampled> sampled_;
+};
+
 }  // namespace
 
 int sniff(std::string_view head) {
@@ -441,8 +614,37 @@ int sniff(std::string_view head) {
   return head.find("\"shared\"") != std::string_view::npos && head.find("\"frames\"") != std::string_view::npos ? 1 : 0;
 }
 
-Expected<Profile> read(const InputFile& input, const formats::ReadOptions& options, Diagnostics& diag) {
+std::optional<Expected<Profile>> read_streaming(const InputFile& input, const formats::ReadOptions& options,
+                                                Diagnostics& diag) {
+  Scan scan(input, options);
+  if (!scan.run()) return std::nullopt;
+  Diagnostics warnings;  // (passed on only when the path takes the file)
+  Reader reader(input, options, warnings, scan.skeleton());
+  if (!reader.parse()) return std::nullopt;
+  std::vector<Raw>& raw = reader.profiles();
+  auto& sampled = scan.sampled();
+  if (raw.size() != sampled.size()) return std::nullopt;
+  for (std::size_t k = 0; k < raw.size(); ++k) {
+    if (raw[k].samples() != 0 || !raw[k].weights.empty()) return std::nullopt;
+    raw[k].frames = std::move(sampled[k].frames);
+    raw[k].sample_begin = std::move(sampled[k].sample_begin);
+    raw[k].weights = std::move(sampled[k].weights);
+  }
+  // (The general path checks as it reads: whatever it refuses is over at the end.)
+  if (!reader.within_budget()) return std::nullopt;
+  auto p = reader.build();
+  if (!p) return std::nullopt;
+  for (const std::string& w : warnings.warnings()) diag.warn(w);
+  return p;
+}
+
+Expected<Profile> read_general(const InputFile& input, const formats::ReadOptions& options, Diagnostics& diag) {
   return Reader(input, options, diag).read();
+}
+
+Expected<Profile> read(const InputFile& input, const formats::ReadOptions& options, Diagnostics& diag) {
+  if (auto streamed = read_streaming(input, options, diag)) return std::move(*streamed);
+  return read_general(input, options, diag);
 }
 
 }  // namespace graphgen::speedscope

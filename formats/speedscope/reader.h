@@ -12,7 +12,8 @@
 //     "name"?, "activeProfileIndex"?, "exporter"? }
 //   U: none | nanoseconds | microseconds | milliseconds | seconds | bytes
 // Members in any order (profiles may come before the frames). Parsed with
-// simdjson (On Demand).
+// simdjson (On Demand), the sampled profiles' samples and weights by the
+// project's own number rule as they are passed (reader.cc).
 //
 // The model: a function per frame (name, file, line); one event, time when
 // the unit is one (shown in seconds; integer ticks stay integers, any
@@ -25,6 +26,7 @@
 // refused.
 #pragma once
 
+#include <optional>
 #include <string_view>
 
 #include "common/read_options.h"
@@ -40,6 +42,16 @@ inline constexpr std::string_view kSchema = "https://www.speedscope.app/file-for
 /// head holds "shared" and "frames" (taken over gprof2dot's JSON); 0: neither.
 int sniff(std::string_view head);
 
+/// Reads a speedscope file: each sampled profile's samples and weights as
+/// they are passed, the rest through simdjson (reader.cc), when the file is
+/// as speedscope's exporters write them; else read_general().
 Expected<Profile> read(const InputFile& input, const formats::ReadOptions& options, Diagnostics& diag);
+/// The streaming path alone: nothing when it leaves the file to the
+/// general path (any error included: the general path gives the message).
+std::optional<Expected<Profile>> read_streaming(const InputFile& input, const formats::ReadOptions& options,
+                                                Diagnostics& diag);
+/// The whole document through simdjson (tests and the fuzz target compare
+/// it with read()).
+Expected<Profile> read_general(const InputFile& input, const formats::ReadOptions& options, Diagnostics& diag);
 
 }  // namespace graphgen::speedscope

@@ -6,8 +6,11 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
+#include "fuzz/fuzz.h"
+#include "speedscope/reader.h"
 #include "util/test_util.h"
 
 namespace fs = std::filesystem;
@@ -112,6 +115,129 @@ TEST(Speedscope, OutputFollowsTheSchema) {
     EXPECT_EQ(v.exit_code, 0) << v.err;
     EXPECT_EQ(v.out, "valid\n");
   }
+}
+
+// The streaming path (speedscope/reader.cc) against the whole document
+// through simdjson: where it takes a file, the same tables, timeline,
+// warnings and errors.
+fuzz::TwoPaths read_both(const fs::path& path) {
+  auto in = InputFile::open(path.string());
+  EXPECT_TRUE(in.has_value());
+  if (!in) return {};
+  formats::ReadOptions o;
+  o.memory_budget = std::size_t{256} << 20;
+  o.keep_timeline = true;
+  auto both = fuzz::two_paths(*in, o, speedscope::read_streaming, speedscope::read_general, true);
+  Diagnostics d;
+  auto p = speedscope::read(*in, o, d);
+  EXPECT_EQ(fuzz::tables(p, d) + fuzz::trace(p), both.fast.value_or(both.general));
+  return both;
+}
+
+TEST(Speedscope, StreamingPathReadsEveryFileAsTheGeneralPathDoes) {
+  std::set<std::string> streamed;
+  std::vector<fs::path> files;
+  for (const fs::path& d : {speedscope_dir(), test::testdata_dir() / "bad" / "speedscope"})
+    for (const auto& e : fs::directory_iterator(d))
+      if (e.path().extension() == ".json") files.push_back(e.path());
+  ASSERT_GE(files.size(), 9u);
+  for (const fs::path& f : files) {
+    SCOPED_TRACE(f.string());
+    auto r = read_both(f);
+    if (r.fast) {
+      streamed.insert(f.filename().string());
+      EXPECT_EQ(*r.fast, r.general);
+    }
+  }
+  for (const char* usual :
+       {"pyspy-4threads.speedscope.json", "ssexport-node-single.speedscope.json", "evented.speedscope.json"})
+    EXPECT_TRUE(streamed.count(usual)) << usual;
+}
+
+TEST(Speedscope, StreamingPathTakesTheUsualShapesAndLeavesTheRest) {
+  const std::string frames =
+      R"J("shared":{"frames":[{"name":"main","file":"a.py","line":1},{"name":"f\u00e9","file":"a.py","line":9,"col":null},{"name":"g"}]})J";
+  auto profile = [](const std::string& samples, const std::string& weights, const std::string& extra = "") {
+    return R"J({"type":"sampled","name":"t1","unit":"milliseconds","startValue":0,"endValue":9)J" + extra +
+           R"J(,"samples":)J" + samples + R"J(,"weights":)J" + weights + "}";
+  };
+  auto doc = [&](const std::string& profiles, const std::string& extra = "") {
+    return R"J({"$schema":"https://www.speedscope.app/file-format-schema.json",)J" + frames + extra +
+           R"J(,"profiles":[)J" + profiles + "]}";
+  };
+  std::string many = "[", many_weights = "[";
+  for (int i = 0; i < 20000; ++i) {
+    many += "[0," + std::to_string(1 + i % 2) + (i % 3 ? ",2]" : "]") + (i + 1 < 20000 ? "," : "]");
+    many_weights += std::to_string(1 + i % 5) + (i + 1 < 20000 ? ",\n" : "]");
+  }
+  const std::string evented =
+      R"J({"type":"evented","name":"ev","unit":"milliseconds","startValue":0,"endValue":4,"events":[{"type":"O","frame":0,"at":0},{"type":"C","frame":0,"at":4}]})J";
+  struct Case {
+    std::string name, text;
+    bool streams;
+  };
+  const std::vector<Case> cases = {
+      {"as py-spy writes it", doc(profile("[[0,1],[0,1,2],[0]]", "[1,2,3]")), true},
+      {"two profiles and an evented one",
+       doc(profile("[[0,1]]", "[1]") + "," + profile("[[0]]", "[2]") + "," + evented), true},
+      {"spaces and new lines", doc(profile("[ [ 0 , 1 ] ,\n[0] ]", "[\r\n1 ,\t2 ]")), true},
+      {"many samples", doc(profile(many, many_weights)), true},
+      {"profiles before the frames", R"J({"profiles":[)J" + profile("[[0,2]]", "[1]") + "]," + frames + "}", true},
+      {"fractional weights", doc(profile("[[0],[1]]", "[0.5,2e-3]")), true},
+      {"a weight past 2^31", doc(profile("[[0],[1]]", "[1,3000000000]")), true},
+      {"an empty sample", doc(profile("[[],[0]]", "[1,1]")), true},
+      {"weights before samples",
+       doc(R"J({"type":"sampled","name":"t","unit":"none","weights":[4,5],"samples":[[0],[2,1]]})J"), true},
+      {"a frame index past 65535", doc(profile("[[0],[70000]]", "[1,1]")), false},
+      {"a weight of -0", doc(profile("[[0],[1]]", "[1,-0]")), false},
+      {"a frame index 1.0", doc(profile("[[1.0]]", "[1]")), false},
+      {"a negative frame index", doc(profile("[[-1]]", "[1]")), false},
+      {"one weight too few", doc(profile("[[0],[1]]", "[1]")), false},
+      {"samples twice", doc(profile("[[0]]", "[1]", R"J(,"samples":[[1]])J")), false},
+      {"profiles twice", doc(profile("[[0]]", "[1]"), R"J(,"profiles":[])J"), false},
+      {"an escaped key", doc(profile("[[0]]", "[1]", R"J(,"n\u0061me":"x")J")), false},
+      {"a string among the weights", doc(profile("[[0]]", R"J(["1"])J")), false},
+      {"a sample that is not an array", doc(profile("[0]", "[1]")), false},
+      {"bytes after the document", doc(profile("[[0]]", "[1]")) + " x", false},
+      {"invalid UTF-8 in a name", doc(profile("[[0]]", "[1]", R"J(,"x":")J" + std::string("\xff") + "\"")), false},
+      {"units that differ",
+       doc(profile("[[0]]", "[1]") + "," + R"J({"type":"sampled","unit":"bytes","samples":[],"weights":[]})J"), false},
+      {"cut in the samples", doc(profile("[[0,1],[0]]", "[1,2]")).substr(0, frames.size() + 150), false},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto r = read_both(test::write_temp("s.speedscope.json", c.text));
+    EXPECT_EQ(r.fast.has_value(), c.streams) << r.general.substr(0, 300);
+    if (r.fast) {
+      EXPECT_EQ(*r.fast, r.general);
+    }
+  }
+}
+
+// A long file's pages are given back as its samples are read, and its
+// frame indices kept in 2 bytes (simdjson's index of the whole document
+// took 4 bytes a bracket, comma and number).
+TEST(Speedscope, StreamingPathGivesBackThePagesItRead) {
+  std::string text =
+      R"J({"shared":{"frames":[{"name":"a"},{"name":"b"}]},"profiles":[{"type":"sampled","unit":"none","samples":[)J";
+  std::string weights;
+  for (int i = 0; i < 400000; ++i) {  // about 6 MB
+    text += i % 2 ? "[0,1,0,1]," : "[0,1],";
+    weights += std::to_string(1 + i % 3) + ",";
+  }
+  text += R"J([1]],"weights":[)J" + weights + "7]}]}";
+  fs::path path = test::write_temp("pages.speedscope.json", text);
+  auto in = InputFile::open(path.string());
+  ASSERT_TRUE(in.has_value());
+  volatile char sum = 0;
+  for (char c : in->bytes()) sum = sum + c;
+  formats::ReadOptions o;
+  Diagnostics d;
+  auto streamed = speedscope::read_streaming(*in, o, d);
+  ASSERT_TRUE(streamed.has_value());
+  ASSERT_TRUE(streamed->has_value()) << streamed->error().message;
+  EXPECT_LT(test::resident_kib(in->bytes().data()), 2048u) << "of " << text.size() / 1024 << " KiB";
+  EXPECT_EQ((*streamed)->functions.size(), 2u);
 }
 
 }  // namespace
