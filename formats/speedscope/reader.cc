@@ -41,7 +41,26 @@ struct Raw {
     double at = 0;
     std::size_t offset = 0;
   };
-  std::vector<Ev> events;
+  // An evented profile's events, a column each (the times in a NarrowArray;
+  // the offsets are the general path's, for its messages).
+  struct Events {
+    std::vector<std::uint32_t> frames;
+    std::vector<bool> open;
+    formats::NarrowArray<std::int32_t, double> at;
+    std::vector<std::size_t> offsets;
+    std::size_t size() const { return frames.size(); }
+    bool empty() const { return frames.empty(); }
+    void push_back(const Ev& ev, bool with_offset) {
+      frames.push_back(ev.frame);
+      open.push_back(ev.open);
+      at.push_back(ev.at);
+      if (with_offset) offsets.push_back(ev.offset);
+    }
+    /// Event i (at the profile's offset when it has none of its own).
+    Ev operator()(std::size_t i, std::size_t profile_offset) const {
+      return {open[i], frames[i], at[i], i < offsets.size() ? offsets[i] : profile_offset};
+    }
+  } events;
   double start = 0, end = 0;
   std::size_t samples() const { return sample_begin.size() - 1; }
   std::size_t sample_at(std::size_t s) const { return s < sample_offset.size() ? sample_offset[s] : offset; }
@@ -106,8 +125,8 @@ class Reader {
   Expected<bool> over_budget() {
     std::size_t bytes = frames_.size() * sizeof(Frame);
     for (const Raw& r : raw_)
-      bytes += r.frames.bytes() + r.sample_begin.size() * 4 + r.samples() * 8 + r.weights.bytes() +
-               r.events.size() * sizeof(Raw::Ev);
+      bytes +=
+          r.frames.bytes() + r.sample_begin.size() * 4 + r.samples() * 8 + r.weights.bytes() + r.events.size() * 16;
     if (options_.memory_budget && bytes > options_.memory_budget)
       return bad_input(formats::over_budget_message(in_.path(), options_.memory_budget, frames_.size(), 1));
     return true;
@@ -250,7 +269,7 @@ class Reader {
         return bad_input(fmt::format("{}: expected an event of \"type\": \"O\" or \"C\", found {}", where(ev.offset),
                                      type.empty() ? "no type" : quote_input(type)));
       ev.open = type == "O";
-      r.events.push_back(ev);
+      r.events.push_back(ev, true);
       if (r.events.size() % 4096 == 0)
         if (auto ok = over_budget(); !ok) return ok.error();
     }
@@ -270,10 +289,10 @@ class Reader {
         if (r.frames[i] >= frames_.size())
           return bad_input(fmt::format("{}: sample {} of profile {} names frame {}, but \"shared\".\"frames\" has {}",
                                        where(r.sample_at(s)), s, k, r.frames[i], frames_.size()));
-    for (const Raw::Ev& ev : r.events)
-      if (ev.frame >= frames_.size())
+    for (std::size_t i = 0; i < r.events.size(); ++i)
+      if (r.events.frames[i] >= frames_.size())
         return bad_input(fmt::format("{}: an event of profile {} names frame {}, but \"shared\".\"frames\" has {}",
-                                     where(ev.offset), k, ev.frame, frames_.size()));
+                                     where(r.events(i, r.offset).offset), k, r.events.frames[i], frames_.size()));
     for (std::size_t w = 0; w < r.weights.size(); ++w)
       if (!std::isfinite(r.weights[w]))
         return bad_input(fmt::format("{}: expected finite weights in profile {}", where(r.offset), k));
@@ -286,8 +305,8 @@ class Reader {
     for (const Raw& r : raw_) {
       for (std::size_t w = 0; w < r.weights.size(); ++w)
         if (!whole(r.weights[w])) return false;
-      for (const Raw::Ev& ev : r.events)
-        if (!whole(ev.at)) return false;
+      for (std::size_t i = 0; i < r.events.size(); ++i)
+        if (!whole(r.events.at[i])) return false;
     }
     return true;
   }
@@ -367,8 +386,9 @@ Expected<bool> Reader::add_evented(const Raw& r, std::size_t k) {
     add(stack, to - from);
     if (timed) builder_->time_last_sample(from * spu, (to - from) * spu, track);
   };
-  double last = r.events.empty() ? r.start : r.events.front().at;
-  for (const Raw::Ev& ev : r.events) {
+  double last = r.events.empty() ? r.start : r.events.at[0];
+  for (std::size_t i = 0; i < r.events.size(); ++i) {
+    const Raw::Ev ev = r.events(i, r.offset);
     if (ev.at < last)
       return bad_input(fmt::format("{}: expected events of profile {} in time order, found \"at\": {} after {}",
                                    where(ev.offset), k, ev.at, last));
@@ -454,21 +474,23 @@ Expected<Profile> Reader::build() {
   return std::move(p_);
 }
 
-// The streaming path's pass over the document: each profile's "samples"
-// and "weights" read by JsonCursor's number rule as they are passed (frame
-// indices of 16 bits and weights of 32 while they fit: NarrowArray), the
-// rest copied out, with those arrays left empty, for the general reader
-// (the frames, the other members, evented profiles, with simdjson's
-// checks). It gives up on anything else: a key with an escape or a control
-// character, "profiles" or either array twice, a frame index that is not
-// an integer of 0 to 2^32 - 2, a weight the rule does not take or -0.
+// The streaming path's pass over the document: each profile's "samples",
+// "weights" and "events" read by JsonCursor's number rule as they are
+// passed (frame indices of 16 bits, weights and times of 32 while they fit:
+// NarrowArray), the rest copied out, with those arrays left empty, for the
+// general reader (the frames, the other members, with simdjson's checks).
+// It gives up on anything else: a key with an escape or a control
+// character, "profiles" or any of those arrays twice, a frame index that is
+// not an integer of 0 to 2^32 - 2, a weight or time the rule does not take
+// or -0, an event with another key, a key twice or one missing.
 class Scan : formats::JsonCursor {
  public:
-  struct Sampled {
+  struct Streamed {
     formats::NarrowArray<std::uint16_t, std::uint32_t> frames;
     std::vector<std::uint32_t> sample_begin{0};
     formats::NarrowArray<std::int32_t, double> weights;
-    bool has_samples = false, has_weights = false;
+    Raw::Events events;
+    bool has_samples = false, has_weights = false, has_events = false;
   };
 
   Scan(const InputFile& in, const formats::ReadOptions& options) : options_(options), passed_(&in) {
@@ -491,7 +513,7 @@ class Scan : formats::JsonCursor {
   }
 
   const std::string& skeleton() const { return skeleton_; }
-  std::vector<Sampled>& sampled() { return sampled_; }
+  std::vector<Streamed>& streamed() { return streamed_; }
 
  private:
   // A key of any bytes but an escape or a control character.
@@ -528,14 +550,14 @@ class Scan : formats::JsonCursor {
     if (eat(']')) return true;
     for (;;) {
       if (!eat('{')) return false;
-      Sampled& p = sampled_.emplace_back();
+      Streamed& p = streamed_.emplace_back();
       if (!object([&](std::string_view k) {
-            if (k == "samples" || k == "weights") {
-              bool& seen = k == "samples" ? p.has_samples : p.has_weights;
+            if (k == "samples" || k == "weights" || k == "events") {
+              bool& seen = k == "samples" ? p.has_samples : k == "weights" ? p.has_weights : p.has_events;
               if (seen || !eat('[')) return false;
               seen = true;
               skeleton_.append(text_.substr(copied_, pos_ - copied_));
-              if (!(k == "samples" ? samples(p) : weights(p))) return false;
+              if (!(k == "samples" ? samples(p) : k == "weights" ? weights(p) : events(p))) return false;
               copied_ = pos_;  // from the closing bracket on
               ++pos_;
               return true;
@@ -567,7 +589,7 @@ class Scan : formats::JsonCursor {
       return pos_ < text_.size() && text_[pos_] == ']';
     }
   }
-  bool samples(Sampled& p) {
+  bool samples(Streamed& p) {
     return items([&] {
       if (!eat('[')) return false;
       if (!items([&] {
@@ -586,7 +608,7 @@ class Scan : formats::JsonCursor {
       return !(options_.memory_budget && bytes_ + p.frames.bytes() > options_.memory_budget);
     });
   }
-  bool weights(Sampled& p) {
+  bool weights(Streamed& p) {
     return items([&] {
       const std::size_t begin = pos_;
       double d = 0;
@@ -597,12 +619,55 @@ class Scan : formats::JsonCursor {
     });
   }
 
+  // Events {"type": "O" | "C", "frame": index, "at": time}, each key once,
+  // in any order.
+  bool events(Streamed& p) {
+    return items([&] {
+      if (!eat('{')) return false;
+      Raw::Ev ev;
+      bool type = false, frame = false, at = false;
+      for (;;) {
+        std::string_view k;
+        if (!key(k)) return false;
+        if (k == "type" && !type) {
+          if (!eat('"') || pos_ >= text_.size() || (text_[pos_] != 'O' && text_[pos_] != 'C')) return false;
+          ev.open = text_[pos_++] == 'O';
+          if (!eat('"')) return false;
+          type = true;
+        } else if ((k == "frame" && !frame) || (k == "at" && !at)) {
+          const std::size_t begin = pos_;
+          double d = 0;
+          bool fractional = false;
+          if (!json_number(d, fractional) || (d == 0 && text_[begin] == '-')) return false;
+          if (k == "at") {
+            ev.at = d;
+            at = true;
+          } else {
+            if (fractional || d < 0 || d >= UINT32_MAX) return false;
+            ev.frame = static_cast<std::uint32_t>(d);
+            frame = true;
+          }
+        } else {
+          return false;
+        }
+        space();
+        if (eat(',')) continue;
+        if (!eat('}')) return false;
+        break;
+      }
+      if (!type || !frame || !at) return false;
+      p.events.push_back(ev, false);
+      bytes_ += 16;
+      return !(options_.memory_budget && bytes_ > options_.memory_budget);
+    });
+  }
+
   const formats::ReadOptions& options_;
   PassedPages passed_;
   std::string skeleton_;
   std::size_t copied_ = 0;  // the input up to here is in skeleton_
   std::size_t bytes_ = 0;
-  std::vector<Sampled> sampled_;
+  std::vector<Streamed> streamed_;
 };
 
 }  // namespace
@@ -622,13 +687,14 @@ std::optional<Expected<Profile>> read_streaming(const InputFile& input, const fo
   Reader reader(input, options, warnings, scan.skeleton());
   if (!reader.parse()) return std::nullopt;
   std::vector<Raw>& raw = reader.profiles();
-  auto& sampled = scan.sampled();
-  if (raw.size() != sampled.size()) return std::nullopt;
+  auto& streamed = scan.streamed();
+  if (raw.size() != streamed.size()) return std::nullopt;
   for (std::size_t k = 0; k < raw.size(); ++k) {
-    if (raw[k].samples() != 0 || !raw[k].weights.empty()) return std::nullopt;
-    raw[k].frames = std::move(sampled[k].frames);
-    raw[k].sample_begin = std::move(sampled[k].sample_begin);
-    raw[k].weights = std::move(sampled[k].weights);
+    if (raw[k].samples() != 0 || !raw[k].weights.empty() || !raw[k].events.empty()) return std::nullopt;
+    raw[k].frames = std::move(streamed[k].frames);
+    raw[k].sample_begin = std::move(streamed[k].sample_begin);
+    raw[k].weights = std::move(streamed[k].weights);
+    raw[k].events = std::move(streamed[k].events);
   }
   // (The general path checks as it reads: whatever it refuses is over at the end.)
   if (!reader.within_budget()) return std::nullopt;

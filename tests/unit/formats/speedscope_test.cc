@@ -170,6 +170,10 @@ TEST(Speedscope, StreamingPathTakesTheUsualShapesAndLeavesTheRest) {
     many += "[0," + std::to_string(1 + i % 2) + (i % 3 ? ",2]" : "]") + (i + 1 < 20000 ? "," : "]");
     many_weights += std::to_string(1 + i % 5) + (i + 1 < 20000 ? ",\n" : "]");
   }
+  auto ev = [](const std::string& events) {
+    return R"J({"type":"evented","name":"ev","unit":"milliseconds","startValue":0,"endValue":9,"events":[)J" + events +
+           "]}";
+  };
   const std::string evented =
       R"J({"type":"evented","name":"ev","unit":"milliseconds","startValue":0,"endValue":4,"events":[{"type":"O","frame":0,"at":0},{"type":"C","frame":0,"at":4}]})J";
   struct Case {
@@ -203,6 +207,18 @@ TEST(Speedscope, StreamingPathTakesTheUsualShapesAndLeavesTheRest) {
       {"units that differ",
        doc(profile("[[0]]", "[1]") + "," + R"J({"type":"sampled","unit":"bytes","samples":[],"weights":[]})J"), false},
       {"cut in the samples", doc(profile("[[0,1],[0]]", "[1,2]")).substr(0, frames.size() + 150), false},
+      {"events in another key order",
+       doc(ev(
+           R"J({"at":0,"frame":0,"type":"O"},{"frame":1,"type":"O","at":1.5},{"type":"C","at":3,"frame":1},{"type":"C","frame":0,"at":4})J")),
+       true},
+      {"events past 2^31 and left open",
+       doc(ev(R"J({"type":"O","frame":0,"at":2147483648},{"type":"O","frame":2,"at":2147483650})J")), true},
+      {"an event with another key", doc(ev(R"J({"type":"O","frame":0,"at":0,"x":1},{"type":"C","frame":0,"at":1})J")),
+       false},
+      {"an event without at", doc(ev(R"J({"type":"O","frame":0},{"type":"C","frame":0,"at":1})J")), false},
+      {"an event of type X", doc(ev(R"J({"type":"X","frame":0,"at":0})J")), false},
+      {"events out of time order", doc(ev(R"J({"type":"O","frame":0,"at":5},{"type":"C","frame":0,"at":1})J")), false},
+      {"a close of another frame", doc(ev(R"J({"type":"O","frame":0,"at":0},{"type":"C","frame":1,"at":1})J")), false},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
