@@ -589,7 +589,15 @@ class Scan : formats::JsonCursor {
       return pos_ < text_.size() && text_[pos_] == ']';
     }
   }
+  // Room for as many items as the rest of the input can hold (`least`
+  // bytes each): growing by doubling held the old and new arrays at once,
+  // a third more than the array. Room not used costs no memory.
+  std::size_t room(std::size_t least) const { return std::min((text_.size() - pos_) / least, kMostRoom) + 1; }
+  static constexpr std::size_t kMostRoom = std::size_t{1} << 28;
+
   bool samples(Streamed& p) {
+    p.frames.reserve(room(2));        // "0,"
+    p.sample_begin.reserve(room(3));  // "[],"
     return items([&] {
       if (!eat('[')) return false;
       if (!items([&] {
@@ -609,6 +617,7 @@ class Scan : formats::JsonCursor {
     });
   }
   bool weights(Streamed& p) {
+    p.weights.reserve(room(2));
     return items([&] {
       const std::size_t begin = pos_;
       double d = 0;
@@ -622,6 +631,10 @@ class Scan : formats::JsonCursor {
   // Events {"type": "O" | "C", "frame": index, "at": time}, each key once,
   // in any order.
   bool events(Streamed& p) {
+    const std::size_t most = room(29);  // {"type":"O","frame":0,"at":0},
+    p.events.frames.reserve(most);
+    p.events.open.reserve(most);
+    p.events.at.reserve(most);
     return items([&] {
       if (!eat('{')) return false;
       Raw::Ev ev;
