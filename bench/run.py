@@ -33,6 +33,10 @@ turn in one run (FlameGraph's scripts from --flamegraph, go tool pprof,
 Python's pstats and tracemalloc, mprof plot), on scatter-long.perf, the
 100k-function pstats, a pprof file converted from scatter-long, a
 tracemalloc snapshot of sympy and an mprof file of bench/workload.py.
+The memory table gives the peak against the input of the readers no other
+table measures on a large input (a node --cpu-prof recording of
+bench/workload.js made long, the same as a sampled and an evented
+speedscope file, the tracemalloc snapshot, scatter-long's trace events).
 With --gprof2dot, the core table's reference is gprof2dot run on the same
 input in turn with graphgen (once on the cycle file: minutes a run).
 Not a test: nothing here asserts a time.
@@ -315,6 +319,44 @@ def peers_section(a):
         verdict = "-" if target is None else ("met" if tw / w >= target else "missed") + " (≥ %g×)" % target
         print("| %s | %s (%.1f MB) | %.3f s | %.0f MB | %s | %.2f s, %.0f MB | %.2g× | %s |" %
               (what, os.path.basename(path), os.path.getsize(path) / 1e6, w, p, peer, tw, tp, tw / w, verdict))
+
+
+def memory_section(a):
+    """Peak memory against the input for the readers no other table measures on a large input:
+    a node --cpu-prof recording of bench/workload.js with its samples repeated (cpuprofile), the
+    same samples as a sampled and as an evented speedscope file (make_json_profiles.py), the
+    tracemalloc snapshot of the peers table, and scatter-long.perf's trace events (-T trace)."""
+    work = os.path.join(a.work, "memory")
+    os.makedirs(work, exist_ok=True)
+    inputs = []
+    if shutil.which("node") or shutil.which("nodejs"):
+        for kind, name, mb in (("cpuprofile", "big.cpuprofile", 60), ("speedscope", "big.speedscope.json", 40),
+                               ("evented", "evented.speedscope.json", 50)):
+            path = os.path.join(work, name)
+            if not os.path.exists(path):
+                subprocess.run([sys.executable, os.path.join(HERE, "make_json_profiles.py"), kind, path + ".tmp",
+                                str(mb)], check=True)
+                os.rename(path + ".tmp", path)
+            inputs.append(("speedscope" if kind == "evented" else kind, path))
+    snap = peer_inputs(a).get("tracemalloc")
+    if snap:
+        inputs.append(("tracemalloc", snap))
+    trace = os.path.join(work, "scatter-long.trace.json")
+    if not os.path.exists(trace):
+        subprocess.run([a.graphgen, "-q", "-T", "trace", os.path.join(a.work, "scatter-long.perf"), "-o", trace],
+                       check=True)
+    inputs.append(("trace", trace))
+    print()
+    print("| format | input | graphgen | read | peak memory | peak / input | target |")
+    print("|---|---|---|---|---|---|---|")
+    for fmt, path in inputs:
+        size_mb = os.path.getsize(path) / 1e6
+        runs = [run_once(a.graphgen, ["-f", fmt], path, os.path.join(work, "out.dot")) for _ in range(a.runs)]
+        wall, read, peak = (statistics.median(r[i] for r in runs) for i in range(3))
+        ratio = peak * 1.048576 / size_mb  # (peak in MiB, the input in MB)
+        print("| %s | %s (%.1f MB) | %.2f s | %.0f MB/s | %.0f MiB | %.1f× | %s (≤ 2×) |" %
+              (fmt, os.path.basename(path), size_mb, wall, size_mb / read if read > 0 else float("inf"), peak,
+               ratio, "met" if ratio <= 2 else "missed"))
 
 
 def make_ranks(work, name, count):
@@ -611,11 +653,12 @@ def main():
     ap.add_argument("--baseline", help="an earlier graphgen binary to run alternately, for side-by-side ratios")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--work", default=os.path.join(ROOT, "build", "bench"))
-    ap.add_argument("--sections", default="core,peers,formats,scaling,picture,ranks,each,views,python",
+    ap.add_argument("--sections", default="core,peers,formats,memory,scaling,picture,ranks,each,views,python",
                     help="which tables: core (the inputs of ../shared/bench), peers (each output against "
                          "the tool people use for it: FlameGraph, go tool pprof, Python's pstats and "
                          "tracemalloc, mprof plot), formats (gprof2dot's other "
-                         "formats), scaling (each reader at 1x, 4x, 16x), picture (PNG/SVG against gprof2dot | dot), ranks (1024 to 100 000 rank files), each (--each's speed-up), views (HTML "
+                         "formats), memory (peak against the input of cpuprofile, speedscope, tracemalloc, "
+                         "trace), scaling (each reader at 1x, 4x, 16x), picture (PNG/SVG against gprof2dot | dot), ranks (1024 to 100 000 rank files), each (--each's speed-up), views (HTML "
                          "report, flame graph), python (graphgen run against python3 -m cProfile)")
     ap.add_argument("--gprof2dot", help="gprof2dot.py, run on the same inputs, in turn with graphgen, for the core, "
                                         "formats and picture tables")
@@ -652,7 +695,8 @@ def main():
                   (name, size_mb, wall, baseline_note(new, old), size_mb / read, floor_text, peak, tool, ref_s,
                    ref_mb, ref_s / wall, verdict))
         merge_case(a)
-    for name, section in (("peers", peers_section), ("formats", formats_section), ("scaling", scaling_section), ("picture", picture_section),
+    for name, section in (("peers", peers_section), ("formats", formats_section), ("memory", memory_section),
+                          ("scaling", scaling_section), ("picture", picture_section),
                           ("ranks", ranks_section), ("each", each_section), ("views", views_section),
                           ("python", python_section)):
         if name in sections:
