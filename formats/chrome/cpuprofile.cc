@@ -372,12 +372,8 @@ class Scan : formats::JsonCursor {
   bool run() {
     space();
     if (!eat('{')) return false;
-    space();
-    if (!eat('}'))
-      for (;;) {
-        std::string_view key;
-        if (!member_name(key)) return false;
-        if (key == "samples" || key == "timeDeltas") {
+    if (!object([&](std::string_view key) {
+          if (key != "samples" && key != "timeDeltas") return skip_value();
           bool& seen = key == "samples" ? has_samples_ : has_deltas_;
           if (seen || !eat('[')) return false;
           seen = true;
@@ -385,14 +381,9 @@ class Scan : formats::JsonCursor {
           if (!(key == "samples" ? list(&Scan::sample) : list(&Scan::delta))) return false;
           copied_ = pos_;  // from the closing bracket on
           ++pos_;
-        } else if (!skip_value()) {
-          return false;
-        }
-        space();
-        if (eat(',')) continue;
-        if (!eat('}')) return false;
-        break;
-      }
+          return true;
+        }))
+      return false;
     skeleton_.append(text_.substr(copied_));
     return true;
   }
@@ -405,34 +396,23 @@ class Scan : formats::JsonCursor {
  private:
   // The items of an array up to its closing bracket (left at it).
   bool list(bool (Scan::*item)()) {
-    space();
-    if (pos_ < text_.size() && text_[pos_] == ']') return true;
-    for (std::size_t count = 1;; ++count) {
-      if (!(this->*item)()) return false;
+    std::size_t count = 0;
+    return items([&] {
       // (The general path's budget: 8 bytes a number.)
-      if (options_.memory_budget && count * 8 > options_.memory_budget) return false;
+      if (!(this->*item)() || (options_.memory_budget && ++count * 8 > options_.memory_budget)) return false;
       passed_.at(pos_);
-      space();
-      if (eat(',')) {
-        space();
-        continue;
-      }
-      return pos_ < text_.size() && text_[pos_] == ']';
-    }
+      return true;
+    });
   }
   bool sample() {
-    const std::size_t begin = pos_;
-    double d = 0;
-    bool fractional = false;
-    if (!json_number(d, fractional) || fractional || text_[begin] == '-' || d > UINT32_MAX) return false;
-    samples_.push_back(static_cast<std::uint32_t>(d));
+    std::uint32_t id = 0;
+    if (!json_index(id, UINT32_MAX)) return false;
+    samples_.push_back(id);
     return true;
   }
   bool delta() {
-    const std::size_t begin = pos_;
     double d = 0;
-    bool fractional = false;
-    if (!json_number(d, fractional) || (d == 0 && text_[begin] == '-')) return false;
+    if (!json_double(d)) return false;
     deltas_.push_back(d);
     return true;
   }

@@ -85,20 +85,15 @@ bool skip_json_value(std::string_view text, std::size_t& pos) {
   return depth == 0;
 }
 
-bool JsonCursor::plain_key(std::string_view& key) {
-  if (!eat('"')) return false;
-  const std::size_t begin = pos_;
-  while (
-      pos_ < text_.size() && pos_ - begin <= 16 &&
-      ((text_[pos_] >= 'a' && text_[pos_] <= 'z') || (text_[pos_] >= 'A' && text_[pos_] <= 'Z') || text_[pos_] == '_'))
-    ++pos_;
-  key = text_.substr(begin, pos_ - begin);
-  return eat('"');
-}
-
 bool JsonCursor::member_name(std::string_view& key) {
   space();
-  if (!plain_key(key)) return false;
+  if (!eat('"')) return false;
+  const std::size_t begin = pos_;
+  while (pos_ < text_.size() && text_[pos_] != '"' && text_[pos_] != '\\' &&
+         static_cast<unsigned char>(text_[pos_]) >= 0x20)
+    ++pos_;
+  key = text_.substr(begin, pos_ - begin);
+  if (!eat('"')) return false;
   space();
   if (!eat(':')) return false;
   space();

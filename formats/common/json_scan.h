@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
 
 namespace graphgen::formats {
@@ -32,10 +33,40 @@ class JsonCursor {
     return true;
   }
   bool skip_value() { return skip_json_value(text_, pos_); }
-  /// A member name of letters and underscores (up to 16), without escapes.
-  bool plain_key(std::string_view& key);
-  /// A member's name and its colon, with the space around them.
+  /// A member's name (any bytes but an escape or a control character: the
+  /// readers look for names of letters) and its colon, with the space
+  /// around them.
   bool member_name(std::string_view& key);
+  /// The members of an object whose `{` was eaten, to its `}` (eaten):
+  /// `member(name)` reads each value.
+  template <class Member>
+  bool object(Member&& member) {
+    space();
+    if (eat('}')) return true;
+    for (;;) {
+      std::string_view key;
+      if (!member_name(key) || !member(key)) return false;
+      space();
+      if (eat(',')) continue;
+      return eat('}');
+    }
+  }
+  /// The items of an array whose `[` was eaten, to its `]` (left there for
+  /// the caller): `item()` reads each.
+  template <class Item>
+  bool items(Item&& item) {
+    space();
+    if (pos_ < text_.size() && text_[pos_] == ']') return true;
+    for (;;) {
+      if (!item()) return false;
+      space();
+      if (eat(',')) {
+        space();
+        continue;
+      }
+      return pos_ < text_.size() && text_[pos_] == ']';
+    }
+  }
   /// Past one JSON number token; `fractional` when it has a fraction or an
   /// exponent.
   bool number_token(bool& fractional);
@@ -44,6 +75,22 @@ class JsonCursor {
   /// the correctly rounded double (as simdjson's, which rounds correctly
   /// too). False for any other token (more digits, out of range).
   bool json_number(double& out, bool& fractional);
+  /// A JSON number as simdjson's get_double() gives it: json_number() but
+  /// for -0 (simdjson reads the integer as -0.0, the rule as 0).
+  bool json_double(double& out) {
+    const std::size_t begin = pos_;
+    bool fractional = false;
+    return json_number(out, fractional) && !(out == 0 && text_[begin] == '-');
+  }
+  /// A JSON integer of 0 to `most`, without sign, fraction or exponent.
+  bool json_index(std::uint32_t& out, std::uint32_t most) {
+    const std::size_t begin = pos_;
+    double d = 0;
+    bool fractional = false;
+    if (!json_number(d, fractional) || fractional || text_[begin] == '-' || d > most) return false;
+    out = static_cast<std::uint32_t>(d);
+    return true;
+  }
 
   std::string_view text_;
   std::size_t pos_ = 0;

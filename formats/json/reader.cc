@@ -48,28 +48,23 @@ class Reader : formats::JsonCursor {
     space();
     if (!eat('{')) return false;
     bool version = false, costs_seen = false, functions = false, events = false;
-    for (;;) {
-      std::string_view key;
-      if (!member_name(key)) return false;
-      if (key == "events") {
-        if (events || !stream_events()) return false;
-        events = true;
-      } else if (key == "version") {
-        if (version || !eat('0') || (pos_ < text_.size() && !is_end_of_scalar(text_[pos_]))) return false;
-        version = true;
-      } else if (key == "costs" || key == "functions") {
-        bool& seen = key == "costs" ? costs_seen : functions;
-        if (seen || !member_alone(key)) return false;
-        seen = true;
-      } else {
-        return false;
-      }
-      if (options_.memory_budget && bytes() > options_.memory_budget) return false;
-      space();
-      if (eat(',')) continue;
-      if (!eat('}')) return false;
-      break;
-    }
+    if (!object([&](std::string_view key) {
+          if (key == "events") {
+            if (events || !stream_events()) return false;
+            events = true;
+          } else if (key == "version") {
+            if (version || !eat('0') || (pos_ < text_.size() && !is_end_of_scalar(text_[pos_]))) return false;
+            version = true;
+          } else if (key == "costs" || key == "functions") {
+            bool& seen = key == "costs" ? costs_seen : functions;
+            if (seen || !member_alone(key)) return false;
+            seen = true;
+          } else {
+            return false;
+          }
+          return !(options_.memory_budget && bytes() > options_.memory_budget);
+        }))
+      return false;
     space();
     return pos_ == text_.size() && version && functions && events;
   }
@@ -293,19 +288,6 @@ class Reader : formats::JsonCursor {
 
  private:
   // ---- The streaming path's rules ----
-  // A function position: a JSON integer below 2^32 - 1 (what the general
-  // path takes through get_double(), for integers without an exponent).
-  bool position(std::uint32_t& out) {
-    const std::size_t begin = pos_;
-    std::uint64_t v = 0;
-    while (pos_ < text_.size() && is_digit(text_[pos_]) && pos_ - begin < 11)
-      v = v * 10 + static_cast<std::uint64_t>(text_[pos_++] - '0');
-    const std::size_t digits = pos_ - begin;
-    if (digits == 0 || digits > 10 || (digits > 1 && text_[begin] == '0') || v >= 4294967295u) return false;
-    if (pos_ < text_.size() && !is_end_of_scalar(text_[pos_])) return false;
-    out = static_cast<std::uint32_t>(v);
-    return true;
-  }
   // A cost: a JSON number (JsonCursor::json_number).
   bool cost_number(double& out) {
     bool fractional = false;
@@ -314,67 +296,44 @@ class Reader : formats::JsonCursor {
     return true;
   }
   bool stream_events() {
-    if (!eat('[')) return false;
-    space();
-    if (eat(']')) return true;
-    for (;;) {
-      if (!stream_event()) return false;
-      passed_.at(pos_);
-      space();
-      if (eat(',')) {
-        space();
-        continue;
-      }
-      return eat(']');
-    }
+    return eat('[') && items([&] {
+             if (!stream_event()) return false;
+             passed_.at(pos_);
+             return true;
+           }) &&
+           eat(']');
   }
   bool stream_event() {
     if (!eat('{')) return false;
     Event ev;
     ev.first = static_cast<std::uint32_t>(chain_.size());
     bool has_chain = false, has_cost = false;
-    for (;;) {
-      std::string_view key;
-      if (!member_name(key)) return false;
-      if (key == "callchain" && !has_chain) {
-        if (!eat('[')) return false;
-        space();
-        if (!eat(']'))
-          for (;;) {
-            std::uint32_t f = 0;
-            if (!position(f)) return false;
-            chain_.push_back(f);
-            space();
-            if (eat(',')) {
-              space();
-              continue;
-            }
-            if (!eat(']')) return false;
-            break;
+    if (!object([&](std::string_view key) {
+          if (key == "callchain" && !has_chain) {
+            has_chain = true;
+            return eat('[') && items([&] {
+                     std::uint32_t f = 0;
+                     if (!json_index(f, UINT32_MAX - 1)) return false;
+                     chain_.push_back(f);
+                     return true;
+                   }) &&
+                   eat(']');
           }
-        has_chain = true;
-      } else if (key == "cost" && !has_cost) {
-        if (!eat('[')) return false;
-        space();
-        if (!cost_number(ev.cost)) return false;
-        space();
-        // Costs of the other kinds: numbers, passed over (the first is read).
-        while (eat(',')) {
-          space();
-          bool fractional = false;
-          if (!number_token(fractional)) return false;
-          space();
-        }
-        if (!eat(']')) return false;
-        has_cost = true;
-      } else {
-        return false;
-      }
-      space();
-      if (eat(',')) continue;
-      if (!eat('}')) return false;
-      break;
-    }
+          if (key == "cost" && !has_cost) {
+            has_cost = true;
+            // The first cost is read; those of the other kinds, numbers, are passed over.
+            bool first = true;
+            return eat('[') && items([&] {
+                     bool fractional = false;
+                     if (!first) return number_token(fractional);
+                     first = false;
+                     return cost_number(ev.cost);
+                   }) &&
+                   !first && eat(']');
+          }
+          return false;
+        }))
+      return false;
     if (!has_chain || !has_cost) return false;
     ev.size = static_cast<std::uint32_t>(chain_.size() - ev.first);
     if (ev.size == 0) {

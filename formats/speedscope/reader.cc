@@ -516,34 +516,6 @@ class Scan : formats::JsonCursor {
   std::vector<Streamed>& streamed() { return streamed_; }
 
  private:
-  // A key of any bytes but an escape or a control character.
-  bool key(std::string_view& out) {
-    space();
-    if (!eat('"')) return false;
-    const std::size_t begin = pos_;
-    while (pos_ < text_.size() && text_[pos_] != '"' && text_[pos_] != '\\' &&
-           static_cast<unsigned char>(text_[pos_]) >= 0x20)
-      ++pos_;
-    out = text_.substr(begin, pos_ - begin);
-    if (!eat('"')) return false;
-    space();
-    if (!eat(':')) return false;
-    space();
-    return true;
-  }
-  // The members of an object whose `{` was eaten, each value to `member`.
-  template <class Member>
-  bool object(Member&& member) {
-    space();
-    if (eat('}')) return true;
-    for (;;) {
-      std::string_view k;
-      if (!key(k) || !member(k)) return false;
-      space();
-      if (eat(',')) continue;
-      return eat('}');
-    }
-  }
   bool profile_list() {
     if (!eat('[')) return false;
     space();
@@ -573,22 +545,6 @@ class Scan : formats::JsonCursor {
       return eat(']');
     }
   }
-  // The items of an array whose `[` was eaten, up to its `]` (left there).
-  template <class Item>
-  bool items(Item&& item) {
-    space();
-    if (pos_ < text_.size() && text_[pos_] == ']') return true;
-    for (;;) {
-      if (!item()) return false;
-      passed_.at(pos_);
-      space();
-      if (eat(',')) {
-        space();
-        continue;
-      }
-      return pos_ < text_.size() && text_[pos_] == ']';
-    }
-  }
   // Room for as many items as the rest of the input can hold (`least`
   // bytes each): growing by doubling held the old and new arrays at once,
   // a third more than the array. Room not used costs no memory.
@@ -601,15 +557,14 @@ class Scan : formats::JsonCursor {
     return items([&] {
       if (!eat('[')) return false;
       if (!items([&] {
-            const std::size_t begin = pos_;
-            double d = 0;
-            bool fractional = false;
-            if (!json_number(d, fractional) || fractional || text_[begin] == '-' || d >= UINT32_MAX) return false;
-            p.frames.push_back(static_cast<std::uint32_t>(d));
+            std::uint32_t f = 0;
+            if (!json_index(f, UINT32_MAX - 1)) return false;
+            p.frames.push_back(f);
             return true;
           }))
         return false;
       ++pos_;  // the sample's `]`
+      passed_.at(pos_);
       p.sample_begin.push_back(static_cast<std::uint32_t>(p.frames.size()));
       // (The general path's budget, counted as it counts.)
       bytes_ += 12;
@@ -619,11 +574,10 @@ class Scan : formats::JsonCursor {
   bool weights(Streamed& p) {
     p.weights.reserve(room(2));
     return items([&] {
-      const std::size_t begin = pos_;
       double d = 0;
-      bool fractional = false;
-      if (!json_number(d, fractional) || (d == 0 && text_[begin] == '-')) return false;
+      if (!json_double(d)) return false;
       p.weights.push_back(d);
+      passed_.at(pos_);
       return true;
     });
   }
@@ -639,37 +593,21 @@ class Scan : formats::JsonCursor {
       if (!eat('{')) return false;
       Raw::Ev ev;
       bool type = false, frame = false, at = false;
-      for (;;) {
-        std::string_view k;
-        if (!key(k)) return false;
-        if (k == "type" && !type) {
-          if (!eat('"') || pos_ >= text_.size() || (text_[pos_] != 'O' && text_[pos_] != 'C')) return false;
-          ev.open = text_[pos_++] == 'O';
-          if (!eat('"')) return false;
-          type = true;
-        } else if ((k == "frame" && !frame) || (k == "at" && !at)) {
-          const std::size_t begin = pos_;
-          double d = 0;
-          bool fractional = false;
-          if (!json_number(d, fractional) || (d == 0 && text_[begin] == '-')) return false;
-          if (k == "at") {
-            ev.at = d;
-            at = true;
-          } else {
-            if (fractional || d < 0 || d >= UINT32_MAX) return false;
-            ev.frame = static_cast<std::uint32_t>(d);
-            frame = true;
-          }
-        } else {
-          return false;
-        }
-        space();
-        if (eat(',')) continue;
-        if (!eat('}')) return false;
-        break;
-      }
+      if (!object([&](std::string_view k) {
+            if (k == "type" && !type) {
+              if (!eat('"') || pos_ >= text_.size() || (text_[pos_] != 'O' && text_[pos_] != 'C')) return false;
+              ev.open = text_[pos_++] == 'O';
+              type = true;
+              return eat('"');
+            }
+            if (k == "at" && !at) return at = json_double(ev.at);
+            if (k == "frame" && !frame) return frame = json_index(ev.frame, UINT32_MAX - 1);
+            return false;
+          }))
+        return false;
       if (!type || !frame || !at) return false;
       p.events.push_back(ev, false);
+      passed_.at(pos_);
       bytes_ += 16;
       return !(options_.memory_budget && bytes_ > options_.memory_budget);
     });
