@@ -308,4 +308,20 @@ std::size_t resident_kib(const void* address) {
   return SIZE_MAX;
 }
 
+MappedRead read_mapped(const std::string& name, const std::string& text, const StreamingRead& streaming) {
+  MappedRead r;
+  auto in = InputFile::open(write_temp(name, text).string());
+  EXPECT_TRUE(in.has_value()) << (in ? "" : in.error().message);
+  if (!in) return r;
+  r.in.emplace(std::move(*in));
+  volatile char sum = 0;
+  for (char c : r.in->bytes()) sum = sum + c;
+  r.file_kib = r.in->bytes().size() / 1024;
+  EXPECT_GE(resident_kib(r.in->bytes().data()), r.file_kib) << "the file's pages were not all read in";
+  formats::ReadOptions o;
+  r.read = streaming(*r.in, o, r.diag);
+  r.resident_kib = resident_kib(r.in->bytes().data());
+  return r;
+}
+
 }  // namespace graphgen::test

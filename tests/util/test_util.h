@@ -1,12 +1,16 @@
 // Shared helpers: where things are, and running the graphgen binary.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "common/read_options.h"
 #include "graphgen/error.h"
+#include "graphgen/io.h"
 #include "graphgen/profile.h"
 
 namespace graphgen::test {
@@ -75,6 +79,20 @@ Profile read_ok(const std::vector<fs::path>& paths, const std::string& format = 
 /// (/proc/self/smaps), or SIZE_MAX when none does: readers that give back
 /// the pages of a mapped input as they read are tested with it.
 std::size_t resident_kib(const void* address);
+
+/// A reader's streaming path on a mapped file of `text` whose pages were
+/// all read in first: what it gave, and how much of the file it left
+/// resident (a reader that gives back what it has read leaves a megabyte
+/// or two of any size).
+struct MappedRead {
+  std::optional<InputFile> in;
+  std::optional<Expected<Profile>> read;  // nothing: the path gave the file up
+  Diagnostics diag;
+  std::size_t resident_kib = SIZE_MAX, file_kib = 0;
+};
+using StreamingRead =
+    std::function<std::optional<Expected<Profile>>(const InputFile&, const formats::ReadOptions&, Diagnostics&)>;
+MappedRead read_mapped(const std::string& name, const std::string& text, const StreamingRead& streaming);
 
 /// Two dot graphs compared by meaning, as ../shared/conformance/dotcmp.py
 /// does (node ids are arbitrary: a node is its label, color, fontcolor,

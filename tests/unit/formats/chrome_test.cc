@@ -13,6 +13,7 @@
 #include "chrome/cpuprofile.h"
 #include "chrome/trace.h"
 #include "fuzz/fuzz.h"
+#include "util/both_ways.h"
 #include "util/test_util.h"
 
 namespace fs = std::filesystem;
@@ -134,34 +135,14 @@ TEST(Trace, NodeTraceEventsReadWithTheirDurations) {
 // through simdjson: where it takes a profile, the same tables, timeline,
 // warnings and errors.
 fuzz::TwoPaths read_cpuprofile_both(const fs::path& path) {
-  auto in = InputFile::open(path.string());
-  EXPECT_TRUE(in.has_value());
-  if (!in) return {};
-  formats::ReadOptions o;
-  o.memory_budget = std::size_t{256} << 20;
-  o.keep_timeline = true;
-  auto both = fuzz::two_paths(*in, o, chrome::read_cpuprofile_streaming, chrome::read_cpuprofile_general, true);
-  Diagnostics d;
-  EXPECT_EQ(fuzz::tables(chrome::read_cpuprofile(*in, o, d), d) + fuzz::trace(chrome::read_cpuprofile(*in, o, d)),
-            both.fast.value_or(both.general));
-  return both;
+  return test::both_ways(path, chrome::read_cpuprofile_streaming, chrome::read_cpuprofile_general,
+                         chrome::read_cpuprofile, true);
 }
 
 TEST(Cpuprofile, StreamingPathReadsEveryProfileAsTheGeneralPathDoes) {
-  std::set<std::string> streamed;
-  std::vector<fs::path> files;
-  for (const fs::path& d : {chrome_dir(), test::testdata_dir() / "bad" / "cpuprofile"})
-    for (const auto& e : fs::directory_iterator(d))
-      if (e.path().extension() == ".cpuprofile") files.push_back(e.path());
+  const auto files = test::files_named({chrome_dir(), test::testdata_dir() / "bad" / "cpuprofile"}, ".cpuprofile");
   ASSERT_GE(files.size(), 10u);
-  for (const fs::path& f : files) {
-    SCOPED_TRACE(f.string());
-    auto r = read_cpuprofile_both(f);
-    if (r.fast) {
-      streamed.insert(f.filename().string());
-      EXPECT_EQ(*r.fast, r.general);
-    }
-  }
+  const std::set<std::string> streamed = test::streamed_files(files, read_cpuprofile_both);
   for (const char* usual : {"node-single.cpuprofile", "node-worker.main.cpuprofile", "node-worker.worker.cpuprofile"})
     EXPECT_TRUE(streamed.count(usual)) << usual;
 }
@@ -181,11 +162,7 @@ TEST(Cpuprofile, StreamingPathTakesTheUsualShapesAndLeavesTheRest) {
     many += std::to_string(2 + i % 3) + (i + 1 < 20000 ? "," : "]");
     many_deltas += std::to_string(100 + i % 7) + (i + 1 < 20000 ? ",\n" : "]");
   }
-  struct Case {
-    std::string name, text;
-    bool streams;
-  };
-  const std::vector<Case> cases = {
+  const std::vector<test::MadeCase> cases = {
       {"as node writes it", doc("[2,4,4,3,2]", "[12,125,130,126,90]"), true},
       {"spaces and new lines", doc("[ 2 ,\n4 , 3 ]", "[\r\n1 ,\t2, 3 ]"), true},
       {"many samples", doc(many, many_deltas), true},
@@ -209,14 +186,7 @@ TEST(Cpuprofile, StreamingPathTakesTheUsualShapesAndLeavesTheRest) {
       {"the old format", R"J({"head":{},"samples":[1],"timeDeltas":[1]})J", false},
       {"cut in the samples", doc("[2,4,3]", "[1,2,3]").substr(0, nodes.size() + 50), false},
   };
-  for (const Case& c : cases) {
-    SCOPED_TRACE(c.name);
-    auto r = read_cpuprofile_both(test::write_temp("s.cpuprofile", c.text));
-    EXPECT_EQ(r.fast.has_value(), c.streams) << r.general.substr(0, 300);
-    if (r.fast) {
-      EXPECT_EQ(*r.fast, r.general);
-    }
-  }
+  test::expect_cases(cases, "s.cpuprofile", read_cpuprofile_both);
 }
 
 // A long profile's pages are given back as its samples are read, and it
@@ -232,46 +202,26 @@ TEST(Cpuprofile, StreamingPathGivesBackThePagesItRead) {
     deltas += std::to_string(1000 + i % 9) + ",";
   }
   text += R"J(2],"timeDeltas":[)J" + deltas + "7]}";
-  fs::path path = test::write_temp("pages.cpuprofile", text);
-  auto in = InputFile::open(path.string());
-  ASSERT_TRUE(in.has_value());
-  volatile char sum = 0;
-  for (char c : in->bytes()) sum = sum + c;
-  formats::ReadOptions o;
-  Diagnostics d;
-  auto streamed = chrome::read_cpuprofile_streaming(*in, o, d);
-  ASSERT_TRUE(streamed.has_value());
-  ASSERT_TRUE(streamed->has_value()) << streamed->error().message;
-  EXPECT_LT(test::resident_kib(in->bytes().data()), 2048u) << "of " << text.size() / 1024 << " KiB";
-  EXPECT_EQ((*streamed)->functions.size(), 1u);
-  EXPECT_EQ((*streamed)->self(0, 1), 250001);  // samples of main
+  auto r = test::read_mapped("pages.cpuprofile", text, chrome::read_cpuprofile_streaming);
+  ASSERT_TRUE(r.read.has_value());
+  ASSERT_TRUE(r.read->has_value()) << r.read->error().message;
+  EXPECT_LT(r.resident_kib, 2048u) << "of " << r.file_kib << " KiB";
+  EXPECT_EQ((*r.read)->functions.size(), 1u);
+  EXPECT_EQ((*r.read)->self(0, 1), 250001);  // samples of main
 }
 
 // The windowed path (chrome/trace.cc) against the whole document through
 // simdjson: where it takes a trace, the same tables, warnings and errors.
 fuzz::TwoPaths read_trace_both(const fs::path& path) {
-  auto in = InputFile::open(path.string());
-  EXPECT_TRUE(in.has_value());
-  if (!in) return {};
-  formats::ReadOptions o;
-  o.memory_budget = std::size_t{256} << 20;
-  o.keep_timeline = true;
-  return fuzz::two_paths(*in, o, chrome::read_trace_windows, chrome::read_trace_whole, true);
+  return test::both_ways(path, chrome::read_trace_windows, chrome::read_trace_whole, chrome::read_trace, true);
 }
 
 TEST(Trace, WindowsReadEveryTraceAsTheWholeDocumentDoes) {
-  std::set<std::string> windowed;
-  for (const fs::path& f :
-       {chrome_dir() / "cut.trace.json", chrome_dir() / "node-trace-events.json",
-        test::testdata_dir() / "bad/trace/no-dur.trace.json", test::testdata_dir() / "bad/trace/no-ts.trace.json",
-        test::testdata_dir() / "bad/trace/ts-type.trace.json"}) {
-    SCOPED_TRACE(f.string());
-    auto r = read_trace_both(f);
-    if (r.fast) {
-      windowed.insert(f.filename().string());
-      EXPECT_EQ(*r.fast, r.general);
-    }
-  }
+  const std::set<std::string> windowed = test::streamed_files(
+      {chrome_dir() / "cut.trace.json", chrome_dir() / "node-trace-events.json",
+       test::testdata_dir() / "bad/trace/no-dur.trace.json", test::testdata_dir() / "bad/trace/no-ts.trace.json",
+       test::testdata_dir() / "bad/trace/ts-type.trace.json"},
+      read_trace_both);
   EXPECT_EQ(windowed, (std::set<std::string>{"cut.trace.json", "node-trace-events.json"}));
 }
 
@@ -286,11 +236,7 @@ TEST(Trace, WindowsTakeTheUsualShapesAndLeaveTheRest) {
     big += R"({"name":"f)" + std::to_string(i % 500) + R"(","ph":"X","pid":1,"tid":)" + std::to_string(i % 3) +
            R"(,"ts":)" + std::to_string(i * 10) + R"(,"dur":5},)" + "\n";
   big += R"({"name":"last","ph":"X","pid":1,"tid":1,"ts":1,"dur":1}])";
-  struct Case {
-    std::string name, text;
-    bool windowed;
-  };
-  const std::vector<Case> cases = {
+  const std::vector<test::MadeCase> cases = {
       {"an array", events, true},
       {"an object with other members",
        R"({"displayTimeUnit": "ns", "traceEvents": )" + events + R"(, "metadata": {"a": [1, "]}"], "b": null}})", true},
@@ -311,14 +257,7 @@ TEST(Trace, WindowsTakeTheUsualShapesAndLeaveTheRest) {
       {"an element that is not an object", R"([{"name":"main","ph":"B","pid":1,"tid":1,"ts":0}, 5])", false},
       {"cut inside an element", events.substr(0, 60), false},
   };
-  for (const Case& c : cases) {
-    SCOPED_TRACE(c.name);
-    auto r = read_trace_both(test::write_temp("w.trace.json", c.text));
-    EXPECT_EQ(r.fast.has_value(), c.windowed);
-    if (r.fast) {
-      EXPECT_EQ(*r.fast, r.general);
-    }
-  }
+  test::expect_cases(cases, "w.trace.json", read_trace_both);
 }
 
 // A big trace's pages are given back as its windows are read.
@@ -328,18 +267,11 @@ TEST(Trace, WindowsGiveBackThePagesTheyRead) {
     text += R"({"name":"f)" + std::to_string(i % 50) + R"(","ph":"X","pid":1,"tid":1,"ts":)" + std::to_string(i * 10) +
             R"(,"dur":5},)" + "\n";
   text += R"({"name":"g","ph":"X","pid":1,"tid":1,"ts":1,"dur":1}]})";
-  fs::path path = test::write_temp("pages.trace.json", text);
-  auto in = InputFile::open(path.string());
-  ASSERT_TRUE(in.has_value());
-  volatile char sum = 0;
-  for (char c : in->bytes()) sum = sum + c;
-  formats::ReadOptions o;
-  Diagnostics d;
-  auto windowed = chrome::read_trace_windows(*in, o, d);
-  ASSERT_TRUE(windowed.has_value());
-  ASSERT_TRUE(windowed->has_value()) << windowed->error().message;
-  EXPECT_LT(test::resident_kib(in->bytes().data()), 2048u) << "of " << text.size() / 1024 << " KiB";
-  EXPECT_EQ((*windowed)->functions.size(), 51u);
+  auto r = test::read_mapped("pages.trace.json", text, chrome::read_trace_windows);
+  ASSERT_TRUE(r.read.has_value());
+  ASSERT_TRUE(r.read->has_value()) << r.read->error().message;
+  EXPECT_LT(r.resident_kib, 2048u) << "of " << r.file_kib << " KiB";
+  EXPECT_EQ((*r.read)->functions.size(), 51u);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include "fuzz/fuzz.h"
 #include "json/reader.h"
+#include "util/both_ways.h"
 #include "util/test_util.h"
 
 namespace graphgen {
@@ -235,34 +236,13 @@ TEST(Json, MembersInAnyOrderAndTheEventFromCosts) {
 // costs, warnings and errors; it takes the files gprof2dot's and
 // graphgen's writers make, and leaves every unusual one to the general path.
 fuzz::TwoPaths read_json_both(const fs::path& path) {
-  auto in = InputFile::open(path.string());
-  EXPECT_TRUE(in.has_value());
-  if (!in) return {};
-  formats::ReadOptions o;
-  o.memory_budget = std::size_t{64} << 20;
-  auto both = fuzz::two_paths(*in, o, json::read_streaming, json::read_general);
-  Diagnostics d;
-  EXPECT_EQ(fuzz::tables(json::read(*in, o, d), d), both.fast.value_or(both.general));
-  return both;
+  return test::both_ways(path, json::read_streaming, json::read_general, json::read);
 }
 
 TEST(Json, StreamingPathReadsEveryFileAsTheWholeDocumentDoes) {
-  std::vector<fs::path> files;
-  for (const char* dir : {"json", "compare/json", "bad/json"})
-    for (const auto& e : fs::directory_iterator(td() / dir))
-      if (e.path().extension() == ".json") files.push_back(e.path());
-  if (!test::corpus_dir().empty())
-    for (const auto& e : fs::directory_iterator(test::corpus_dir() / "json"))
-      if (e.path().extension() == ".json") files.push_back(e.path());
-  std::set<std::string> streamed;
-  for (const fs::path& f : files) {
-    SCOPED_TRACE(f.string());
-    auto r = read_json_both(f);
-    if (r.fast) {
-      streamed.insert(f.filename().string());
-      EXPECT_EQ(*r.fast, r.general);
-    }
-  }
+  std::vector<fs::path> dirs = {td() / "json", td() / "compare/json", td() / "bad/json"};
+  if (!test::corpus_dir().empty()) dirs.push_back(test::corpus_dir() / "json");
+  const std::set<std::string> streamed = test::streamed_files(test::files_named(dirs, ".json"), read_json_both);
   for (const char* usual : {"procmod.json", "a.json", "b.json"}) {
     EXPECT_TRUE(streamed.count(usual)) << usual;
   }
@@ -278,11 +258,7 @@ TEST(Json, StreamingPathTakesTheUsualShapesAndLeavesTheRest) {
     return R"({"version": 0, "costs": [{"description": "CPU", "unit": "ns"}], )" + functions + extra +
            R"(, "events": [)" + events + "]}";
   };
-  struct Case {
-    std::string name, text;
-    bool streams;
-  };
-  const std::vector<Case> cases = {
+  const std::vector<test::MadeCase> cases = {
       {"plain", doc(R"({"callchain": [1, 0], "cost": [3]}, {"callchain": [0], "cost": [2]})"), true},
       {"events first, CRLF and tabs",
        "{\"events\":\t[{\"cost\": [7], \"callchain\": [0, 1]}\r\n],\r\n" + functions + ", \"version\": 0}", true},
@@ -317,14 +293,7 @@ TEST(Json, StreamingPathTakesTheUsualShapesAndLeavesTheRest) {
       {"invalid UTF-8 between events", doc("{\"callchain\": [0], \"cost\": [1]}\xff"), false},
       {"a cut document", doc(R"({"callchain": [0], "cost": [1]})").substr(0, 150), false},
   };
-  for (const Case& c : cases) {
-    SCOPED_TRACE(c.name);
-    auto r = read_json_both(test::write_temp("stream.json", c.text));
-    EXPECT_EQ(r.fast.has_value(), c.streams);
-    if (r.fast) {
-      EXPECT_EQ(*r.fast, r.general);
-    }
-  }
+  test::expect_cases(cases, "stream.json", read_json_both);
 }
 
 // A big file's pages are given back as its events are read: the peak was
@@ -333,22 +302,15 @@ TEST(Json, StreamingPathGivesBackThePagesItRead) {
   std::string text = R"({"version": 0, "functions": [{"name": "a"}, {"name": "b"}], "events": [)";
   for (int i = 0; i < 120000; ++i) text += R"({"callchain": [1, 0, 1, 0, 1, 0], "cost": [1000]}, )";
   text += R"({"callchain": [0], "cost": [1]}]})";
-  fs::path path = test::write_temp("pages.json", text);
-  auto in = InputFile::open(path.string());
-  ASSERT_TRUE(in.has_value());
-  volatile char sum = 0;
-  for (char c : in->bytes()) sum = sum + c;
-  formats::ReadOptions o;
-  Diagnostics d;
-  auto streamed = json::read_streaming(*in, o, d);
-  ASSERT_TRUE(streamed.has_value());
-  ASSERT_TRUE(streamed->has_value());
-  EXPECT_EQ((*streamed)->self(0, 0), 1);  // innermost first
-  EXPECT_EQ((*streamed)->self(1, 0), 120000 * 1000);
-  EXPECT_LT(test::resident_kib(in->bytes().data()), 2048u) << "of " << text.size() / 1024 << " KiB";
+  auto r = test::read_mapped("pages.json", text, json::read_streaming);
+  ASSERT_TRUE(r.read.has_value());
+  ASSERT_TRUE(r.read->has_value());
+  EXPECT_EQ((*r.read)->self(0, 0), 1);  // innermost first
+  EXPECT_EQ((*r.read)->self(1, 0), 120000 * 1000);
+  EXPECT_LT(r.resident_kib, 2048u) << "of " << r.file_kib << " KiB";
   // A second read finds every byte again.
   Diagnostics d2;
-  EXPECT_EQ(fuzz::tables(json::read_general(*in, o, d2), d2), fuzz::tables(*streamed, d));
+  EXPECT_EQ(fuzz::tables(json::read_general(*r.in, {}, d2), d2), fuzz::tables(*r.read, r.diag));
 }
 
 // --- sleepy -------------------------------------------------------------------

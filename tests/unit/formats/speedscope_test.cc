@@ -11,6 +11,7 @@
 
 #include "fuzz/fuzz.h"
 #include "speedscope/reader.h"
+#include "util/both_ways.h"
 #include "util/test_util.h"
 
 namespace fs = std::filesystem;
@@ -121,34 +122,13 @@ TEST(Speedscope, OutputFollowsTheSchema) {
 // through simdjson: where it takes a file, the same tables, timeline,
 // warnings and errors.
 fuzz::TwoPaths read_both(const fs::path& path) {
-  auto in = InputFile::open(path.string());
-  EXPECT_TRUE(in.has_value());
-  if (!in) return {};
-  formats::ReadOptions o;
-  o.memory_budget = std::size_t{256} << 20;
-  o.keep_timeline = true;
-  auto both = fuzz::two_paths(*in, o, speedscope::read_streaming, speedscope::read_general, true);
-  Diagnostics d;
-  auto p = speedscope::read(*in, o, d);
-  EXPECT_EQ(fuzz::tables(p, d) + fuzz::trace(p), both.fast.value_or(both.general));
-  return both;
+  return test::both_ways(path, speedscope::read_streaming, speedscope::read_general, speedscope::read, true);
 }
 
 TEST(Speedscope, StreamingPathReadsEveryFileAsTheGeneralPathDoes) {
-  std::set<std::string> streamed;
-  std::vector<fs::path> files;
-  for (const fs::path& d : {speedscope_dir(), test::testdata_dir() / "bad" / "speedscope"})
-    for (const auto& e : fs::directory_iterator(d))
-      if (e.path().extension() == ".json") files.push_back(e.path());
+  const auto files = test::files_named({speedscope_dir(), test::testdata_dir() / "bad" / "speedscope"}, ".json");
   ASSERT_GE(files.size(), 9u);
-  for (const fs::path& f : files) {
-    SCOPED_TRACE(f.string());
-    auto r = read_both(f);
-    if (r.fast) {
-      streamed.insert(f.filename().string());
-      EXPECT_EQ(*r.fast, r.general);
-    }
-  }
+  const std::set<std::string> streamed = test::streamed_files(files, read_both);
   for (const char* usual :
        {"pyspy-4threads.speedscope.json", "ssexport-node-single.speedscope.json", "evented.speedscope.json"})
     EXPECT_TRUE(streamed.count(usual)) << usual;
@@ -176,11 +156,7 @@ TEST(Speedscope, StreamingPathTakesTheUsualShapesAndLeavesTheRest) {
   };
   const std::string evented =
       R"J({"type":"evented","name":"ev","unit":"milliseconds","startValue":0,"endValue":4,"events":[{"type":"O","frame":0,"at":0},{"type":"C","frame":0,"at":4}]})J";
-  struct Case {
-    std::string name, text;
-    bool streams;
-  };
-  const std::vector<Case> cases = {
+  const std::vector<test::MadeCase> cases = {
       {"as py-spy writes it", doc(profile("[[0,1],[0,1,2],[0]]", "[1,2,3]")), true},
       {"two profiles and an evented one",
        doc(profile("[[0,1]]", "[1]") + "," + profile("[[0]]", "[2]") + "," + evented), true},
@@ -220,14 +196,7 @@ TEST(Speedscope, StreamingPathTakesTheUsualShapesAndLeavesTheRest) {
       {"events out of time order", doc(ev(R"J({"type":"O","frame":0,"at":5},{"type":"C","frame":0,"at":1})J")), false},
       {"a close of another frame", doc(ev(R"J({"type":"O","frame":0,"at":0},{"type":"C","frame":1,"at":1})J")), false},
   };
-  for (const Case& c : cases) {
-    SCOPED_TRACE(c.name);
-    auto r = read_both(test::write_temp("s.speedscope.json", c.text));
-    EXPECT_EQ(r.fast.has_value(), c.streams) << r.general.substr(0, 300);
-    if (r.fast) {
-      EXPECT_EQ(*r.fast, r.general);
-    }
-  }
+  test::expect_cases(cases, "s.speedscope.json", read_both);
 }
 
 // A long file's pages are given back as its samples are read, and its
@@ -242,18 +211,11 @@ TEST(Speedscope, StreamingPathGivesBackThePagesItRead) {
     weights += std::to_string(1 + i % 3) + ",";
   }
   text += R"J([1]],"weights":[)J" + weights + "7]}]}";
-  fs::path path = test::write_temp("pages.speedscope.json", text);
-  auto in = InputFile::open(path.string());
-  ASSERT_TRUE(in.has_value());
-  volatile char sum = 0;
-  for (char c : in->bytes()) sum = sum + c;
-  formats::ReadOptions o;
-  Diagnostics d;
-  auto streamed = speedscope::read_streaming(*in, o, d);
-  ASSERT_TRUE(streamed.has_value());
-  ASSERT_TRUE(streamed->has_value()) << streamed->error().message;
-  EXPECT_LT(test::resident_kib(in->bytes().data()), 2048u) << "of " << text.size() / 1024 << " KiB";
-  EXPECT_EQ((*streamed)->functions.size(), 2u);
+  auto r = test::read_mapped("pages.speedscope.json", text, speedscope::read_streaming);
+  ASSERT_TRUE(r.read.has_value());
+  ASSERT_TRUE(r.read->has_value()) << r.read->error().message;
+  EXPECT_LT(r.resident_kib, 2048u) << "of " << r.file_kib << " KiB";
+  EXPECT_EQ((*r.read)->functions.size(), 2u);
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 
 #include "fuzz/fuzz.h"
 #include "tracemalloc/reader.h"
+#include "util/both_ways.h"
 #include "util/test_util.h"
 
 namespace graphgen {
@@ -215,30 +216,15 @@ TEST(Tracemalloc, APickleNamingAnotherClassRunsNothing) {
 // calls, costs, warnings and errors as the general path, and read() gives
 // the same.
 fuzz::TwoPaths read_both(const InputFile& in) {
-  formats::ReadOptions o;
-  o.memory_budget = std::size_t{256} << 20;
-  auto both = fuzz::two_paths(in, o, tracemalloc::read_streaming, tracemalloc::read_general);
-  Diagnostics d;
-  EXPECT_EQ(fuzz::tables(tracemalloc::read(in, o, d), d), both.fast.value_or(both.general));
-  return both;
+  return test::both_ways(in, tracemalloc::read_streaming, tracemalloc::read_general, tracemalloc::read);
 }
 
 TEST(Tracemalloc, StreamingPathReadsEverySnapshotAsTheGeneralPathDoes) {
-  std::set<std::string> streamed;
-  std::vector<fs::path> files;
-  for (const fs::path& d : {dir(), test::testdata_dir() / "bad" / "tracemalloc"})
-    for (const auto& e : fs::directory_iterator(d))
-      if (e.path().string().find(".snapshot") != std::string::npos) files.push_back(e.path());
+  const auto files = test::files_named({dir(), test::testdata_dir() / "bad" / "tracemalloc"}, ".snapshot");
   ASSERT_GE(files.size(), 8u);
-  for (const fs::path& f : files) {
-    SCOPED_TRACE(f.string());
-    const std::string bytes = f.extension() == ".xz" ? unxz(f) : test::read_file(f);
-    auto r = read_both(InputFile::from_bytes(f.string(), bytes));
-    if (r.fast) {
-      streamed.insert(f.filename().string());
-      EXPECT_EQ(*r.fast, r.general);
-    }
-  }
+  const std::set<std::string> streamed = test::streamed_files(files, [](const fs::path& f) {
+    return read_both(InputFile::from_bytes(f.string(), f.extension() == ".xz" ? unxz(f) : test::read_file(f)));
+  });
   // CPython 3.8's and 3.13's (protocol 5, with and without total_nframe).
   for (const char* usual : {"app-3.8.early.snapshot.xz", "app-3.8.late.snapshot.xz", "app-3.13.early.snapshot.xz",
                             "app-3.13.late.snapshot.xz"})
@@ -485,21 +471,14 @@ TEST(Tracemalloc, StreamingPathGivesBackThePagesItRead) {
     if (i % 1000 == 999) p.op('e').op('(');
     p.trace(i, {{"app.py", i % 50}, {"lib/long/path/to/a/module.py", i % 7}, {"app.py", 1}}, 3);
   }
-  const fs::path path = test::write_temp("pages.snapshot", p.tail(3));
-  auto in = InputFile::open(path.string());
-  ASSERT_TRUE(in.has_value());
-  volatile char sum = 0;
-  for (char c : in->bytes()) sum = sum + c;
-  formats::ReadOptions o;
-  Diagnostics d;
-  auto streamed = tracemalloc::read_streaming(*in, o, d);
-  ASSERT_TRUE(streamed.has_value());
-  ASSERT_TRUE(streamed->has_value());
-  EXPECT_EQ((*streamed)->functions.size(), 57u);
-  EXPECT_LT(test::resident_kib(in->bytes().data()), 2048u) << "of " << in->bytes().size() / 1024 << " KiB";
+  auto r = test::read_mapped("pages.snapshot", p.tail(3), tracemalloc::read_streaming);
+  ASSERT_TRUE(r.read.has_value());
+  ASSERT_TRUE(r.read->has_value());
+  EXPECT_EQ((*r.read)->functions.size(), 57u);
+  EXPECT_LT(r.resident_kib, 2048u) << "of " << r.file_kib << " KiB";
   // A second read finds every byte again.
   Diagnostics d2;
-  EXPECT_EQ(fuzz::tables(tracemalloc::read_general(*in, o, d2), d2), fuzz::tables(*streamed, d));
+  EXPECT_EQ(fuzz::tables(tracemalloc::read_general(*r.in, {}, d2), d2), fuzz::tables(*r.read, r.diag));
 }
 
 }  // namespace
