@@ -126,14 +126,16 @@ FuncId SnapshotBuilder::function(std::string_view file, std::int64_t line) {
 
 bool SnapshotBuilder::trace(std::uint32_t traceback, const std::vector<FuncId>& frames, Cost bytes) {
   const Cost w[2] = {bytes, 1};
-  // The first trace of a traceback adds its frames, the others add to the
-  // same cells.
+  // The first trace of a traceback adds its frames; the others' bytes and
+  // blocks are summed and added to the same cells once, at the end (whole
+  // numbers: the same sums in any order).
   if (seen_[traceback]) {
     if (!replays_[traceback].valid) {
       ++frameless_;
       return true;
     }
-    builder_.replay(replays_[traceback], w);
+    pending_[traceback][0] = p_.add(0, pending_[traceback][0], bytes);
+    pending_[traceback][1] = p_.add(1, pending_[traceback][1], 1);
   } else {
     seen_[traceback] = true;
     if (frames.empty()) {
@@ -150,6 +152,8 @@ Error SnapshotBuilder::over_budget() const {
 }
 
 Profile SnapshotBuilder::finish(std::size_t traces, Diagnostics& diag) {
+  for (std::size_t t = 0; t < replays_.size(); ++t)
+    if (pending_[t][1] > 0) builder_.replay(replays_[t], pending_[t].data());
   // Cut at the traceback limit: total_nframe says so (3.9+), else a
   // traceback as long as the limit may be.
   if (limit_ > 0)

@@ -6,6 +6,7 @@
 // two give the same profile, warnings and errors.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -35,6 +36,7 @@ class SnapshotBuilder {
   /// object (tracemalloc shares one tuple among the traces of one traceback).
   std::uint32_t new_traceback() {
     replays_.emplace_back();
+    pending_.push_back({0, 0});
     seen_.push_back(false);
     return static_cast<std::uint32_t>(replays_.size() - 1);
   }
@@ -70,6 +72,7 @@ class SnapshotBuilder {
   std::unordered_map<std::string, FuncId> functions_;  // by file '\0' line
   std::string key_;
   std::vector<detail::StackBuilder::Replay> replays_;  // by traceback
+  std::vector<std::array<Cost, 2>> pending_;           // by traceback: the bytes and blocks of its later traces
   std::vector<bool> seen_;
   std::map<std::size_t, std::size_t> no_total_;  // traces without total_nframe, by their frames
   std::size_t frameless_ = 0, counted_ = 0, cut_ = 0;
