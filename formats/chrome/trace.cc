@@ -4,6 +4,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <map>
@@ -215,7 +216,7 @@ class Reader : formats::JsonCursor {
 
   // A function per name, and per file, line and object where the event's
   // args name them (graphgen's traces do).
-  FuncId function(const std::string& name, const Where& w) {
+  FuncId function(std::string_view name, const Where& w) {
     key_.assign(name).append(1, '\0').append(w.file).append(1, '\0').append(w.object);
     key_.append(1, '\0').append(std::to_string(w.line));
     auto [it, fresh] = functions_.try_emplace(key_, 0);
@@ -233,8 +234,8 @@ class Reader : formats::JsonCursor {
     return it->second;
   }
 
-  // A pid or tid, a number or a string, as text.
-  Expected<std::string> id(od::value v) {
+  // A pid or tid, a number or a string, as text (`slot` 0 a pid, 1 a tid).
+  Expected<std::string> id(od::value v, int slot) {
     od::json_type t;
     if (auto e = v.type().get(t); e) return json_->fail("a pid or tid", e);
     if (t == od::json_type::string) {
@@ -244,7 +245,14 @@ class Reader : formats::JsonCursor {
     }
     double d = 0;
     if (auto e = v.get_double().get(d); e) return json_->fail("a pid or tid", e);
-    return fmt::format("{}", d);
+    // (Formatted once for a run of events of one process or thread: the
+    // same bits, so -0 is not 0.)
+    auto& [bits, text] = last_id_[slot];
+    if (std::bit_cast<std::uint64_t>(d) != bits || text.empty()) {
+      bits = std::bit_cast<std::uint64_t>(d);
+      text = fmt::format("{}", d);
+    }
+    return text;
   }
 
   Expected<bool> event_list(od::array events) {
@@ -252,7 +260,9 @@ class Reader : formats::JsonCursor {
       od::object obj;
       const std::size_t at = json_->here();
       if (auto e = item.get_object().get(obj); e) return json_->fail("a trace event {\"ph\": ...}", e);
-      std::string ph, name, pid, tid, meta;
+      // (ph and name: views into the parser's strings, which last as long as the document.)
+      std::string_view ph, name;
+      std::string pid, tid, meta;
       Where where;
       std::optional<double> ts, dur;
       for (auto m : obj) {
@@ -261,9 +271,9 @@ class Reader : formats::JsonCursor {
         od::value v = m.value();
         if (k == "ph" || k == "name") {
           if (auto e = v.get_string().get(s); e) return json_->fail("a string", e);
-          (k == "ph" ? ph : name) = std::string(s);
+          (k == "ph" ? ph : name) = s;
         } else if (k == "pid" || k == "tid") {
-          auto text = id(v);
+          auto text = id(v, k == "pid" ? 0 : 1);
           if (!text) return text.error();
           (k == "pid" ? pid : tid) = std::move(text).value();
         } else if (k == "ts" || k == "dur") {
@@ -297,9 +307,12 @@ class Reader : formats::JsonCursor {
                                      !ts                 ? "no \"ts\""
                                      : !dur && ph == "X" ? "no \"dur\""
                                                          : "a time that is not a finite time"));
-      auto [it, fresh] = thread_index_.try_emplace(pid + '\0' + tid, threads_.size());
-      if (fresh) threads_.push_back({pid, tid, {}});
-      Thread& t = threads_[it->second];
+      if (last_thread_ == SIZE_MAX || threads_[last_thread_].pid != pid || threads_[last_thread_].tid != tid) {
+        auto [it, fresh] = thread_index_.try_emplace(pid + '\0' + tid, threads_.size());
+        if (fresh) threads_.push_back({pid, tid, {}});
+        last_thread_ = it->second;
+      }
+      Thread& t = threads_[last_thread_];
       const FuncId f = ph == "E" ? 0 : function(name, where);
       if (ph == "X") {
         t.edges.push_back({*ts, *dur, true, true, f, seq_, slices_});
@@ -332,6 +345,8 @@ class Reader : formats::JsonCursor {
   std::vector<Thread> threads_;
   std::unordered_map<std::string, std::string> process_names_, thread_names_;
   std::uint32_t seq_ = 0, slices_ = 0;
+  std::pair<std::uint64_t, std::string> last_id_[2];  // the last pid and tid numbers and their text
+  std::size_t last_thread_ = SIZE_MAX;                // the last event's thread
 };
 
 // A pid or tid as a number for the timeline: the file's own when it is
