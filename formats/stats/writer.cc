@@ -86,6 +86,10 @@ class Table {
     return it->second;
   }
   const Key& key(std::uint32_t i) const { return keys_[i]; }
+  void reserve(std::size_t n) {
+    keys_.reserve(n);
+    index_.reserve(n);
+  }
 
  private:
   std::vector<Key> keys_;
@@ -93,8 +97,9 @@ class Table {
 };
 
 // The stats dict of a profile: pstats' own for pstats input, else the
-// model's functions with their inclusive costs.
-std::vector<Entry> entries_of(const Profile& p, std::size_t event, const CallGraph* graph, Table& table) {
+// model's functions with their inclusive costs; their callers only when
+// `callers` (print_stats does not show them).
+std::vector<Entry> entries_of(const Profile& p, std::size_t event, const CallGraph* graph, Table& table, bool callers) {
   const Event& ev = p.events[event];
   const bool python = p.label_style == LabelStyle::kPython;
   // Each function's key is made once, however many calls it makes (the
@@ -122,6 +127,7 @@ std::vector<Entry> entries_of(const Profile& p, std::size_t event, const CallGra
   std::vector<FuncId> order = p.listed;
   if (order.empty())
     for (FuncId f = 0; f < p.functions.size(); ++f) order.push_back(f);
+  table.reserve(p.functions.size());
   Adjacency adj = Adjacency::build(p);
   std::vector<Entry> out;
   out.reserve(order.size());
@@ -136,7 +142,7 @@ std::vector<Entry> entries_of(const Profile& p, std::size_t event, const CallGra
       e.ct = event_value(ev, p.total(f, event));
     else if (graph && f < graph->nodes.size())
       e.ct = node_total(*graph, f);
-    for (std::uint32_t i = adj.in_begin[f]; i < adj.in_begin[f + 1]; ++i) {
+    for (std::uint32_t i = adj.in_begin[f]; callers && i < adj.in_begin[f + 1]; ++i) {
       CallId c = adj.in_calls[i];
       const Call& call = p.calls[c];
       Caller v;
@@ -493,7 +499,7 @@ void call_lines(std::string& out, const std::vector<Entry>& entries, const std::
 
 Expected<std::string> write(const Profile& p, std::size_t event, const CallGraph* graph, const Options& o) {
   Table table;
-  std::vector<Entry> entries = entries_of(p, event, graph, table);
+  std::vector<Entry> entries = entries_of(p, event, graph, table, o.report != Report::kStats);
   if (o.strip_dirs) entries = strip_dirs(entries, table);
   std::string sort_type;
   auto sorted = sort_order(entries, o.sort, table, sort_type);
@@ -511,17 +517,17 @@ Expected<std::string> write(const Profile& p, std::size_t event, const CallGraph
   }
   if (list.empty()) return out;
   out += msg + "\n";
-  // The widest name of the whole list, or of the lines left.
-  std::size_t width = 0;
-  if (list.size() < entries.size())
-    for (std::uint32_t i : list) width = std::max(width, length(std_string(table.key(entries[i].key))));
-  else
-    for (const Entry& e : entries) width = std::max(width, length(std_string(table.key(e.key))));
-  width += 2;
-  if (o.report == Report::kStats)
+  if (o.report == Report::kStats) {
     stats_lines(out, entries, list, table);
-  else
-    call_lines(out, entries, list, table, width, o.report == Report::kCallers);
+  } else {
+    // The widest name of the whole list, or of the lines left.
+    std::size_t width = 0;
+    if (list.size() < entries.size())
+      for (std::uint32_t i : list) width = std::max(width, length(std_string(table.key(entries[i].key))));
+    else
+      for (const Entry& e : entries) width = std::max(width, length(std_string(table.key(e.key))));
+    call_lines(out, entries, list, table, width + 2, o.report == Report::kCallers);
+  }
   out += "\n\n";
   return out;
 }
