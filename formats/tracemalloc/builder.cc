@@ -129,20 +129,29 @@ bool SnapshotBuilder::trace(std::uint32_t traceback, const std::vector<FuncId>& 
   // The first trace of a traceback adds its frames; the others' bytes and
   // blocks are summed and added to the same cells once, at the end (whole
   // numbers: the same sums in any order).
-  if (seen_[traceback]) {
-    if (!replays_[traceback].valid) {
+  Traceback& t = tracebacks_[traceback];
+  if (t.seen) {
+    if (!t.valid) {
       ++frameless_;
       return true;
     }
-    pending_[traceback][0] = p_.add(0, pending_[traceback][0], bytes);
-    pending_[traceback][1] = p_.add(1, pending_[traceback][1], 1);
+    t.pending[0] = p_.add(0, t.pending[0], bytes);
+    t.pending[1] = p_.add(1, t.pending[1], 1);
   } else {
-    seen_[traceback] = true;
+    t.seen = true;
     if (frames.empty()) {
       ++frameless_;
       return true;
     }
-    builder_.add_sample(frames, w, {}, replays_[traceback]);
+    builder_.add_sample(frames, w, {}, scratch_);
+    t.valid = scratch_.valid;
+    t.leaf = scratch_.leaf;
+    t.node = scratch_.node;
+    t.calls = static_cast<std::uint32_t>(scratch_.calls.size());
+    t.distinct = static_cast<std::uint32_t>(scratch_.distinct.size());
+    t.begin = replayed_.size();
+    replayed_.insert(replayed_.end(), scratch_.calls.begin(), scratch_.calls.end());
+    replayed_.insert(replayed_.end(), scratch_.distinct.begin(), scratch_.distinct.end());
   }
   return !(options_.memory_budget && ++counted_ % 4096 == 0 && p_.approximate_bytes() > options_.memory_budget);
 }
@@ -152,8 +161,16 @@ Error SnapshotBuilder::over_budget() const {
 }
 
 Profile SnapshotBuilder::finish(std::size_t traces, Diagnostics& diag) {
-  for (std::size_t t = 0; t < replays_.size(); ++t)
-    if (pending_[t][1] > 0) builder_.replay(replays_[t], pending_[t].data());
+  for (const Traceback& t : tracebacks_) {
+    if (t.pending[1] == 0) continue;
+    const auto calls = replayed_.begin() + static_cast<std::ptrdiff_t>(t.begin);
+    scratch_.valid = t.valid;
+    scratch_.leaf = t.leaf;
+    scratch_.node = t.node;
+    scratch_.calls.assign(calls, calls + t.calls);
+    scratch_.distinct.assign(calls + t.calls, calls + t.calls + t.distinct);
+    builder_.replay(scratch_, t.pending.data());
+  }
   // Cut at the traceback limit: total_nframe says so (3.9+), else a
   // traceback as long as the limit may be.
   if (limit_ > 0)

@@ -35,12 +35,10 @@ class SnapshotBuilder {
   /// A traceback's index for trace(): the readers give one per traceback
   /// object (tracemalloc shares one tuple among the traces of one traceback).
   std::uint32_t new_traceback() {
-    replays_.emplace_back();
-    pending_.push_back({0, 0});
-    seen_.push_back(false);
-    return static_cast<std::uint32_t>(replays_.size() - 1);
+    tracebacks_.emplace_back();
+    return static_cast<std::uint32_t>(tracebacks_.size() - 1);
   }
-  bool seen(std::uint32_t traceback) const { return seen_[traceback]; }
+  bool seen(std::uint32_t traceback) const { return tracebacks_[traceback].seen; }
 
   /// One trace of `bytes` in `traceback`, whose frames (leaf first) are
   /// `frames` the first time the traceback is seen (ignored after). The
@@ -71,9 +69,19 @@ class SnapshotBuilder {
   detail::StackBuilder builder_;
   std::unordered_map<std::string, FuncId> functions_;  // by file '\0' line
   std::string key_;
-  std::vector<detail::StackBuilder::Replay> replays_;  // by traceback
-  std::vector<std::array<Cost, 2>> pending_;           // by traceback: the bytes and blocks of its later traces
-  std::vector<bool> seen_;
+  // What the first trace of each traceback added to (a StackBuilder::Replay
+  // kept flat: its calls and functions in `replayed_`), and the bytes and
+  // blocks of its later traces, added once at the end.
+  struct Traceback {
+    bool seen = false, valid = false;
+    FuncId leaf = 0;
+    std::uint32_t node = 0, calls = 0, distinct = 0;
+    std::size_t begin = 0;  // in replayed_: the calls, then the distinct functions
+    std::array<Cost, 2> pending = {0, 0};
+  };
+  std::vector<Traceback> tracebacks_;
+  std::vector<std::uint32_t> replayed_;
+  detail::StackBuilder::Replay scratch_;
   std::map<std::size_t, std::size_t> no_total_;  // traces without total_nframe, by their frames
   std::size_t frameless_ = 0, counted_ = 0, cut_ = 0;
   std::int64_t limit_ = 0;
