@@ -54,7 +54,8 @@ def stacks(profile):
 def main():
     kind, out, megabytes = sys.argv[1], sys.argv[2], float(sys.argv[3])
     profile = record()
-    once = len(json.dumps(profile["samples"])) + len(json.dumps(profile["timeDeltas"]))
+    compact = {"separators": (",", ":")}  # as the files are written
+    once = len(json.dumps(profile["samples"], **compact)) + len(json.dumps(profile["timeDeltas"], **compact))
     if kind == "cpuprofile":
         reps = max(1, int(megabytes * 1e6 / once))
         profile["samples"] = profile["samples"] * reps
@@ -64,9 +65,7 @@ def main():
     elif kind == "evented":
         frames, stack = stacks(profile)
         events, open_, at = [], [], 0
-        reps = 0
-        while len(events) * 30 < megabytes * 1e6:
-            reps += 1
+        while len(events) * 39 < megabytes * 1e6:  # an event and its comma: about 39 bytes
             for s, d in zip(profile["samples"], profile["timeDeltas"]):
                 at += max(d, 1)
                 want = stack[s]
@@ -88,7 +87,7 @@ def main():
         frames, stack = stacks(profile)
         one = [stack[s] for s in profile["samples"]]
         weights = [max(d, 1) for d in profile["timeDeltas"]]
-        per = len(json.dumps(one)) + len(json.dumps(weights))
+        per = len(json.dumps(one, **compact)) + len(json.dumps(weights, **compact))
         reps = max(1, int(megabytes * 1e6 / per))
         doc = {"$schema": "https://www.speedscope.app/file-format-schema.json", "shared": {"frames": frames},
                "profiles": [{"type": "sampled", "name": "workload.js", "unit": "microseconds", "startValue": 0,
