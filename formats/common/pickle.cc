@@ -238,13 +238,9 @@ class Decoder {
     push(n, at);
   }
   void little_long(std::string_view b, std::size_t at) {
-    if (b.empty()) return integer(0, at);
-    if (b.size() > 8) fail(at, fmt::format("integer of {} bytes does not fit in 64 bits", b.size()));
-    std::uint64_t v = 0;
-    for (std::size_t k = 0; k < b.size(); ++k)
-      v |= static_cast<std::uint64_t>(static_cast<unsigned char>(b[k])) << (8 * k);
-    if (b.size() < 8 && (static_cast<unsigned char>(b.back()) & 0x80)) v |= ~std::uint64_t{0} << (8 * b.size());
-    integer(static_cast<std::int64_t>(v), at);
+    const auto v = long_value(b);
+    if (!v) fail(at, fmt::format("integer of {} bytes does not fit in 64 bits", b.size()));
+    integer(*v, at);
   }
   void text_int(std::string_view s, std::size_t at, bool is_long) {
     if (is_long && !s.empty() && s.back() == 'L') s.remove_suffix(1);
@@ -575,6 +571,15 @@ class Decoder {
 };
 
 }  // namespace
+
+std::optional<std::int64_t> long_value(std::string_view b) {
+  if (b.size() > 8) return std::nullopt;
+  std::uint64_t v = 0;
+  for (std::size_t k = 0; k < b.size(); ++k) v |= std::uint64_t{static_cast<unsigned char>(b[k])} << (8 * k);
+  if (!b.empty() && b.size() < 8 && (static_cast<unsigned char>(b.back()) & 0x80))
+    v |= ~std::uint64_t{0} << (8 * b.size());
+  return static_cast<std::int64_t>(v);
+}
 
 Expected<Document> decode(std::string_view bytes, std::string_view path, const Allowed& allowed) {
   try {

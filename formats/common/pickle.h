@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -72,6 +73,10 @@ struct Allowed {
   std::vector<std::pair<std::string_view, std::string_view>> classes;  // (module, name)
   std::string_view only;
 };
+
+/// The value of a LONG1/LONG4 integer: its bytes little-endian, two's
+/// complement; nothing for more than 8 bytes.
+std::optional<std::int64_t> long_value(std::string_view bytes);
 
 /// Decodes one pickle. Errors read `PATH:+0xOFF: what was wrong`.
 Expected<Document> decode(std::string_view bytes, std::string_view path, const Allowed& allowed);

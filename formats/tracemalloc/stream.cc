@@ -23,6 +23,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/pickle.h"
 #include "common/python_text.h"
 #include "tracemalloc/builder.h"
 #include "tracemalloc/reader.h"
@@ -366,13 +367,9 @@ class Stream {
       case 'J':
         return push_int(static_cast<std::int32_t>(le(4)));
       case 0x8A: {
-        const std::string_view b = bytes(u8());
-        if (b.size() > 8) throw GiveUp{};
-        std::uint64_t v = 0;
-        for (std::size_t k = 0; k < b.size(); ++k) v |= std::uint64_t{static_cast<unsigned char>(b[k])} << (8 * k);
-        if (!b.empty() && b.size() < 8 && (static_cast<unsigned char>(b.back()) & 0x80))
-          v |= ~std::uint64_t{0} << (8 * b.size());
-        return push_int(static_cast<std::int64_t>(v));
+        const auto v = pickle::long_value(bytes(u8()));
+        if (!v) throw GiveUp{};
+        return push_int(*v);
       }
       case 0x8C:
         return str(bytes(u8()));
