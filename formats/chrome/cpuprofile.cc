@@ -349,60 +349,45 @@ Expected<Profile> Reader::build(std::size_t n, Sample sample, Delta delta) {
   return std::move(p_);
 }
 
-// The streaming path's pass over the root object: the bodies of "samples"
-// and "timeDeltas" read by JsonCursor's number rule as they are passed (4
-// bytes a sample, 4 a delta while they are integers of 32 bits: NarrowArray), the rest
-// of the document copied out for the general reader with those two arrays
-// left empty ("nodes" and the times: a small part of a long profile). It
-// gives up on anything else: a key with an escape, either array twice, a
-// sample that is not an integer of 0 to 2^32 - 1, a delta the rule does
-// not take or -0 (which simdjson reads as -0.0).
-class Scan : formats::JsonCursor {
+// The streaming path's pass over the root object: "samples" and
+// "timeDeltas" taken out by JsonCursor's number rule as they are passed (4
+// bytes a sample, 4 a delta while they are integers of 32 bits:
+// NarrowArray), the rest of the document kept for the general reader with
+// those two arrays empty ("nodes" and the times: a small part of a long
+// profile). It gives up on anything else: a key with an escape, either
+// array twice, a sample that is not an integer of 0 to 2^32 - 1, a delta
+// the rule does not take or -0 (which simdjson reads as -0.0).
+class Scan : formats::JsonHollowing {
  public:
-  Scan(const InputFile& in, const formats::ReadOptions& options) : options_(options), passed_(&in) {
-    text_ = in.bytes();
-    // Room for as many numbers as the input can hold (one per two bytes):
-    // growing by doubling held the old and new arrays at once. Room not
-    // used costs no memory.
-    const std::size_t most = std::min(text_.size() / 2, kCap) + 16;
-    samples_.reserve(most);
-    deltas_.reserve(most);
-  }
+  Scan(const InputFile& in, const formats::ReadOptions& options) : JsonHollowing(in), options_(options) {}
 
   bool run() {
     space();
     if (!eat('{')) return false;
-    if (!object([&](std::string_view key) {
-          if (key != "samples" && key != "timeDeltas") return skip_value();
-          bool& seen = key == "samples" ? has_samples_ : has_deltas_;
-          if (seen || !eat('[')) return false;
-          seen = true;
-          skeleton_.append(text_.substr(copied_, pos_ - copied_));
-          if (!(key == "samples" ? list(&Scan::sample) : list(&Scan::delta))) return false;
-          copied_ = pos_;  // from the closing bracket on
-          ++pos_;
-          return true;
-        }))
-      return false;
-    skeleton_.append(text_.substr(copied_));
-    return true;
+    return object([&](std::string_view key) {
+      if (key != "samples" && key != "timeDeltas") return skip_value();
+      bool& seen = key == "samples" ? has_samples_ : has_deltas_;
+      if (seen) return false;
+      seen = true;
+      return key == "samples" ? list(samples_, &Scan::sample) : list(deltas_, &Scan::delta);
+    });
   }
 
-  const std::string& skeleton() const { return skeleton_; }
+  using JsonHollowing::kept;
   const std::vector<std::uint32_t>& samples() const { return samples_; }
   std::size_t deltas() const { return deltas_.size(); }
   double delta(std::size_t i) const { return deltas_[i]; }
 
  private:
-  // The items of an array up to its closing bracket (left at it).
-  bool list(bool (Scan::*item)()) {
+  // An array of numbers, each read by `item`, into `out` (room for as many
+  // as the rest of the input can hold: a number and its comma).
+  template <class Out>
+  bool list(Out& out, bool (Scan::*item)()) {
+    out.reserve(room(2));
     std::size_t count = 0;
-    return items([&] {
-      // (The general path's budget: 8 bytes a number.)
-      if (!(this->*item)() || (options_.memory_budget && ++count * 8 > options_.memory_budget)) return false;
-      passed_.at(pos_);
-      return true;
-    });
+    // (The general path's budget: 8 bytes a number.)
+    return take_array(
+        [&] { return (this->*item)() && !(options_.memory_budget && ++count * 8 > options_.memory_budget); });
   }
   bool sample() {
     std::uint32_t id = 0;
@@ -417,12 +402,7 @@ class Scan : formats::JsonCursor {
     return true;
   }
 
-  static constexpr std::size_t kCap = std::size_t{256} << 20;  // numbers: 1 GiB each
-
   const formats::ReadOptions& options_;
-  PassedPages passed_;
-  std::string skeleton_;
-  std::size_t copied_ = 0;  // the input up to here is in skeleton_
   bool has_samples_ = false, has_deltas_ = false;
   std::vector<std::uint32_t> samples_;
   formats::NarrowArray<std::int32_t, double> deltas_;
@@ -440,7 +420,7 @@ std::optional<Expected<Profile>> read_cpuprofile_streaming(const InputFile& inpu
                                                            Diagnostics&) {
   Scan scan(input, options);
   if (!scan.run()) return std::nullopt;
-  Reader reader(input, options, scan.skeleton());
+  Reader reader(input, options, scan.kept());
   if (!reader.parse() || !reader.samples().empty() || !reader.deltas().empty()) return std::nullopt;
   const auto& samples = scan.samples();
   if (scan.deltas() != samples.size()) return std::nullopt;

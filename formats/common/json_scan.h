@@ -1,12 +1,17 @@
-// Where a JSON value ends, found without parsing it: for the readers that
-// take a big document a member or an element at a time (gprof2dot's json
-// events, Chrome's trace events) and hand each piece to simdjson, which
-// then checks what it holds.
+// Where a JSON value ends, found without parsing it, and a cursor with the
+// few rules the streaming JSON readers read by: for the readers that take a
+// big document a member or an element at a time (gprof2dot's json events,
+// Chrome's trace events, .cpuprofile and speedscope arrays) and hand the
+// rest to simdjson, which then checks what it holds.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
+
+#include "graphgen/io.h"
 
 namespace graphgen::formats {
 
@@ -94,6 +99,51 @@ class JsonCursor {
 
   std::string_view text_;
   std::size_t pos_ = 0;
+};
+
+/// A JSON document read by JsonCursor's rules where a reader takes some
+/// arrays' items out as it passes them (giving back their pages): the rest
+/// of the text is kept, those arrays left empty, for the reader's general
+/// path to read with simdjson (the .cpuprofile and speedscope readers: the
+/// long arrays of numbers theirs, everything else the general path's).
+class JsonHollowing : protected JsonCursor {
+ protected:
+  explicit JsonHollowing(const InputFile& in) : passed_(&in) { text_ = in.bytes(); }
+
+  /// An array at the cursor: each item read by `item()`, the cursor left
+  /// past its `]`; its items are not kept.
+  template <class Item>
+  bool take_array(Item&& item) {
+    if (!eat('[')) return false;
+    kept_.append(text_.substr(copied_, pos_ - copied_));
+    if (!items([&] {
+          if (!item()) return false;
+          passed_.at(pos_);
+          return true;
+        }))
+      return false;
+    copied_ = pos_++;  // from the closing bracket on
+    return true;
+  }
+  /// Room for as many items as the rest of the input can hold at `least`
+  /// bytes each (at most 2^28): reserved, an array never grows by doubling,
+  /// which holds the old and new copies at once; room not used costs no
+  /// memory.
+  std::size_t room(std::size_t least) const {
+    return std::min((text_.size() - pos_) / least, std::size_t{1} << 28) + 1;
+  }
+  /// The document kept: once it has all been passed, the text without the
+  /// taken arrays' items.
+  const std::string& kept() {
+    kept_.append(text_.substr(copied_));
+    copied_ = text_.size();
+    return kept_;
+  }
+
+ private:
+  PassedPages passed_;
+  std::string kept_;
+  std::size_t copied_ = 0;  // the input up to here is in kept_
 };
 
 }  // namespace graphgen::formats

@@ -483,7 +483,7 @@ Expected<Profile> Reader::build() {
 // character, "profiles" or any of those arrays twice, a frame index that is
 // not an integer of 0 to 2^32 - 2, a weight or time the rule does not take
 // or -0, an event with another key, a key twice or one missing.
-class Scan : formats::JsonCursor {
+class Scan : formats::JsonHollowing {
  public:
   struct Streamed {
     formats::NarrowArray<std::uint16_t, std::uint32_t> frames;
@@ -493,68 +493,43 @@ class Scan : formats::JsonCursor {
     bool has_samples = false, has_weights = false, has_events = false;
   };
 
-  Scan(const InputFile& in, const formats::ReadOptions& options) : options_(options), passed_(&in) {
-    text_ = in.bytes();
-  }
+  Scan(const InputFile& in, const formats::ReadOptions& options) : JsonHollowing(in), options_(options) {}
 
   bool run() {
     space();
     if (!eat('{')) return false;
     bool profiles = false;
-    if (!object([&](std::string_view key) {
-          if (key != "profiles") return skip_value();
-          if (profiles) return false;
-          profiles = true;
-          return profile_list();
-        }))
-      return false;
-    skeleton_.append(text_.substr(copied_));
-    return true;
+    return object([&](std::string_view key) {
+      if (key != "profiles") return skip_value();
+      if (profiles) return false;
+      profiles = true;
+      return profile_list();
+    });
   }
 
-  const std::string& skeleton() const { return skeleton_; }
+  using JsonHollowing::kept;
   std::vector<Streamed>& streamed() { return streamed_; }
 
  private:
   bool profile_list() {
-    if (!eat('[')) return false;
-    space();
-    if (eat(']')) return true;
-    for (;;) {
-      if (!eat('{')) return false;
-      Streamed& p = streamed_.emplace_back();
-      if (!object([&](std::string_view k) {
-            if (k == "samples" || k == "weights" || k == "events") {
-              bool& seen = k == "samples" ? p.has_samples : k == "weights" ? p.has_weights : p.has_events;
-              if (seen || !eat('[')) return false;
-              seen = true;
-              skeleton_.append(text_.substr(copied_, pos_ - copied_));
-              if (!(k == "samples" ? samples(p) : k == "weights" ? weights(p) : events(p))) return false;
-              copied_ = pos_;  // from the closing bracket on
-              ++pos_;
-              return true;
-            }
-            return skip_value();
-          }))
-        return false;
-      space();
-      if (eat(',')) {
-        space();
-        continue;
-      }
-      return eat(']');
-    }
+    return eat('[') && items([&] {
+             if (!eat('{')) return false;
+             Streamed& p = streamed_.emplace_back();
+             return object([&](std::string_view k) {
+               if (k != "samples" && k != "weights" && k != "events") return skip_value();
+               bool& seen = k == "samples" ? p.has_samples : k == "weights" ? p.has_weights : p.has_events;
+               if (seen) return false;
+               seen = true;
+               return k == "samples" ? samples(p) : k == "weights" ? weights(p) : events(p);
+             });
+           }) &&
+           eat(']');
   }
-  // Room for as many items as the rest of the input can hold (`least`
-  // bytes each): growing by doubling held the old and new arrays at once,
-  // a third more than the array. Room not used costs no memory.
-  std::size_t room(std::size_t least) const { return std::min((text_.size() - pos_) / least, kMostRoom) + 1; }
-  static constexpr std::size_t kMostRoom = std::size_t{1} << 28;
 
   bool samples(Streamed& p) {
     p.frames.reserve(room(2));        // "0,"
     p.sample_begin.reserve(room(3));  // "[],"
-    return items([&] {
+    return take_array([&] {
       if (!eat('[')) return false;
       if (!items([&] {
             std::uint32_t f = 0;
@@ -564,7 +539,6 @@ class Scan : formats::JsonCursor {
           }))
         return false;
       ++pos_;  // the sample's `]`
-      passed_.at(pos_);
       p.sample_begin.push_back(static_cast<std::uint32_t>(p.frames.size()));
       // (The general path's budget, counted as it counts.)
       bytes_ += 12;
@@ -573,11 +547,10 @@ class Scan : formats::JsonCursor {
   }
   bool weights(Streamed& p) {
     p.weights.reserve(room(2));
-    return items([&] {
+    return take_array([&] {
       double d = 0;
       if (!json_double(d)) return false;
       p.weights.push_back(d);
-      passed_.at(pos_);
       return true;
     });
   }
@@ -589,7 +562,7 @@ class Scan : formats::JsonCursor {
     p.events.frames.reserve(most);
     p.events.open.reserve(most);
     p.events.at.reserve(most);
-    return items([&] {
+    return take_array([&] {
       if (!eat('{')) return false;
       Raw::Ev ev;
       bool type = false, frame = false, at = false;
@@ -607,16 +580,12 @@ class Scan : formats::JsonCursor {
         return false;
       if (!type || !frame || !at) return false;
       p.events.push_back(ev, false);
-      passed_.at(pos_);
       bytes_ += 16;
       return !(options_.memory_budget && bytes_ > options_.memory_budget);
     });
   }
 
   const formats::ReadOptions& options_;
-  PassedPages passed_;
-  std::string skeleton_;
-  std::size_t copied_ = 0;  // the input up to here is in skeleton_
   std::size_t bytes_ = 0;
   std::vector<Streamed> streamed_;
 };
@@ -635,7 +604,7 @@ std::optional<Expected<Profile>> read_streaming(const InputFile& input, const fo
   Scan scan(input, options);
   if (!scan.run()) return std::nullopt;
   Diagnostics warnings;  // (passed on only when the path takes the file)
-  Reader reader(input, options, warnings, scan.skeleton());
+  Reader reader(input, options, warnings, scan.kept());
   if (!reader.parse()) return std::nullopt;
   std::vector<Raw>& raw = reader.profiles();
   auto& streamed = scan.streamed();
