@@ -113,27 +113,20 @@ class Reader : formats::JsonCursor {
     } else {
       if (!eat('{')) return false;
       bool found = false;
-      space();
-      if (!eat('}')) {
-        for (;;) {
-          space();
-          if (!plain_key()) return false;
-          space();
-          if (!eat(':')) return false;
-          space();
-          if (member_ == "traceEvents") {
-            if (found || !event_windows(false)) return false;
-            found = true;
-          } else {
+      if (!object([&](std::string_view key) {
+            // (Printable ASCII: the whole document's UTF-8 check of a key
+            // the windows never give simdjson.)
+            for (char c : key)
+              if (c < 0x20 || c > 0x7E) return false;
+            if (key == "traceEvents") {
+              if (found || !event_windows(false)) return false;
+              found = true;
+              return true;
+            }
             const std::size_t begin = pos_;
-            if (!skip_value() || pos_ == begin || !checked(text_.substr(begin, pos_ - begin))) return false;
-          }
-          space();
-          if (eat(',')) continue;
-          if (!eat('}')) return false;
-          break;
-        }
-      }
+            return skip_value() && pos_ != begin && checked(text_.substr(begin, pos_ - begin));
+          }))
+        return false;
       if (!found) return false;
     }
     space();
@@ -144,18 +137,6 @@ class Reader : formats::JsonCursor {
 
  private:
   static constexpr std::size_t kWindow = std::size_t{1} << 20;
-  // A member name of printable ASCII without escapes, into member_.
-  bool plain_key() {
-    if (!eat('"')) return false;
-    const std::size_t begin = pos_;
-    while (pos_ < text_.size() && text_[pos_] != '"') {
-      const auto c = static_cast<unsigned char>(text_[pos_]);
-      if (c < 0x20 || c > 0x7E || c == '\\') return false;
-      ++pos_;
-    }
-    member_.assign(text_.substr(begin, pos_ - begin));
-    return eat('"');
-  }
   // simdjson's checks of a value the whole document would have skipped
   // (its text is UTF-8, its strings closed and without control characters).
   bool checked(std::string_view value) {
@@ -335,7 +316,7 @@ class Reader : formats::JsonCursor {
   std::string closing_;  // a cut trace, closed
   std::optional<formats::JsonDocument> whole_, window_doc_;
   formats::JsonDocument* json_ = nullptr;  // the document event_list() reads
-  std::string window_, member_;
+  std::string window_;
   PassedPages passed_{&in_};
   Profile p_;
   std::optional<detail::StackBuilder> builder_;

@@ -247,6 +247,8 @@ TEST(Trace, WindowsTakeTheUsualShapesAndLeaveTheRest) {
       {"no traceEvents", R"({"metadata": {}})", false},
       {"traceEvents twice", R"({"traceEvents": [], "traceEvents": )" + events + "}", false},
       {"an escaped key", R"({"trace\u0045vents": )" + events + "}", false},
+      {"a key that is not ASCII (its UTF-8 never given to simdjson)",
+       "{\"m\xc3\xa9ta\": 1, \"traceEvents\": " + events + "}", false},
       {"bytes after the document", events + " x", false},
       {"a trailing comma", "[" + events.substr(1, events.size() - 2) + ",]", false},
       {"invalid UTF-8 in another member", R"({"metadata": ")" + std::string("\xff") + R"(", "traceEvents": []})",
