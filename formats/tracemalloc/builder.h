@@ -41,13 +41,13 @@ class SnapshotBuilder {
   bool seen(std::uint32_t traceback) const { return tracebacks_[traceback].seen; }
 
   /// One trace of `bytes` in `traceback`, whose frames (leaf first) are
-  /// `frames` the first time the traceback is seen (ignored after). The
-  /// cut count: `total` (3.9+) is the trace's total_nframe when it has one.
-  /// False when the profile has outgrown the memory budget (then
-  /// over_budget() is the error).
+  /// `frames` the first time the traceback is seen (ignored after). False
+  /// when the profile has outgrown the memory budget (then over_budget() is
+  /// the error).
   bool trace(std::uint32_t traceback, const std::vector<FuncId>& frames, Cost bytes);
   Error over_budget() const;
-  /// One more trace counted as cut at the traceback limit, or one of
+  /// Each trace's cut count, beside trace(): cut() for one whose
+  /// total_nframe (3.9+) is more than its frames, uncertain() for one of
   /// `nframes` frames and no total_nframe (cut if the limit, known at the
   /// end, is as long).
   void cut() { ++cut_; }
