@@ -47,7 +47,30 @@ class FlatIndex {
     }
   }
 
+  /// The row of the first slot on `hash`'s path whose tag matches, without
+  /// asking whether its key is equal (-1 when there is none): the row a
+  /// find() will most likely return, for bringing it into the cache ahead.
+  std::int64_t likely_row(std::uint64_t hash) const {
+    if (slots_.empty()) return -1;
+    std::size_t mask = slots_.size() - 1;
+    const auto tag = static_cast<std::uint32_t>(hash);
+    for (std::size_t i = tag & mask;; i = (i + 1) & mask) {
+      const Slot& s = slots_[i];
+      if (s.row_plus_one == 0) return -1;
+      if (s.tag == tag) return s.row_plus_one - 1;
+    }
+  }
+
   std::size_t size() const { return used_; }
+
+  /// Room for `keys` keys in all without growing on the way (the table
+  /// doubles, rehashing every key, each time it is half full).
+  void reserve(std::size_t keys) {
+    if (keys == 0) return;
+    std::size_t size = slots_.empty() ? 1024 : slots_.size();
+    while ((keys + 1) * 2 > size) size *= 2;
+    if (size > slots_.size()) rehash(size);
+  }
 
   /// Brings the slot a lookup of `hash` starts at into the cache: a batch
   /// of lookups asks for the one a few places ahead while making this one.
@@ -88,9 +111,11 @@ class FlatIndex {
     std::uint32_t row_plus_one = 0;  // 0 = empty
   };
 
-  void grow() {
+  void grow() { rehash(slots_.empty() ? 1024 : slots_.size() * 2); }
+
+  void rehash(std::size_t size) {
     std::vector<Slot> old = std::move(slots_);
-    slots_.assign(old.empty() ? 1024 : old.size() * 2, Slot{});
+    slots_.assign(size, Slot{});
     std::size_t mask = slots_.size() - 1;
     for (const Slot& s : old) {
       if (s.row_plus_one == 0) continue;

@@ -199,6 +199,12 @@ ProfileMerger::ProfileMerger(Profile& into) : into_(into) {
   // Index what `into` already holds, once; add() keeps the indexes current.
   if (into.functions.empty() && into.events.empty()) return;
   started_ = true;
+  functions_.reserve(into.functions.size());
+  calls_.reserve(into.calls.size());
+  lines_.reserve(into.line_costs.size());
+  sites_.reserve(into.call_sites.size());
+  jumps_.reserve(into.jumps.size());
+  children_.reserve(into.stack_nodes.size());
   for (FuncId f = 0; f < into.functions.size(); ++f)
     functions_.find_or_add(
         function_hash(into, into.functions[f]), [](std::uint32_t) { return false; }, [&] { return f; });

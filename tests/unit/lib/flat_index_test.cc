@@ -1,0 +1,57 @@
+// FlatIndex: rows found by their keys whatever the table's growth, and the
+// guess likely_row() makes for prefetching.
+#include "graphgen/flat_index.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace graphgen {
+namespace {
+
+// Keys whose hashes share their low bits (one probe path), and others.
+std::uint64_t hash_of(std::uint64_t key) { return key % 3 == 0 ? (key << 32) | 7 : FlatIndex::mix(key); }
+
+std::vector<std::int64_t> rows_after(FlatIndex& index, std::vector<std::uint64_t>& keys, std::size_t n) {
+  for (std::uint64_t k = 0; k < n; ++k)
+    index.find_or_add(
+        hash_of(k), [&](std::uint32_t r) { return keys[r] == k; },
+        [&] {
+          keys.push_back(k);
+          return static_cast<std::uint32_t>(keys.size() - 1);
+        });
+  std::vector<std::int64_t> rows;
+  for (std::uint64_t k = 0; k < n + 100; ++k)
+    rows.push_back(index.find(hash_of(k), [&](std::uint32_t r) { return keys[r] == k; }));
+  return rows;
+}
+
+TEST(FlatIndex, ReservedOrGrownTheSameRowsAreFound) {
+  const std::size_t n = 5000;
+  FlatIndex grown, reserved;
+  reserved.reserve(n);
+  reserved.reserve(0);  // (no key: nothing changes)
+  std::vector<std::uint64_t> a, b;
+  std::vector<std::int64_t> ra = rows_after(grown, a, n), rb = rows_after(reserved, b, n);
+  EXPECT_EQ(ra, rb);
+  for (std::uint64_t k = 0; k < n; ++k) ASSERT_EQ(ra[k], static_cast<std::int64_t>(k));
+  for (std::uint64_t k = n; k < n + 100; ++k) ASSERT_EQ(ra[k], -1);
+  EXPECT_EQ(reserved.size(), n);
+}
+
+TEST(FlatIndex, LikelyRowIsTheFirstTagMatch) {
+  FlatIndex index;
+  EXPECT_EQ(index.likely_row(42), -1);  // empty
+  std::vector<std::uint64_t> keys;
+  rows_after(index, keys, 100);
+  // A key with its own hash: the row find() returns.
+  EXPECT_EQ(index.likely_row(hash_of(1)), 1);
+  // Keys 0, 3, 6, ... share one hash: the first added is the first on the
+  // path, whatever key is asked for (find() then compares keys).
+  EXPECT_EQ(index.likely_row(hash_of(3)), 0);
+  EXPECT_EQ(index.likely_row(FlatIndex::mix(1000)), -1);  // never added
+}
+
+}  // namespace
+}  // namespace graphgen
