@@ -304,8 +304,8 @@ class Reader {
     LineScanner scanner(data, &input, part.begin);
     std::string_view line;
     in_sample_ = false;
-    blank_ = 0;
     blank_searched_ = false;
+    ahead_n_ = 0;
     std::size_t budget_line = 4096;  // the budget is looked at every 4096 lines
     auto over_budget = [&] {
       if (scanner.line_number() < budget_line) return false;
@@ -467,6 +467,92 @@ class Reader {
     std::uint64_t hash = 0;
   };
 
+  // A sample's block of frame lines: from `begin` (after its header) up to
+  // the empty line ending it, `blank` (npos: none; below `begin`: no frames).
+  struct Block {
+    std::size_t begin = 0, blank = std::string_view::npos;
+    std::uint64_t hash = 0;
+    std::int64_t row = -1;  // the cache row its lookup will most likely find
+    bool has_frames() const { return blank != std::string_view::npos && blank >= begin; }
+  };
+
+  // The block starting at `begin`, its blank line found and its bytes
+  // hashed in one pass. Each search starts where the last one ended, and
+  // none after a search that found none: every byte once.
+  Block block_at(std::string_view data, std::size_t begin) {
+    Block b;
+    b.begin = begin;
+    const std::size_t from = begin - 1;
+    if (blank_searched_ && from >= blank_from_ && (blank_ == std::string_view::npos || from <= blank_)) {
+      b.blank = blank_;
+      if (b.has_frames()) b.hash = hash_block(data.substr(begin, b.blank + 1 - begin));
+      return b;
+    }
+    b.blank = find_block(data, begin, b.hash);
+    blank_from_ = from;
+    blank_ = b.blank;
+    blank_searched_ = true;
+    return b;
+  }
+
+  // Samples come faster than memory answers: a lookup waits for the table
+  // slot, then the entry, then its bytes, each far from the last sample's.
+  // So the blocks of the next kAhead samples are found and hashed ahead
+  // (assuming each is a one-line header after the last one's blank line),
+  // and each sample on its way asks for one more of these into the cache.
+  // A sample whose block was not guessed is found as before: the guesses
+  // change when the memory is read, never what is read.
+  static constexpr std::size_t kAhead = 6, kEntryAt = 4, kBytesAt = 2;
+  void look_ahead(std::string_view data, const Block& current) {
+    if (ahead_off_) return;
+    // Two samples away: the entry its slot names; one away: its bytes.
+    if (ahead_n_ >= kBytesAt && ahead_[kBytesAt - 1].row >= 0) {
+      const StackCache::Entry& e = cache_.entries[static_cast<std::size_t>(ahead_[kBytesAt - 1].row)];
+      const char* bytes = cache_.bytes.data() + e.offset;
+      for (std::size_t o = 0; o < e.size && o < 512; o += 64) __builtin_prefetch(bytes + o);
+      __builtin_prefetch(cache_.frames.data() + e.first);
+    }
+    if (ahead_n_ >= kEntryAt && ahead_[kEntryAt - 1].has_frames()) {
+      Block& b = ahead_[kEntryAt - 1];
+      b.row = cache_.index.likely_row(b.hash);
+      if (b.row >= 0) {
+        const char* e = reinterpret_cast<const char*>(&cache_.entries[static_cast<std::size_t>(b.row)]);
+        for (std::size_t o = 0; o < sizeof(StackCache::Entry); o += 64) __builtin_prefetch(e + o);
+      }
+    }
+    // Three away: its slot.
+    while (ahead_n_ < kAhead) {
+      const Block& last = ahead_n_ > 0 ? ahead_[ahead_n_ - 1] : current;
+      if (!last.has_frames() || last.blank + 2 >= data.size()) return;
+      const std::size_t header = last.blank + 2;
+      const void* nl = std::memchr(data.data() + header, '\n', data.size() - header);
+      if (nl == nullptr) return;
+      const auto begin = static_cast<std::size_t>(static_cast<const char*>(nl) - data.data()) + 1;
+      ahead_[ahead_n_] = block_at(data, begin);
+      if (ahead_[ahead_n_].has_frames()) cache_.index.prefetch(ahead_[ahead_n_].hash);
+      ++ahead_n_;
+    }
+  }
+
+  // The block guessed for `begin`, if any, taken off the guesses.
+  bool take_ahead(std::size_t begin, Block& b) {
+    std::size_t k = 0;
+    while (k < ahead_n_ && ahead_[k].begin < begin) ++k;  // (samples of other events pass)
+    const bool found = k < ahead_n_ && ahead_[k].begin == begin;
+    if (found) b = ahead_[k++];
+    std::copy(ahead_ + k, ahead_ + ahead_n_, ahead_);
+    ahead_n_ -= k;
+    if (!found) {
+      ahead_n_ = 0;
+      // Guesses that keep missing (headers of several lines, comments
+      // between samples) cost a search and a hash each: stop guessing.
+      if (++ahead_misses_ > 1000 + ahead_hits_) ahead_off_ = true;
+    } else {
+      ++ahead_hits_;
+    }
+    return found;
+  }
+
   // Called after a sample's header: true when the frame lines that follow
   // are a known stack, then in frames_, and the scanner is at the empty
   // line ending them.
@@ -475,15 +561,12 @@ class Reader {
     if (cache_.off) return false;
     const std::size_t begin = scanner.position();
     if (begin == 0) return false;
-    // Each search starts where the last one ended: every byte once.
-    if (!blank_searched_ || (blank_ != std::string_view::npos && blank_ < begin - 1)) {
-      blank_ = find_blank_line(data, begin - 1);
-      blank_searched_ = true;
-    }
-    if (blank_ == std::string_view::npos || blank_ < begin) return false;  // none, or no frames
-    const std::string_view block = data.substr(begin, blank_ + 1 - begin);
-    const std::uint64_t hash = hash_block(block);
-    std::int64_t row = cache_.index.find(hash, [&](std::uint32_t r) {
+    Block b;
+    if (!take_ahead(begin, b)) b = block_at(data, begin);
+    look_ahead(data, b);
+    if (!b.has_frames()) return false;  // none, or no frames
+    const std::string_view block = data.substr(begin, b.blank + 1 - begin);
+    std::int64_t row = cache_.index.find(b.hash, [&](std::uint32_t r) {
       const StackCache::Entry& e = cache_.entries[r];
       bool same = e.size == block.size() && std::memcmp(cache_.bytes.data() + e.offset, block.data(), e.size) == 0;
       cache_.mismatches += !same;
@@ -491,12 +574,12 @@ class Reader {
     });
     if (cache_.mismatches > 1000 + cache_.entries.size()) cache_.off = true;
     if (row < 0) {
-      pending_ = {true, begin, blank_ + 1, scanner.line_number(), hash};
+      pending_ = {true, begin, b.blank + 1, scanner.line_number(), b.hash};
       return false;
     }
     const StackCache::Entry& e = cache_.entries[static_cast<std::size_t>(row)];
     frames_.assign(cache_.frames.begin() + e.first, cache_.frames.begin() + e.first + e.count);
-    scanner.skip_to(blank_ + 1, e.lines);
+    scanner.skip_to(b.blank + 1, e.lines);
     entry_ = static_cast<std::size_t>(row);
     return true;
   }
@@ -773,8 +856,11 @@ class Reader {
   Pending pending_;
   std::size_t entry_ = SIZE_MAX;  // the current sample's stack in cache_, if any
   Shape shape_;
-  std::size_t blank_ = 0;  // the last blank line found in the part
+  std::size_t blank_ = 0, blank_from_ = 0;  // the last search for a blank line: its result, its start
   bool blank_searched_ = false;
+  Block ahead_[kAhead];  // the next samples' blocks, nearest first
+  std::size_t ahead_n_ = 0, ahead_hits_ = 0, ahead_misses_ = 0;
+  bool ahead_off_ = false;
   enum Kind : std::uint8_t { kOther, kPython, kInterpreter, kUnresolved };
   std::vector<Kind> kinds_;       // per function, for the Python view
   std::vector<bool> python_dso_;  // per function: in libpython or a python binary (looked at once)

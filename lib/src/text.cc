@@ -13,6 +13,32 @@ namespace graphgen {
 
 namespace {
 
+// hash_block's state: four independent lanes of 8 bytes (the
+// multiplications of one lane do not wait for another's), fed 32 bytes at
+// a time, the last under 32 bytes by finish().
+struct BlockHash {
+  std::uint64_t h[4] = {0x9E3779B97F4A7C15ull, 0xC2B2AE3D27D4EB4Full, 0x165667B19E3779F9ull, 0x27D4EB2F165667C5ull};
+  void chunk(const char* p) {
+    for (int k = 0; k < 4; ++k) {
+      std::uint64_t w;
+      std::memcpy(&w, p + 8 * k, 8);
+      h[k] = (h[k] ^ w) * 0xFF51AFD7ED558CCDull;
+      h[k] ^= h[k] >> 29;
+    }
+  }
+  std::uint64_t finish(std::string_view tail, std::size_t total) const {
+    auto rotl = [](std::uint64_t x, int r) { return (x << r) | (x >> (64 - r)); };
+    return FlatIndex::mix(h[0] + rotl(h[1], 17), h[2] + rotl(h[3], 31), FlatIndex::hash_bytes(tail, total));
+  }
+};
+
+// hash_block(s.substr(begin, end - begin)) where the bytes from begin to
+// `hashed` went through `h` already.
+std::uint64_t finish_block(std::string_view s, std::size_t begin, std::size_t hashed, std::size_t end, BlockHash h) {
+  for (; hashed + 32 <= end; hashed += 32) h.chunk(s.data() + hashed);
+  return h.finish(s.substr(hashed, end - hashed), end - begin);
+}
+
 // The first i >= from with s[i] == s[i + 1] == '\n', one character at a
 // time after the vector loops, and on machines without them.
 std::size_t blank_line_scalar(std::string_view s, std::size_t from) {
@@ -51,6 +77,30 @@ __attribute__((target("avx2"))) std::size_t blank_line_avx2(std::string_view s, 
   return blank_line_sse2(s, i);
 }
 
+// find_block(): the window of 32 pairs (j, j + 1) searched, then, when it
+// held no blank line, the 32 bytes after j hashed while they are loaded.
+__attribute__((target("avx2"))) std::size_t block_avx2(std::string_view s, std::size_t begin, std::uint64_t& hash) {
+  const char* p = s.data();
+  const __m256i nl = _mm256_set1_epi8('\n');
+  BlockHash h;
+  std::size_t j = begin - 1;
+  for (; j + 33 <= s.size(); j += 32) {
+    __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + j));
+    __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + j + 1));
+    auto mask = static_cast<unsigned>(
+        _mm256_movemask_epi8(_mm256_and_si256(_mm256_cmpeq_epi8(a, nl), _mm256_cmpeq_epi8(b, nl))));
+    if (mask != 0) {
+      std::size_t blank = j + static_cast<std::size_t>(__builtin_ctz(mask));
+      if (blank >= begin) hash = finish_block(s, begin, j + 1, blank + 1, h);
+      return blank;
+    }
+    h.chunk(p + j + 1);
+  }
+  std::size_t blank = blank_line_sse2(s, j);
+  if (blank != std::string_view::npos && blank >= begin) hash = finish_block(s, begin, j + 1, blank + 1, h);
+  return blank;
+}
+
 using BlankLineFinder = std::size_t (*)(std::string_view, std::size_t);
 
 // Chosen once, by what the processor running graphgen has.
@@ -65,20 +115,19 @@ BlankLineFinder blank_line_finder() {
 
 }  // namespace
 
-std::uint64_t hash_block(std::string_view s) {
-  // Four independent lanes of 8 bytes: the multiplications of one lane do
-  // not wait for another's.
-  std::uint64_t h[4] = {0x9E3779B97F4A7C15ull, 0xC2B2AE3D27D4EB4Full, 0x165667B19E3779F9ull, 0x27D4EB2F165667C5ull};
-  std::size_t i = 0;
-  for (; i + 32 <= s.size(); i += 32)
-    for (int k = 0; k < 4; ++k) {
-      std::uint64_t w;
-      std::memcpy(&w, s.data() + i + 8 * k, 8);
-      h[k] = (h[k] ^ w) * 0xFF51AFD7ED558CCDull;
-      h[k] ^= h[k] >> 29;
-    }
-  auto rotl = [](std::uint64_t x, int r) { return (x << r) | (x >> (64 - r)); };
-  return FlatIndex::mix(h[0] + rotl(h[1], 17), h[2] + rotl(h[3], 31), FlatIndex::hash_bytes(s.substr(i), s.size()));
+std::uint64_t hash_block(std::string_view s) { return finish_block(s, 0, 0, s.size(), BlockHash{}); }
+
+std::size_t find_block(std::string_view s, std::size_t begin, std::uint64_t& hash) {
+#ifdef GRAPHGEN_X86
+  static const bool avx2 = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") != 0;
+  }();
+  if (avx2) return block_avx2(s, begin, hash);
+#endif
+  std::size_t blank = find_blank_line(s, begin - 1);
+  if (blank != std::string_view::npos && blank >= begin) hash = hash_block(s.substr(begin, blank + 1 - begin));
+  return blank;
 }
 
 std::size_t find_blank_line(std::string_view s, std::size_t from) {

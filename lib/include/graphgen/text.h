@@ -89,6 +89,12 @@ std::size_t find_blank_line(std::string_view s, std::size_t from);
 /// words at a time.
 std::uint64_t hash_block(std::string_view s);
 
+/// Both at once, for a block of lines starting at `begin` (>= 1, after a
+/// line's '\n'): find_blank_line(s, begin - 1), and when that is at or
+/// after `begin`, `hash` = hash_block() of the bytes from `begin` up to
+/// and with the '\n' ending its last line. One pass where there were two.
+std::size_t find_block(std::string_view s, std::size_t begin, std::uint64_t& hash);
+
 /// `path:line:col: message`, col counted from 1 in bytes.
 inline std::string at_line(std::string_view path, std::size_t line, std::size_t col, std::string_view message) {
   std::string s(path);

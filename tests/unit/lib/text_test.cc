@@ -22,7 +22,7 @@ std::size_t blank_line_plainly(std::string_view s, std::size_t from) {
 
 TEST(Text, BlankLinesAreFoundWhereTheLoopFindsThem) {
   std::mt19937 rng(5);
-  std::size_t found = 0;
+  std::size_t found = 0, hashed = 0;
   for (std::size_t size = 0; size < 200; ++size)
     for (int round = 0; round < 20; ++round) {
       // Mostly other bytes, single newlines often, pairs rarely: pairs
@@ -35,10 +35,22 @@ TEST(Text, BlankLinesAreFoundWhereTheLoopFindsThem) {
       for (std::size_t from = 0; from <= size; from += 1 + size / 7) {
         std::size_t want = blank_line_plainly(s, from);
         ASSERT_EQ(find_blank_line(s, from), want) << "size " << size << " from " << from;
+        // A block starting at `from`: the search from the byte before, and
+        // the hash of the block's bytes when it has any.
+        if (from > 0) {
+          std::uint64_t hash = 0;
+          std::size_t blank = blank_line_plainly(s, from - 1);
+          ASSERT_EQ(find_block(s, from, hash), blank) << "size " << size << " from " << from;
+          if (blank != std::string_view::npos && blank >= from) {
+            ASSERT_EQ(hash, hash_block(std::string_view(s).substr(from, blank + 1 - from))) << size << " " << from;
+            ++hashed;
+          }
+        }
         found += want != std::string_view::npos;
       }
     }
-  EXPECT_GT(found, 1000u);                                                         // the case looked for was there
+  EXPECT_GT(found, 1000u);  // the case looked for was there
+  EXPECT_GT(hashed, 1000u);
   EXPECT_EQ(find_blank_line(std::string(100, '\n'), 99), std::string_view::npos);  // no byte after the last
 }
 
