@@ -51,14 +51,7 @@ class FlatIndex {
   /// asking whether its key is equal (-1 when there is none): the row a
   /// find() will most likely return, for bringing it into the cache ahead.
   std::int64_t likely_row(std::uint64_t hash) const {
-    if (slots_.empty()) return -1;
-    std::size_t mask = slots_.size() - 1;
-    const auto tag = static_cast<std::uint32_t>(hash);
-    for (std::size_t i = tag & mask;; i = (i + 1) & mask) {
-      const Slot& s = slots_[i];
-      if (s.row_plus_one == 0) return -1;
-      if (s.tag == tag) return s.row_plus_one - 1;
-    }
+    return find(hash, [](std::uint32_t) { return true; });
   }
 
   std::size_t size() const { return used_; }
