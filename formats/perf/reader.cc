@@ -505,7 +505,9 @@ class Reader {
   static constexpr std::size_t kAhead = 6, kEntryAt = 4, kBytesAt = 2;
   void look_ahead(std::string_view data, const Block& current) {
     if (ahead_off_) return;
-    // Two samples away: the entry its slot names; one away: its bytes.
+    // ahead_[k] is k + 1 samples away. kBytesAt away: the kept bytes and
+    // frames of the entry found for it; kEntryAt away: that entry, named by
+    // its slot; kAhead away (below): the slot.
     if (ahead_n_ >= kBytesAt && ahead_[kBytesAt - 1].row >= 0) {
       const StackCache::Entry& e = cache_.entries[static_cast<std::size_t>(ahead_[kBytesAt - 1].row)];
       const char* bytes = cache_.bytes.data() + e.offset;
@@ -520,7 +522,7 @@ class Reader {
         for (std::size_t o = 0; o < sizeof(StackCache::Entry); o += 64) __builtin_prefetch(e + o);
       }
     }
-    // Three away: its slot.
+    // The next blocks, up to kAhead away, each with its slot.
     while (ahead_n_ < kAhead) {
       const Block& last = ahead_n_ > 0 ? ahead_[ahead_n_ - 1] : current;
       if (!last.has_frames() || last.blank + 2 >= data.size()) return;
