@@ -119,11 +119,7 @@ std::uint64_t hash_block(std::string_view s) { return finish_block(s, 0, 0, s.si
 
 std::size_t find_block(std::string_view s, std::size_t begin, std::uint64_t& hash) {
 #ifdef GRAPHGEN_X86
-  static const bool avx2 = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") != 0;
-  }();
-  if (avx2) return block_avx2(s, begin, hash);
+  if (blank_line_finder() == &blank_line_avx2) return block_avx2(s, begin, hash);  // (chosen once, as there)
 #endif
   std::size_t blank = find_blank_line(s, begin - 1);
   if (blank != std::string_view::npos && blank >= begin) hash = hash_block(s.substr(begin, blank + 1 - begin));
