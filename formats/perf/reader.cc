@@ -306,6 +306,7 @@ class Reader {
     in_sample_ = false;
     blank_searched_ = false;
     ahead_n_ = 0;
+    reserve_cache(part.end - part.begin);
     std::size_t budget_line = 4096;  // the budget is looked at every 4096 lines
     auto over_budget = [&] {
       if (scanner.line_number() < budget_line) return false;
@@ -616,6 +617,17 @@ class Reader {
           entry_ = cache_.entries.size() - 1;
           return static_cast<std::uint32_t>(entry_);
         });
+  }
+
+  // The cache holds at most an eighth of the part (remember_stack): its
+  // arrays are reserved at that bound once, so they never move. Doubling
+  // them copied each byte kept about once more and touched twice the
+  // pages, each a page fault; pages reserved and never written cost none.
+  void reserve_cache(std::size_t part_size) {
+    const std::size_t bound = part_size / 8;
+    cache_.bytes.reserve(bound);
+    cache_.entries.reserve(bound / sizeof(StackCache::Entry));
+    cache_.frames.reserve(bound / (3 * sizeof(FuncId)));
   }
 
   bool wanted_process(const Header& h) const {
