@@ -365,6 +365,11 @@ class Reader {
     return true;
   }
 
+  // The stack cache serves read_part() alone: freed by the thread that
+  // read the part, as soon as it is done (tens of thousands of entries,
+  // each with its replay's arrays), not after the other part is folded.
+  void drop_cache() { cache_ = StackCache{}; }
+
   // Folds a later part's reader into this one: what is new is appended in
   // the other's order, so parts folded in order equal one pass.
   Expected<bool> absorb(const Reader& other) {
@@ -958,6 +963,7 @@ Expected<Profile> read(const InputFile& input, const formats::ReadOptions& optio
     for (std::size_t i; (i = next.fetch_add(1)) < parts.size();) {
       try {
         if (auto ok = readers[i]->read_part(parts[i]); !ok) errors[i] = ok.error();
+        readers[i]->drop_cache();
       } catch (const std::bad_alloc&) {
         errors[i] = bad_input(fmt::format("{}: out of memory while reading it", input.path()));
       }
