@@ -195,48 +195,68 @@ Profile merge_functions(Profile p, FunctionKey key) {
   return p;
 }
 
+namespace {
+
+// The keys of the merged tables, as the indexes hash them.
+std::uint64_t call_key(FuncId caller, FuncId callee) { return FlatIndex::mix(caller, callee); }
+std::uint64_t line_key(const LineCost& lc) {
+  return FlatIndex::mix(lc.function, lc.file, FlatIndex::mix(lc.line, lc.address));
+}
+std::uint64_t site_key(const CallSite& cs) {
+  return FlatIndex::mix(cs.call, FlatIndex::mix(cs.file, cs.line, cs.address),
+                        FlatIndex::mix(cs.target_line, cs.target_address));
+}
+std::uint64_t jump_key(const Jump& x) {
+  return FlatIndex::mix(FlatIndex::mix(x.function, x.file, FlatIndex::mix(x.line, x.address)),
+                        FlatIndex::mix(x.target, x.target_file, FlatIndex::mix(x.target_line, x.target_address)),
+                        x.executed == kUnknownCount);
+}
+std::uint64_t node_key(std::uint32_t parent, FuncId f, StringId process) { return FlatIndex::mix(parent, f, process); }
+
+// The lookups of a batch land on random slots of a large table, each
+// waiting on memory: with the batch's hashes known first, each lookup asks
+// for the slot of the one kAhead places on while it is made.
+constexpr std::size_t kAhead = 8;
+
+// Rows first..first + hashes.size() - 1 of one of `into`'s tables (distinct
+// by construction), indexed by their hashes.
+void index_rows(FlatIndex& index, const std::vector<std::uint64_t>& hashes, std::uint32_t first = 0) {
+  index.reserve(hashes.size());
+  for (std::size_t i = 0; i < hashes.size(); ++i) {
+    if (i + kAhead < hashes.size()) index.prefetch(hashes[i + kAhead]);
+    index.find_or_add(
+        hashes[i], [](std::uint32_t) { return false; }, [&] { return first + static_cast<std::uint32_t>(i); });
+  }
+}
+
+// hash(row) for each row of `rows` from `first` on.
+template <class Rows, class Hash>
+std::vector<std::uint64_t> hashes_of(const Rows& rows, Hash&& hash, std::size_t first = 0) {
+  std::vector<std::uint64_t> out;
+  out.reserve(rows.size() > first ? rows.size() - first : 0);
+  for (std::size_t r = first; r < rows.size(); ++r) out.push_back(hash(rows[r]));
+  return out;
+}
+
+}  // namespace
+
 ProfileMerger::ProfileMerger(Profile& into) : into_(into) {
   // Index what `into` already holds, once; add() keeps the indexes current.
   if (into.functions.empty() && into.events.empty()) return;
   started_ = true;
-  functions_.reserve(into.functions.size());
-  calls_.reserve(into.calls.size());
-  lines_.reserve(into.line_costs.size());
-  sites_.reserve(into.call_sites.size());
-  jumps_.reserve(into.jumps.size());
-  children_.reserve(into.stack_nodes.size());
-  for (FuncId f = 0; f < into.functions.size(); ++f)
-    functions_.find_or_add(
-        function_hash(into, into.functions[f]), [](std::uint32_t) { return false; }, [&] { return f; });
-  for (CallId c = 0; c < into.calls.size(); ++c)
-    calls_.find_or_add(
-        FlatIndex::mix(into.calls[c].caller, into.calls[c].callee), [](std::uint32_t) { return false; },
-        [&] { return c; });
-  for (std::uint32_t r = 0; r < into.line_costs.size(); ++r) {
-    const LineCost& lc = into.line_costs[r];
-    lines_.find_or_add(
-        FlatIndex::mix(lc.function, lc.file, FlatIndex::mix(lc.line, lc.address)), [](std::uint32_t) { return false; },
-        [&] { return r; });
-  }
-  for (std::uint32_t s = 0; s < into.call_sites.size(); ++s) {
-    const CallSite& cs = into.call_sites[s];
-    sites_.find_or_add(
-        FlatIndex::mix(cs.call, FlatIndex::mix(cs.file, cs.line, cs.address),
-                       FlatIndex::mix(cs.target_line, cs.target_address)),
-        [](std::uint32_t) { return false; }, [&] { return s; });
-  }
-  for (std::uint32_t j = 0; j < into.jumps.size(); ++j) {
-    const Jump& x = into.jumps[j];
-    jumps_.find_or_add(
-        FlatIndex::mix(FlatIndex::mix(x.function, x.file, FlatIndex::mix(x.line, x.address)),
-                       FlatIndex::mix(x.target, x.target_file, FlatIndex::mix(x.target_line, x.target_address)),
-                       x.executed == kUnknownCount),
-        [](std::uint32_t) { return false; }, [&] { return j; });
-  }
-  for (std::uint32_t n = 1; n < into.stack_nodes.size(); ++n)
-    children_.find_or_add(
-        FlatIndex::mix(into.stack_nodes[n].parent, into.stack_nodes[n].function, into.stack_nodes[n].process),
-        [](std::uint32_t) { return false; }, [&] { return n; });
+  // Its strings hashed once each, however many functions share one.
+  string_hash_.assign(into.strings.size(), 0);
+  hashing_ = &into;
+  index_rows(functions_, hashes_of(into.functions, [&](const Function& fn) { return function_hash(into, fn); }));
+  hashing_ = nullptr;
+  index_rows(calls_, hashes_of(into.calls, [](const Call& c) { return call_key(c.caller, c.callee); }));
+  index_rows(lines_, hashes_of(into.line_costs, line_key));
+  index_rows(sites_, hashes_of(into.call_sites, site_key));
+  index_rows(jumps_, hashes_of(into.jumps, jump_key));
+  index_rows(children_,
+             hashes_of(
+                 into.stack_nodes, [](const StackNode& n) { return node_key(n.parent, n.function, n.process); }, 1),
+             1);
   is_listed_.assign(into.functions.size(), false);
   for (FuncId f : into.listed) is_listed_[f] = true;
 }
@@ -562,10 +582,13 @@ void ProfileMerger::add_functions(Adding& a) {
   const Profile& other = a.other;
   std::vector<FuncId>& map = map_;
   map.resize(other.functions.size());
+  const std::vector<std::uint64_t> keys =
+      hashes_of(other.functions, [&](const Function& fn) { return function_hash(other, fn); });
   for (FuncId f = 0; f < other.functions.size(); ++f) {
+    if (f + kAhead < keys.size()) functions_.prefetch(keys[f + kAhead]);
     const Function& fn = other.functions[f];
     FuncId to = functions_.find_or_add(
-        function_hash(other, fn), [&](std::uint32_t g) { return same_function(into.functions[g], other, fn); },
+        keys[f], [&](std::uint32_t g) { return same_function(into.functions[g], other, fn); },
         [&] {
           Function copy = fn;
           copy.name = a.str(fn.name);
@@ -606,11 +629,13 @@ void ProfileMerger::add_calls(Adding& a) {
   Profile& into = into_;
   const Profile& other = a.other;
   a.call_map.resize(other.calls.size());
+  const std::vector<std::uint64_t> keys =
+      hashes_of(other.calls, [&](const Call& c) { return call_key(map_[c.caller], map_[c.callee]); });
   for (CallId c = 0; c < other.calls.size(); ++c) {
+    if (c + kAhead < keys.size()) calls_.prefetch(keys[c + kAhead]);
     FuncId caller = map_[other.calls[c].caller], callee = map_[other.calls[c].callee];
     CallId to = calls_.find_or_add(
-        FlatIndex::mix(caller, callee),
-        [&](std::uint32_t d) { return into.calls[d].caller == caller && into.calls[d].callee == callee; },
+        keys[c], [&](std::uint32_t d) { return into.calls[d].caller == caller && into.calls[d].callee == callee; },
         [&] {
           return into.add_call({caller, callee, kUnknownCount, kUnknownCount});
         });
@@ -631,7 +656,7 @@ void ProfileMerger::add_lines(Adding& a) {
     LineCost key{
         .function = map_[lc.function], .file = a.str(lc.file), .line = lc.line, .columns = 0, .address = lc.address};
     std::uint32_t to = lines_.find_or_add(
-        FlatIndex::mix(key.function, key.file, FlatIndex::mix(key.line, key.address)),
+        line_key(key),
         [&](std::uint32_t x) {
           const LineCost& y = into.line_costs[x];
           return y.function == key.function && y.file == key.file && y.line == key.line && y.address == key.address;
@@ -655,8 +680,7 @@ void ProfileMerger::add_sites(Adding& a) {
     key.call = a.call_map[key.call];
     key.file = a.str(key.file);
     std::uint32_t to = sites_.find_or_add(
-        FlatIndex::mix(key.call, FlatIndex::mix(key.file, key.line, key.address),
-                       FlatIndex::mix(key.target_line, key.target_address)),
+        site_key(key),
         [&](std::uint32_t x) {
           const CallSite& y = into.call_sites[x];
           return y.call == key.call && y.file == key.file && y.line == key.line && y.address == key.address &&
@@ -686,9 +710,7 @@ void ProfileMerger::add_jumps(Adding& a) {
     key.target_file = a.str(j.target_file);
     bool conditional = key.executed != kUnknownCount;
     std::uint32_t to = jumps_.find_or_add(
-        FlatIndex::mix(FlatIndex::mix(key.function, key.file, FlatIndex::mix(key.line, key.address)),
-                       FlatIndex::mix(key.target, key.target_file, FlatIndex::mix(key.target_line, key.target_address)),
-                       !conditional),
+        jump_key(key),
         [&](std::uint32_t x) {
           const Jump& y = into.jumps[x];
           return y.function == key.function && y.file == key.file && y.line == key.line && y.address == key.address &&
@@ -718,12 +740,20 @@ void ProfileMerger::add_stacks(Adding& a) {
   }
   std::vector<std::uint32_t> node_map(other.stack_nodes.size(), 0);
   for (std::uint32_t n = 1; n < other.stack_nodes.size(); ++n) {
+    // The node kAhead on, when its parent is mapped already (a tree's
+    // nodes come after their parents, most far after) and it names no
+    // process (whose string may not be mapped yet).
+    if (n + kAhead < other.stack_nodes.size()) {
+      const StackNode& next = other.stack_nodes[n + kAhead];
+      if (next.parent < n && next.process == kNoString)
+        children_.prefetch(node_key(node_map[next.parent], map_[next.function], kNoString));
+    }
     const StackNode& theirs = other.stack_nodes[n];
     std::uint32_t parent = node_map[theirs.parent];
     StringId process = a.str(theirs.process);
     FuncId f = process == kNoString ? map_[theirs.function] : 0;
     node_map[n] = children_.find_or_add(
-        FlatIndex::mix(parent, f, process),
+        node_key(parent, f, process),
         [&](std::uint32_t m) {
           const StackNode& mine = into.stack_nodes[m];
           return mine.parent == parent && mine.function == f && mine.process == process;
