@@ -628,8 +628,10 @@ class Reader {
   // arrays are reserved at that bound once, so they never move. Doubling
   // them copied each byte kept about once more and touched twice the
   // pages, each a page fault; pages reserved and never written cost none.
+  // Up to 64 MiB each (parts of 512 MiB): address space stays modest under
+  // a `ulimit -v`, and beyond it the arrays grow as before.
   void reserve_cache(std::size_t part_size) {
-    const std::size_t bound = part_size / 8;
+    const std::size_t bound = std::min<std::size_t>(part_size / 8, std::size_t{64} << 20);
     cache_.bytes.reserve(bound);
     cache_.entries.reserve(bound / sizeof(StackCache::Entry));
     cache_.frames.reserve(bound / (3 * sizeof(FuncId)));
