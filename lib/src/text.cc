@@ -63,17 +63,20 @@ std::size_t blank_line_sse2(std::string_view s, std::size_t from) {
   return blank_line_scalar(s, i);
 }
 
-__attribute__((target("avx2"))) std::size_t blank_line_avx2(std::string_view s, std::size_t from) {
-  const char* p = s.data();
+// Bit k set where p[k] == p[k + 1] == '\n', for k in 0..31 (reads 33 bytes).
+__attribute__((target("avx2"))) inline unsigned newline_pairs_avx2(const char* p) {
   const __m256i nl = _mm256_set1_epi8('\n');
+  __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+  __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 1));
+  return static_cast<unsigned>(
+      _mm256_movemask_epi8(_mm256_and_si256(_mm256_cmpeq_epi8(a, nl), _mm256_cmpeq_epi8(b, nl))));
+}
+
+__attribute__((target("avx2"))) std::size_t blank_line_avx2(std::string_view s, std::size_t from) {
   std::size_t i = from;
-  for (; i + 33 <= s.size(); i += 32) {
-    __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i));
-    __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i + 1));
-    auto mask = static_cast<unsigned>(
-        _mm256_movemask_epi8(_mm256_and_si256(_mm256_cmpeq_epi8(a, nl), _mm256_cmpeq_epi8(b, nl))));
-    if (mask != 0) return i + static_cast<std::size_t>(__builtin_ctz(mask));
-  }
+  for (; i + 33 <= s.size(); i += 32)
+    if (unsigned mask = newline_pairs_avx2(s.data() + i); mask != 0)
+      return i + static_cast<std::size_t>(__builtin_ctz(mask));
   return blank_line_sse2(s, i);
 }
 
@@ -81,15 +84,10 @@ __attribute__((target("avx2"))) std::size_t blank_line_avx2(std::string_view s, 
 // held no blank line, the 32 bytes after j hashed while they are loaded.
 __attribute__((target("avx2"))) std::size_t block_avx2(std::string_view s, std::size_t begin, std::uint64_t& hash) {
   const char* p = s.data();
-  const __m256i nl = _mm256_set1_epi8('\n');
   BlockHash h;
   std::size_t j = begin - 1;
   for (; j + 33 <= s.size(); j += 32) {
-    __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + j));
-    __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + j + 1));
-    auto mask = static_cast<unsigned>(
-        _mm256_movemask_epi8(_mm256_and_si256(_mm256_cmpeq_epi8(a, nl), _mm256_cmpeq_epi8(b, nl))));
-    if (mask != 0) {
+    if (unsigned mask = newline_pairs_avx2(p + j); mask != 0) {
       std::size_t blank = j + static_cast<std::size_t>(__builtin_ctz(mask));
       if (blank >= begin) hash = finish_block(s, begin, j + 1, blank + 1, h);
       return blank;
