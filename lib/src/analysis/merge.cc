@@ -244,11 +244,7 @@ ProfileMerger::ProfileMerger(Profile& into) : into_(into) {
   // Index what `into` already holds, once; add() keeps the indexes current.
   if (into.functions.empty() && into.events.empty()) return;
   started_ = true;
-  // Its strings hashed once each, however many functions share one.
-  string_hash_.assign(into.strings.size(), 0);
-  hashing_ = &into;
-  index_rows(functions_, hashes_of(into.functions, [&](const Function& fn) { return function_hash(into, fn); }));
-  hashing_ = nullptr;
+  index_rows(functions_, function_hashes(into));
   index_rows(calls_, hashes_of(into.calls, [](const Call& c) { return call_key(c.caller, c.callee); }));
   index_rows(lines_, hashes_of(into.line_costs, line_key));
   index_rows(sites_, hashes_of(into.call_sites, site_key));
@@ -268,19 +264,22 @@ ProfileMerger::ProfileMerger(Profile& into, ExactTables exact, std::size_t files
   first_path_ = std::string(first_path);
 }
 
-std::uint64_t ProfileMerger::function_hash(const Profile& p, const Function& fn) {
-  // Each string of the profile being added is hashed once, however many
-  // functions share it (a file's path, say).
+std::vector<std::uint64_t> ProfileMerger::function_hashes(const Profile& p) const {
+  // Each string is hashed once, however many functions share it (a file's
+  // path, an object's).
+  std::vector<std::uint64_t> string_hash(p.strings.size(), 0);
   auto hash = [&](StringId s) -> std::uint64_t {
     if (s == kNoString) return 0;
-    if (&p != hashing_) return FlatIndex::hash_bytes(p.str(s)) | 1;
-    std::uint64_t& h = string_hash_[s];
+    std::uint64_t& h = string_hash[s];
     if (h == 0) h = FlatIndex::hash_bytes(p.str(s)) | 1;
     return h;
   };
-  std::uint64_t line = into_.label_style == LabelStyle::kPython ? static_cast<std::uint64_t>(fn.line) : 0;
-  return FlatIndex::mix(FlatIndex::mix(hash(fn.name), hash(fn.file), line + (std::uint64_t{fn.instance} << 32)),
-                        FlatIndex::mix(hash(fn.object), hash(fn.process), hash(fn.code)));
+  const bool by_line = into_.label_style == LabelStyle::kPython;
+  return hashes_of(p.functions, [&](const Function& fn) {
+    std::uint64_t line = by_line ? static_cast<std::uint64_t>(fn.line) : 0;
+    return FlatIndex::mix(FlatIndex::mix(hash(fn.name), hash(fn.file), line + (std::uint64_t{fn.instance} << 32)),
+                          FlatIndex::mix(hash(fn.object), hash(fn.process), hash(fn.code)));
+  });
 }
 
 bool same_identity(const Profile& pa, const Function& a, const Profile& pb, const Function& b) {
@@ -556,8 +555,6 @@ Expected<bool> ProfileMerger::add(const Profile& other, std::string_view other_p
   }
   into.positions |= other.positions;
   string_map_.assign(other.strings.size(), UINT32_MAX);
-  string_hash_.assign(other.strings.size(), 0);
-  hashing_ = &other;
 
   add_functions(a);
   add_calls(a);
@@ -582,8 +579,7 @@ void ProfileMerger::add_functions(Adding& a) {
   const Profile& other = a.other;
   std::vector<FuncId>& map = map_;
   map.resize(other.functions.size());
-  const std::vector<std::uint64_t> keys =
-      hashes_of(other.functions, [&](const Function& fn) { return function_hash(other, fn); });
+  const std::vector<std::uint64_t> keys = function_hashes(other);
   for (FuncId f = 0; f < other.functions.size(); ++f) {
     if (f + kAhead < keys.size()) functions_.prefetch(keys[f + kAhead]);
     const Function& fn = other.functions[f];

@@ -135,9 +135,9 @@ class ProfileMerger {
   void add_stacks(Adding& a);
   void add_timeline(const Profile& other, const std::vector<std::uint32_t>& node_map, Adding& a);
   Expected<bool> adopt_events(const Profile& other, std::string_view other_path, std::vector<std::size_t>& map);
-  // Function identity by the strings' bytes, so a function `into` has
-  // already is found without interning its strings again.
-  std::uint64_t function_hash(const Profile& p, const Function& fn);
+  // Each function's identity hashed by its strings' bytes, so a function
+  // `into` has already is found without interning its strings again.
+  std::vector<std::uint64_t> function_hashes(const Profile& p) const;
   bool same_function(const Function& mine, const Profile& other, const Function& theirs) const;
 
   Profile& into_;
@@ -148,8 +148,6 @@ class ProfileMerger {
   std::vector<bool> is_listed_;
   std::vector<FuncId> map_, renumbered_;
   std::vector<StringId> string_map_;
-  std::vector<std::uint64_t> string_hash_;  // of the profile being added, by its string id (0: not yet)
-  const Profile* hashing_ = nullptr;
   ExactTables exact_;
   // Floating cells get their exactly rounded value (they are summed in
   // exact_ meanwhile).
