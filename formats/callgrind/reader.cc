@@ -55,6 +55,7 @@ class Reader {
     ends_with_newline_ = head.ends_with_newline_;
     p_.events = head.p_.events;
     columns_ = head.columns_;
+    columns_distinct_ = head.columns_distinct_;
     costs_.assign(p_.events.size(), 0);
     saw_events_ = head.saw_events_;
     positions_ = head.positions_;
@@ -164,6 +165,7 @@ class Reader {
       line_no_ = line_base + scanner.line_number();
       if (quick_self_line(line)) {
         if (auto stop = checkpoint()) return *stop;
+        self_line_run(scanner, line_base);
         continue;
       }
       auto ok = dispatch(line);
@@ -495,6 +497,10 @@ class Reader {
     if (columns_.empty()) return fail(line_no_, col, "expected at least one event name after 'events:', found none");
     saw_events_ = true;
     costs_.assign(p_.events.size(), 0);
+    columns_distinct_ = true;
+    for (std::size_t a = 0; a < columns_.size(); ++a)
+      for (std::size_t b = a + 1; b < columns_.size(); ++b)
+        columns_distinct_ = columns_distinct_ && columns_[a] != columns_[b];
     return true;
   }
 
@@ -886,6 +892,71 @@ class Reader {
     return true;
   }
 
+  // The self cost lines that follow one quick_self_line() read, parsed
+  // straight from the bytes (line end included) while add_self() would do
+  // nothing but add and give the function its first line: the line number
+  // is known, each column is another event. Stops before any other line — a
+  // call, a name, a '\r', a malformed or too long number, no newline at the
+  // end — and before the next line a checkpoint looks at, leaving those to
+  // the scanner. Ends as reading each line alone would: the last line's
+  // positions, the row's saturating sums. (costs_ is only scratch here:
+  // every line read after rewrites it whole, and given_ is for kept
+  // positions.)
+  void self_line_run(LineScanner& scanner, std::size_t line_base) {
+    if (!spec_.line_known || !columns_distinct_) return;
+    const std::size_t next_line = line_base + scanner.line_number() + 1;
+    const std::size_t room = (4096 - (next_line & 4095)) & 4095;  // lines before a checkpoint
+    const std::string_view rest = scanner.rest();
+    const char* p = rest.data();
+    const char* const end = p + rest.size();
+    // (Locals: the compiler cannot tell the stores below from members.)
+    const std::size_t ne = p_.events.size();
+    Cost* const row = p_.self_cost.data() + static_cast<std::size_t>(current_) * ne;
+    Cost* const costs = costs_.data();
+    std::int64_t* const first_line = &p_.functions[current_].line;
+    const std::uint32_t* const cols = columns_.data();
+    const std::size_t ncols = columns_.size();
+    const int positions = positions_, line_position = line_position_;
+    std::array<std::int64_t, kMaxPositions> last = last_;
+    std::size_t lines = 0;
+    while (lines < room && p < end) {
+      const char c = *p;
+      if (!((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '*')) break;
+      const char* q = p;
+      std::array<std::int64_t, kMaxPositions> position = last;
+      bool ok = true;
+      for (int k = 0; k < positions && ok; ++k) {
+        while (q < end && is_blank(*q)) ++q;
+        ok = read_subposition(q, end, last[k], position[k]) && q < end && (is_blank(*q) || *q == '\n');
+      }
+      std::size_t column = 0;
+      while (ok) {
+        while (q < end && is_blank(*q)) ++q;
+        if (q >= end) ok = false;
+        if (!ok || *q == '\n') break;
+        const char* d = q;
+        std::uint64_t v = 0;  // at most 18 digits, as quick_self_line()
+        while (q < end && *q >= '0' && *q <= '9' && q - d < 18) v = v * 10 + static_cast<std::uint64_t>(*q++ - '0');
+        ok = q != d && q < end && (is_blank(*q) || *q == '\n') && column < ncols;
+        if (ok) costs[cols[column++]] = static_cast<Cost>(v);
+      }
+      if (!ok) break;
+      for (std::size_t k = 0; k < column; ++k) row[cols[k]] = saturating_add(row[cols[k]], costs[cols[k]]);
+      last = position;
+      if (*first_line == 0 && line_position >= 0) {
+        Position at;
+        store(line_position, position[line_position], at);
+        *first_line = at.line;
+        if (spec_.on && at.line != 0) spec_.first_lines.push_back(current_);
+      }
+      ++lines;
+      p = q + 1;
+    }
+    if (lines == 0) return;
+    last_ = last;
+    scanner.skip_to(scanner.position() + static_cast<std::size_t>(p - rest.data()), lines);
+  }
+
   // A self cost line's costs_ added to `f`, which it may give its first line.
   void add_self(FuncId f, const Position& at) {
     cob_set_ = false;
@@ -1068,6 +1139,7 @@ class Reader {
   int address_position_ = -1;
   std::array<std::int64_t, kMaxPositions> last_{};
   std::vector<std::uint32_t> columns_;  // cost column -> event index
+  bool columns_distinct_ = true;        // no event named twice in 'events:'
   std::uint32_t given_ = 0;             // this cost line's last written event + 1
   std::vector<Cost> costs_;
   bool saw_events_ = false;

@@ -70,6 +70,8 @@ class LineScanner {
     line_no_ += lines;
   }
   std::size_t line_offset() const { return line_start_; }
+  /// The bytes from position() on.
+  std::string_view rest() const { return data_.substr(pos_); }
   bool at_end() const { return pos_ >= data_.size(); }
 
  private:

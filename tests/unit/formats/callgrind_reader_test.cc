@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "callgrind/reader.h"
+#include "common/decompress.h"
 #include "graphgen/analysis/merge.h"
 #include "graphgen/labels.h"
 #include "util/test_util.h"
@@ -276,6 +277,109 @@ TEST(CallgrindReader, RejectsMalformedLinesWithPositions) {
     std::string msg = p.error().message;
     EXPECT_EQ(msg.substr(msg.find("bad.callgrind:") + 14), b.message);
   }
+}
+
+// Runs of self cost lines are read straight from the bytes when positions
+// are not kept: the same self costs, first lines and call costs as the
+// reader that keeps positions (which reads each line alone), over runs that
+// cross the every-4096-lines checks, with every kind of subposition, short
+// and long cost columns, a line 0 before a function's first source line, a
+// CRLF line, numbers too long for the quick path, and a malformed line
+// reported at its own line.
+TEST(CallgrindReader, SelfLineRunsReadAsEachLineAlone) {
+  std::string text = "events: Ir Dr\npositions: instr line\n";
+  std::size_t line = 2;
+  long long ir_a = 0;
+  auto add = [&](const std::string& s) {
+    text += s + "\n";
+    ++line;
+  };
+  add("fn=(1) a");
+  add("0x10 0 1 2");  // (line 0: the function's first line comes later)
+  ir_a += 1;
+  add("+1 * 3");
+  ir_a += 3;
+  const char* positions[] = {"+1 +1", "-2 *", "* +3", "0x20 17", "+1 -1", "7 9", "+0x1 +2"};
+  for (int i = 0; i < 9000; ++i) {
+    const std::string at = positions[i % 7];
+    if (at == "+0x1 +2") {  // (not a subposition: read by cost_line, which refuses it)
+      add("+1 +2 " + std::to_string(i % 5));
+      ir_a += i % 5;
+    } else if (i % 11 == 0) {
+      add(at + " " + std::to_string(i));  // one column: Dr is 0
+      ir_a += i;
+    } else if (i % 13 == 0) {
+      add(at + "\t" + std::to_string(i) + "  " + std::to_string(2 * i) + " ");
+      ir_a += i;
+    } else if (i == 4000) {
+      add(at + " 5 6\r");
+      ir_a += 5;
+    } else if (i == 5000) {
+      add(at + " 1234567890123456789 1");  // 19 digits
+      ir_a += 1234567890123456789;
+    } else {
+      add(at + " " + std::to_string(i % 97) + " 1");
+      ir_a += i % 97;
+    }
+    if (i == 6000) {
+      add("cfn=(2) b");
+      add("calls=3 0x40 50");
+      add("+1 +1 100 10");
+    }
+  }
+  add("fn=(2)");
+  add("0x40 50 7 7");
+  for (int i = 0; i < 5000; ++i) add("+1 +1 1");
+  // '*' takes the last line across functions: c's run leaves it at 60.
+  add("fn=(3) c");
+  add("0x60 10 1");
+  for (int i = 0; i < 50; ++i) add("+1 +1 1");
+  add("fn=(4) d");
+  add("* * 1");
+  const std::string good = text;
+  const std::size_t bad_line = line + 1;
+  add("+1 +1 5 x");
+
+  auto read = [](const std::string& t, bool keep) {
+    formats::ReadOptions o;
+    o.keep_positions = keep;
+    Diagnostics diag;
+    return callgrind::read_from(InputFile::from_bytes("runs.callgrind", t), o, diag, std::string_view::npos);
+  };
+  for (bool split : {false, true}) {
+    SCOPED_TRACE(split ? "two halves" : "one");
+    auto read_split = [&](const std::string& t, bool keep) {
+      if (!split) return read(t, keep);
+      formats::ReadOptions o;
+      o.keep_positions = keep;
+      Diagnostics diag;
+      return callgrind::read_from(InputFile::from_bytes("runs.callgrind", t), o, diag, t.size() / 2);
+    };
+    auto quick = read_split(good, false);
+    auto each = read(good, true);
+    ASSERT_TRUE(quick) << quick.error().message;
+    ASSERT_TRUE(each) << each.error().message;
+    ASSERT_EQ(quick->functions.size(), 4u);
+    ASSERT_EQ(each->functions.size(), 4u);
+    EXPECT_EQ(quick->self(0, 0), ir_a);
+    for (FuncId f = 0; f < 4; ++f) {
+      EXPECT_EQ(quick->functions[f].line, each->functions[f].line) << f;
+      for (std::size_t e = 0; e < 2; ++e) EXPECT_EQ(quick->self(f, e), each->self(f, e)) << f << " " << e;
+    }
+    EXPECT_EQ(quick->functions[0].line, 1);  // ("+1 * 3" keeps line 0; the first "+1 +1" makes it 1)
+    EXPECT_EQ(quick->functions[1].line, 50);
+    EXPECT_EQ(quick->self(1, 0), 5007);
+    EXPECT_EQ(quick->functions[3].line, 60);
+    ASSERT_EQ(quick->calls.size(), 1u);
+    EXPECT_EQ(quick->inclusive(0, 0), 100);
+  }
+  auto bad_quick = read(text, false);
+  auto bad_each = read(text, true);
+  ASSERT_FALSE(bad_quick);
+  ASSERT_FALSE(bad_each);
+  EXPECT_EQ(bad_quick.error().message, bad_each.error().message);
+  EXPECT_NE(bad_quick.error().message.find("runs.callgrind:" + std::to_string(bad_line) + ":9:"), std::string::npos)
+      << bad_quick.error().message;
 }
 
 }  // namespace
