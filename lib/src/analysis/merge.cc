@@ -104,6 +104,13 @@ Profile merge_functions(Profile p, FunctionKey key) {
   std::vector<Function> functions;
   std::vector<Cost> self, total, stack;
   FlatIndex index;
+  // Sized for no merging at all (each table at most its input's size):
+  // no rehash or regrowth on the way.
+  index.reserve(n);
+  functions.reserve(n);
+  self.reserve(n * ne);
+  if (p.has_total_cost()) total.reserve(n * ne);
+  if (p.keeps_stack_totals) stack.reserve(n * ne);
   const bool by_object = key == FunctionKey::kNameAndObject;
   for (FuncId f = 0; f < n; ++f) {
     const Function& fn = p.functions[f];
@@ -153,6 +160,10 @@ Profile merge_functions(Profile p, FunctionKey key) {
   std::vector<Cost> call_cost, call_self;
   std::vector<CallId> call_map(p.calls.size());
   FlatIndex call_index;
+  call_index.reserve(p.calls.size());
+  calls.reserve(p.calls.size());
+  call_cost.reserve(p.calls.size() * ne);
+  if (p.keeps_call_self) call_self.reserve(p.calls.size() * ne);
   for (CallId c = 0; c < p.calls.size(); ++c) {
     FuncId caller = map[p.calls[c].caller];
     FuncId callee = map[p.calls[c].callee];
