@@ -810,7 +810,8 @@ class Reader {
   }
 
   // Parses one subposition at `p` (after blanks); false on a malformed one.
-  // Relative values wrap like the unsigned addresses they stand for.
+  // Relative values wrap like the unsigned addresses they stand for. It
+  // ends at `end`, a blank, or a line's '\n' (when `end` is past the line).
   static bool read_subposition(const char*& p, const char* end, std::int64_t last, std::int64_t& out) {
     if (p >= end) return false;
     char c = *p;
@@ -845,7 +846,7 @@ class Reader {
       if (p == q) return false;
       out = static_cast<std::int64_t>(v);
     }
-    return p == end || is_blank(*p);
+    return p == end || is_blank(*p) || *p == '\n';
   }
 
   // Nine lines in ten of a file read for a graph: a self cost of the
@@ -895,10 +896,11 @@ class Reader {
   // The self cost lines that follow one quick_self_line() read, parsed
   // straight from the bytes (line end included) while add_self() would do
   // nothing but add and give the function its first line: the line number
-  // is known, each column is another event. Stops before any other line — a
-  // call, a name, a '\r', a malformed or too long number, no newline at the
-  // end — and before the next line a checkpoint looks at, leaving those to
-  // the scanner. Ends as reading each line alone would: the last line's
+  // is known, each column is another event; and the jumps among them, whose
+  // lines only move the positions when they are not kept. Stops before any
+  // other line — a call, a name, a '\r', a malformed or too long number, no
+  // newline at the end — and before the next line a checkpoint looks at,
+  // leaving those to the scanner. Ends as reading each line alone would: the last line's
   // positions, the row's saturating sums. (costs_ is only scratch here:
   // every line read after rewrites it whole, and given_ is for kept
   // positions.)
@@ -918,30 +920,57 @@ class Reader {
     const std::size_t ncols = columns_.size();
     const int positions = positions_, line_position = line_position_;
     std::array<std::int64_t, kMaxPositions> last = last_;
-    std::size_t lines = 0;
-    while (lines < room && p < end) {
-      const char c = *p;
-      if (!((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '*')) break;
-      const char* q = p;
-      std::array<std::int64_t, kMaxPositions> position = last;
-      bool ok = true;
-      for (int k = 0; k < positions && ok; ++k) {
+    // One cost line's positions (into `position`) and costs (into costs_,
+    // `columns` of them) from `q` to its '\n'; false on anything else.
+    auto cost_line_at = [&](const char*& q, std::array<std::int64_t, kMaxPositions>& position, std::size_t& columns) {
+      const char c = *q;
+      if (!((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '*')) return false;
+      position = last;
+      for (int k = 0; k < positions; ++k) {
         while (q < end && is_blank(*q)) ++q;
-        ok = read_subposition(q, end, last[k], position[k]) && q < end && (is_blank(*q) || *q == '\n');
+        if (!read_subposition(q, end, last[k], position[k]) || q >= end) return false;
       }
-      std::size_t column = 0;
-      while (ok) {
+      columns = 0;
+      for (;;) {
         while (q < end && is_blank(*q)) ++q;
-        if (q >= end) ok = false;
-        if (!ok || *q == '\n') break;
+        if (q >= end) return false;
+        if (*q == '\n') return true;
         const char* d = q;
         std::uint64_t v = 0;  // at most 18 digits, as quick_self_line()
         while (q < end && *q >= '0' && *q <= '9' && q - d < 18) v = v * 10 + static_cast<std::uint64_t>(*q++ - '0');
-        ok = q != d && q < end && (is_blank(*q) || *q == '\n') && column < ncols;
-        if (ok) costs[cols[column++]] = static_cast<Cost>(v);
+        if (q == d || q >= end || !(is_blank(*q) || *q == '\n') || columns >= ncols) return false;
+        costs[cols[columns++]] = static_cast<Cost>(v);
       }
-      if (!ok) break;
-      for (std::size_t k = 0; k < column; ++k) row[cols[k]] = saturating_add(row[cols[k]], costs[cols[k]]);
+    };
+    std::size_t lines = 0;
+    std::array<std::int64_t, kMaxPositions> position;
+    std::size_t columns = 0;
+    while (lines < room && p < end) {
+      const char* q = p;
+      if (*p == 'j') {
+        // A jump (jump= or jcnd=, then its source's position line): kept
+        // only with positions, but read as ever, relative positions and all.
+        const char* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)));
+        if (nl == nullptr || nl[-1] == '\r') break;
+        const std::string_view line(p, static_cast<std::size_t>(nl - p));
+        const bool jcnd = line.starts_with("jcnd=");
+        if (!jcnd && !line.starts_with("jump=")) break;
+        last_ = last;  // (the target is relative to it)
+        if (!jump_line(jcnd, line.substr(5), 6)) {
+          in_jump_ = false;  // (read again by dispatch(), which reports it)
+          break;
+        }
+        ++lines;
+        p = q = nl + 1;
+        if (lines == room || p >= end || !cost_line_at(q, position, columns)) break;  // (cost_line() finishes it)
+        last = position;
+        finish_jump(current_, Position{});
+        ++lines;
+        p = q + 1;
+        continue;
+      }
+      if (!cost_line_at(q, position, columns)) break;
+      for (std::size_t k = 0; k < columns; ++k) row[cols[k]] = saturating_add(row[cols[k]], costs[cols[k]]);
       last = position;
       if (*first_line == 0 && line_position >= 0) {
         Position at;

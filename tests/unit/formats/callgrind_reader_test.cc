@@ -284,8 +284,8 @@ TEST(CallgrindReader, RejectsMalformedLinesWithPositions) {
 // reader that keeps positions (which reads each line alone), over runs that
 // cross the every-4096-lines checks, with every kind of subposition, short
 // and long cost columns, a line 0 before a function's first source line, a
-// CRLF line, numbers too long for the quick path, and a malformed line
-// reported at its own line.
+// CRLF line, numbers too long for the quick path, jumps among them, and
+// malformed lines reported at their own lines.
 TEST(CallgrindReader, SelfLineRunsReadAsEachLineAlone) {
   std::string text = "events: Ir Dr\npositions: instr line\n";
   std::size_t line = 2;
@@ -321,6 +321,10 @@ TEST(CallgrindReader, SelfLineRunsReadAsEachLineAlone) {
       add(at + " " + std::to_string(i % 97) + " 1");
       ir_a += i % 97;
     }
+    if (i % 17 == 0) {  // a jump: its position line moves the positions, its costs count nowhere
+      add(i % 2 ? "jcnd=3/4 +2 *" : "jump=1 -1 +4");
+      add(i % 3 ? "+1 +2" : "* -1 9");
+    }
     if (i == 6000) {
       add("cfn=(2) b");
       add("calls=3 0x40 50");
@@ -330,10 +334,16 @@ TEST(CallgrindReader, SelfLineRunsReadAsEachLineAlone) {
   add("fn=(2)");
   add("0x40 50 7 7");
   for (int i = 0; i < 5000; ++i) add("+1 +1 1");
-  // '*' takes the last line across functions: c's run leaves it at 60.
+  // '*' takes the last line across functions: c's run leaves it at 65.
   add("fn=(3) c");
   add("0x60 10 1");
-  for (int i = 0; i < 50; ++i) add("+1 +1 1");
+  for (int i = 0; i < 50; ++i) {
+    add("+1 +1 1");
+    if (i == 20) {
+      add("jump=1 +1 +1");
+      add("+1 +5");
+    }
+  }
   add("fn=(4) d");
   add("* * 1");
   const std::string good = text;
@@ -369,7 +379,7 @@ TEST(CallgrindReader, SelfLineRunsReadAsEachLineAlone) {
     EXPECT_EQ(quick->functions[0].line, 1);  // ("+1 * 3" keeps line 0; the first "+1 +1" makes it 1)
     EXPECT_EQ(quick->functions[1].line, 50);
     EXPECT_EQ(quick->self(1, 0), 5007);
-    EXPECT_EQ(quick->functions[3].line, 60);
+    EXPECT_EQ(quick->functions[3].line, 65);
     ASSERT_EQ(quick->calls.size(), 1u);
     EXPECT_EQ(quick->inclusive(0, 0), 100);
   }
@@ -380,6 +390,19 @@ TEST(CallgrindReader, SelfLineRunsReadAsEachLineAlone) {
   EXPECT_EQ(bad_quick.error().message, bad_each.error().message);
   EXPECT_NE(bad_quick.error().message.find("runs.callgrind:" + std::to_string(bad_line) + ":9:"), std::string::npos)
       << bad_quick.error().message;
+  // A malformed jump, or a jump's position line, inside a run.
+  const std::string head = "events: Ir\npositions: line\nfn=f\n1 1\n2 1\n3 1\n";  // (lines 1-6)
+  for (const auto& [tail, where] :
+       std::vector<std::pair<std::string, std::string>>{{"jcnd=3/x +1\n+1 1\n", ":7:6:"},
+                                                        {"jump=2 +1\n+1 1\njump=1 *\n+1 z\n", ":10:4:"},
+                                                        {"jump=2 +1\n4 1\ncalls=1 5\n", ":9:1:"}}) {
+    auto q = read(head + tail, false);
+    auto e = read(head + tail, true);
+    ASSERT_FALSE(q) << tail;
+    ASSERT_FALSE(e) << tail;
+    EXPECT_EQ(q.error().message, e.error().message);
+    EXPECT_NE(q.error().message.find("runs.callgrind" + where), std::string::npos) << q.error().message;
+  }
 }
 
 }  // namespace
