@@ -22,9 +22,11 @@ Cycles find_cycles(const Profile& p, const Adjacency& adj) {
     std::uint32_t next;  // position in f's out-calls
   };
   std::vector<Frame> frames;
+  std::vector<FuncId> scc;
   std::uint32_t counter = 0;
   Cycles result;
   result.cycle_of.assign(n, Cycles::kNone);
+  result.scc_order.reserve(n);
 
   for (FuncId start = 0; start < n; ++start) {
     if (order[start] != kUnvisited) continue;
@@ -53,7 +55,13 @@ Cycles find_cycles(const Profile& p, const Adjacency& adj) {
         low[parent] = std::min(low[parent], low[f]);
       }
       if (low[f] != order[f]) continue;
-      std::vector<FuncId> scc;
+      if (stack.back() == f) {  // a function alone
+        stack.pop_back();
+        on_stack[f] = false;
+        result.scc_order.push_back(f);
+        continue;
+      }
+      scc.clear();
       FuncId m;
       do {
         m = stack.back();
@@ -62,12 +70,10 @@ Cycles find_cycles(const Profile& p, const Adjacency& adj) {
         scc.push_back(m);
       } while (m != f);
       std::sort(scc.begin(), scc.end());
-      if (scc.size() > 1) {
-        auto index = static_cast<std::uint32_t>(result.members.size());
-        for (FuncId member : scc) result.cycle_of[member] = index;
-        result.members.push_back(scc);
-      }
-      result.scc_order.push_back(std::move(scc));
+      auto index = static_cast<std::uint32_t>(result.members.size());
+      for (FuncId member : scc) result.cycle_of[member] = index;
+      result.members.push_back(scc);
+      result.scc_order.push_back(scc.front());
     }
   }
   return result;
@@ -159,11 +165,11 @@ class RatioIntegration {
         two_cores_above_(two_cores_above) {}
 
   void run() {
-    for (const std::vector<FuncId>& scc : cycles_.scc_order) {
-      if (cycles_.cycle_of[scc.front()] == Cycles::kNone)
-        function(scc.front());
+    for (FuncId f : cycles_.scc_order) {
+      if (cycles_.cycle_of[f] == Cycles::kNone)
+        function(f);
       else
-        cycle(scc);
+        cycle(cycles_.members[cycles_.cycle_of[f]]);
     }
   }
 

@@ -20,9 +20,12 @@ namespace graphgen {
 /// calling only itself is not a cycle).
 struct Cycles {
   static constexpr std::uint32_t kNone = UINT32_MAX;
-  std::vector<std::uint32_t> cycle_of;         // per function: cycle index or kNone
-  std::vector<std::vector<FuncId>> members;    // per cycle, in id order
-  std::vector<std::vector<FuncId>> scc_order;  // every SCC, callees before callers
+  std::vector<std::uint32_t> cycle_of;       // per function: cycle index or kNone
+  std::vector<std::vector<FuncId>> members;  // per cycle, in id order
+  // Every SCC, callees before callers, by its lowest id: a function alone,
+  // or a cycle whose members are members[cycle_of[f]] (no list per SCC:
+  // most are one function, tens of thousands of them).
+  std::vector<FuncId> scc_order;
 };
 
 /// Tarjan's algorithm over the profile's calls, without recursion.
