@@ -942,6 +942,28 @@ class Reader {
         costs[cols[columns++]] = static_cast<Cost>(v);
       }
     };
+    // The '\n' ending a jump line of the plain form valgrind writes,
+    // "jump=N" or "jcnd=N/M" (at most 18 digits each) and blank-separated
+    // target subpositions, nothing else; or null, for jump_line() to read.
+    auto plain_jump_end = [&](const char* q) -> const char* {
+      if (end - q < 6 || (std::memcmp(q, "jcnd=", 5) != 0 && std::memcmp(q, "jump=", 5) != 0)) return nullptr;
+      const bool jcnd = q[1] == 'c';
+      q += 5;
+      for (int count = 0; count < (jcnd ? 2 : 1); ++count) {
+        if (count == 1 && (q >= end || *q++ != '/')) return nullptr;
+        const char* d = q;
+        while (q < end && *q >= '0' && *q <= '9' && q - d < 18) ++q;
+        if (q == d) return nullptr;
+      }
+      for (int k = 0; k < positions; ++k) {
+        if (q >= end || !is_blank(*q)) break;
+        while (q < end && is_blank(*q)) ++q;
+        std::int64_t v;
+        if (q >= end || *q == '\n' || !read_subposition(q, end, last[k], v)) return nullptr;
+      }
+      while (q < end && is_blank(*q)) ++q;
+      return q < end && *q == '\n' ? q : nullptr;
+    };
     std::size_t lines = 0;
     std::array<std::int64_t, kMaxPositions> position;
     std::size_t columns = 0;
@@ -950,15 +972,20 @@ class Reader {
       if (*p == 'j') {
         // A jump (jump= or jcnd=, then its source's position line): kept
         // only with positions, but read as ever, relative positions and all.
-        const char* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)));
-        if (nl == nullptr || nl[-1] == '\r') break;
-        const std::string_view line(p, static_cast<std::size_t>(nl - p));
-        const bool jcnd = line.starts_with("jcnd=");
-        if (!jcnd && !line.starts_with("jump=")) break;
-        last_ = last;  // (the target is relative to it)
-        if (!jump_line(jcnd, line.substr(5), 6)) {
-          in_jump_ = false;  // (read again by dispatch(), which reports it)
-          break;
+        const char* nl = plain_jump_end(p);
+        if (nl != nullptr) {
+          in_jump_ = true;  // (what jump_line() sets besides is for kept positions)
+        } else {
+          nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)));
+          if (nl == nullptr || nl[-1] == '\r') break;
+          const std::string_view line(p, static_cast<std::size_t>(nl - p));
+          const bool jcnd = line.starts_with("jcnd=");
+          if (!jcnd && !line.starts_with("jump=")) break;
+          last_ = last;  // (the target is relative to it)
+          if (!jump_line(jcnd, line.substr(5), 6)) {
+            in_jump_ = false;  // (read again by dispatch(), which reports it)
+            break;
+          }
         }
         ++lines;
         p = q = nl + 1;

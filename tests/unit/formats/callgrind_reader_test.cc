@@ -322,7 +322,11 @@ TEST(CallgrindReader, SelfLineRunsReadAsEachLineAlone) {
       ir_a += i % 97;
     }
     if (i % 17 == 0) {  // a jump: its position line moves the positions, its costs count nowhere
-      add(i % 2 ? "jcnd=3/4 +2 *" : "jump=1 -1 +4");
+      // (the last four: forms only jump_line() reads)
+      const char* jumps[] = {
+          "jcnd=3/4 +2 *",     "jump=1 -1 +4",   "jcnd=0/0",   "jump=7\t0x10  -3 ", "jump=1234567890123456789 +1 +1",
+          "jcnd=1/2 +1 +1 +1", "jump=2 +1 +1 x", "jcnd=5/6 \t"};
+      add(jumps[(i / 17) % 8]);
       add(i % 3 ? "+1 +2" : "* -1 9");
     }
     if (i == 6000) {
