@@ -27,6 +27,11 @@ class StringTable {
 
   /// Returns the id of `s`, adding it on first sight.
   StringId intern(std::string_view s);
+  /// Room for `strings` strings in all, without regrowing the index.
+  void reserve(std::size_t strings) {
+    views_.reserve(strings);
+    index_.reserve(strings);
+  }
   /// The text of an id returned by intern().
   std::string_view view(StringId id) const { return views_[id]; }
   std::size_t size() const { return views_.size(); }
