@@ -837,7 +837,8 @@ class Reader {
   // Parses one subposition at `p` (after blanks); false on a malformed one.
   // Relative values wrap like the unsigned addresses they stand for. It
   // ends at `end`, a blank, or a line's '\n' (when `end` is past the line).
-  static bool read_subposition(const char*& p, const char* end, std::int64_t last, std::int64_t& out) {
+  [[gnu::always_inline]] static bool read_subposition(const char*& p, const char* end, std::int64_t last,
+                                                      std::int64_t& out) {
     if (p >= end) return false;
     char c = *p;
     if (c == '*') {
@@ -931,6 +932,18 @@ class Reader {
   // positions.)
   void self_line_run(LineScanner& scanner, std::size_t line_base) {
     if (!spec_.line_known || !columns_distinct_) return;
+    // Compiled for the usual shapes (one or two positions, one event), so
+    // that what a line needs stays in registers.
+    const bool one = columns_.size() == 1;
+    if (positions_ == 1) return one ? run_of<1, true>(scanner, line_base) : run_of<1, false>(scanner, line_base);
+    if (positions_ == 2) return one ? run_of<2, true>(scanner, line_base) : run_of<2, false>(scanner, line_base);
+    run_of<0, false>(scanner, line_base);
+  }
+
+  // self_line_run() for `P` positions (0: positions_) and, with `kOne`, the
+  // one cost column summed in a register.
+  template <int P, bool kOne>
+  void run_of(LineScanner& scanner, std::size_t line_base) {
     const std::size_t next_line = line_base + scanner.line_number() + 1;
     const std::size_t room = (4096 - (next_line & 4095)) & 4095;  // lines before a checkpoint
     const std::string_view rest = scanner.rest();
@@ -943,10 +956,12 @@ class Reader {
     std::int64_t* const first_line = &p_.functions[current_].line;
     const std::uint32_t* const cols = columns_.data();
     const std::size_t ncols = columns_.size();
-    const int positions = positions_, line_position = line_position_;
+    const int positions = P ? P : positions_, line_position = line_position_;
     std::array<std::int64_t, kMaxPositions> last = last_;
-    // One cost line's positions (into `position`) and costs (into costs_,
-    // `columns` of them) from `q` to its '\n'; false on anything else.
+    Cost one_cost = 0;                   // (kOne: the line's cost)
+    Cost sum = kOne ? row[cols[0]] : 0;  // (kOne: the row's, until the run ends)
+    // One cost line's positions (into `position`) and costs (into costs_, or
+    // one_cost, `columns` of them) from `q` to its '\n'; false on anything else.
     auto cost_line_at = [&](const char*& q, std::array<std::int64_t, kMaxPositions>& position, std::size_t& columns) {
       const char c = *q;
       if (!((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '*')) return false;
@@ -964,7 +979,11 @@ class Reader {
         std::uint64_t v = 0;  // at most 18 digits, as quick_self_line()
         while (q < end && *q >= '0' && *q <= '9' && q - d < 18) v = v * 10 + static_cast<std::uint64_t>(*q++ - '0');
         if (q == d || q >= end || !(is_blank(*q) || *q == '\n') || columns >= ncols) return false;
-        costs[cols[columns++]] = static_cast<Cost>(v);
+        if constexpr (kOne)
+          one_cost = static_cast<Cost>(v);
+        else
+          costs[cols[columns]] = static_cast<Cost>(v);
+        ++columns;
       }
     };
     // The '\n' ending a jump line of the plain form valgrind writes,
@@ -1022,7 +1041,11 @@ class Reader {
         continue;
       }
       if (!cost_line_at(q, position, columns)) break;
-      for (std::size_t k = 0; k < columns; ++k) row[cols[k]] = saturating_add(row[cols[k]], costs[cols[k]]);
+      if constexpr (kOne) {
+        if (columns == 1) sum = saturating_add(sum, one_cost);
+      } else {
+        for (std::size_t k = 0; k < columns; ++k) row[cols[k]] = saturating_add(row[cols[k]], costs[cols[k]]);
+      }
       last = position;
       if (*first_line == 0 && line_position >= 0) {
         Position at;
@@ -1033,6 +1056,7 @@ class Reader {
       ++lines;
       p = q + 1;
     }
+    if constexpr (kOne) row[cols[0]] = sum;
     if (lines == 0) return;
     last_ = last;
     scanner.skip_to(scanner.position() + static_cast<std::size_t>(p - rest.data()), lines);
