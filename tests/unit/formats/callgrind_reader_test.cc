@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <set>
@@ -407,6 +408,55 @@ TEST(CallgrindReader, SelfLineRunsReadAsEachLineAlone) {
     EXPECT_EQ(q.error().message, e.error().message);
     EXPECT_NE(q.error().message.find("runs.callgrind" + where), std::string::npos) << q.error().message;
   }
+}
+
+// The run is compiled for one and two positions and one event: each shape
+// (and three positions, two events) reads as each line alone.
+TEST(CallgrindReader, SelfLineRunsOfEveryShape) {
+  for (const char* positions : {"line", "instr line", "instr bb line"})
+    for (const char* events : {"Ir", "Ir Dr"}) {
+      SCOPED_TRACE(std::string(positions) + " / " + events);
+      const int np = 1 + static_cast<int>(std::count(positions, positions + std::strlen(positions), ' '));
+      const int ne = 1 + static_cast<int>(std::count(events, events + std::strlen(events), ' '));
+      std::string text = std::string("positions: ") + positions + "\nevents: " + events + "\n";
+      auto at = [&](int i) {  // np subpositions, relative, absolute and '*'
+        std::string s;
+        for (int k = 0; k < np; ++k) s += (k ? " " : "") + std::string(i % 5 == 0 ? "*" : i % 7 == 0 ? "9" : "+1");
+        return s;
+      };
+      long long ir = 0;
+      text += "fn=f\n" + at(0) + " 1\n";
+      ir += 1;
+      for (int i = 1; i < 6000; ++i) {
+        std::string costs = std::to_string(i % 50);
+        ir += i % 50;
+        if (ne == 2 && i % 3 == 0) costs += " 1";
+        text += at(i) + " " + costs + "\n";
+        if (i % 19 == 0) text += "jump=1 " + at(i) + "\n" + at(i + 1) + "\n";
+      }
+      text += "fn=g\n";  // '*': g's first line is where f's run left it
+      for (int k = 0; k < np; ++k) text += k ? " *" : "*";
+      text += " 1\n";
+      std::int64_t line_f = 0, line_g = 0;
+      for (bool keep : {false, true}) {
+        formats::ReadOptions o;
+        o.keep_positions = keep;
+        Diagnostics diag;
+        auto p = callgrind::read_from(InputFile::from_bytes("shape.callgrind", text), o, diag, std::string_view::npos);
+        ASSERT_TRUE(p) << p.error().message;
+        ASSERT_EQ(p->functions.size(), 2u);
+        EXPECT_EQ(p->self(0, 0), ir) << keep;
+        if (ne == 2) EXPECT_EQ(p->self(0, 1), 1999) << keep;
+        if (!keep) {
+          line_f = p->functions[0].line;
+          line_g = p->functions[1].line;
+        } else {
+          EXPECT_EQ(p->functions[0].line, line_f);
+          EXPECT_EQ(p->functions[1].line, line_g);
+          EXPECT_NE(line_g, 0);
+        }
+      }
+    }
 }
 
 }  // namespace
