@@ -986,28 +986,6 @@ class Reader {
         ++columns;
       }
     };
-    // The '\n' ending a jump line of the plain form valgrind writes,
-    // "jump=N" or "jcnd=N/M" (at most 18 digits each) and blank-separated
-    // target subpositions, nothing else; or null, for jump_line() to read.
-    auto plain_jump_end = [&](const char* q) -> const char* {
-      if (end - q < 6 || (std::memcmp(q, "jcnd=", 5) != 0 && std::memcmp(q, "jump=", 5) != 0)) return nullptr;
-      const bool jcnd = q[1] == 'c';
-      q += 5;
-      for (int count = 0; count < (jcnd ? 2 : 1); ++count) {
-        if (count == 1 && (q >= end || *q++ != '/')) return nullptr;
-        const char* d = q;
-        while (q < end && *q >= '0' && *q <= '9' && q - d < 18) ++q;
-        if (q == d) return nullptr;
-      }
-      for (int k = 0; k < positions; ++k) {
-        if (q >= end || !is_blank(*q)) break;
-        while (q < end && is_blank(*q)) ++q;
-        std::int64_t v;
-        if (q >= end || *q == '\n' || !read_subposition(q, end, last[k], v)) return nullptr;
-      }
-      while (q < end && is_blank(*q)) ++q;
-      return q < end && *q == '\n' ? q : nullptr;
-    };
     std::size_t lines = 0;
     std::array<std::int64_t, kMaxPositions> position;
     std::size_t columns = 0;
@@ -1016,21 +994,8 @@ class Reader {
       if (*p == 'j') {
         // A jump (jump= or jcnd=, then its source's position line): kept
         // only with positions, but read as ever, relative positions and all.
-        const char* nl = plain_jump_end(p);
-        if (nl != nullptr) {
-          in_jump_ = true;  // (what jump_line() sets besides is for kept positions)
-        } else {
-          nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)));
-          if (nl == nullptr || nl[-1] == '\r') break;
-          const std::string_view line(p, static_cast<std::size_t>(nl - p));
-          const bool jcnd = line.starts_with("jcnd=");
-          if (!jcnd && !line.starts_with("jump=")) break;
-          last_ = last;  // (the target is relative to it)
-          if (!jump_line(jcnd, line.substr(5), 6)) {
-            in_jump_ = false;  // (read again by dispatch(), which reports it)
-            break;
-          }
-        }
+        const char* nl = jump_end(p, end, last, positions);
+        if (nl == nullptr) break;
         ++lines;
         p = q = nl + 1;
         if (lines == room || p >= end || !cost_line_at(q, position, columns)) break;  // (cost_line() finishes it)
@@ -1060,6 +1025,52 @@ class Reader {
     if (lines == 0) return;
     last_ = last;
     scanner.skip_to(scanner.position() + static_cast<std::size_t>(p - rest.data()), lines);
+  }
+
+  // The '\n' ending the jump line at `q`, read as jump_line() would (then
+  // in a jump); null when it is not one, or not a well-formed one (for
+  // dispatch() to read and report). The plain form valgrind writes,
+  // "jump=N" or "jcnd=N/M" (at most 18 digits each) and blank-separated
+  // target subpositions, nothing else, is checked in one pass: what
+  // jump_line() keeps besides is for kept positions.
+  const char* jump_end(const char* q, const char* end, const std::array<std::int64_t, kMaxPositions>& last,
+                       int positions) {
+    if (const char* nl = plain_jump_end(q, end, last, positions)) {
+      in_jump_ = true;
+      return nl;
+    }
+    const char* nl = static_cast<const char*>(std::memchr(q, '\n', static_cast<std::size_t>(end - q)));
+    if (nl == nullptr || nl[-1] == '\r') return nullptr;
+    const std::string_view line(q, static_cast<std::size_t>(nl - q));
+    const bool jcnd = line.starts_with("jcnd=");
+    if (!jcnd && !line.starts_with("jump=")) return nullptr;
+    last_ = last;  // (the target is relative to it)
+    if (!jump_line(jcnd, line.substr(5), 6)) {
+      in_jump_ = false;
+      return nullptr;
+    }
+    return nl;
+  }
+
+  static const char* plain_jump_end(const char* q, const char* end, const std::array<std::int64_t, kMaxPositions>& last,
+                                    int positions) {
+    if (end - q < 6 || (std::memcmp(q, "jcnd=", 5) != 0 && std::memcmp(q, "jump=", 5) != 0)) return nullptr;
+    const bool jcnd = q[1] == 'c';
+    q += 5;
+    for (int count = 0; count < (jcnd ? 2 : 1); ++count) {
+      if (count == 1 && (q >= end || *q++ != '/')) return nullptr;
+      const char* d = q;
+      while (q < end && *q >= '0' && *q <= '9' && q - d < 18) ++q;
+      if (q == d) return nullptr;
+    }
+    for (int k = 0; k < positions; ++k) {
+      if (q >= end || !is_blank(*q)) break;
+      while (q < end && is_blank(*q)) ++q;
+      std::int64_t v;
+      if (q >= end || *q == '\n' || !read_subposition(q, end, last[k], v)) return nullptr;
+    }
+    while (q < end && is_blank(*q)) ++q;
+    return q < end && *q == '\n' ? q : nullptr;
   }
 
   // A self cost line's costs_ added to `f`, which it may give its first line.

@@ -97,6 +97,48 @@ void renumber_functions(Profile& p, const std::vector<FuncId>& order) {
   }
 }
 
+namespace {
+
+// merge_functions()'s calls: those of merged pairs summed, the first in
+// its place. Returns where each call went.
+std::vector<CallId> merge_calls(Profile& p, const std::vector<FuncId>& map) {
+  const std::size_t ne = p.events.size();
+  std::vector<Call> calls;
+  std::vector<Cost> call_cost, call_self;
+  std::vector<CallId> call_map(p.calls.size());
+  FlatIndex call_index;
+  call_index.reserve(p.calls.size());
+  calls.reserve(p.calls.size());
+  call_cost.reserve(p.calls.size() * ne);
+  if (p.keeps_call_self) call_self.reserve(p.calls.size() * ne);
+  for (CallId c = 0; c < p.calls.size(); ++c) {
+    FuncId caller = map[p.calls[c].caller];
+    FuncId callee = map[p.calls[c].callee];
+    CallId to = call_index.find_or_add(
+        FlatIndex::mix(caller, callee),
+        [&](std::uint32_t d) { return calls[d].caller == caller && calls[d].callee == callee; },
+        [&] {
+          calls.push_back({caller, callee, kUnknownCount, kUnknownCount});
+          call_cost.resize(call_cost.size() + ne, 0);
+          if (p.keeps_call_self) call_self.resize(call_cost.size(), 0);
+          return static_cast<CallId>(calls.size() - 1);
+        });
+    call_map[c] = to;
+    calls[to].count = add_count(calls[to].count, p.calls[c].count);
+    calls[to].primitive_count = add_count(calls[to].primitive_count, p.calls[c].primitive_count);
+    for (std::size_t e = 0; e < ne; ++e) {
+      call_cost[to * ne + e] = p.add(e, call_cost[to * ne + e], p.inclusive(c, e));
+      if (p.keeps_call_self) call_self[to * ne + e] = p.add(e, call_self[to * ne + e], p.along(c, e));
+    }
+  }
+  p.calls = std::move(calls);
+  p.call_cost = std::move(call_cost);
+  p.call_self = std::move(call_self);
+  return call_map;
+}
+
+}  // namespace
+
 Profile merge_functions(Profile p, FunctionKey key) {
   const std::size_t ne = p.events.size();
   const std::size_t n = p.functions.size();
@@ -155,38 +197,7 @@ Profile merge_functions(Profile p, FunctionKey key) {
   p.total_cost = std::move(total);
   p.stack_total = std::move(stack);
 
-  // Calls of merged pairs are summed; the first keeps its place.
-  std::vector<Call> calls;
-  std::vector<Cost> call_cost, call_self;
-  std::vector<CallId> call_map(p.calls.size());
-  FlatIndex call_index;
-  call_index.reserve(p.calls.size());
-  calls.reserve(p.calls.size());
-  call_cost.reserve(p.calls.size() * ne);
-  if (p.keeps_call_self) call_self.reserve(p.calls.size() * ne);
-  for (CallId c = 0; c < p.calls.size(); ++c) {
-    FuncId caller = map[p.calls[c].caller];
-    FuncId callee = map[p.calls[c].callee];
-    CallId to = call_index.find_or_add(
-        FlatIndex::mix(caller, callee),
-        [&](std::uint32_t d) { return calls[d].caller == caller && calls[d].callee == callee; },
-        [&] {
-          calls.push_back({caller, callee, kUnknownCount, kUnknownCount});
-          call_cost.resize(call_cost.size() + ne, 0);
-          if (p.keeps_call_self) call_self.resize(call_cost.size(), 0);
-          return static_cast<CallId>(calls.size() - 1);
-        });
-    call_map[c] = to;
-    calls[to].count = add_count(calls[to].count, p.calls[c].count);
-    calls[to].primitive_count = add_count(calls[to].primitive_count, p.calls[c].primitive_count);
-    for (std::size_t e = 0; e < ne; ++e) {
-      call_cost[to * ne + e] = p.add(e, call_cost[to * ne + e], p.inclusive(c, e));
-      if (p.keeps_call_self) call_self[to * ne + e] = p.add(e, call_self[to * ne + e], p.along(c, e));
-    }
-  }
-  p.calls = std::move(calls);
-  p.call_cost = std::move(call_cost);
-  p.call_self = std::move(call_self);
+  const std::vector<CallId> call_map = merge_calls(p, map);
   for (LineCost& lc : p.line_costs) lc.function = map[lc.function];
   for (CallSite& s : p.call_sites) s.call = call_map[s.call];
   for (Jump& j : p.jumps) {
