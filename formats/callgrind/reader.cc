@@ -943,7 +943,7 @@ class Reader {
   // self_line_run() for `P` positions (0: positions_) and, with `kOne`, the
   // one cost column summed in a register.
   template <int P, bool kOne>
-  void run_of(LineScanner& scanner, std::size_t line_base) {
+  [[gnu::noinline]] void run_of(LineScanner& scanner, std::size_t line_base) {
     const std::size_t next_line = line_base + scanner.line_number() + 1;
     const std::size_t room = (4096 - (next_line & 4095)) & 4095;  // lines before a checkpoint
     const std::string_view rest = scanner.rest();
@@ -962,7 +962,8 @@ class Reader {
     Cost sum = kOne ? row[cols[0]] : 0;  // (kOne: the row's, until the run ends)
     // One cost line's positions (into `position`) and costs (into costs_, or
     // one_cost, `columns` of them) from `q` to its '\n'; false on anything else.
-    auto cost_line_at = [&](const char*& q, std::array<std::int64_t, kMaxPositions>& position, std::size_t& columns) {
+    auto cost_line_at = [&](const char*& q, std::array<std::int64_t, kMaxPositions>& position, std::size_t& columns)
+        __attribute__((always_inline)) {
       const char c = *q;
       if (!((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '*')) return false;
       position = last;
