@@ -837,9 +837,13 @@ class Reader {
   // Parses one subposition at `p` (after blanks); false on a malformed one.
   // Relative values wrap like the unsigned addresses they stand for. It
   // ends at `end`, a blank, or a line's '\n' (when `end` is past the line).
+  // With `kNewlineAhead`, the caller knows a '\n' comes at or after `p`
+  // before `end`: every loop stops there, so none checks `end`.
+  template <bool kNewlineAhead = false>
   [[gnu::always_inline]] static bool read_subposition(const char*& p, const char* end, std::int64_t last,
                                                       std::int64_t& out) {
-    if (p >= end) return false;
+    auto before_end = [&](const char* at) { return kNewlineAhead || at < end; };
+    if (!before_end(p)) return false;
     char c = *p;
     if (c == '*') {
       ++p;
@@ -847,15 +851,15 @@ class Reader {
     } else if (c == '+' || c == '-') {
       const char* q = ++p;
       std::uint64_t v = 0;
-      while (p < end && *p >= '0' && *p <= '9' && p - q < 18) v = v * 10 + static_cast<std::uint64_t>(*p++ - '0');
+      while (before_end(p) && *p >= '0' && *p <= '9' && p - q < 18) v = v * 10 + static_cast<std::uint64_t>(*p++ - '0');
       if (p == q) return false;
       auto base = static_cast<std::uint64_t>(last);
       out = static_cast<std::int64_t>(c == '+' ? base + v : base - v);
-    } else if (c == '0' && p + 1 < end && (p[1] == 'x' || p[1] == 'X')) {
+    } else if (c == '0' && before_end(p + 1) && (p[1] == 'x' || p[1] == 'X')) {
       p += 2;
       const char* q = p;
       std::uint64_t v = 0;
-      for (; p < end && p - q < 16; ++p) {
+      for (; before_end(p) && p - q < 16; ++p) {
         int d = *p >= '0' && *p <= '9'   ? *p - '0'
                 : *p >= 'a' && *p <= 'f' ? *p - 'a' + 10
                 : *p >= 'A' && *p <= 'F' ? *p - 'A' + 10
@@ -868,11 +872,11 @@ class Reader {
     } else {
       const char* q = p;
       std::uint64_t v = 0;
-      while (p < end && *p >= '0' && *p <= '9' && p - q < 18) v = v * 10 + static_cast<std::uint64_t>(*p++ - '0');
+      while (before_end(p) && *p >= '0' && *p <= '9' && p - q < 18) v = v * 10 + static_cast<std::uint64_t>(*p++ - '0');
       if (p == q) return false;
       out = static_cast<std::int64_t>(v);
     }
-    return p == end || is_blank(*p) || *p == '\n';
+    return !before_end(p) || is_blank(*p) || *p == '\n';
   }
 
   // Nine lines in ten of a file read for a graph: a self cost of the
@@ -964,22 +968,23 @@ class Reader {
     // one_cost, `columns` of them) from `q` to its '\n'; false on anything else.
     auto cost_line_at = [&](const char*& q, std::array<std::int64_t, kMaxPositions>& position, std::size_t& columns)
         __attribute__((always_inline)) {
+      // (Lines starting before newline_end end with a '\n' there or before
+      // it, which stops every loop: none checks the end.)
       const char c = *q;
       if (!((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '*')) return false;
       position = last;
       for (int k = 0; k < positions; ++k) {
-        while (q < end && is_blank(*q)) ++q;
-        if (!read_subposition(q, end, last[k], position[k]) || q >= end) return false;
+        while (is_blank(*q)) ++q;
+        if (!read_subposition<true>(q, end, last[k], position[k])) return false;
       }
       columns = 0;
       for (;;) {
-        while (q < end && is_blank(*q)) ++q;
-        if (q >= end) return false;
+        while (is_blank(*q)) ++q;
         if (*q == '\n') return true;
         const char* d = q;
         std::uint64_t v = 0;  // at most 18 digits, as quick_self_line()
-        while (q < end && *q >= '0' && *q <= '9' && q - d < 18) v = v * 10 + static_cast<std::uint64_t>(*q++ - '0');
-        if (q == d || q >= end || !(is_blank(*q) || *q == '\n') || columns >= ncols) return false;
+        while (*q >= '0' && *q <= '9' && q - d < 18) v = v * 10 + static_cast<std::uint64_t>(*q++ - '0');
+        if (q == d || !(is_blank(*q) || *q == '\n') || columns >= ncols) return false;
         if constexpr (kOne)
           one_cost = static_cast<Cost>(v);
         else
@@ -987,10 +992,12 @@ class Reader {
         ++columns;
       }
     };
+    const char* const last_newline = static_cast<const char*>(memrchr(p, '\n', static_cast<std::size_t>(end - p)));
+    const char* const newline_end = last_newline ? last_newline + 1 : p;  // (a last line cut short: the scanner's)
     std::size_t lines = 0;
     std::array<std::int64_t, kMaxPositions> position;
     std::size_t columns = 0;
-    while (lines < room && p < end) {
+    while (lines < room && p < newline_end) {
       const char* q = p;
       if (*p == 'j') {
         // A jump (jump= or jcnd=, then its source's position line): kept
@@ -999,7 +1006,8 @@ class Reader {
         if (nl == nullptr) break;
         ++lines;
         p = q = nl + 1;
-        if (lines == room || p >= end || !cost_line_at(q, position, columns)) break;  // (cost_line() finishes it)
+        if (lines == room || p >= newline_end || !cost_line_at(q, position, columns))
+          break;  // (cost_line() finishes it)
         last = position;
         finish_jump(current_, Position{});
         ++lines;
