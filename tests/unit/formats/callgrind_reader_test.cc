@@ -446,7 +446,9 @@ TEST(CallgrindReader, SelfLineRunsOfEveryShape) {
         ASSERT_TRUE(p) << p.error().message;
         ASSERT_EQ(p->functions.size(), 2u);
         EXPECT_EQ(p->self(0, 0), ir) << keep;
-        if (ne == 2) EXPECT_EQ(p->self(0, 1), 1999) << keep;
+        if (ne == 2) {
+          EXPECT_EQ(p->self(0, 1), 1999) << keep;
+        }
         if (!keep) {
           line_f = p->functions[0].line;
           line_g = p->functions[1].line;

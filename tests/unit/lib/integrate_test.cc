@@ -98,11 +98,17 @@ TEST(Integration, ACycleSummedWithTwoThreadsGivesTheSameBits) {
   RatioRule one, two;
   one.two_cores_above = SIZE_MAX;
   two.two_cores_above = 0;
+  one.graph_two_cores_above = SIZE_MAX;  // (and the base graph set up on another thread)
+  two.graph_two_cores_above = 0;
   CallGraph a = graph_from_call_ratios(*p, 0, d, one), b = graph_from_call_ratios(*p, 0, d, two);
   ASSERT_EQ(a.nodes.size(), b.nodes.size());
   ASSERT_EQ(a.edges.size(), b.edges.size());
   std::size_t differ = 0, calls_with_totals = 0;
-  for (std::size_t f = 0; f < a.nodes.size(); ++f) differ += *a.nodes[f].total_ratio != *b.nodes[f].total_ratio;
+  for (std::size_t f = 0; f < a.nodes.size(); ++f) {
+    differ += *a.nodes[f].total_ratio != *b.nodes[f].total_ratio;
+    differ += a.nodes[f].self_ratio != b.nodes[f].self_ratio || a.nodes[f].samples != b.nodes[f].samples;
+  }
+  EXPECT_EQ(a.whole, b.whole);
   for (std::size_t e = 0; e < a.edges.size(); ++e) {
     ASSERT_EQ(a.edges[e].total_ratio.has_value(), b.edges[e].total_ratio.has_value()) << e;
     if (!a.edges[e].total_ratio) continue;

@@ -53,6 +53,10 @@ struct RatioRule {
   /// calls in all; the sums are the same either way (tests set 0 and the
   /// maximum to compare the two).
   std::size_t two_cores_above = std::size_t{1} << 21;
+  /// The graph's nodes and edges are set up by a second thread while this
+  /// one finds the cycles and call ratios, above this many functions and
+  /// calls in all (the same graph either way).
+  std::size_t graph_two_cores_above = 16384;
 };
 
 /// gprof2dot's default for sampling and call-graph formats (--total
