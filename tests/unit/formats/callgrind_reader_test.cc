@@ -280,6 +280,16 @@ TEST(CallgrindReader, RejectsMalformedLinesWithPositions) {
   }
 }
 
+// callgrind text read for a graph (`keep` false: positions not kept, the
+// reader's runs of lines) or keeping positions (each line alone), from
+// `from` on in a second half.
+Expected<Profile> read_runs(const std::string& text, bool keep, std::size_t from = std::string_view::npos) {
+  formats::ReadOptions o;
+  o.keep_positions = keep;
+  Diagnostics diag;
+  return callgrind::read_from(InputFile::from_bytes("runs.callgrind", text), o, diag, from);
+}
+
 // Runs of self cost lines are read straight from the bytes when positions
 // are not kept: the same self costs, first lines and call costs as the
 // reader that keeps positions (which reads each line alone), over runs that
@@ -355,23 +365,10 @@ TEST(CallgrindReader, SelfLineRunsReadAsEachLineAlone) {
   const std::size_t bad_line = line + 1;
   add("+1 +1 5 x");
 
-  auto read = [](const std::string& t, bool keep) {
-    formats::ReadOptions o;
-    o.keep_positions = keep;
-    Diagnostics diag;
-    return callgrind::read_from(InputFile::from_bytes("runs.callgrind", t), o, diag, std::string_view::npos);
-  };
   for (bool split : {false, true}) {
     SCOPED_TRACE(split ? "two halves" : "one");
-    auto read_split = [&](const std::string& t, bool keep) {
-      if (!split) return read(t, keep);
-      formats::ReadOptions o;
-      o.keep_positions = keep;
-      Diagnostics diag;
-      return callgrind::read_from(InputFile::from_bytes("runs.callgrind", t), o, diag, t.size() / 2);
-    };
-    auto quick = read_split(good, false);
-    auto each = read(good, true);
+    auto quick = read_runs(good, false, split ? good.size() / 2 : std::string_view::npos);
+    auto each = read_runs(good, true);
     ASSERT_TRUE(quick) << quick.error().message;
     ASSERT_TRUE(each) << each.error().message;
     ASSERT_EQ(quick->functions.size(), 4u);
@@ -388,8 +385,8 @@ TEST(CallgrindReader, SelfLineRunsReadAsEachLineAlone) {
     ASSERT_EQ(quick->calls.size(), 1u);
     EXPECT_EQ(quick->inclusive(0, 0), 100);
   }
-  auto bad_quick = read(text, false);
-  auto bad_each = read(text, true);
+  auto bad_quick = read_runs(text, false);
+  auto bad_each = read_runs(text, true);
   ASSERT_FALSE(bad_quick);
   ASSERT_FALSE(bad_each);
   EXPECT_EQ(bad_quick.error().message, bad_each.error().message);
@@ -401,8 +398,8 @@ TEST(CallgrindReader, SelfLineRunsReadAsEachLineAlone) {
        std::vector<std::pair<std::string, std::string>>{{"jcnd=3/x +1\n+1 1\n", ":7:6:"},
                                                         {"jump=2 +1\n+1 1\njump=1 *\n+1 z\n", ":10:4:"},
                                                         {"jump=2 +1\n4 1\ncalls=1 5\n", ":9:1:"}}) {
-    auto q = read(head + tail, false);
-    auto e = read(head + tail, true);
+    auto q = read_runs(head + tail, false);
+    auto e = read_runs(head + tail, true);
     ASSERT_FALSE(q) << tail;
     ASSERT_FALSE(e) << tail;
     EXPECT_EQ(q.error().message, e.error().message);
@@ -439,10 +436,7 @@ TEST(CallgrindReader, SelfLineRunsOfEveryShape) {
       text += " 1\n";
       std::int64_t line_f = 0, line_g = 0;
       for (bool keep : {false, true}) {
-        formats::ReadOptions o;
-        o.keep_positions = keep;
-        Diagnostics diag;
-        auto p = callgrind::read_from(InputFile::from_bytes("shape.callgrind", text), o, diag, std::string_view::npos);
+        auto p = read_runs(text, keep);
         ASSERT_TRUE(p) << p.error().message;
         ASSERT_EQ(p->functions.size(), 2u);
         EXPECT_EQ(p->self(0, 0), ir) << keep;
@@ -462,10 +456,7 @@ TEST(CallgrindReader, SelfLineRunsOfEveryShape) {
       // that line is read too, by the scanner.
       const std::string cut = text.substr(0, text.find("fn=g") - 1);
       for (bool keep : {false, true}) {
-        formats::ReadOptions o;
-        o.keep_positions = keep;
-        Diagnostics diag;
-        auto p = callgrind::read_from(InputFile::from_bytes("cut.callgrind", cut), o, diag, std::string_view::npos);
+        auto p = read_runs(cut, keep);
         ASSERT_TRUE(p) << p.error().message;
         EXPECT_EQ(p->self(0, 0), ir) << keep;
       }
