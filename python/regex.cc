@@ -47,30 +47,30 @@ PyObject* decode(std::string_view s) {
 
 }  // namespace
 
-void install_python_regex() {
-  stats::set_python_regex([](const std::string& pattern) -> std::optional<stats::Search> {
-    if (!ensure_interpreter()) return std::nullopt;
-    Gil gil;
-    Ref re(PyImport_ImportModule("re"));
-    Ref text(decode(pattern));
-    PyObject* compiled = re.o && text.o ? PyObject_CallMethod(re.o, "compile", "O", text.o) : nullptr;
-    if (!compiled) {
-      PyErr_Clear();
-      return std::nullopt;
-    }
-    std::shared_ptr<PyObject> rex(compiled, [](PyObject* o) {
-      if (!Py_IsInitialized()) return;
-      Gil g;
-      Py_DECREF(o);
-    });
-    return [rex](std::string_view s) {
-      Gil g;
-      Ref str(decode(s));
-      Ref found(str.o ? PyObject_CallMethod(rex.get(), "search", "O", str.o) : nullptr);
-      if (!found.o) PyErr_Clear();
-      return found.o && found.o != Py_None;
-    };
+std::optional<stats::Search> compile_python_regex(const std::string& pattern) {
+  if (!ensure_interpreter()) return std::nullopt;
+  Gil gil;
+  Ref re(PyImport_ImportModule("re"));
+  Ref text(decode(pattern));
+  PyObject* compiled = re.o && text.o ? PyObject_CallMethod(re.o, "compile", "O", text.o) : nullptr;
+  if (!compiled) {
+    PyErr_Clear();
+    return std::nullopt;
+  }
+  std::shared_ptr<PyObject> rex(compiled, [](PyObject* o) {
+    if (!Py_IsInitialized()) return;
+    Gil g;
+    Py_DECREF(o);
   });
+  return [rex](std::string_view s) {
+    Gil g;
+    Ref str(decode(s));
+    Ref found(str.o ? PyObject_CallMethod(rex.get(), "search", "O", str.o) : nullptr);
+    if (!found.o) PyErr_Clear();
+    return found.o && found.o != Py_None;
+  };
 }
+
+void install_python_regex() { stats::set_python_regex(compile_python_regex); }
 
 }  // namespace graphgen::python

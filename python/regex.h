@@ -3,7 +3,16 @@
 // with CPython's own re.compile(pattern).search, as pstats does.
 #pragma once
 
+#include <optional>
+#include <string>
+
+#include "stats/writer.h"
+
 namespace graphgen::python {
+
+/// CPython's re.compile(pattern).search, or nothing when the pattern does
+/// not compile (or no interpreter could start).
+std::optional<stats::Search> compile_python_regex(const std::string& pattern);
 
 /// Installs it for the stats report (stats::set_python_regex). In graphgen,
 /// a bare interpreter is started the first time a pattern is compiled; in

@@ -7,7 +7,8 @@
 #
 # apt-get install ./graphgen_*.deb must pull every dependency from Debian;
 # then graphgen --version, a PNG of testdata/demo.pstats, a Very Sleepy archive
-# read (libarchive is loaded on first use), `import graphgen`,
+# read (libarchive is loaded on first use), `graphgen run` (its module with
+# libpython too), `import graphgen`,
 # `python3 -m graphgen`, `man graphgen`, bash completion of `graphgen -T `,
 # graphgen-mpi --version; apt-get purge must leave no file of theirs (man's
 # own cache of formatted pages, /var/cache/man, is man-db's).
@@ -48,6 +49,7 @@ check "graphgen --version" sh -c 'graphgen --version | grep -q "^graphgen "'
 check "graphgen demo.pstats -o x.png" sh -c 'graphgen demo.pstats -o /tmp/x.png && head -c 8 /tmp/x.png | od -c | grep -q "P   N   G"'
 # libarchive is loaded when an archive is read: the package's Depends must bring it.
 check "graphgen demo.sleepy -T folded" sh -c 'graphgen demo.sleepy -T folded | grep -q "^[^ ]* [0-9]"'
+check "graphgen run (the embedded Python, loaded on first use)" sh -c 'cd /tmp && printf "sorted(range(9))\n" > s.py && graphgen run -q -T stats -o - s.py | grep -q "function calls"'
 check "python3 -c 'import graphgen'" python3 -c 'import graphgen, cProfile; p = cProfile.Profile(); p.enable(); sorted(range(9)); p.disable(); assert "digraph" in graphgen.render(p)'
 check "python3 -m graphgen --version" sh -c 'python3 -m graphgen --version | grep -q "^graphgen "'
 check "man graphgen" sh -c 'MANPAGER=cat man graphgen 2>/dev/null | grep -q -- "--help-all" && MANPAGER=cat man graphgen-run | grep -q memory'

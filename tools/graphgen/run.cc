@@ -183,10 +183,6 @@ int call_bootstrap(const RunTarget& target, int& exit_status, std::optional<Prof
 
 }  // namespace
 
-bool can_run_python() { return true; }
-
-void use_python_regex() { python::install_python_regex(); }
-
 int run_python(const pipeline::Settings& settings, const RunTarget& target) {
   Diagnostics diag;
   auto options = pipeline::make_options(settings, diag);

@@ -430,5 +430,24 @@ TEST(Run, TheActiveVenvsPackagesAreSeen) {
 #endif
 }
 
+// libpython is loaded with graphgen's Python module on first use (embed.h):
+// a graph of a profile does not load it, `graphgen run` does (the dynamic
+// loader's own account of the files it opens).
+TEST(Run, LibpythonIsLoadedOnlyWhenPythonRuns) {
+  SKIP_WITHOUT_PYTHON();
+  const fs::path dir = test::temp_dir();
+  auto graph = graphgen({(test::testdata_dir() / "demo.pstats").string(), "-o", (dir / "g.dot").string()}, {},
+                        {"LD_DEBUG=files"});
+  EXPECT_EQ(graph.exit_code, 0) << graph.err;
+  EXPECT_NE(graph.err.find("file=libstdc++"), std::string::npos) << "(LD_DEBUG gave no account)";
+  EXPECT_EQ(graph.err.find("libpython"), std::string::npos);
+  EXPECT_EQ(graph.err.find("graphgen-python.so"), std::string::npos);
+  auto run = graphgen({"run", "-q", "-T", "stats", "-o", (dir / "w.txt").string(), "work.py", "2"}, scripts(),
+                      {"LD_DEBUG=files"});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.err.find("graphgen-python.so"), std::string::npos);
+  EXPECT_NE(run.err.find("libpython"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace graphgen

@@ -1,0 +1,101 @@
+// graphgen's side of the embedded CPython (embed.h): the module loaded the
+// first time `graphgen run` or a Python pattern needs it.
+#include <dlfcn.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "embed.h"
+#include "run.h"
+
+namespace graphgen::cli {
+
+namespace {
+
+struct Embed {
+  GraphgenEmbedRun* run = nullptr;
+  GraphgenEmbedCompile* compile = nullptr;
+  std::string error;  // empty: loaded
+};
+
+// Beside the binary (the build tree), else where it is installed, found
+// from the binary's folder (the package's /usr/bin/../lib/graphgen).
+std::vector<std::string> module_paths() {
+  std::vector<std::string> paths;
+  char self[PATH_MAX];
+  const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0) return paths;
+  std::string dir(self, static_cast<std::size_t>(n));
+  dir.erase(dir.rfind('/') + 1);
+  paths.push_back(dir + kEmbedModule);
+  paths.push_back(dir + GRAPHGEN_EMBED_FROM_BIN);
+  return paths;
+}
+
+Embed load() {
+  Embed e;
+  std::string tried;
+  for (const std::string& path : module_paths()) {
+    if (::access(path.c_str(), F_OK) != 0) {
+      tried += (tried.empty() ? "" : ", ") + path;
+      continue;
+    }
+    // Global: the extension modules the embedded Python imports (_lsprof,
+    // lib-dynload) take libpython's symbols from the process, as in a
+    // linked binary (the module itself exports only its two entry points).
+    // Never closed: the patterns compiled there are called until the end.
+    void* module = ::dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
+    if (!module) {
+      const char* why = ::dlerror();
+      e.error = fmt::format("cannot load {}: {}", path, why ? why : "unknown error");
+      return e;
+    }
+    e.run = reinterpret_cast<GraphgenEmbedRun*>(::dlsym(module, "graphgen_embed_run"));
+    e.compile = reinterpret_cast<GraphgenEmbedCompile*>(::dlsym(module, "graphgen_embed_compile"));
+    if (!e.run || !e.compile) e.error = fmt::format("{} is not graphgen's Python module", path);
+    return e;
+  }
+  e.error = fmt::format("graphgen's Python module is missing (looked for {})", tried);
+  return e;
+}
+
+const Embed& embed() {
+  static const Embed loaded = load();  // (thread-safe: C++11 statics)
+  return loaded;
+}
+
+}  // namespace
+
+bool can_run_python() { return true; }
+
+void use_python_regex() {
+  // Without the module (a binary copied alone), patterns stay ECMAScript,
+  // which names the Python-only constructs it refuses, as a build without
+  // Python does.
+  const std::vector<std::string> paths = module_paths();
+  if (std::none_of(paths.begin(), paths.end(), [](const std::string& p) { return ::access(p.c_str(), F_OK) == 0; }))
+    return;
+  stats::set_python_regex([](const std::string& pattern) -> std::optional<stats::Search> {
+    const Embed& e = embed();
+    if (!e.error.empty()) return std::nullopt;
+    std::optional<stats::Search> out;
+    e.compile(&pattern, &out);
+    return out;
+  });
+}
+
+int run_python(const pipeline::Settings& settings, const RunTarget& target) {
+  const Embed& e = embed();
+  if (!e.error.empty()) {
+    std::fprintf(stderr, "graphgen run: %s\n", e.error.c_str());
+    return kExitBadUsage;
+  }
+  return e.run(&settings, &target);
+}
+
+}  // namespace graphgen::cli
