@@ -1036,28 +1036,15 @@ class Reader {
     scanner.skip_to(scanner.position() + static_cast<std::size_t>(p - rest.data()), lines);
   }
 
-  // The '\n' ending the jump line at `q`, read as jump_line() would (then
-  // in a jump); null when it is not one, or not a well-formed one (for
-  // dispatch() to read and report). The plain form valgrind writes,
-  // "jump=N" or "jcnd=N/M" (at most 18 digits each) and blank-separated
-  // target subpositions, nothing else, is checked in one pass: what
-  // jump_line() keeps besides is for kept positions.
+  // The '\n' ending the jump line at `q`, then in a jump; null for any
+  // other line, which dispatch() reads (and reports). Only the plain form
+  // valgrind writes, "jump=N" or "jcnd=N/M" (at most 18 digits each) and
+  // blank-separated target subpositions, nothing else, is read here, in
+  // one pass: what jump_line() keeps besides is for kept positions.
   const char* jump_end(const char* q, const char* end, const std::array<std::int64_t, kMaxPositions>& last,
                        int positions) {
-    if (const char* nl = plain_jump_end(q, end, last, positions)) {
-      in_jump_ = true;
-      return nl;
-    }
-    const char* nl = static_cast<const char*>(std::memchr(q, '\n', static_cast<std::size_t>(end - q)));
-    if (nl == nullptr || nl[-1] == '\r') return nullptr;
-    const std::string_view line(q, static_cast<std::size_t>(nl - q));
-    const bool jcnd = line.starts_with("jcnd=");
-    if (!jcnd && !line.starts_with("jump=")) return nullptr;
-    last_ = last;  // (the target is relative to it)
-    if (!jump_line(jcnd, line.substr(5), 6)) {
-      in_jump_ = false;
-      return nullptr;
-    }
+    const char* nl = plain_jump_end(q, end, last, positions);
+    if (nl != nullptr) in_jump_ = true;
     return nl;
   }
 
