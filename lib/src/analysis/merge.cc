@@ -137,6 +137,15 @@ std::vector<CallId> merge_calls(Profile& p, const std::vector<FuncId>& map) {
   return call_map;
 }
 
+// What merge_functions() merges by: the name, and the object unless by
+// name alone.
+std::uint64_t merge_key(const Function& fn, bool by_object) {
+  return FlatIndex::mix(fn.name, by_object ? fn.object : 0);
+}
+bool same_merge_key(const Function& a, const Function& b, bool by_object) {
+  return a.name == b.name && (!by_object || a.object == b.object);
+}
+
 // True when no two functions of `p` have the same key: merging would
 // copy every table unchanged (calls are one per caller and callee already).
 bool all_keys_distinct(const Profile& p, bool by_object) {
@@ -145,10 +154,7 @@ bool all_keys_distinct(const Profile& p, bool by_object) {
   for (FuncId f = 0; f < p.functions.size(); ++f) {
     const Function& fn = p.functions[f];
     if (index.find_or_add(
-            FlatIndex::mix(fn.name, by_object ? fn.object : 0),
-            [&](std::uint32_t g) {
-              return p.functions[g].name == fn.name && (!by_object || p.functions[g].object == fn.object);
-            },
+            merge_key(fn, by_object), [&](std::uint32_t g) { return same_merge_key(p.functions[g], fn, by_object); },
             [&] { return f; }) != f)
       return false;
   }
@@ -178,10 +184,7 @@ Profile merge_functions(Profile p, FunctionKey key) {
   for (FuncId f = 0; f < n; ++f) {
     const Function& fn = p.functions[f];
     FuncId to = index.find_or_add(
-        FlatIndex::mix(fn.name, by_object ? fn.object : 0),
-        [&](std::uint32_t g) {
-          return functions[g].name == fn.name && (!by_object || functions[g].object == fn.object);
-        },
+        merge_key(fn, by_object), [&](std::uint32_t g) { return same_merge_key(functions[g], fn, by_object); },
         [&] {
           Function copy = fn;
           copy.calls = copy.primitive_calls = kUnknownCount;
