@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <climits>
 #include <cstdio>
 #include <string>
@@ -23,49 +22,57 @@ struct Embed {
   std::string error;  // empty: loaded
 };
 
-// Beside the binary (the build tree), else where it is installed, found
-// from the binary's folder (the package's /usr/bin/../lib/graphgen).
-std::vector<std::string> module_paths() {
-  std::vector<std::string> paths;
-  char self[PATH_MAX];
-  const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
-  if (n <= 0) return paths;
-  std::string dir(self, static_cast<std::size_t>(n));
-  dir.erase(dir.rfind('/') + 1);
-  paths.push_back(dir + kEmbedModule);
-  paths.push_back(dir + GRAPHGEN_EMBED_FROM_BIN);
-  return paths;
+// The module's file, looked for once: beside the binary (the build tree),
+// else where it is installed, found from the binary's folder (the
+// package's /usr/bin/../lib/graphgen); `path` empty when neither exists.
+struct Located {
+  std::string path, tried;
+};
+const Located& located() {
+  static const Located l = [] {  // (thread-safe: C++11 statics)
+    Located r;
+    char self[PATH_MAX];
+    const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) return r;
+    std::string dir(self, static_cast<std::size_t>(n));
+    dir.erase(dir.rfind('/') + 1);
+    for (const std::string& path : {dir + kEmbedModule, dir + GRAPHGEN_EMBED_FROM_BIN}) {
+      if (::access(path.c_str(), F_OK) == 0) {
+        r.path = path;
+        break;
+      }
+      r.tried += (r.tried.empty() ? "" : ", ") + path;
+    }
+    return r;
+  }();
+  return l;
 }
 
 Embed load() {
   Embed e;
-  std::string tried;
-  for (const std::string& path : module_paths()) {
-    if (::access(path.c_str(), F_OK) != 0) {
-      tried += (tried.empty() ? "" : ", ") + path;
-      continue;
-    }
-    // Global: the extension modules the embedded Python imports (_lsprof,
-    // lib-dynload) take libpython's symbols from the process, as in a
-    // linked binary (the module itself exports only its two entry points).
-    // Never closed: the patterns compiled there are called until the end.
-    void* module = ::dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
-    if (!module) {
-      const char* why = ::dlerror();
-      e.error = fmt::format("cannot load {}: {}", path, why ? why : "unknown error");
-      return e;
-    }
-    e.run = reinterpret_cast<GraphgenEmbedRun*>(::dlsym(module, "graphgen_embed_run"));
-    e.compile = reinterpret_cast<GraphgenEmbedCompile*>(::dlsym(module, "graphgen_embed_compile"));
-    if (!e.run || !e.compile) e.error = fmt::format("{} is not graphgen's Python module", path);
+  const Located& l = located();
+  if (l.path.empty()) {
+    e.error = fmt::format("graphgen's Python module is missing (looked for {})", l.tried);
     return e;
   }
-  e.error = fmt::format("graphgen's Python module is missing (looked for {})", tried);
+  // Global: the extension modules the embedded Python imports (_lsprof,
+  // lib-dynload) take libpython's symbols from the process, as in a
+  // linked binary (the module itself exports only its two entry points).
+  // Never closed: the patterns compiled there are called until the end.
+  void* module = ::dlopen(l.path.c_str(), RTLD_NOW | RTLD_GLOBAL);
+  if (!module) {
+    const char* why = ::dlerror();
+    e.error = fmt::format("cannot load {}: {}", l.path, why ? why : "unknown error");
+    return e;
+  }
+  e.run = reinterpret_cast<GraphgenEmbedRun*>(::dlsym(module, "graphgen_embed_run"));
+  e.compile = reinterpret_cast<GraphgenEmbedCompile*>(::dlsym(module, "graphgen_embed_compile"));
+  if (!e.run || !e.compile) e.error = fmt::format("{} is not graphgen's Python module", l.path);
   return e;
 }
 
 const Embed& embed() {
-  static const Embed loaded = load();  // (thread-safe: C++11 statics)
+  static const Embed loaded = load();
   return loaded;
 }
 
@@ -77,9 +84,7 @@ void use_python_regex() {
   // Without the module (a binary copied alone), patterns stay ECMAScript,
   // which names the Python-only constructs it refuses, as a build without
   // Python does.
-  const std::vector<std::string> paths = module_paths();
-  if (std::none_of(paths.begin(), paths.end(), [](const std::string& p) { return ::access(p.c_str(), F_OK) == 0; }))
-    return;
+  if (located().path.empty()) return;
   stats::set_python_regex([](const std::string& pattern) -> std::optional<stats::Search> {
     const Embed& e = embed();
     if (!e.error.empty()) return std::nullopt;
