@@ -160,6 +160,24 @@ TEST(PerfReader, RepeatedStacksAreLookedUpWholeAndCountAsParsed) {
       << bad.error().message;
 }
 
+TEST(PerfReader, RepeatedStacksOfTwoProcessesStayApart) {
+  // The same frame lines, byte for byte, in samples of two commands taking
+  // turns unevenly: a stack looked up whole adds to its own command's
+  // cells, not to those of the command its first sample had.
+  const std::string frames = "\t1 leaf+0x1 (/bin/p)\n\t2 mid+0x2 (/bin/p)\n\t3 main+0x3 (/bin/p)\n\n";
+  std::string text;
+  int p_samples = 0, q_samples = 0;
+  for (int i = 0; i < 60; ++i) {
+    const bool q = i % 3 == 1 || i % 7 == 0;
+    (q ? q_samples : p_samples) += 1;
+    text += std::string(q ? "qq 8" : "p 7") + " " + std::to_string(100 + i) + ".5: 1 cycles: \n" + frames;
+  }
+  auto r = test::run({GRAPHGEN_BINARY, "-q", "-T", "folded", from_text("two.perf", text).string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "p;main;mid;leaf " + std::to_string(p_samples) + "\nqq;main;mid;leaf " + std::to_string(q_samples) +
+                       "\n");
+}
+
 TEST(PerfReader, KeptStacksStayWithinAnEighthOfTheInput) {
   // 300 000 samples whose one frame differs in its offset: every stack is
   // new, all of one function. What the reader keeps of them (bytes, entries,
