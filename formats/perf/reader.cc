@@ -249,18 +249,24 @@ bool is_clock_event(std::string_view event) {
 }
 
 // Distinct names (events, commands) seen in a file: one hash probe per
-// sample, whatever their number.
+// sample, whatever their number (none when it repeats the last one).
 class NameSet {
  public:
   void add(std::string_view name) {
-    if (name == last_) return;
-    index_.find_or_add(
+    if (name != last_) number(name);
+  }
+  /// add() that also gives the name's number, in the order names were
+  /// first added (an empty name too, unlike add()).
+  std::uint32_t number(std::string_view name) {
+    if (!names_.empty() && name == last_) return last_id_;
+    last_id_ = index_.find_or_add(
         FlatIndex::hash_bytes(name), [&](std::uint32_t i) { return names_[i] == name; },
         [&] {
           names_.emplace_back(name);
           return static_cast<std::uint32_t>(names_.size() - 1);
         });
     last_ = name;
+    return last_id_;
   }
   void add_all(const NameSet& other) {
     for (const std::string& n : other.names_) add(n);
@@ -280,6 +286,7 @@ class NameSet {
   FlatIndex index_;
   std::vector<std::string> names_;
   std::string last_;
+  std::uint32_t last_id_ = 0;
 };
 
 // Parses parts into its own profile; parts of one file read on both cores
@@ -361,7 +368,7 @@ class Reader {
       }
     }
     flush();
-    for (StackCache::Entry& e : cache_.entries) add_pending(e);
+    for (std::size_t i = 0; i < cache_.entries.size(); ++i) add_pending(i);
     return true;
   }
 
@@ -451,22 +458,27 @@ class Reader {
   // ends the sample) instead of parsed line by line. The first occurrence
   // of a stack is parsed as any; when its lines were all frames and the
   // empty line came where expected, its bytes and frames are kept.
+  // What a sample of a known stack reads is an entry of 32 bytes, apart
+  // from the replays (about 100 bytes each): with tens of thousands of
+  // stacks looked up in no order, the entries' cache lines are the wait.
   struct StackCache {
+    static constexpr std::uint32_t kNoComm = UINT32_MAX;
     struct Entry {
-      std::size_t offset, size;    // in `bytes`
+      std::uint32_t offset, size;  // in `bytes`
       std::uint32_t first, count;  // in `frames`
-      std::size_t lines;
-      std::string comm;                     // the process `replay` was recorded in
-      detail::StackBuilder::Replay replay;  // what its last sample added to
-      Cost pending = 0;                     // the weight of its samples since, not added yet
+      std::uint32_t lines;
+      std::uint32_t comm = kNoComm;  // the process (comms_) its replay was recorded in, once it was
+      Cost pending = 0;              // the weight of its samples since, not added yet
     };
     FlatIndex index;
     std::vector<Entry> entries;
+    std::vector<detail::StackBuilder::Replay> replays;  // what each entry's last recorded sample added to
     std::string bytes;
     std::vector<FuncId> frames;
     std::size_t mismatches = 0;  // equal tags, different bytes
     bool off = false;            // too many of those: parse every line
   };
+  static constexpr std::size_t kEntrySize = sizeof(StackCache::Entry) + sizeof(detail::StackBuilder::Replay);
   struct Pending {
     bool active = false;
     std::size_t begin = 0, end = 0, header_line = 0;  // the block's bytes in the part
@@ -525,7 +537,8 @@ class Reader {
       b.row = cache_.index.likely_row(b.hash);
       if (b.row >= 0) {
         const char* e = reinterpret_cast<const char*>(&cache_.entries[static_cast<std::size_t>(b.row)]);
-        for (std::size_t o = 0; o < sizeof(StackCache::Entry); o += 64) __builtin_prefetch(e + o);
+        __builtin_prefetch(e);
+        __builtin_prefetch(e + sizeof(StackCache::Entry) - 1);  // (when it straddles two lines)
       }
     }
     // The next blocks, up to kAhead away, each with its slot.
@@ -603,20 +616,21 @@ class Reader {
     // eighth of its size, counting each entry and the frames, calls and
     // functions its replay will hold (short stacks cost more in entries
     // than in bytes).
-    const std::size_t held = cache_.bytes.size() + cache_.entries.size() * sizeof(StackCache::Entry) +
-                             cache_.frames.size() * 3 * sizeof(FuncId);
-    if (held + (p.end - p.begin) + sizeof(StackCache::Entry) > (part_.end - part_.begin) / 8) return;
+    const std::size_t held =
+        cache_.bytes.size() + cache_.entries.size() * kEntrySize + cache_.frames.size() * 3 * sizeof(FuncId);
+    if (held + (p.end - p.begin) + kEntrySize > (part_.end - part_.begin) / 8) return;
+    // (Entries count in 32 bits: a part of over 32 GiB stops keeping stacks at 4 GiB of them.)
+    if (cache_.bytes.size() + (p.end - p.begin) > UINT32_MAX || cache_.frames.size() + frames_.size() > UINT32_MAX)
+      return;
     cache_.index.find_or_add(
         p.hash, [](std::uint32_t) { return false; },
         [&] {
           std::string_view block = part_.input->bytes().substr(part_.begin + p.begin, p.end - p.begin);
-          cache_.entries.push_back({cache_.bytes.size(),
-                                    block.size(),
-                                    static_cast<std::uint32_t>(cache_.frames.size()),
-                                    static_cast<std::uint32_t>(frames_.size()),
-                                    scanner.line_number() - p.header_line - 1,
-                                    {},
-                                    {}});
+          cache_.entries.push_back(
+              {static_cast<std::uint32_t>(cache_.bytes.size()), static_cast<std::uint32_t>(block.size()),
+               static_cast<std::uint32_t>(cache_.frames.size()), static_cast<std::uint32_t>(frames_.size()),
+               static_cast<std::uint32_t>(scanner.line_number() - p.header_line - 1)});
+          cache_.replays.emplace_back();
           cache_.bytes.append(block);
           cache_.frames.insert(cache_.frames.end(), frames_.begin(), frames_.end());
           entry_ = cache_.entries.size() - 1;
@@ -633,7 +647,8 @@ class Reader {
   void reserve_cache(std::size_t part_size) {
     const std::size_t bound = std::min<std::size_t>(part_size / 8, std::size_t{64} << 20);
     cache_.bytes.reserve(bound);
-    cache_.entries.reserve(bound / sizeof(StackCache::Entry));
+    cache_.entries.reserve(bound / kEntrySize);
+    cache_.replays.reserve(bound / kEntrySize);
     cache_.frames.reserve(bound / (3 * sizeof(FuncId)));
   }
 
@@ -797,25 +812,27 @@ class Reader {
       return;
     }
     StackCache::Entry& e = cache_.entries[entry_];
-    if (e.replay.valid && e.comm == comm_) {
+    const std::uint32_t comm = comms_.number(comm_);
+    if (e.comm == comm) {
       // Its weight waits in the entry and is added to the cells once, at
       // the end (the same sums: whole numbers, and saturating adds of
       // non-negative ones do not depend on grouping); a timeline needs each
       // sample's tree node now.
       if (options_.keep_timeline)
-        builder_.replay(e.replay, weight_, weight_);
+        builder_.replay(cache_.replays[entry_], weight_, weight_);
       else
         e.pending = saturating_add(e.pending, weight_);
       return;
     }
-    add_pending(e);  // (to the cells of the process it was recorded in)
-    e.comm.assign(comm_);
-    builder_.add_sample(frames_, weight_, weight_, comm_, e.replay);
+    add_pending(entry_);  // (to the cells of the process it was recorded in)
+    builder_.add_sample(frames_, weight_, weight_, comm_, cache_.replays[entry_]);
+    e.comm = cache_.replays[entry_].valid ? comm : StackCache::kNoComm;
   }
 
-  void add_pending(StackCache::Entry& e) {
+  void add_pending(std::size_t entry) {
+    StackCache::Entry& e = cache_.entries[entry];
     if (e.pending == 0) return;
-    builder_.replay(e.replay, e.pending, e.pending);
+    builder_.replay(cache_.replays[entry], e.pending, e.pending);
     e.pending = 0;
   }
 
@@ -889,6 +906,7 @@ class Reader {
   std::size_t python_native_ = 0, python_cut_ = 0;  // samples of Python processes without py::, cut short
   bool python_seen_ = false;                        // a py:: function exists
   NameSet events_, processes_;
+  NameSet comms_;  // the commands of samples added from the stack cache, numbered
   std::size_t kept_ = 0, filtered_ = 0;
   bool untimed_kept_ = false;  // a kept sample of an event whose period is not time
   std::size_t missing_period_ = 0;
