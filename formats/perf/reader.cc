@@ -464,9 +464,13 @@ class Reader {
   struct StackCache {
     static constexpr std::uint32_t kNoComm = UINT32_MAX;
     struct Entry {
-      std::uint32_t offset, size;  // in `bytes`
-      std::uint32_t first, count;  // in `frames`
-      std::uint32_t lines;
+      std::uint32_t offset = 0, size = 0;  // in `bytes`
+      std::uint32_t first = 0;             // in `frames`
+      std::uint32_t count : 29 = 0;        // frames (fewer than 2^29: remember_stack)
+      // What its recorded sample counted (SampleCounts), for the samples
+      // added without their frames (add_known).
+      std::uint32_t python : 1 = 0, native : 1 = 0, cut : 1 = 0;
+      std::uint32_t lines = 0;
       std::uint32_t comm = kNoComm;  // the process (comms_) its replay was recorded in, once it was
       Cost pending = 0;              // the weight of its samples since, not added yet
     };
@@ -599,8 +603,15 @@ class Reader {
       return false;
     }
     const StackCache::Entry& e = cache_.entries[static_cast<std::size_t>(row)];
-    frames_.assign(cache_.frames.begin() + e.first, cache_.frames.begin() + e.first + e.count);
     scanner.skip_to(b.blank + 1, e.lines);
+    if (!options_.keep_timeline && e.comm == comms_.number(comm_)) {
+      // Recorded in this sample's command (no timeline): added from its
+      // entry alone, without its frames (add_known).
+      entry_ = static_cast<std::size_t>(row);
+      known_ = true;
+      return true;
+    }
+    frames_.assign(cache_.frames.begin() + e.first, cache_.frames.begin() + e.first + e.count);
     entry_ = static_cast<std::size_t>(row);
     return true;
   }
@@ -620,16 +631,20 @@ class Reader {
         cache_.bytes.size() + cache_.entries.size() * kEntrySize + cache_.frames.size() * 3 * sizeof(FuncId);
     if (held + (p.end - p.begin) + kEntrySize > (part_.end - part_.begin) / 8) return;
     // (Entries count in 32 bits: a part of over 32 GiB stops keeping stacks at 4 GiB of them.)
-    if (cache_.bytes.size() + (p.end - p.begin) > UINT32_MAX || cache_.frames.size() + frames_.size() > UINT32_MAX)
+    if (cache_.bytes.size() + (p.end - p.begin) > UINT32_MAX || cache_.frames.size() + frames_.size() > UINT32_MAX ||
+        frames_.size() >= (std::size_t{1} << 29))
       return;
     cache_.index.find_or_add(
         p.hash, [](std::uint32_t) { return false; },
         [&] {
           std::string_view block = part_.input->bytes().substr(part_.begin + p.begin, p.end - p.begin);
-          cache_.entries.push_back(
-              {static_cast<std::uint32_t>(cache_.bytes.size()), static_cast<std::uint32_t>(block.size()),
-               static_cast<std::uint32_t>(cache_.frames.size()), static_cast<std::uint32_t>(frames_.size()),
-               static_cast<std::uint32_t>(scanner.line_number() - p.header_line - 1)});
+          StackCache::Entry e;
+          e.offset = static_cast<std::uint32_t>(cache_.bytes.size());
+          e.size = static_cast<std::uint32_t>(block.size());
+          e.first = static_cast<std::uint32_t>(cache_.frames.size());
+          e.count = static_cast<std::uint32_t>(frames_.size());
+          e.lines = static_cast<std::uint32_t>(scanner.line_number() - p.header_line - 1);
+          cache_.entries.push_back(e);
           cache_.replays.emplace_back();
           cache_.bytes.append(block);
           cache_.frames.insert(cache_.frames.end(), frames_.begin(), frames_.end());
@@ -735,6 +750,7 @@ class Reader {
     in_sample_ = true;
     pending_.active = false;
     entry_ = SIZE_MAX;
+    known_ = false;
     frames_.clear();
     events_.add(h.event);
     keep_ = event_.empty() || h.event == event_;
@@ -789,10 +805,12 @@ class Reader {
   }
 
   void flush() {
-    if (in_sample_ && keep_ && !frames_.empty()) {
-      count_python_native();
-      if (options_.python != formats::ReadOptions::PythonView::kOff) python_view();
-      add_sample();
+    if (known_) {
+      add_known();
+    } else if (in_sample_ && keep_ && !frames_.empty()) {
+      SampleCounts counts = count_python_native();
+      if (options_.python != formats::ReadOptions::PythonView::kOff) counts.python = python_view();
+      add_sample(counts);
       ++kept_;
       time_sample();
     } else if (in_sample_ && keep_) {
@@ -801,12 +819,36 @@ class Reader {
       time_sample();
     }
     in_sample_ = false;
+    known_ = false;
     frames_.clear();
+  }
+
+  // What a sample counted besides its cells (the same for every sample of
+  // one stack in one command, while python_seen_ stays as it is).
+  struct SampleCounts {
+    bool python = false;  // python_view() kept Python frames
+    bool native = false;  // a Python process's sample without them (python_native_)
+    bool cut = false;     // ... cut short (python_cut_)
+  };
+
+  // A sample of a stack whose replay was recorded in the same command:
+  // what flush() does with a sample's frames, from the entry alone. Its
+  // frames hold a Python function only if python_seen_ was set when it
+  // was recorded, and that stays set: the counts recorded then hold.
+  void add_known() {
+    StackCache::Entry& e = cache_.entries[entry_];
+    if (!python_seen_ && e.native) {
+      ++python_native_;
+      python_cut_ += e.cut;
+    }
+    python_samples_ += e.python;
+    e.pending = saturating_add(e.pending, weight_);
+    ++kept_;
   }
 
   // A known stack (its frames, after the Python view, depend on its bytes
   // alone) adds to what its last sample in the same process added to.
-  void add_sample() {
+  void add_sample(const SampleCounts& counts) {
     if (entry_ == SIZE_MAX) {
       builder_.add_sample(frames_, weight_, weight_, comm_);
       return;
@@ -827,6 +869,9 @@ class Reader {
     add_pending(entry_);  // (to the cells of the process it was recorded in)
     builder_.add_sample(frames_, weight_, weight_, comm_, cache_.replays[entry_]);
     e.comm = cache_.replays[entry_].valid ? comm : StackCache::kNoComm;
+    e.python = counts.python;
+    e.native = counts.native;
+    e.cut = counts.cut;
   }
 
   void add_pending(std::size_t entry) {
@@ -839,13 +884,17 @@ class Reader {
   // A sample of a Python process with no Python frame (py::): cut short
   // when its outermost frame is unresolved, as perf leaves the stacks of
   // an interpreter built without frame pointers.
-  void count_python_native() {
-    if (python_seen_) return;
+  SampleCounts count_python_native() {
+    SampleCounts counts;
+    if (python_seen_) return counts;
     bool python = comm_.starts_with("python");
     for (std::size_t i = 0; i < frames_.size() && !python; ++i) python = python_dso_[frames_[i]];
-    if (!python) return;
+    if (!python) return counts;
+    counts.native = true;
+    counts.cut = kinds_[frames_.back()] == kUnresolved;
     ++python_native_;
-    if (kinds_[frames_.back()] == kUnresolved) ++python_cut_;
+    python_cut_ += counts.cut;
+    return counts;
   }
 
   // The sample just added on the timeline, when asked for and timed.
@@ -855,15 +904,16 @@ class Reader {
 
   // python.h: in a sample with a Python frame, drops the interpreter's
   // frames, and unresolved frames above the innermost Python frame.
-  void python_view() {
-    if (!python_seen_) return;  // (no py:: frame yet: nothing to look for)
+  // True when it did (the sample counts in python_samples_).
+  bool python_view() {
+    if (!python_seen_) return false;  // (no py:: frame yet: nothing to look for)
     std::size_t innermost = frames_.size();
     for (std::size_t i = 0; i < frames_.size(); ++i)
       if (kinds_[frames_[i]] == kPython) {
         innermost = i;
         break;
       }
-    if (innermost == frames_.size()) return;
+    if (innermost == frames_.size()) return false;
     ++python_samples_;
     std::size_t out = 0;
     for (std::size_t i = 0; i < frames_.size(); ++i) {
@@ -873,6 +923,7 @@ class Reader {
       frames_[out++] = frames_[i];
     }
     frames_.resize(out);
+    return true;
   }
 
   detail::StackBuilder builder_;
@@ -906,7 +957,8 @@ class Reader {
   std::size_t python_native_ = 0, python_cut_ = 0;  // samples of Python processes without py::, cut short
   bool python_seen_ = false;                        // a py:: function exists
   NameSet events_, processes_;
-  NameSet comms_;  // the commands of samples added from the stack cache, numbered
+  NameSet comms_;       // the commands of samples added from the stack cache, numbered
+  bool known_ = false;  // the current sample is added by add_known()
   std::size_t kept_ = 0, filtered_ = 0;
   bool untimed_kept_ = false;  // a kept sample of an event whose period is not time
   std::size_t missing_period_ = 0;
