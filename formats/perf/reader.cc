@@ -312,6 +312,7 @@ class Reader {
     std::string_view line;
     in_sample_ = false;
     blank_searched_ = false;
+    streamed_ = 0;
     ahead_n_ = 0;
     reserve_cache(part.end - part.begin);
     std::size_t budget_line = 4096;  // the budget is looked at every 4096 lines
@@ -525,6 +526,11 @@ class Reader {
   // A sample whose block was not guessed is found as before: the guesses
   // change when the memory is read, never what is read.
   static constexpr std::size_t kAhead = 6, kEntryAt = 4, kBytesAt = 2;
+  // The look-ahead is the first to read the input's bytes: each cache line
+  // is asked for kStreamAhead bytes before it, where the processor's own
+  // prefetcher stops at every 4 KiB page (0.94x the time of scatter-long;
+  // 512 to 8192 bytes all gave 0.94-0.97x).
+  static constexpr std::size_t kStreamAhead = 2048;
   void look_ahead(std::string_view data, const Block& current) {
     if (ahead_off_) return;
     // ahead_[k] is k + 1 samples away. kBytesAt away: the kept bytes and
@@ -553,6 +559,8 @@ class Reader {
       const void* nl = std::memchr(data.data() + header, '\n', data.size() - header);
       if (nl == nullptr) return;
       const auto begin = static_cast<std::size_t>(static_cast<const char*>(nl) - data.data()) + 1;
+      for (const std::size_t until = std::min(data.size(), header + kStreamAhead); streamed_ < until; streamed_ += 64)
+        __builtin_prefetch(data.data() + streamed_);
       ahead_[ahead_n_] = block_at(data, begin);
       if (ahead_[ahead_n_].has_frames()) cache_.index.prefetch(ahead_[ahead_n_].hash);
       ++ahead_n_;
@@ -957,8 +965,9 @@ class Reader {
   std::size_t python_native_ = 0, python_cut_ = 0;  // samples of Python processes without py::, cut short
   bool python_seen_ = false;                        // a py:: function exists
   NameSet events_, processes_;
-  NameSet comms_;       // the commands of samples added from the stack cache, numbered
-  bool known_ = false;  // the current sample is added by add_known()
+  NameSet comms_;             // the commands of samples added from the stack cache, numbered
+  bool known_ = false;        // the current sample is added by add_known()
+  std::size_t streamed_ = 0;  // the input's bytes before it were prefetched (look_ahead)
   std::size_t kept_ = 0, filtered_ = 0;
   bool untimed_kept_ = false;  // a kept sample of an event whose period is not time
   std::size_t missing_period_ = 0;
