@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <unordered_map>
 
 #include "graphgen/analysis/integrate.h"
+#include "graphgen/flat_index.h"
 #include "graphgen/labels.h"
 #include "graphgen/utf8.h"
 
@@ -172,36 +172,57 @@ FlameTree from_call_ratios(const Profile& p, std::size_t event, const CallGraph&
 // stacks (two unresolved addresses of one library are both `[libz.so.1]`).
 // Parents come before their children, so one pass in order does it.
 FlameTree merge_same_names(const Profile& p, FlameTree tree) {
-  std::unordered_map<std::string, std::uint32_t> ids;
+  // (Flat tables, not node-based maps: tens of thousands of frames each
+  // cost an allocation there.)
+  FlatIndex name_index;
+  std::vector<std::string> names;
   std::vector<std::uint32_t> function_name(p.functions.size(), UINT32_MAX);
   auto name_id = [&](const FlameFrame& f) -> std::uint64_t {
     if (f.process != kNoString) return (std::uint64_t{1} << 32) | f.process;
     std::uint32_t& id = function_name[f.function];
-    if (id == UINT32_MAX) id = ids.emplace(frame_name(p, f), static_cast<std::uint32_t>(ids.size())).first->second;
+    if (id == UINT32_MAX) {
+      std::string name = frame_name(p, f);
+      id = name_index.find_or_add(
+          FlatIndex::hash_bytes(name), [&](std::uint32_t i) { return names[i] == name; },
+          [&] {
+            names.push_back(std::move(name));
+            return static_cast<std::uint32_t>(names.size() - 1);
+          });
+    }
     return id;
   };
   std::vector<std::uint32_t> map(tree.frames.size(), 0);
-  std::unordered_map<std::uint64_t, std::uint32_t> merged;  // (new parent, name) -> new frame
+  FlatIndex merged;                 // (new parent, name) -> new frame
+  std::vector<std::uint64_t> keys;  // each new frame's
   std::vector<FlameFrame> out;
   out.reserve(tree.frames.size());
-  if (!tree.frames.empty()) out.push_back(tree.frames[0]);
+  keys.reserve(tree.frames.size());
+  merged.reserve(tree.frames.size());
+  if (!tree.frames.empty()) {
+    out.push_back(tree.frames[0]);
+    keys.push_back(UINT64_MAX);  // (no key: the root is not looked up)
+  }
   for (std::size_t n = 1; n < tree.frames.size(); ++n) {
     const FlameFrame& f = tree.frames[n];
     std::uint32_t parent = map[f.parent];
     // Exact keys: names below 2^33, frames below 2^31.
     std::uint64_t key = (std::uint64_t{parent} << 33) | name_id(f);
-    auto [it, added] = merged.emplace(key, static_cast<std::uint32_t>(out.size()));
-    if (!added) {
-      FlameFrame& into = out[it->second];
+    const auto next = static_cast<std::uint32_t>(out.size());
+    const std::uint32_t to = merged.find_or_add(
+        FlatIndex::mix(key), [&](std::uint32_t i) { return keys[i] == key; },
+        [&] {
+          FlameFrame copy = f;
+          copy.parent = parent;
+          out.push_back(copy);
+          keys.push_back(key);
+          return next;
+        });
+    map[n] = to;
+    if (to != next) {
+      FlameFrame& into = out[to];
       into.self += f.self;
       into.total += f.total;
-      map[n] = it->second;
-      continue;
     }
-    map[n] = static_cast<std::uint32_t>(out.size());
-    FlameFrame copy = f;
-    copy.parent = parent;
-    out.push_back(copy);
   }
   tree.frames = std::move(out);
   return tree;
