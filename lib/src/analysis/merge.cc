@@ -601,6 +601,10 @@ Expected<bool> ProfileMerger::add(const Profile& other, std::string_view other_p
   }
   into.positions |= other.positions;
   string_map_.assign(other.strings.size(), UINT32_MAX);
+  // Room for all of `other` in the indexes (they double on the way).
+  functions_.reserve(into.functions.size() + other.functions.size());
+  calls_.reserve(into.calls.size() + other.calls.size());
+  children_.reserve(into.stack_nodes.size() + other.stack_nodes.size());
 
   add_functions(a);
   add_calls(a);
