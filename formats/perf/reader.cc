@@ -460,8 +460,9 @@ class Reader {
   // of a stack is parsed as any; when its lines were all frames and the
   // empty line came where expected, its bytes and frames are kept.
   // What a sample of a known stack reads is an entry of 32 bytes, apart
-  // from the replays (about 100 bytes each): with tens of thousands of
-  // stacks looked up in no order, the entries' cache lines are the wait.
+  // from the replays: with tens of thousands of stacks looked up in no
+  // order, the entries' cache lines are the wait. The replays are kept
+  // flat (a StackBuilder::Replay each would be two allocations).
   struct StackCache {
     static constexpr std::uint32_t kNoComm = UINT32_MAX;
     struct Entry {
@@ -477,13 +478,29 @@ class Reader {
     };
     FlatIndex index;
     std::vector<Entry> entries;
-    std::vector<detail::StackBuilder::Replay> replays;  // what each entry's last recorded sample added to
+    // What each entry's last recorded sample added to: its leaf and node,
+    // and its calls, then its distinct functions, in `replayed`.
+    struct Replay {
+      FuncId leaf = 0;
+      std::uint32_t node = 0;
+      std::uint32_t calls = 0, distinct = 0;
+      std::uint32_t room = 0;  // in `replayed` at `begin` (a stack recorded again writes there when it fits)
+      std::size_t begin = 0;
+    };
+    std::vector<Replay> replays;
+    std::vector<std::uint32_t> replayed;
+    detail::StackBuilder::Replay scratch;  // (add_sample() fills it, then it is kept flat)
+    detail::StackBuilder::ReplayView view(std::size_t replay) const {
+      const Replay& r = replays[replay];
+      const std::uint32_t* at = replayed.data() + r.begin;
+      return {r.leaf, {at, r.calls}, {at + r.calls, r.distinct}, r.node};
+    }
     std::string bytes;
     std::vector<FuncId> frames;
     std::size_t mismatches = 0;  // equal tags, different bytes
     bool off = false;            // too many of those: parse every line
   };
-  static constexpr std::size_t kEntrySize = sizeof(StackCache::Entry) + sizeof(detail::StackBuilder::Replay);
+  static constexpr std::size_t kEntrySize = sizeof(StackCache::Entry) + sizeof(StackCache::Replay);
   struct Pending {
     bool active = false;
     std::size_t begin = 0, end = 0, header_line = 0;  // the block's bytes in the part
@@ -673,6 +690,7 @@ class Reader {
     cache_.entries.reserve(bound / kEntrySize);
     cache_.replays.reserve(bound / kEntrySize);
     cache_.frames.reserve(bound / (3 * sizeof(FuncId)));
+    cache_.replayed.reserve(2 * (bound / (3 * sizeof(FuncId))));  // (calls and functions: about twice the frames)
   }
 
   bool wanted_process(const Header& h) const {
@@ -869,23 +887,47 @@ class Reader {
       // non-negative ones do not depend on grouping); a timeline needs each
       // sample's tree node now.
       if (options_.keep_timeline)
-        builder_.replay(cache_.replays[entry_], weight_, weight_);
+        builder_.replay(cache_.view(entry_), weight_, weight_);
       else
         e.pending = saturating_add(e.pending, weight_);
       return;
     }
     add_pending(entry_);  // (to the cells of the process it was recorded in)
-    builder_.add_sample(frames_, weight_, weight_, comm_, cache_.replays[entry_]);
-    e.comm = cache_.replays[entry_].valid ? comm : StackCache::kNoComm;
+    builder_.add_sample(frames_, weight_, weight_, comm_, cache_.scratch);
+    keep_replay(entry_);
+    e.comm = cache_.scratch.valid ? comm : StackCache::kNoComm;
     e.python = counts.python;
     e.native = counts.native;
     e.cut = counts.cut;
   }
 
+  // The replay add_sample() just filled, as entry `r`'s. A stack recorded
+  // again (in another command) has the same calls and functions: the same
+  // frames, and python_view() changes only frames holding a Python
+  // function, which exist only once python_seen_ is set. (The room is
+  // checked all the same.)
+  void keep_replay(std::size_t r) {
+    const detail::StackBuilder::Replay& from = cache_.scratch;
+    StackCache::Replay& to = cache_.replays[r];
+    const std::size_t n = from.calls.size() + from.distinct.size();
+    if (n > to.room) {
+      to.begin = cache_.replayed.size();
+      to.room = static_cast<std::uint32_t>(n);
+      cache_.replayed.resize(to.begin + n);
+    }
+    to.leaf = from.leaf;
+    to.node = from.node;
+    to.calls = static_cast<std::uint32_t>(from.calls.size());
+    to.distinct = static_cast<std::uint32_t>(from.distinct.size());
+    std::uint32_t* at = cache_.replayed.data() + to.begin;
+    std::copy(from.calls.begin(), from.calls.end(), at);
+    std::copy(from.distinct.begin(), from.distinct.end(), at + from.calls.size());
+  }
+
   void add_pending(std::size_t entry) {
     StackCache::Entry& e = cache_.entries[entry];
     if (e.pending == 0) return;
-    builder_.replay(cache_.replays[entry], e.pending, e.pending);
+    builder_.replay(cache_.view(entry), e.pending, e.pending);
     e.pending = 0;
   }
 

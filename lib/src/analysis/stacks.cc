@@ -76,7 +76,7 @@ void StackBuilder::add_sample(const std::vector<FuncId>& leaf_first, const Cost*
   add_sample(leaf_first, weights, weights, process, &record);
 }
 
-void StackBuilder::replay(const Replay& record, const Cost* weights, const Cost* call_weights) {
+void StackBuilder::replay(const ReplayView& record, const Cost* weights, const Cost* call_weights) {
   ++samples_;
   const std::size_t n = p_.events.size();
   for (std::size_t e = 0; e < n; ++e) p_.self(record.leaf, e) = p_.add(e, p_.self(record.leaf, e), weights[e]);

@@ -3,6 +3,7 @@
 // and the callsite tree, with gprof2dot's counting rules.
 #pragma once
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -59,6 +60,15 @@ class StackBuilder {
                   Replay& record);
   /// One more sample of the stack `record` was filled from.
   void replay(const Replay& record, Cost weight, Cost call_weight) { replay(record, &weight, &call_weight); }
+  /// A Replay its caller keeps flat (the calls and distinct functions of
+  /// many in one array of its own, without two vectors each).
+  struct ReplayView {
+    FuncId leaf = 0;
+    std::span<const CallId> calls;
+    std::span<const FuncId> distinct;
+    std::uint32_t node = 0;
+  };
+  void replay(const ReplayView& record, Cost weight, Cost call_weight) { replay(record, &weight, &call_weight); }
   /// The same for a builder of several events (one weight per event).
   void add_sample(const std::vector<FuncId>& leaf_first, const Cost* weights, std::string_view process, Replay& record);
   void replay(const Replay& record, const Cost* weights) { replay(record, weights, weights); }
@@ -108,7 +118,10 @@ class StackBuilder {
   std::uint32_t child(std::uint32_t parent, FuncId f, StringId process);
   void add_sample(const std::vector<FuncId>& leaf_first, const Cost* weights, const Cost* call_weights,
                   std::string_view process, Replay* record = nullptr);
-  void replay(const Replay& record, const Cost* weights, const Cost* call_weights);
+  void replay(const Replay& record, const Cost* weights, const Cost* call_weights) {
+    replay(ReplayView{record.leaf, record.calls, record.distinct, record.node}, weights, call_weights);
+  }
+  void replay(const ReplayView& record, const Cost* weights, const Cost* call_weights);
   std::size_t samples_ = 0;
 };
 
