@@ -278,7 +278,17 @@ TEST(PerfReader, WeighsByPeriodAndFiltersEvents) {
                 "are kept, page-faults/period=50/ (57 other samples left out, as stackcollapse-perf.pl does); pick "
                 "another with --event");
   cpu.weight_by_period = true;
-  EXPECT_EQ(total(read_perf(file, cpu)), total(only_cpu) * 5000000);
+  Profile cpu_time = read_perf(file, cpu);
+  EXPECT_EQ(total(cpu_time), total(only_cpu) * 5000000);
+  // A clock event's periods are nanoseconds: weighed by them, the profile
+  // is in time; page faults' periods are counts.
+  EXPECT_EQ(cpu_time.str(cpu_time.events[0].unit), "ns");
+  EXPECT_EQ(cpu_time.events[0].seconds_per_unit, 1e-9);
+  faults.weight_by_period = true;
+  Profile fault_count = read_perf(file, faults);
+  EXPECT_EQ(total(fault_count), 2 * 50);
+  EXPECT_NE(fault_count.str(fault_count.events[0].unit), "ns");
+  EXPECT_NE(fault_count.events[0].seconds_per_unit, 1e-9);
   formats::ReadOptions none;
   none.event = "cycles";
   Diagnostics d;
