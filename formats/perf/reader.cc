@@ -359,7 +359,7 @@ class Reader {
         return fail(scanner.line_number(), 1,
                     fmt::format("expected a sample header 'comm pid [time:] [period] event:', found {}",
                                 quote_input(trim(line))));
-      start_sample(h);
+      start_sample(h, known);
       if (!h.rest.empty()) {  // recorded without -g: the one frame is on the header
         Frame f;
         if (parse_frame(h.rest, f)) add_frame(f);
@@ -712,6 +712,9 @@ class Reader {
     std::string columns, event;  // `comm pid [cpu]`; `event:`
     std::size_t comm_begin = 0, comm_size = 0;
     std::int64_t pid = -1, tid = -1;
+    // The last header read in full's event: its samples are kept (--event),
+    // its period is time (is_clock_event).
+    bool kept = true, clock = false;
   };
 
   bool same_shape(std::string_view line, Header& h) const {
@@ -772,14 +775,20 @@ class Reader {
     shape_.tid = h.tid;
   }
 
-  void start_sample(const Header& h) {
+  // `known`: the header has the shape of the last one read in full, and so
+  // its event, and what follows from the event alone.
+  void start_sample(const Header& h, bool known) {
     in_sample_ = true;
     pending_.active = false;
     entry_ = SIZE_MAX;
     known_ = false;
     frames_.clear();
-    events_.add(h.event);
-    keep_ = event_.empty() || h.event == event_;
+    if (!known) {
+      events_.add(h.event);
+      shape_.kept = event_.empty() || h.event == event_;
+      shape_.clock = is_clock_event(h.event);
+    }
+    keep_ = shape_.kept;
     if (!keep_) ++other_events_;
     if (keep_ && (!options_.pids.empty() || !options_.comms.empty())) {
       processes_.add(fmt::format("{} (pid {})", h.comm, h.pid));
@@ -788,7 +797,7 @@ class Reader {
         ++filtered_;
       }
     }
-    if (keep_ && !is_clock_event(h.event)) untimed_kept_ = true;
+    if (keep_ && !shape_.clock) untimed_kept_ = true;
     comm_ = h.comm;
     time_ = h.time;
     pid_ = h.pid;
