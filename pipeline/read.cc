@@ -13,6 +13,7 @@
 
 #include "common/decompress.h"
 #include "graphgen/analysis/merge.h"
+#include "graphgen/thread.h"
 #include "phases.h"
 
 namespace graphgen::pipeline {
@@ -48,7 +49,7 @@ class ReadAhead {
       stop_ = true;
     }
     changed_.notify_all();
-    for (std::thread& t : workers_) t.join();
+    for (BesideThread& t : workers_) t.join();
   }
 
   // The profile at `pos`, its warnings into `diag` and its size into `bytes`.
@@ -106,9 +107,8 @@ class ReadAhead {
   std::size_t next_, folded_, end_;
   bool stop_ = false;
   Read read_;
-  std::vector<std::thread> workers_;
+  std::vector<BesideThread> workers_;
 };
-
 
 Expected<const InputFormat*> format_of(const InputFile& file, const Request& r) {
   if (!r.input_format.empty()) {
@@ -301,7 +301,8 @@ Expected<MergedShare> read_share(const Request& r, const InputFormat& format, st
   begin = std::min(begin, end);
   // Files of several ranks each: their locations are the ranks (one process
   // reads them all; graphgen-mpi's shares count files).
-  if (want_ranks && (format.provides & kLocations) && begin == 0 && end == n) return read_located(r, format, diag, first);
+  if (want_ranks && (format.provides & kLocations) && begin == 0 && end == n)
+    return read_located(r, format, diag, first);
   const InputFormat* fmt_ptr = &format;
   std::vector<std::size_t> order = merge_order(format.merge_order, n);
   MergedShare share;
@@ -344,9 +345,10 @@ Expected<MergedShare> read_share(const Request& r, const InputFormat& format, st
       // ranks: graphgen-mpi's processes.)
       if (!result->locations.empty() && !warned_locations) {
         warned_locations = true;
-        diag.warn(fmt::format("{} holds {} ranks or threads, but graphgen-mpi counts each input file as one rank; "
-                              "graphgen (one process) counts each of them",
-                              r.inputs[input], result->locations.size()));
+        diag.warn(
+            fmt::format("{} holds {} ranks or threads, but graphgen-mpi counts each input file as one rank; "
+                        "graphgen (one process) counts each of them",
+                        r.inputs[input], result->locations.size()));
       }
     }
     return true;

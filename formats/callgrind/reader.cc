@@ -10,6 +10,7 @@
 
 #include "graphgen/flat_index.h"
 #include "graphgen/text.h"
+#include "graphgen/thread.h"
 
 namespace graphgen::callgrind {
 
@@ -104,7 +105,7 @@ class Reader {
     half_budget_stop_ = &stop;
     bool rest_ok = false;
     std::atomic<bool> rest_done{false};
-    std::thread helper([&] {
+    BesideThread helper([&] {
       try {
         LineScanner scanner(bytes.substr(cut), &input, cut);
         rest->stop_ = &stop;

@@ -12,6 +12,7 @@
 
 #include "graphgen/analysis/merge.h"
 #include "graphgen/analysis/stacks.h"
+#include "graphgen/thread.h"
 #include "graphgen/analysis/timeline.h"
 #include "graphgen/flat_index.h"
 #include "graphgen/text.h"
@@ -1101,8 +1102,8 @@ Expected<Profile> read(const InputFile& input, const formats::ReadOptions& optio
       }
     }
   };
-  std::thread helper;
-  if (parts.size() > 1) helper = std::thread(work);
+  BesideThread helper;
+  if (parts.size() > 1) helper = BesideThread(work);
   work();
   if (helper.joinable()) helper.join();
   for (const auto& e : errors)

@@ -10,6 +10,8 @@
 #include <thread>
 #include <vector>
 
+#include "graphgen/thread.h"
+
 // Why not libpng: it deflates on one thread, and a call graph's picture is
 // tens of millions of pixels (the sympy graph: 7831 x 5419, 170 MB of
 // scanlines, 0.3 s of zlib at level 1). The container is three kinds of
@@ -156,7 +158,7 @@ bool encode_cairo_png(const std::uint32_t* argb, unsigned width, unsigned height
       } catch (const std::exception&) {  // out of memory: that part stays not ok
       }
     };
-    std::vector<std::thread> helpers;
+    std::vector<BesideThread> helpers;
     const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
     try {
       for (std::size_t i = 1; i < std::min(cores, parts.size()); ++i) helpers.emplace_back(work);

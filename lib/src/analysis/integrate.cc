@@ -10,6 +10,8 @@
 #include <mutex>
 #include <thread>
 
+#include "graphgen/thread.h"
+
 namespace graphgen {
 
 Cycles find_cycles(const Profile& p, const Adjacency& adj) {
@@ -348,7 +350,7 @@ class RatioIntegration {
     std::mutex mutex;
     std::condition_variable changed;
     std::size_t ranked = 0, summed = 0;  // walks done by each side
-    std::thread ranker([&] {
+    BesideThread ranker([&] {
       for (std::size_t i = 0; i < entries.size(); ++i) {
         {
           std::unique_lock lock(mutex);
@@ -506,9 +508,9 @@ CallGraph graph_from_call_ratios(const Profile& p, std::size_t event, Diagnostic
   // for pydoc-sep3's 22 000 nodes and 31 000 edges): set up on the other
   // core while this one finds the cycles and ratios, which do not need it.
   std::exception_ptr failed;
-  std::thread base;
+  BesideThread base;
   if (n + p.calls.size() > rule.graph_two_cores_above) {
-    base = std::thread([&] {
+    base = BesideThread([&] {
       try {
         g = base_graph(p, event, self_sum);
       } catch (...) {
