@@ -12,10 +12,10 @@
 
 #include "graphgen/analysis/merge.h"
 #include "graphgen/analysis/stacks.h"
-#include "graphgen/thread.h"
 #include "graphgen/analysis/timeline.h"
 #include "graphgen/flat_index.h"
 #include "graphgen/text.h"
+#include "graphgen/thread.h"
 #include "python.h"
 
 namespace graphgen::perf {

@@ -174,8 +174,8 @@ TEST(PerfReader, RepeatedStacksOfTwoProcessesStayApart) {
   }
   auto r = test::run({GRAPHGEN_BINARY, "-q", "-T", "folded", from_text("two.perf", text).string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, "p;main;mid;leaf " + std::to_string(p_samples) + "\nqq;main;mid;leaf " + std::to_string(q_samples) +
-                       "\n");
+  EXPECT_EQ(r.out,
+            "p;main;mid;leaf " + std::to_string(p_samples) + "\nqq;main;mid;leaf " + std::to_string(q_samples) + "\n");
 }
 
 TEST(PerfReader, KeptStacksStayWithinAnEighthOfTheInput) {
