@@ -42,7 +42,9 @@ TEST(BesideThread, StartsOnAnotherProcessorThenRunsAnywhereItsCreatorMay) {
     t.join();
   }
   ASSERT_TRUE(started);
-  if (moved_to == here) EXPECT_NE(there, here);  // (else this thread moved while creating it: nothing to compare)
+  if (moved_to == here) {  // (else this thread moved while creating it: nothing to compare)
+    EXPECT_NE(there, here);
+  }
   EXPECT_TRUE(CPU_EQUAL(&after, &mine)) << "the helper keeps a narrower affinity than its creator's";
 }
 
