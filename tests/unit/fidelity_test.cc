@@ -102,7 +102,9 @@ TEST(Output, APlantedLinkInAStickyFolderIsRefusedWhereTheShellIsRefused) {
   auto shell = test::run({"sh", "-c", "echo x > \"$0\"", link.string()});
   if (shell.exit_code == 0) std::ofstream(victim) << "precious";
   auto r = graphgen({"-T", "dot", demo().string(), "-o", link.string()});
-  if (protected_links) EXPECT_NE(shell.exit_code, 0) << "the kernel follows the planted link";
+  if (protected_links) {
+    EXPECT_NE(shell.exit_code, 0) << "the kernel follows the planted link";
+  }
   EXPECT_EQ(r.exit_code == 0, shell.exit_code == 0) << r.err;
   if (shell.exit_code != 0) {
     EXPECT_EQ(r.exit_code, 1);
@@ -732,8 +734,9 @@ TEST(Install, InstallsTheBinaryAndAManPage) {
   const std::string run = page_of("graphgen-run.1");
   EXPECT_NE(run.find("graphgen-run"), std::string::npos);
   EXPECT_NE(run.find("\\-\\-memory"), std::string::npos);
-  if (fs::exists(build / "graphgen-mpi"))
+  if (fs::exists(build / "graphgen-mpi")) {
     EXPECT_NE(page_of("graphgen-mpi.1").find("graphgen\\-mpi"), std::string::npos);
+  }
   auto v = test::run({(prefix / "bin" / "graphgen").string(), "--version"});
   EXPECT_TRUE(v.out.starts_with("graphgen ")) << v.out;
 }
