@@ -630,9 +630,9 @@ class Reader {
     }
     const StackCache::Entry& e = cache_.entries[static_cast<std::size_t>(row)];
     scanner.skip_to(b.blank + 1, e.lines);
-    if (!options_.keep_timeline && e.comm == comms_.number(comm_)) {
-      // Recorded in this sample's command (no timeline): added from its
-      // entry alone, without its frames (add_known).
+    if (e.comm == comms_.number(comm_)) {
+      // Recorded in this sample's command: added from its entry alone,
+      // without its frames (add_known).
       entry_ = static_cast<std::size_t>(row);
       known_ = true;
       return true;
@@ -867,10 +867,11 @@ class Reader {
     bool cut = false;     // ... cut short (python_cut_)
   };
 
-  // A sample of a stack whose replay was recorded in the same command:
-  // what flush() does with a sample's frames, from the entry alone. Its
-  // frames hold a Python function only if python_seen_ was set when it
-  // was recorded, and that stays set: the counts recorded then hold.
+  // A sample of a stack whose replay was recorded in the same command
+  // (its frames, after the Python view, depend on its bytes alone): what
+  // flush() does with a sample's frames, from the entry alone. Its frames
+  // hold a Python function only if python_seen_ was set when it was
+  // recorded, and that stays set: the counts recorded then hold.
   void add_known() {
     StackCache::Entry& e = cache_.entries[entry_];
     if (!python_seen_ && e.native) {
@@ -878,34 +879,30 @@ class Reader {
       python_cut_ += e.cut;
     }
     python_samples_ += e.python;
-    e.pending = saturating_add(e.pending, weight_);
+    // Its weight waits in the entry and is added to the cells once, at the
+    // end (the same sums: whole numbers, and saturating adds of
+    // non-negative ones do not depend on grouping); a timeline needs each
+    // sample's tree node now.
+    if (options_.keep_timeline)
+      builder_.replay(cache_.view(entry_), weight_, weight_);
+    else
+      e.pending = saturating_add(e.pending, weight_);
     ++kept_;
+    time_sample();
   }
 
-  // A known stack (its frames, after the Python view, depend on its bytes
-  // alone) adds to what its last sample in the same process added to.
+  // A sample read frame by frame; a stack of the cache (entry_) records
+  // what it adds to, for add_known().
   void add_sample(const SampleCounts& counts) {
     if (entry_ == SIZE_MAX) {
       builder_.add_sample(frames_, weight_, weight_, comm_);
       return;
     }
     StackCache::Entry& e = cache_.entries[entry_];
-    const std::uint32_t comm = comms_.number(comm_);
-    if (e.comm == comm) {
-      // Its weight waits in the entry and is added to the cells once, at
-      // the end (the same sums: whole numbers, and saturating adds of
-      // non-negative ones do not depend on grouping); a timeline needs each
-      // sample's tree node now.
-      if (options_.keep_timeline)
-        builder_.replay(cache_.view(entry_), weight_, weight_);
-      else
-        e.pending = saturating_add(e.pending, weight_);
-      return;
-    }
     add_pending(entry_);  // (to the cells of the process it was recorded in)
     builder_.add_sample(frames_, weight_, weight_, comm_, cache_.scratch);
     keep_replay(entry_);
-    e.comm = cache_.scratch.valid ? comm : StackCache::kNoComm;
+    e.comm = cache_.scratch.valid ? comms_.number(comm_) : StackCache::kNoComm;
     e.python = counts.python;
     e.native = counts.native;
     e.cut = counts.cut;
