@@ -9,7 +9,6 @@
 #include <mutex>
 #include <optional>
 #include <set>
-#include <thread>
 
 #include "common/decompress.h"
 #include "graphgen/analysis/merge.h"

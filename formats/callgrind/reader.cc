@@ -6,7 +6,6 @@
 #include <atomic>
 #include <memory>
 #include <optional>
-#include <thread>
 
 #include "graphgen/flat_index.h"
 #include "graphgen/text.h"

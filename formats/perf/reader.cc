@@ -8,7 +8,6 @@
 #include <cstring>
 #include <memory>
 #include <optional>
-#include <thread>
 
 #include "graphgen/analysis/merge.h"
 #include "graphgen/analysis/stacks.h"
