@@ -462,6 +462,7 @@ Expected<Output> convert(const Request& r, Diagnostics& diag) {
                             r.write.imbalance ? "--imbalance" : fmt::format("-T {}", r.output->name)));
     out.ranks = std::move(table);
   }
+  release_freed_memory();
   phases.mark("read");
   if (r.output->needs == Needs::kTotals && r.write.stats.files.empty()) {
     // pstats' report names its files first, in the order they merged.

@@ -6,6 +6,9 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include <algorithm>
 #include <cerrno>
@@ -102,6 +105,16 @@ std::string format_size(std::size_t bytes) {
 std::size_t output_reservation(std::size_t max_bytes, std::size_t estimate) {
   constexpr std::size_t kMostReserved = std::size_t{256} << 20;
   return max_bytes ? std::min(max_bytes + 4096, kMostReserved) : estimate;
+}
+
+void release_freed_memory() {
+#ifdef __GLIBC__
+  // Below a few MiB the pages given back are mostly taken again by the
+  // next phase and faulted in anew: pydoc-sep3's read leaves 4.5 MB free,
+  // and giving it back cost 2 ms (4 %) for no lower peak.
+  constexpr std::size_t kWorthIt = std::size_t{8} << 20;
+  if (::mallinfo2().fordblks >= kWorthIt) ::malloc_trim(0);
+#endif
 }
 
 Error output_too_large(std::string_view format, std::size_t limit) {

@@ -78,6 +78,14 @@ std::string format_size(std::size_t bytes);
 /// doubles past its budget (untouched capacity costs no memory).
 std::size_t output_reservation(std::size_t max_bytes, std::size_t estimate);
 
+/// Gives the pages of freed memory back to the system when there are
+/// enough of them (8 MiB). glibc keeps a freed block resident while
+/// anything above it in the heap is alive, so a reader's temporaries (a
+/// pstats reader's reference table and key index, 11 MB for 100 000
+/// functions, in holes too small for the graph's arrays) stayed in the
+/// peak of the analysis after them. Called between phases.
+void release_freed_memory();
+
 /// The error of a writer whose output outgrew its budget.
 Error output_too_large(std::string_view format, std::size_t limit);
 
