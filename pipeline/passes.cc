@@ -15,9 +15,11 @@ using namespace formats;
 
 namespace {
 
-Expected<CallGraph> build_graph(const Profile& p, const InputFormat& format, std::size_t event, const GraphOptions& o,
-                                Diagnostics& diag) {
-  CallGraph graph = graph_totals(p, format, event, o, diag);
+// `release_calls`: nothing reads the profile's calls after the graph.
+Expected<CallGraph> build_graph(Profile& p, const InputFormat& format, std::size_t event, const GraphOptions& o,
+                                bool release_calls, Diagnostics& diag) {
+  CallGraph graph = release_calls && !format.graph && p.has_total_cost() ? graph_releasing_calls(p, event, diag)
+                                                                         : graph_totals(p, format, event, o, diag);
   prune(p, graph, o.prune);
   if (!o.root.empty()) {
     auto roots = match_functions(p, graph, o.root);
@@ -63,7 +65,6 @@ CallGraph graph_totals(const Profile& p, const InputFormat& format, std::size_t 
   return graph;
 }
 
-
 // A rank's self and inclusive value per function, in the event's shown
 // unit: reported totals as they are, else the totals the graph would show.
 Expected<bool> rank_values(const Profile& file, const InputFormat& format, const Request& r, std::vector<double>& self,
@@ -91,13 +92,13 @@ Expected<bool> rank_values(const Profile& file, const InputFormat& format, const
 // pruning, -z, -l, --node-count, and the warnings about what is left.
 // With --list-functions, `listing` gets the list instead.
 Expected<CallGraph> graph_of(Profile& profile, const InputFormat& format, std::size_t event, const Request& r,
-                             bool merge_identity, Diagnostics& diag, std::string* listing) {
+                             bool merge_identity, Diagnostics& diag, std::string* listing, bool release_calls) {
   // Readers that keep functions per file (callgrind) show one node per
   // function of a binary, or per name as gprof2dot does.
   if (format.graph_merges_functions && merge_identity)
     profile =
         merge_functions(std::move(profile), r.read.merge_by_name ? FunctionKey::kName : FunctionKey::kNameAndObject);
-  auto built = build_graph(profile, format, event, r.graph, diag);
+  auto built = build_graph(profile, format, event, r.graph, release_calls && !listing, diag);
   if (!built) return built.error();
   CallGraph graph = std::move(built).value();
   if (listing) {

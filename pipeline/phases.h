@@ -39,8 +39,11 @@ Expected<bool> rank_values(const Profile& file, const InputFormat& format, const
 
 /// The graph a graph output draws: function identity for graphs, totals,
 /// pruning, -z, -l, --node-count; with --list-functions, `listing` gets
-/// the list instead.
+/// the list instead. `release_calls`: nothing reads the profile's calls
+/// after the graph, which may then leave them empty (a picture of reported
+/// totals: the two are not held at once).
 Expected<CallGraph> graph_of(Profile& profile, const InputFormat& format, std::size_t event, const Request& r,
-                             bool merge_identity, Diagnostics& diag, std::string* listing = nullptr);
+                             bool merge_identity, Diagnostics& diag, std::string* listing = nullptr,
+                             bool release_calls = false);
 
 }  // namespace graphgen::pipeline

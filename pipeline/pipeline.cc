@@ -512,7 +512,10 @@ Expected<bool> convert_profile(Profile profile, const InputFormat& input_format,
   if (graph_output) {
     // (Not with per-rank statistics, whose ids are the profile's.)
     std::string listing;
-    auto built = graph_of(profile, *format, *event, r, !out.ranks, diag, r.list_functions.empty() ? nullptr : &listing);
+    // A picture's writer reads the profile's functions and strings, not
+    // its calls.
+    auto built = graph_of(profile, *format, *event, r, !out.ranks, diag, r.list_functions.empty() ? nullptr : &listing,
+                          needs == Needs::kGraph);
     if (!built) return built.error();
     graph = std::move(built).value();
     if (!r.list_functions.empty()) {

@@ -123,5 +123,11 @@ inline double ratio(double numerator, double denominator, std::uint64_t* clamped
 /// inclusive); node and edge ratios are relative to that total. This is
 /// gprof2dot's pstats rule, with no cycle integration.
 CallGraph graph_from_reported_totals(const Profile& p, std::size_t event, Diagnostics& diag);
+/// The same graph, for a profile of which nothing but its functions,
+/// events and strings is read after it (a picture's writer): the
+/// profile's calls are released (left empty) as soon as the edges hold
+/// what they had, before the nodes are made, so the profile's calls and
+/// the whole graph are never held at once.
+CallGraph graph_releasing_calls(Profile& p, std::size_t event, Diagnostics& diag);
 
 }  // namespace graphgen
