@@ -24,6 +24,10 @@ namespace graphgen::formats {
 inline constexpr std::size_t kMaxRatio = 1000;
 inline constexpr std::size_t kMaxSlack = std::size_t{64} << 20;
 
+/// Room an inflated input keeps past its bytes, which readers may read
+/// (InputFile::readable_after_end(): simdjson's padding, json_doc.h).
+inline constexpr std::size_t kInflatedSpare = 64;
+
 /// The compression a file's first bytes announce: "gzip", "bzip2", "xz",
 /// "zstd", or empty.
 std::string_view compression_of(std::string_view head);

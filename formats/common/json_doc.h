@@ -8,11 +8,15 @@
 #include <string>
 #include <string_view>
 
+#include "common/decompress.h"
 #include "graphgen/error.h"
 #include "graphgen/io.h"
 #include "graphgen/text.h"
 
 namespace graphgen::formats {
+
+// An inflated input (decompress.h) is read in place.
+static_assert(kInflatedSpare >= simdjson::SIMDJSON_PADDING);
 
 /// An input's bytes as simdjson reads them: in place when the padding it
 /// reads past the end is readable there (a mapped file's last page, a
