@@ -10,6 +10,7 @@
 
 #include "common/units.h"
 #include "graphgen/analysis/stacks.h"
+#include "graphgen/flat_index.h"
 #include "graphgen/text.h"
 #include "graphgen/utf8.h"
 #include "profile.pb.h"
@@ -53,10 +54,37 @@ struct Span {
   std::string_view bytes;
 };
 
+// The elements of one repeated field, 12 bytes each (a profile is under
+// 2 GiB): a Span each was 24 (100 000 samples and 50 000 locations and
+// functions held 7 MB of them).
+class Spans {
+ public:
+  explicit Spans(const char* base = nullptr) : base_(base) {}
+  void push_back(const Span& s) {
+    items_.push_back({static_cast<std::uint32_t>(s.offset), static_cast<std::uint32_t>(s.bytes.data() - base_),
+                      static_cast<std::uint32_t>(s.bytes.size())});
+  }
+  Span operator[](std::size_t i) const {
+    const Item& e = items_[i];
+    return {e.offset, std::string_view(base_ + e.begin, e.size)};
+  }
+  std::size_t size() const { return items_.size(); }
+  bool empty() const { return items_.empty(); }
+
+ private:
+  struct Item {
+    std::uint32_t offset, begin, size;
+  };
+  const char* base_;
+  std::vector<Item> items_;
+};
+
 // The top level of a Profile, each element left unparsed until the string
 // table (often last) is known.
 struct Raw {
-  std::vector<Span> sample_types, samples, mappings, locations, functions;
+  explicit Raw(const char* base)
+      : sample_types(base), samples(base), mappings(base), locations(base), functions(base) {}
+  Spans sample_types, samples, mappings, locations, functions;
   std::optional<Span> period_type;
   std::vector<std::string_view> strings;
   std::size_t strings_offset = 0;
@@ -133,7 +161,7 @@ void store(Raw& raw, std::uint32_t field, const Span& span) {
 // Walks the top-level fields; `head` only checks them (sniffing): a field
 // cut by the end of the bytes ends the walk without error.
 Expected<Raw> walk(std::string_view data, std::string_view path, bool head = false, std::size_t* fields = nullptr) {
-  Raw raw;
+  Raw raw(data.data());
   if (data.size() > INT_MAX)
     return bad_input(fmt::format("{}: a pprof profile over 2 GiB, more than protobuf reads", path));
   CodedInputStream in(reinterpret_cast<const std::uint8_t*>(data.data()), static_cast<int>(data.size()));
@@ -192,6 +220,38 @@ Expected<Message> parse(const Span& span, std::string_view what, std::string_vie
   return m;
 }
 
+// A table's rows by the ids the profile gives them (1 to n as pprof writes
+// them, but any 64-bit number but 0 is valid): 8 bytes of id and 16 of
+// index a row, where std::unordered_map allocated a node of each.
+template <class Row>
+class ById {
+ public:
+  // False when a row has that id already.
+  bool add(std::uint64_t id, const Row& row) {
+    bool fresh = false;
+    index_.find_or_add(
+        FlatIndex::mix(id), [&](std::uint32_t r) { return ids_[r] == id; },
+        [&] {
+          fresh = true;
+          ids_.push_back(id);
+          rows_.push_back(row);
+          return static_cast<std::uint32_t>(rows_.size() - 1);
+        });
+    return fresh;
+  }
+  // The row of `id`, or null; stable once every row is added.
+  const Row* find(std::uint64_t id) const {
+    const std::int64_t r = index_.find(FlatIndex::mix(id), [&](std::uint32_t k) { return ids_[k] == id; });
+    return r < 0 ? nullptr : &rows_[static_cast<std::size_t>(r)];
+  }
+  std::vector<Row>& rows() { return rows_; }
+
+ private:
+  FlatIndex index_;
+  std::vector<std::uint64_t> ids_;
+  std::vector<Row> rows_;
+};
+
 // Reading one profile: the tables, and the stacks into the model.
 class Reader {
  public:
@@ -216,8 +276,10 @@ class Reader {
   }
 
  private:
+  // A pprof function: its name (or system name) and file, as indexes of
+  // the string table.
   struct Named {
-    std::string_view name, file;
+    std::uint32_t name = 0, file = 0;
     std::int64_t line = 0;
   };
   // A location's frames_ [begin, end), and what drop_frames does to it.
@@ -261,7 +323,8 @@ class Reader {
   }
 
   Expected<bool> mappings() {
-    for (const Span& span : raw_.mappings) {
+    for (std::size_t i = 0; i < raw_.mappings.size(); ++i) {
+      const Span span = raw_.mappings[i];
       auto m = parse<pb::Mapping>(span, "Mapping", path_);
       if (!m) return m.error();
       auto file = str(m->filename(), span, "the mapping");
@@ -273,7 +336,8 @@ class Reader {
   }
 
   Expected<bool> functions() {
-    for (const Span& span : raw_.functions) {
+    for (std::size_t i = 0; i < raw_.functions.size(); ++i) {
+      const Span span = raw_.functions[i];
       auto f = parse<pb::Function>(span, "Function", path_);
       if (!f) return f.error();
       auto name = str(f->name(), span, "the function");
@@ -282,30 +346,40 @@ class Reader {
       if (!system) return system.error();
       auto file = str(f->filename(), span, "the function's file");
       if (!file) return file.error();
-      Named n{name->empty() ? *system : *name, *file, f->start_line()};
-      if (!function_.try_emplace(f->id(), n).second)
+      // (Each index checked by str() above.)
+      const Named n{static_cast<std::uint32_t>(name->empty() ? f->system_name() : f->name()),
+                    static_cast<std::uint32_t>(f->filename()), f->start_line()};
+      if (!function_.add(f->id(), n))
         return bad_input(fmt::format("{}: function {} is defined twice", at(path_, span.offset), f->id()));
     }
     return true;
   }
 
-  // The model's function for (name, file, object, line).
+  // The model's function for (name, file, object, line). Its strings are
+  // interned first: a function met before has them already, and a new
+  // one's are interned in the order they always were (name, file, object),
+  // so every string keeps its id.
   FuncId function(std::string_view name, std::string_view file, std::string_view object, std::int64_t line,
                   bool unresolved) {
-    key_.assign(name).append(1, '\0').append(file).append(1, '\0').append(object).append(1, '\0').append(
-        std::to_string(line));
-    auto [it, fresh] = functions_.try_emplace(key_, 0);
-    if (fresh) {
-      Function f;
-      f.name = p_.strings.intern(name);
-      if (!file.empty()) f.file = p_.strings.intern(file);
-      f.object = p_.strings.intern(object);
-      f.has_object = !object.empty();
-      f.line = line;
-      f.unresolved = unresolved;
-      it->second = p_.add_function(f);
-    }
-    return it->second;
+    const StringId name_id = p_.strings.intern(name);
+    const StringId file_id = file.empty() ? kNoString : p_.strings.intern(file);
+    const StringId object_id = p_.strings.intern(object);
+    return functions_.find_or_add(
+        FlatIndex::mix(std::uint64_t{name_id} << 32 | file_id, object_id, static_cast<std::uint64_t>(line)),
+        [&](std::uint32_t id) {
+          const Function& f = p_.functions[id];
+          return f.name == name_id && f.file == file_id && f.object == object_id && f.line == line;
+        },
+        [&] {
+          Function f;
+          f.name = name_id;
+          f.file = file_id;
+          f.object = object_id;
+          f.has_object = !object.empty();
+          f.line = line;
+          f.unresolved = unresolved;
+          return p_.add_function(f);
+        });
   }
 
   // A frame no symbol was found for: as pprof shows it, one function per
@@ -320,7 +394,8 @@ class Reader {
   // Each location's frames, innermost first (an inlined function before
   // the one it was inlined into).
   Expected<bool> locations() {
-    for (const Span& span : raw_.locations) {
+    for (std::size_t i = 0; i < raw_.locations.size(); ++i) {
+      const Span span = raw_.locations[i];
       auto l = parse<pb::Location>(span, "Location", path_);
       if (!l) return l.error();
       std::string_view object;
@@ -333,20 +408,20 @@ class Reader {
       }
       const auto begin = static_cast<std::uint32_t>(frames_.size());
       for (const pb::Line& line : l->line()) {
-        auto f = function_.find(line.function_id());
-        if (f == function_.end())
+        const Named* n = function_.find(line.function_id());
+        if (!n)
           return bad_input(fmt::format("{}: location {} refers to function {}, which the profile does not define",
                                        at(path_, span.offset), l->id(), line.function_id()));
-        const Named& n = f->second;
-        frames_.push_back(n.name.empty() ? unresolved(l->address(), object)
-                                         : function(n.name, n.file, object, n.line, false));
-        frame_names_.push_back(n.name);
+        const std::string_view name = raw_.strings[n->name];
+        frames_.push_back(name.empty() ? unresolved(l->address(), object)
+                                       : function(name, raw_.strings[n->file], object, n->line, false));
+        frame_names_.push_back(n->name);
       }
       if (l->line().empty()) {
         frames_.push_back(unresolved(l->address(), object));
-        frame_names_.emplace_back();
+        frame_names_.push_back(0);
       }
-      if (!location_.try_emplace(l->id(), Loc{begin, static_cast<std::uint32_t>(frames_.size())}).second)
+      if (!location_.add(l->id(), Loc{begin, static_cast<std::uint32_t>(frames_.size())}))
         return bad_input(fmt::format("{}: location {} is defined twice", at(path_, span.offset), l->id()));
     }
     return true;
@@ -360,7 +435,7 @@ class Reader {
     std::size_t labelled = 0, empty = 0;
     std::int64_t empty_value = 0;
     for (std::size_t k = 0; k < raw_.samples.size(); ++k) {
-      const Span& span = raw_.samples[k];
+      const Span span = raw_.samples[k];
       auto s = parse<pb::Sample>(span, "Sample", path_);
       if (!s) return s.error();
       if (static_cast<std::size_t>(s->value_size()) != order_.size())
@@ -371,11 +446,11 @@ class Reader {
       stack.clear();
       locs.clear();
       for (std::uint64_t id : s->location_id()) {
-        auto l = location_.find(id);
-        if (l == location_.end())
+        const Loc* l = location_.find(id);
+        if (!l)
           return bad_input(fmt::format("{}: sample {} refers to location {}, which the profile does not define",
                                        at(path_, span.offset), k, id));
-        locs.push_back(&l->second);
+        locs.push_back(l);
       }
       for (std::size_t j = first_kept(locs); j < locs.size(); ++j) {
         for (std::uint32_t i = locs[j]->begin; i < locs[j]->end; ++i) {
@@ -444,10 +519,10 @@ class Reader {
           path_, quote_input(*drop)));
       return true;
     }
-    for (auto& [id, loc] : location_) {
+    for (Loc& loc : location_.rows()) {
       for (std::uint32_t i = loc.end; i-- > loc.begin;) {
-        if (frame_names_[i].empty()) continue;
-        const std::string name = simplified(frame_names_[i]);
+        if (raw_.strings[frame_names_[i]].empty()) continue;
+        const std::string name = simplified(raw_.strings[frame_names_[i]]);
         if (!matches(drops, name) || (!keeps.empty() && matches(keeps, name))) continue;
         loc.beneath = true;
         if (i + 1 == loc.end)
@@ -562,12 +637,11 @@ class Reader {
   std::optional<detail::StackBuilder> builder_;
   std::vector<std::size_t> order_;  // event k is sample value order_[k]
   std::unordered_map<std::uint64_t, std::string_view> mapping_;
-  std::unordered_map<std::uint64_t, Named> function_;
-  std::unordered_map<std::uint64_t, Loc> location_;
+  ById<Named> function_;
+  ById<Loc> location_;
   std::vector<FuncId> frames_;
-  std::vector<std::string_view> frame_names_;  // pprof's name of each frame (empty: none)
-  std::unordered_map<std::string, FuncId> functions_;
-  std::string key_;
+  std::vector<std::uint32_t> frame_names_;  // pprof's name of each frame, in the string table ("": none)
+  FlatIndex functions_;                     // the model's functions, by their identity
 };
 
 }  // namespace

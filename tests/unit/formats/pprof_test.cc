@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -168,6 +169,96 @@ TEST(Pprof, OwnOutputReadsBackWithTheSameCosts) {
   auto w = test::graphgen({(td / "demo.pstats").string(), "-o", (test::temp_dir() / "d.pb.gz").string()});
   EXPECT_NE(w.err.find("-T pprof is approximate: the profile records a call graph, not stacks"), std::string::npos)
       << w.err;
+}
+
+// A Profile message written by hand, field by field (protobuf's wire
+// format: a varint tag, then a varint or a length and bytes).
+class Message {
+ public:
+  Message& varint(std::uint32_t field, std::uint64_t v) {
+    key(field, 0);
+    put(v);
+    return *this;
+  }
+  Message& bytes(std::uint32_t field, std::string_view b) {
+    key(field, 2);
+    put(b.size());
+    out_.append(b);
+    return *this;
+  }
+  Message& message(std::uint32_t field, const Message& m) { return bytes(field, m.out_); }
+  const std::string& str() const { return out_; }
+
+ private:
+  void key(std::uint32_t field, int wire) { put(std::uint64_t{field} << 3 | static_cast<unsigned>(wire)); }
+  void put(std::uint64_t v) {
+    for (; v >= 0x80; v >>= 7) out_ += static_cast<char>(v | 0x80);
+    out_ += static_cast<char>(v);
+  }
+  std::string out_;
+};
+
+// Ids are any 64-bit number (2^40 here), each table's own; two pprof
+// functions of one name, file and line in one binary are one function;
+// an id defined twice or named without a definition is an error naming it.
+TEST(Pprof, IdsAreLookedUpInTheirOwnTableAndFunctionsMergeByIdentity) {
+  constexpr std::uint64_t kBig = std::uint64_t{1} << 40;
+  auto function = [](std::uint64_t id, std::uint64_t name, std::int64_t line) {
+    return Message().varint(1, id).varint(2, name).varint(4, 5).varint(5, static_cast<std::uint64_t>(line));
+  };
+  auto location = [](std::uint64_t id, std::uint64_t function_id) {
+    return Message().varint(1, id).message(4, Message().varint(1, function_id).varint(2, 12));
+  };
+  auto sample = [](std::vector<std::uint64_t> locations, std::uint64_t value) {
+    Message s;
+    for (std::uint64_t l : locations) s.varint(1, l);
+    return s.varint(2, value);
+  };
+  auto profile = [&](const std::vector<Message>& functions, const std::vector<Message>& locations,
+                     const std::vector<Message>& samples) {
+    Message p;
+    p.message(1, Message().varint(1, 1).varint(2, 2));
+    for (const Message& s : samples) p.message(2, s);
+    for (const Message& l : locations) p.message(4, l);
+    for (const Message& f : functions) p.message(5, f);
+    for (std::string_view s : {"", "samples", "count", "main", "work", "/src/a.go"}) p.bytes(6, s);
+    return p.str();
+  };
+  auto folded = [](const std::string& bytes, const std::string& name) {
+    const fs::path f = test::temp_dir() / name;
+    std::ofstream(f, std::ios::binary) << bytes;
+    return test::graphgen({"-f", "pprof", f.string(), "-T", "folded", "-q"});
+  };
+  // main (ids 7 and 9, the same function) calls work (id 2^40).
+  const std::vector<Message> functions = {function(7, 3, 10), function(kBig, 4, 20), function(9, 3, 10)};
+  const std::vector<Message> locations = {location(100, 7), location(kBig + 5, kBig), location(3, 9)};
+  auto ok =
+      folded(profile(functions, locations, {sample({kBig + 5, 100}, 3), sample({100}, 2), sample({3}, 4)}), "ids.pb");
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_EQ(ok.out, "main 6\nmain;work 3\n");
+
+  struct Bad {
+    std::vector<Message> functions, locations, samples;
+    std::string error;
+  };
+  for (const Bad& b : std::vector<Bad>{
+           {{function(7, 3, 10), function(7, 4, 20)},
+            {location(100, 7)},
+            {sample({100}, 1)},
+            "function 7 is defined twice"},
+           {functions, {location(100, 7), location(100, 9)}, {sample({100}, 1)}, "location 100 is defined twice"},
+           {functions,
+            {location(100, 8)},
+            {sample({100}, 1)},
+            "location 100 refers to function 8, which the profile does not define"},
+           {functions,
+            locations,
+            {sample({100, kBig + 6}, 1)},
+            "sample 0 refers to location 1099511627782, which the profile does not define"}}) {
+    auto r = folded(profile(b.functions, b.locations, b.samples), "bad.pb");
+    EXPECT_EQ(r.exit_code, 1) << b.error;
+    EXPECT_NE(r.err.find(b.error), std::string::npos) << r.err;
+  }
 }
 
 // go tool pprof reads graphgen's output as graphgen does: per function
