@@ -410,5 +410,105 @@ TEST(PstatsReader, StreamingPathGivesBackThePagesItRead) {
   }
 }
 
+// Shared ints are FLAG_REF'd and read again through references: those of
+// 0 to 2^29 - 1 are kept in the reference itself, the others (2^29, 2^40)
+// beside it; each reads back as the general decoder reads it.
+TEST(PstatsReader, StreamingPathReadsEveryIntThroughItsReference) {
+  std::string bytes = "{";
+  auto put32 = [&](std::int32_t v) { bytes.append(reinterpret_cast<const char*>(&v), 4); };
+  auto text = [&](std::string_view s) {
+    bytes += 'z';
+    bytes += static_cast<char>(s.size());
+    bytes += s;
+  };
+  auto key = [&](std::string_view name, std::int32_t line) {
+    bytes += ")\x03";
+    text("/src/m.py");
+    bytes += 'i';
+    put32(line);
+    text(name);
+  };
+  auto float64 = [&](double v) {
+    bytes += 'g';
+    bytes.append(reinterpret_cast<const char*>(&v), 8);
+  };
+  std::int32_t refs = 0;
+  // An int flagged as a reference; returns its index.
+  auto shared = [&](std::int64_t v) {
+    if (v <= INT32_MAX) {
+      bytes += static_cast<char>('i' | 0x80);
+      put32(static_cast<std::int32_t>(v));
+    } else {  // TYPE_LONG: 15-bit digits, least significant first
+      bytes += static_cast<char>('l' | 0x80);
+      std::vector<std::uint16_t> digits;
+      for (auto u = static_cast<std::uint64_t>(v); u; u >>= 15)
+        digits.push_back(static_cast<std::uint16_t>(u & 0x7FFF));
+      put32(static_cast<std::int32_t>(digits.size()));
+      for (std::uint16_t d : digits) bytes.append(reinterpret_cast<const char*>(&d), 2);
+    }
+    return refs++;
+  };
+  auto ref = [&](std::int32_t index) {
+    bytes += 'r';
+    put32(index);
+  };
+  const std::int64_t values[] = {7, (std::int64_t{1} << 29) - 1, std::int64_t{1} << 29, std::int64_t{1} << 40};
+  std::int32_t index[4] = {};
+  key("main", 1);
+  bytes += ")\x05";
+  index[1] = shared(values[1]);
+  ref(index[1]);
+  float64(1e-6);
+  float64(3e-6);
+  bytes += '{';
+  for (int i = 0; i < 4; ++i) {
+    key("caller" + std::to_string(i), 10 + i);
+    bytes += ")\x04";
+    if (i == 1)
+      ref(index[1]);  // (flagged in the entry above)
+    else
+      index[i] = shared(values[i]);
+    ref(index[i]);
+    float64(1e-7);
+    float64(2e-7);
+  }
+  bytes += '0';
+  // A second entry whose counts are references only: 2^40 and 7.
+  key("caller3", 13);
+  bytes += ")\x05";
+  ref(index[3]);
+  ref(index[0]);
+  float64(1e-6);
+  float64(1e-6);
+  bytes += "{0";
+  bytes += '0';
+
+  std::size_t trailing = 0;
+  auto fast = detail::read_fast(bytes, trailing);
+  ASSERT_TRUE(fast.has_value()) << "the streaming path refused it";
+  Diagnostics diag;
+  auto general = read_general(bytes, "refs.pstats", diag);
+  ASSERT_TRUE(general.has_value()) << general.error().message;
+  EXPECT_EQ(profile_mismatch(*fast, *general), "");
+  ASSERT_EQ(fast->calls.size(), 4u);
+  for (const Call& c : fast->calls) {
+    const std::string_view caller = fast->str(fast->functions[c.caller].name);
+    const int i = caller.back() - '0';
+    EXPECT_EQ(c.count, values[i]) << caller;
+    EXPECT_EQ(c.primitive_count, values[i]) << caller;
+  }
+  const Function& main = fast->functions[fast->calls[0].callee];
+  EXPECT_EQ(main.calls, values[1]);
+  EXPECT_EQ(main.primitive_calls, values[1]);
+  bool found = false;
+  for (const Function& f : fast->functions)
+    if (fast->str(f.name) == "caller3") {
+      found = true;
+      EXPECT_EQ(f.primitive_calls, values[3]);
+      EXPECT_EQ(f.calls, values[0]);
+    }
+  EXPECT_TRUE(found);
+}
+
 }  // namespace
 }  // namespace graphgen::pstats
