@@ -168,13 +168,23 @@ class Validator {
   LineStats stats_;
 };
 
+// The profile of the stats, each function's lines given back once they
+// are rows of the profile.
 Profile to_profile(LineStats& stats) {
   Profile p;
   p.strings = std::move(stats.strings);
   p.label_style = LabelStyle::kPython;
   p.events.push_back({p.strings.intern("time"), p.strings.intern("tick"), stats.unit, false, kNoString});
   p.events.push_back({p.strings.intern("hits"), kNoString, 0, false, kNoString});
-  for (const FunctionStats& f : stats.functions) {
+  // Each table sized once: growing by doubling held the old and the new
+  // (5.5 million lines: 2 x 192 MB).
+  std::size_t lines = 0;
+  for (const FunctionStats& f : stats.functions) lines += f.lines.size();
+  p.functions.reserve(stats.functions.size());
+  p.self_cost.reserve(stats.functions.size() * p.events.size());
+  p.line_costs.reserve(lines);
+  p.line_cost_values.reserve(lines * p.events.size());
+  for (FunctionStats& f : stats.functions) {
     Function fn;
     fn.name = f.name;
     fn.file = f.file;
@@ -189,6 +199,7 @@ Profile to_profile(LineStats& stats) {
       p.line_cost_values.push_back(row[2]);
       p.line_cost_values.push_back(row[1]);
     }
+    f.lines = decltype(f.lines)();  // (`= {}` would keep the room)
   }
   return p;
 }
@@ -201,9 +212,13 @@ Expected<Profile> read(const InputFile& input, Diagnostics&) {
                                               {"line_profiler._line_profiler", "LineStats"},
                                               {"line_profiler.line_profiler", "LineStats"}},
                                              "only line_profiler's LineStats may appear in a .lprof file"};
-  auto doc = pickle::decode(input.bytes(), input.path(), kLineStats);
-  if (!doc) return doc.error();
-  auto stats = Validator(*doc, input.path()).run();
+  Expected<LineStats> stats = [&]() -> Expected<LineStats> {
+    // The decoded pickle (16 bytes a node, four nodes a line) is gone
+    // before the profile is made from what it held.
+    auto doc = pickle::decode(input.bytes(), input.path(), kLineStats);
+    if (!doc) return doc.error();
+    return Validator(*doc, input.path()).run();
+  }();
   if (!stats) return stats.error();
   return to_profile(stats.value());
 }
