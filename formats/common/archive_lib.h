@@ -27,7 +27,8 @@ namespace graphgen::formats {
   X(filter_bytes, archive_filter_bytes)                                    \
   X(entry_pathname, archive_entry_pathname)                                \
   X(entry_size, archive_entry_size)                                        \
-  X(read_data, archive_read_data)
+  X(read_data, archive_read_data)                                          \
+  X(read_data_block, archive_read_data_block)
 
 /// Those functions, with libarchive's own types.
 struct ArchiveApi {

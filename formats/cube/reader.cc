@@ -7,6 +7,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <list>
 #include <map>
 #include <optional>
 #include <type_traits>
@@ -23,10 +24,13 @@ namespace {
 using detail::Anchor;
 using detail::Cnode;
 
-// The archive's members that matter: anchor.xml and each metric's files.
+// The archive's members that matter: anchor.xml and each metric's files,
+// viewed where they lie in the input (a tar's members are its bytes), or
+// copied when libarchive hands them over in pieces.
 struct Members {
-  std::string anchor;
-  std::map<std::int64_t, std::string> index, data;
+  std::string_view anchor;
+  std::map<std::int64_t, std::string_view> index, data;
+  std::list<std::string> copies;
 };
 
 // "12.index" -> 12.
@@ -60,7 +64,7 @@ Expected<Members> unpack(const InputFile& in, std::size_t budget) {
     std::string_view name = lib.entry_pathname(e) ? lib.entry_pathname(e) : "";
     name = basename_of(name);
     std::int64_t id = 0;
-    std::string* into = nullptr;
+    std::string_view* into = nullptr;
     if (name == "anchor.xml")
       into = &m.anchor;
     else if (metric_file(name, ".index", id))
@@ -74,11 +78,34 @@ Expected<Members> unpack(const InputFile& in, std::size_t budget) {
       return bad_input(fmt::format("{}: expected members no larger than the archive, found {} of {} bytes", in.path(),
                                    quote_input(name), size));
     total += static_cast<std::size_t>(size);
-    into->resize(static_cast<std::size_t>(size));
-    la_ssize_t got = lib.read_data(ar.a, into->data(), into->size());
-    if (got != size)
+    const auto want = static_cast<std::size_t>(size);
+    const void* block = nullptr;
+    std::size_t length = 0;
+    la_int64_t at = 0;
+    int got = want ? lib.read_data_block(ar.a, &block, &length, &at) : ARCHIVE_EOF;
+    const auto* first = static_cast<const char*>(block);
+    const std::string_view all = in.bytes();
+    if (got == ARCHIVE_OK && at == 0 && length == want && first >= all.data() &&
+        static_cast<std::size_t>(first - all.data()) <= all.size() - want) {
+      // The whole member in one block of the input itself (an archive of
+      // 80 MB was copied whole: a third of its peak).
+      *into = std::string_view(first, want);
+      continue;
+    }
+    std::string& copy = m.copies.emplace_back(want, '\0');
+    std::size_t filled = 0;
+    for (; got == ARCHIVE_OK; got = lib.read_data_block(ar.a, &block, &length, &at)) {
+      if (at < 0 || static_cast<std::uint64_t>(at) > want || length > want - static_cast<std::size_t>(at)) {
+        got = ARCHIVE_FATAL;
+        break;
+      }
+      if (length) std::memcpy(copy.data() + at, block, length);
+      filled = std::max(filled, static_cast<std::size_t>(at) + length);
+    }
+    if (got != ARCHIVE_EOF || filled != want)
       return bad_input(fmt::format("{}:+0x{:x}: expected {} bytes of {}, found {}", in.path(),
-                                   lib.filter_bytes(ar.a, -1), size, quote_input(name), got < 0 ? 0 : got));
+                                   lib.filter_bytes(ar.a, -1), size, quote_input(name), filled));
+    *into = copy;
   }
   if (m.anchor.empty())
     return bad_input(fmt::format("{}: expected anchor.xml in the CUBE4 archive, found none", in.path()));
@@ -377,7 +404,7 @@ Expected<std::vector<EventTable>> event_tables(const Context& cx, const Members&
 
 // anchor.xml parsed and checked: locations in id order (the data's
 // columns), every cnode's region found (`region` gets its index).
-Expected<Anchor> checked_anchor(const InputFile& input, const std::string& xml, std::size_t budget,
+Expected<Anchor> checked_anchor(const InputFile& input, std::string_view xml, std::size_t budget,
                                 std::vector<std::size_t>& region) {
   if (std::string_view(xml).starts_with("\x1f\x8b"))
     return bad_input(fmt::format("{}: anchor.xml is gzip-compressed, which graphgen does not read yet", input.path()));
