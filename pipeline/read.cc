@@ -38,8 +38,11 @@ class ReadAhead {
 
   ReadAhead(std::size_t begin, std::size_t end, Read read)
       : ring_(kWindow), next_(begin), folded_(begin), end_(end), read_(std::move(read)) {
+    // (No thread at all: the caller reads each input as it takes it.)
     if (end - begin > 1)
-      for (int t = 0; t < 2; ++t) workers_.emplace_back([this] { work(); });
+      for (int t = 0; t < 2; ++t)
+        if (BesideThread worker = BesideThread::try_start([this] { work(); }); worker.joinable())
+          workers_.push_back(std::move(worker));
   }
 
   ~ReadAhead() {

@@ -1099,7 +1099,7 @@ Expected<Profile> read(const InputFile& input, const formats::ReadOptions& optio
     }
   };
   BesideThread helper;
-  if (parts.size() > 1) helper = BesideThread(work);
+  if (parts.size() > 1) helper = BesideThread::try_start(work);  // (none: this thread reads every part)
   work();
   if (helper.joinable()) helper.join();
   for (const auto& e : errors)

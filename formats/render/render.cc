@@ -14,6 +14,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <system_error>
 #include <thread>
 
 #include "cairo_png.h"
@@ -121,14 +122,17 @@ class ProgressWatch {
   ProgressWatch(std::size_t nodes, std::size_t edges) : nodes_(nodes), edges_(edges) {
     if (!g_progress) return;
     if (g_progress_after.count() == 0) report();
-    thread_ = std::thread([this] {
-      std::unique_lock<std::mutex> lock(mutex_);
-      auto next = g_progress_after.count() == 0 ? std::chrono::milliseconds(500) : g_progress_after;
-      while (!wake_.wait_for(lock, next, [this] { return done_; })) {
-        report();
-        next = std::chrono::milliseconds(500);
-      }
-    });
+    try {
+      thread_ = std::thread([this] {
+        std::unique_lock<std::mutex> lock(mutex_);
+        auto next = g_progress_after.count() == 0 ? std::chrono::milliseconds(500) : g_progress_after;
+        while (!wake_.wait_for(lock, next, [this] { return done_; })) {
+          report();
+          next = std::chrono::milliseconds(500);
+        }
+      });
+    } catch (const std::system_error&) {  // no thread (ulimit -v): the layout runs without progress lines
+    }
   }
   ~ProgressWatch() {
     if (!thread_.joinable()) return;

@@ -62,8 +62,8 @@ class Stream {
   Stream(const InputFile& in, const formats::ReadOptions& options) : in_(in.bytes()), pages_(&in), out_(in, options) {
     // Room for every memo entry the input can make (one per two bytes at
     // most): growing by doubling held the old and new arrays at once. Room
-    // not used costs no memory.
-    memo_.reserve(std::min(in_.size() / 2, kMemoCap) + 16);
+    // not used costs no memory (only address space: reservable()).
+    memo_.reserve(reservable((std::min(in_.size() / 2, kMemoCap) + 16) * sizeof(Ref)) / sizeof(Ref));
   }
 
   Profile run(Diagnostics& diag) {

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #ifdef __GLIBC__
@@ -102,9 +103,25 @@ std::string format_size(std::size_t bytes) {
   return fmt::format("{:.1f} {}", v, kUnits[u]);
 }
 
+std::size_t reservable(std::size_t bytes) {
+  struct rlimit limit {};
+  if (::getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return bytes;
+  // The address space in use: /proc/self/statm's first number, in pages.
+  std::size_t pages = 0;
+  if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
+    if (std::fscanf(f, "%zu", &pages) != 1) pages = 0;
+    std::fclose(f);
+  }
+  const std::size_t used = pages * static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  const std::size_t left = limit.rlim_cur > used ? static_cast<std::size_t>(limit.rlim_cur) - used : 0;
+  return std::min(bytes, left / 8);
+}
+
 std::size_t output_reservation(std::size_t max_bytes, std::size_t estimate) {
   constexpr std::size_t kMostReserved = std::size_t{256} << 20;
-  return max_bytes ? std::min(max_bytes + 4096, kMostReserved) : estimate;
+  if (!max_bytes) return estimate;
+  const std::size_t most = std::min(max_bytes + 4096, kMostReserved);
+  return std::max(std::min(estimate, most), reservable(most));
 }
 
 void release_freed_memory() {

@@ -26,6 +26,17 @@ void* run(void* arg) noexcept {
 }  // namespace
 
 BesideThread::BesideThread(std::function<void()> work) {
+  if (int rc = start(std::move(work)); rc != 0)
+    throw std::system_error(rc, std::generic_category(), "could not start a thread");
+}
+
+BesideThread BesideThread::try_start(std::function<void()> work) {
+  BesideThread t;
+  t.start(std::move(work));
+  return t;
+}
+
+int BesideThread::start(std::function<void()> work) {
   auto start = std::make_unique<Start>();
   start->work = std::move(work);
   pthread_attr_t attr;
@@ -43,9 +54,10 @@ BesideThread::BesideThread(std::function<void()> work) {
     start->restricted = false;
     rc = pthread_create(&thread_, nullptr, run, start.get());
   }
-  if (rc != 0) throw std::system_error(rc, std::generic_category(), "could not start a thread");
+  if (rc != 0) return rc;
   start.release();  // (run() owns it)
   joinable_ = true;
+  return 0;
 }
 
 BesideThread::BesideThread(BesideThread&& other) noexcept

@@ -74,8 +74,17 @@ std::string one_line(std::string_view message);
 /// A size for people: "900 B", "12 KiB", "64 MiB", "2.5 GiB".
 std::string format_size(std::size_t bytes);
 
+/// Room to reserve ahead that may never be touched: `bytes`, unless the
+/// process's address space is limited (RLIMIT_AS: `ulimit -v`, a batch
+/// system's h_vmem), where reserved room counts as used however little of
+/// it is touched: then at most an eighth of what the limit leaves. (A
+/// 256 MiB reservation for the dot of a 22 MB profile, which needs 22 MiB,
+/// failed as "out of memory" under `ulimit -v 250000`.)
+std::size_t reservable(std::size_t bytes);
+
 /// Capacity a writer reserves for its output up front, so the string never
-/// doubles past its budget (untouched capacity costs no memory).
+/// doubles past its budget (untouched capacity costs no memory, but
+/// address space: reservable()); at least the writer's estimate.
 std::size_t output_reservation(std::size_t max_bytes, std::size_t estimate);
 
 /// Gives the pages of freed memory back to the system when there are

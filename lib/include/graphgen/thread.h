@@ -22,6 +22,11 @@ class BesideThread {
   /// chooses). An exception escaping `work` ends the program, as with
   /// std::thread. Throws std::system_error when no thread can be created.
   explicit BesideThread(std::function<void()> work);
+  /// The same, or, when no thread can be created (the process's threads or
+  /// address space at their limit: `ulimit -v` counts each thread's stack),
+  /// a BesideThread that is not joinable, `work` not run: the caller does
+  /// the work itself.
+  static BesideThread try_start(std::function<void()> work);
   BesideThread(BesideThread&& other) noexcept;
   BesideThread& operator=(BesideThread&& other) noexcept;
   BesideThread(const BesideThread&) = delete;
@@ -33,6 +38,9 @@ class BesideThread {
   void join();
 
  private:
+  // 0, or pthread_create's error.
+  int start(std::function<void()> work);
+
   pthread_t thread_{};
   bool joinable_ = false;
 };

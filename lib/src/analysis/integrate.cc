@@ -340,17 +340,20 @@ class RatioIntegration {
       w.entry_ratio = entries[i].second;
       rank(c, w);
     };
-    if (!two) {
+    auto one_core = [&] {
       for (std::size_t i = 0; i < entries.size(); ++i) {
         prepare(slot[0], i);
         sum(scc, c, slot[0]);
       }
+    };
+    if (!two) {
+      one_core();
       return;
     }
     std::mutex mutex;
     std::condition_variable changed;
     std::size_t ranked = 0, summed = 0;  // walks done by each side
-    BesideThread ranker([&] {
+    BesideThread ranker = BesideThread::try_start([&] {
       for (std::size_t i = 0; i < entries.size(); ++i) {
         {
           std::unique_lock lock(mutex);
@@ -362,6 +365,10 @@ class RatioIntegration {
         changed.notify_all();
       }
     });
+    if (!ranker.joinable()) {  // (no thread: the same walks on one core)
+      one_core();
+      return;
+    }
     for (std::size_t i = 0; i < entries.size(); ++i) {
       {
         std::unique_lock lock(mutex);
@@ -510,13 +517,15 @@ CallGraph graph_from_call_ratios(const Profile& p, std::size_t event, Diagnostic
   std::exception_ptr failed;
   BesideThread base;
   if (n + p.calls.size() > rule.graph_two_cores_above) {
-    base = BesideThread([&] {
+    auto make_base = [&] {
       try {
         g = base_graph(p, event, self_sum);
       } catch (...) {
         failed = std::current_exception();
       }
-    });
+    };
+    base = BesideThread::try_start(make_base);
+    if (!base.joinable()) make_base();
   } else {
     g = base_graph(p, event, self_sum);
   }

@@ -4,9 +4,17 @@
 
 #include <gtest/gtest.h>
 #include <sched.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <system_error>
+
+#include "graphgen/error.h"
 
 namespace graphgen {
 namespace {
@@ -80,6 +88,84 @@ TEST(BesideThread, JoinsWhenDestroyedAndWhenMovedOnto) {
     EXPECT_TRUE(a.joinable());
   }
   EXPECT_EQ(ran, 2);
+}
+
+// Under an address-space limit (`ulimit -v`, a batch system's h_vmem) of
+// `headroom` bytes above what the process maps now, `check` returns what
+// went wrong, or "": it exits 0, or 1 saying why on stderr. Run in a fresh
+// process (gtest's threadsafe death tests run the binary again), so no
+// thread stack the suite cached before counts.
+[[noreturn]] void exit_under_address_limit(std::size_t headroom, const std::function<std::string()>& check) {
+  std::size_t pages = 0;
+  if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
+    if (std::fscanf(f, "%zu", &pages) != 1) pages = 0;
+    std::fclose(f);
+  }
+  const rlim_t limit = pages * static_cast<rlim_t>(sysconf(_SC_PAGESIZE)) + headroom;
+  struct rlimit r = {limit, limit};
+  std::string why = setrlimit(RLIMIT_AS, &r) != 0 ? "setrlimit failed" : "";
+  if (why.empty()) {
+    try {
+      why = check();
+    } catch (const std::exception& e) {
+      why = std::string("threw: ") + e.what();
+    }
+  }
+  std::fprintf(stderr, "%s\n", why.c_str());
+  std::fflush(stderr);
+  _exit(why.empty() ? 0 : 1);
+}
+
+// No room for a thread's stack: try_start gives a thread that is not
+// joinable and leaves the work to the caller; the constructor throws
+// (helpers used to throw out of the readers and end the program).
+TEST(BesideThread, WithNoRoomForAThreadTryStartLeavesTheWorkToTheCaller) {
+#ifdef GRAPHGEN_SANITIZE
+  GTEST_SKIP() << "AddressSanitizer maps terabytes of shadow memory: no address-space limit can be set";
+#endif
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(exit_under_address_limit(std::size_t{1} << 20,
+                                       [] {
+                                         bool ran = false;
+                                         BesideThread t = BesideThread::try_start([&] { ran = true; });
+                                         if (t.joinable()) return std::string("a thread started");
+                                         if (ran) return std::string("the work ran");
+                                         try {
+                                           BesideThread thrown([] {});
+                                           return std::string("the constructor did not throw");
+                                         } catch (const std::system_error&) {
+                                         }
+                                         return std::string();
+                                       }),
+              ::testing::ExitedWithCode(0), "");
+  // With room, it starts as the constructor does.
+  bool ran = false;
+  BesideThread t = BesideThread::try_start([&] { ran = true; });
+  ASSERT_TRUE(t.joinable());
+  t.join();
+  EXPECT_TRUE(ran);
+}
+
+// Room reserved ahead counts against the limit however little of it is
+// touched: a writer's reservation for its budget (256 MiB for a 22 MB
+// profile's dot) ended the run "out of memory" under `ulimit -v 250000`.
+TEST(Reservable, StaysWithinWhatAnAddressSpaceLimitLeaves) {
+#ifdef GRAPHGEN_SANITIZE
+  GTEST_SKIP() << "AddressSanitizer maps terabytes of shadow memory: no address-space limit can be set";
+#endif
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EQ(reservable(std::size_t{1} << 30), std::size_t{1} << 30);  // (no limit here)
+  EXPECT_EXIT(exit_under_address_limit(std::size_t{64} << 20,
+                                       [] {
+                                         const std::size_t room = reservable(std::size_t{1} << 30);
+                                         if (room == 0 || room > (std::size_t{8} << 20))
+                                           return "reservable gave " + std::to_string(room);
+                                         std::string out;
+                                         out.reserve(output_reservation(std::size_t{1} << 30, 4096));
+                                         if (out.capacity() < 4096) return std::string("less than the estimate");
+                                         return std::string();
+                                       }),
+              ::testing::ExitedWithCode(0), "");
 }
 
 }  // namespace
