@@ -37,7 +37,8 @@ The memory table gives the peak against the input of the readers no other
 table measures on a large input (a node --cpu-prof recording of
 bench/workload.js made long, the same as a sampled and an evented
 speedscope file, the tracemalloc snapshot, a pprof file converted from
-the formats table's dtrace input, scatter-long's trace events).
+the formats table's dtrace input, generated TAU, CUBE4, line_profiler and
+importtime files (make_memory_inputs.py), scatter-long's trace events).
 With --gprof2dot, the core table's reference is gprof2dot run on the same
 input in turn with graphgen (once on the cycle file: minutes a run).
 Not a test: nothing here asserts a time.
@@ -357,6 +358,16 @@ def memory_section(a):
         if made:
             os.remove(source)
     inputs.append(("pprof", pprof))
+    # One big TAU file, a CUBE4 archive, a line_profiler file and an importtime log, 20 MB each
+    # (make_memory_inputs.py).
+    for fmt, name in (("tau", "profile.0.0.0"), ("cube", "big.cubex"), ("lprof", "big.lprof"),
+                      ("importtime", "big.importtime")):
+        path = os.path.join(work, name)
+        if not os.path.exists(path):
+            subprocess.run([sys.executable, os.path.join(HERE, "make_memory_inputs.py"), fmt, path + ".tmp", "20"],
+                           check=True, stdout=subprocess.DEVNULL)
+            os.rename(path + ".tmp", path)
+        inputs.append((fmt, path))
     trace = os.path.join(work, "scatter-long.trace.json")
     if not os.path.exists(trace):
         subprocess.run([a.graphgen, "-q", "-T", "trace", os.path.join(a.work, "scatter-long.perf"), "-o", trace],
