@@ -222,9 +222,10 @@ Expected<std::string> each_output_path(std::string_view t, const std::string& in
     const auto mine = components(mine_text), made = components(made_text);
     for (std::size_t k = 0; k < made.size(); ++k)
       if ((made[k] == "." || made[k] == "..") && (k >= mine.size() || mine[k] != made[k]))
-        return bad_usage(fmt::format("--each: -o {} makes {} of {}, a path out of the template's folder; rename the "
-                                     "input, or use {{index}}",
-                                     quote_input(t), quote_input(out), quote_input(input)));
+        return bad_usage(
+            fmt::format("--each: -o {} makes {} of {}, a path out of the template's folder; rename the "
+                        "input, or use {{index}}",
+                        quote_input(t), quote_input(out), quote_input(input)));
   }
   return out;
 }

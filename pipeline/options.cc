@@ -90,7 +90,8 @@ std::vector<OptionSpec> inputs_and_outputs() {
   return {
       list("input", "FILE",
            "profile file(s), or - for standard input; several files of one format are merged; gzip, bzip2, xz and "
-           "zstd files are read as they are. A folder stands for its files (not its hidden ones), a quoted glob ('ranks/cpu_*.prof') for "
+           "zstd files are read as they are. A folder stands for its files (not its hidden ones), a quoted glob "
+           "('ranks/cpu_*.prof') for "
            "its matches and @LIST for the paths listed in LIST, one per line (for more files than a command line "
            "holds). With none, standard input is read when it is not a terminal (`perf script | graphgen | dot "
            "-Tpng`, as gprof2dot reads it)",
@@ -99,16 +100,16 @@ std::vector<OptionSpec> inputs_and_outputs() {
             "write here instead of standard output; the name picks the output format unless -T is given (see Output "
             "formats below); devices, FIFOs and /dev/stdout are written through, links followed",
             {}, kNotPython),
-      choice(value("-f,--format", "FORMAT",
-                   "input format: " + joined(strings(input_format_names())) +
-                       " [default: detected from the file's bytes]",
-                   {}, kEvery & ~kRun),
-             strings(input_format_names())),
-      choice(value("-T,--to", "FORMAT",
-                   "output format: " + joined(strings(output_format_names())) +
-                       " [default: from the -o name, else dot]",
-                   {}, kNotPython),
-             strings(output_format_names())),
+      choice(
+          value("-f,--format", "FORMAT",
+                "input format: " + joined(strings(input_format_names())) + " [default: detected from the file's bytes]",
+                {}, kEvery & ~kRun),
+          strings(input_format_names())),
+      choice(
+          value("-T,--to", "FORMAT",
+                "output format: " + joined(strings(output_format_names())) + " [default: from the -o name, else dot]",
+                {}, kNotPython),
+          strings(output_format_names())),
   };
 }
 
@@ -121,9 +122,9 @@ std::vector<OptionSpec> graph_options() {
             "drop functions whose total is below this % of the profile", shown(prune.node_threshold_percent)),
       value("-e,--edge-thres", "PERCENTAGE:FLOAT in [0 - 100]", "drop calls whose total is below this % of the profile",
             shown(prune.edge_threshold_percent)),
-      choice(value("-c,--colormap", "THEME", "colour map: " + joined(strings(theme_names())),
-                   std::string(kDefaultTheme)),
-             strings(theme_names())),
+      choice(
+          value("-c,--colormap", "THEME", "colour map: " + joined(strings(theme_names())), std::string(kDefaultTheme)),
+          strings(theme_names())),
       value("--skew", "FLOAT", "skew the colour curve: < 1 spreads out low percentages, > 1 compresses them",
             shown(find_theme(kDefaultTheme)->skew)),
       in_run("--strip", flag("-s,--strip", "strip parameters, template arguments and const from C++ names in labels")),
@@ -236,17 +237,20 @@ std::vector<OptionSpec> writer_options() {
             "ranks, ranks.csv, ranks.json and heatmap outputs: show the N functions of highest imbalance; stats: the "
             "first N lines; html: rows of its ranks table [default: 25 in the table, 30 in the heatmap, all in CSV "
             "and JSON, 200 in html]"),
-      in_run("-s,--sort", choice(list("--sort", "KEY",
-                  "stats output: sort by this pstats key, repeatable (calls, cumulative, file, line, name, nfl, "
-                  "pcalls, stdname, time ...) [default: cumulative]; of a tracemalloc snapshot, group by lineno, "
-                  "traceback or filename, as Snapshot.statistics does [default: lineno]. In graphgen run also -s, as "
-                  "python -m cProfile -s KEY: without -o, this table is printed when the program ends"),
-             [] {
-               std::vector<std::string> keys = stats::sort_keys();
-               for (const char* k : {"lineno", "traceback"})
-                 if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
-               return keys;
-             }())),
+      in_run(
+          "-s,--sort",
+          choice(
+              list("--sort", "KEY",
+                   "stats output: sort by this pstats key, repeatable (calls, cumulative, file, line, name, nfl, "
+                   "pcalls, stdname, time ...) [default: cumulative]; of a tracemalloc snapshot, group by lineno, "
+                   "traceback or filename, as Snapshot.statistics does [default: lineno]. In graphgen run also -s, as "
+                   "python -m cProfile -s KEY: without -o, this table is printed when the program ends"),
+              [] {
+                std::vector<std::string> keys = stats::sort_keys();
+                for (const char* k : {"lineno", "traceback"})
+                  if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+                return keys;
+              }())),
       list("--restrict", "R",
            "stats output: a pstats restriction, repeatable, in order: N lines, a fraction in [0, 1), or a regular "
            "expression the file:line(function) must contain, in Python's re syntax (searched with the embedded "
@@ -265,13 +269,15 @@ std::vector<OptionSpec> writer_options() {
 }
 
 std::vector<OptionSpec> run_options() {
-  OptionSpec slower = flag("--compare-only-slower",
-                           "with --compare: mark only the functions that got slower (whose total share grew, with --compare-by share)",
-                           kGraphgen);
+  OptionSpec slower =
+      flag("--compare-only-slower",
+           "with --compare: mark only the functions that got slower (whose total share grew, with --compare-by share)",
+           kGraphgen);
   slower.excludes = {"compare-only-faster"};
-  OptionSpec faster = flag("--compare-only-faster",
-                           "with --compare: mark only the functions that got faster (whose total share shrank, with --compare-by share)",
-                           kGraphgen);
+  OptionSpec faster = flag(
+      "--compare-only-faster",
+      "with --compare: mark only the functions that got faster (whose total share shrank, with --compare-by share)",
+      kGraphgen);
   faster.excludes = {"compare-only-slower"};
   constexpr unsigned kNotPython = kEvery & ~kPython;
   return {
@@ -318,13 +324,15 @@ std::vector<OptionSpec> run_options() {
            kGraphgen | kRun),
       flag("--timings", "print the time each phase took (read, analyse, write) and the peak memory so far, on stderr",
            kGraphgen | kRun),
-      flag("-q,--quiet", "do not print warnings, nor progress lines (a terminal gets them after two seconds)", kNotPython),
+      flag("-q,--quiet", "do not print warnings, nor progress lines (a terminal gets them after two seconds)",
+           kNotPython),
   };
 }
 
 // The options --help shows (the most used); --help-all shows every group.
-constexpr const char* kCommon[] = {"input", "output", "to", "format", "node-thres", "edge-thres", "colormap",
-                                   "root", "leaf", "focus", "each", "compare", "kcachegrind", "quiet", "sort"};
+constexpr const char* kCommon[] = {"input",      "output",   "to",          "format", "node-thres",
+                                   "edge-thres", "colormap", "root",        "leaf",   "focus",
+                                   "each",       "compare",  "kcachegrind", "quiet",  "sort"};
 
 std::vector<OptionSpec> build_specs() {
   std::vector<OptionSpec> all;
@@ -359,7 +367,6 @@ const OptionSpec* find_option(std::string_view key) {
     if (s.key == key) return &s;
   return nullptr;
 }
-
 
 namespace {
 
@@ -413,14 +420,12 @@ Expected<bool> check_settings(const Settings& settings) {
     const auto& [key, value] = settings[i];
     const OptionSpec* spec = find_option(key);
     if (!spec) return bad_usage(fmt::format("unknown option {}", quote_input("--" + key)));
-    if (spec->kind == OptionKind::kFlag && value != "true")
-      return expected_found(*spec, "no value (a flag)", value);
+    if (spec->kind == OptionKind::kFlag && value != "true") return expected_found(*spec, "no value (a flag)", value);
     // (Lists repeat their key: 100 000 inputs are not compared pairwise.)
     if (spec->kind != OptionKind::kList)
       for (std::size_t j = 0; j < i; ++j)
         if (settings[j].first == key) return bad_usage(fmt::format("--{} is given twice; give it once", key));
-    if (!spec->choices.empty() &&
-        std::find(spec->choices.begin(), spec->choices.end(), value) == spec->choices.end()) {
+    if (!spec->choices.empty() && std::find(spec->choices.begin(), spec->choices.end(), value) == spec->choices.end()) {
       std::string all;
       for (const std::string& c : spec->choices) all += (all.empty() ? "" : ", ") + c;
       return expected_found(*spec, "one of " + all, value);
@@ -642,9 +647,8 @@ Expected<Options> make_options(const Settings& settings, Diagnostics& diag) {
     r.inputs = std::move(inputs).value();
   }
   const std::string to = g.text("to");
-  auto output = o.kcachegrind && to.empty() && o.output == "-"
-                    ? Expected<const OutputFormat*>(&kcachegrind_format())
-                    : resolve_output_format(to, o.output, diag);
+  auto output = o.kcachegrind && to.empty() && o.output == "-" ? Expected<const OutputFormat*>(&kcachegrind_format())
+                                                               : resolve_output_format(to, o.output, diag);
   if (!output) return output.error();
   r.output = *output;
   if (o.kcachegrind && r.output != &kcachegrind_format())

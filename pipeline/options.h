@@ -10,8 +10,8 @@
 // sets (PruneOptions{}.node_threshold_percent for -n), shown from it.
 #pragma once
 
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>

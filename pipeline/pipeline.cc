@@ -4,33 +4,32 @@
 #include <sys/resource.h>
 
 #include <algorithm>
-#include <charconv>
-#include <cmath>
-#include <unordered_map>
-
 #include <cctype>
+#include <charconv>
 #include <chrono>
+#include <cmath>
 #include <functional>
 #include <optional>
+#include <unordered_map>
 
 #ifdef GRAPHGEN_HAVE_RENDER
 #include "dot/dot_writer.h"
 #include "render/render.h"
 #endif
+#include "compare/writer.h"
+#include "flame/writer.h"
+#include "graphgen/analysis/flame.h"
 #include "graphgen/analysis/graph.h"
 #include "graphgen/analysis/integrate.h"
 #include "graphgen/analysis/merge.h"
 #include "graphgen/analysis/prune.h"
 #include "graphgen/analysis/select.h"
-#include "graphgen/analysis/flame.h"
 #include "graphgen/analysis/stacks.h"
 #include "graphgen/labels.h"
 #include "graphgen/text.h"
-#include "compare/writer.h"
-#include "flame/writer.h"
+#include "phases.h"
 #include "tracemalloc/reader.h"
 #include "tracemalloc/statistics.h"
-#include "phases.h"
 
 namespace graphgen::pipeline {
 
@@ -268,7 +267,8 @@ void warn_unpaired(const Profile (&p)[2], const std::size_t (&event)[2], const s
       alone.emplace_back(v, f);
     }
     if (alone.empty()) continue;
-    std::sort(alone.begin(), alone.end(), [](auto& a, auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
+    std::sort(alone.begin(), alone.end(),
+              [](auto& a, auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
     std::string heaviest;
     for (std::size_t k = 0; k < alone.size() && k < 5; ++k)
       heaviest += fmt::format("{}{} ({:.1f}%)", k ? ", " : "", function_label(p[i], alone[k].second),
@@ -327,9 +327,9 @@ Expected<Output> compare_table(const Request& r, Diagnostics& diag) {
     sides[i] = compare::Side{&profiles[i], *event, &totals[i], std::string(basename_of(side_name(r, i)))};
   }
   Pairing pairing = pair_functions(profiles[0], profiles[1]);
-  out.bytes = r.output->name == "compare"    ? compare::write_text(sides[0], sides[1], pairing, {r.write.top})
-              : r.output->name == "html" ? compare::write_html(sides[0], sides[1], pairing, r.write.creator)
-                                         : compare::write_csv(sides[0], sides[1], pairing);
+  out.bytes = r.output->name == "compare" ? compare::write_text(sides[0], sides[1], pairing, {r.write.top})
+              : r.output->name == "html"  ? compare::write_html(sides[0], sides[1], pairing, r.write.creator)
+                                          : compare::write_csv(sides[0], sides[1], pairing);
   return out;
 }
 
@@ -341,8 +341,8 @@ Expected<Output> compare_snapshots(const Request& r, Diagnostics& diag) {
   if (auto ok = read_both(r, diag, out, profiles, formats); !ok) return ok.error();
   if (!tracemalloc::is_snapshot(profiles[0]))
     return bad_usage(fmt::format(
-        "--compare -T stats compares tracemalloc snapshots (Snapshot.compare_to); {} is {}: write -T compare", side_name(r, 0),
-        formats[0]->name));
+        "--compare -T stats compares tracemalloc snapshots (Snapshot.compare_to); {} is {}: write -T compare",
+        side_name(r, 0), formats[0]->name));
   auto key = tracemalloc::key_of(r.write.stats, r.write.top, "Snapshot.compare_to");
   if (!key) return key.error();
   auto text = tracemalloc::compare_to(profiles[0], profiles[1], *key, r.write.top);
@@ -354,7 +354,8 @@ Expected<Output> compare_snapshots(const Request& r, Diagnostics& diag) {
 Expected<Output> compare(const Request& r, Diagnostics& diag) {
   Output out;
   Phases phases(out);
-  if (r.compare_split == 0 || r.compare_split >= r.inputs.size() || (r.compare_sides.size() != 2 && r.inputs.size() != 2))
+  if (r.compare_split == 0 || r.compare_split >= r.inputs.size() ||
+      (r.compare_sides.size() != 2 && r.inputs.size() != 2))
     return bad_usage(fmt::format(
         "--compare takes two inputs, the profile before and the one after (several files a side: a folder or a "
         "quoted pattern each, --compare 'before/*.prof' after/); found {}",
@@ -393,8 +394,8 @@ Expected<Output> compare(const Request& r, Diagnostics& diag) {
   options.max_bytes = r.max_memory ? r.max_memory : default_budget(out.input_bytes);
   Expected<std::string> text = std::string();
   if (by_share) {
-    std::vector<FuncId> match = match_functions_by_identity(
-        profiles[0], profiles[1], formats[0]->graph_merges_functions && r.read.merge_by_name);
+    std::vector<FuncId> match = match_functions_by_identity(profiles[0], profiles[1],
+                                                            formats[0]->graph_merges_functions && r.read.merge_by_name);
     warn_unpaired(profiles, events, match, formats[0]->graph_merges_functions, true, r, diag);
     phases.mark("analyse");
     text = dot::write_compare(profiles[0], graphs[0], profiles[1], graphs[1], match, r.write.theme, options,
@@ -475,7 +476,6 @@ Expected<Output> convert(const Request& r, Diagnostics& diag) {
   if (auto ok = convert_profile(std::move(read).value(), *format, r, diag, out); !ok) return ok.error();
   return out;
 }
-
 
 Expected<bool> convert_profile(Profile profile, const InputFormat& input_format, const Request& r, Diagnostics& diag,
                                Output& out) {

@@ -41,7 +41,7 @@ enum class TotalMethod {
 /// The passes between the profile and a graph output.
 struct GraphOptions {
   TotalMethod total = TotalMethod::kCallRatios;
-  PruneOptions prune;  // -n, -e, -p, --color-nodes-by-selftime
+  PruneOptions prune;      // -n, -e, -p, --color-nodes-by-selftime
   std::string root, leaf;  // -z, -l globs
   int depth = -1;
   std::size_t node_count = 0;  // 0: all

@@ -107,7 +107,8 @@ class Converter {
       auto co_name = text(co_name_o.o, "code name");
       auto co_file = text(co_file_o.o, "code filename");
       auto co_line = integer(co_line_o.o, "a code line number");
-      if (!co_name || !co_file || !co_line) return !co_name ? co_name.error() : !co_file ? co_file.error() : co_line.error();
+      if (!co_name || !co_file || !co_line)
+        return !co_name ? co_name.error() : !co_file ? co_file.error() : co_line.error();
       key.name = p_.strings.intern(pstats::code_object_label(p_.str(*co_name), p_.str(*co_file), *co_line));
       Ref marshal(PyImport_ImportModule("marshal"));
       Ref blob(marshal.o ? PyObject_CallMethod(marshal.o, "dumps", "Oi", name, 2) : nullptr);
@@ -138,8 +139,7 @@ class Converter {
     if (!tt) return tt.error();
     if (!ct) return ct.error();
     PyObject* callers = item(v, 4);
-    if (!PyDict_Check(callers))
-      return fail(fmt::format("expected a callers dict, found {}", type_name(callers)));
+    if (!PyDict_Check(callers)) return fail(fmt::format("expected a callers dict, found {}", type_name(callers)));
     const FuncId callee = builder_.entry(*key, *cc, *nc, *tt, *ct);
     Py_ssize_t pos = 0;
     PyObject *ck, *cv;

@@ -24,9 +24,9 @@
 #include <vector>
 
 #include "bridge.h"
-#include "regex.h"
 #include "options.h"
 #include "pipeline.h"
+#include "regex.h"
 #include "registry.h"
 #ifdef GRAPHGEN_HAVE_RENDER
 #include "render/render.h"
@@ -144,7 +144,7 @@ bool read_source(PyObject* source, Source& out) {
 // option's long name with '_' for '-' (paths and input_format are the
 // names of -p and -f); True gives a flag, a list repeats an option.
 std::optional<pipeline::Request> request_of(PyObject* kwargs, const Source& source, const std::string& output,
-                                           const std::string& format) {
+                                            const std::string& format) {
   pipeline::Settings settings;
   if (kwargs) {
     Py_ssize_t pos = 0;
@@ -413,17 +413,17 @@ void graph_dealloc(PyObject* self) {
   Py_DECREF(type);
 }
 
-PyMethodDef kGraphMethods[] = {{"svg", graph_svg, METH_NOARGS, "The graph as SVG text (with tooltips)."},
-                               {"png", graph_png, METH_NOARGS, "The graph as PNG bytes."},
-                               {"save", graph_save, METH_VARARGS,
-                                "save(path): write the graph, as the name's extension says (.dot, .svg, .png ...)."},
-                               {"_repr_svg_", graph_inline_svg, METH_NOARGS,
-                                "The SVG element, without the XML declaration, for Jupyter."},
-                               {"_repr_html_", graph_inline_svg, METH_NOARGS,
-                                "The SVG element as HTML: nbconvert's HTML keeps it whole (its image/svg+xml "
-                                "cleaning drops every element but <svg> and <a>)."},
-                               {"_repr_png_", graph_png, METH_NOARGS, "PNG for Jupyter."},
-                               {nullptr, nullptr, 0, nullptr}};
+PyMethodDef kGraphMethods[] = {
+    {"svg", graph_svg, METH_NOARGS, "The graph as SVG text (with tooltips)."},
+    {"png", graph_png, METH_NOARGS, "The graph as PNG bytes."},
+    {"save", graph_save, METH_VARARGS,
+     "save(path): write the graph, as the name's extension says (.dot, .svg, .png ...)."},
+    {"_repr_svg_", graph_inline_svg, METH_NOARGS, "The SVG element, without the XML declaration, for Jupyter."},
+    {"_repr_html_", graph_inline_svg, METH_NOARGS,
+     "The SVG element as HTML: nbconvert's HTML keeps it whole (its image/svg+xml "
+     "cleaning drops every element but <svg> and <a>)."},
+    {"_repr_png_", graph_png, METH_NOARGS, "PNG for Jupyter."},
+    {nullptr, nullptr, 0, nullptr}};
 
 PyGetSetDef kGraphGetSet[] = {
     {"dot", graph_get_dot, nullptr, "The graph in Graphviz dot, as gprof2dot writes it.", nullptr},

@@ -106,7 +106,7 @@ configure_and_build() {
 
 # The C++ sources of the project (not build/).
 sources() {
-  find "$root/lib" "$root/formats" "$root/tools" "$root/tests" "$root/bench" \( -name '*.cc' -o -name '*.h' \) -print0 2>/dev/null
+  find "$root/lib" "$root/formats" "$root/pipeline" "$root/python" "$root/tools" "$root/tests" "$root/bench" \( -name '*.cc' -o -name '*.h' \) -print0 2>/dev/null
 }
 
 check_format() {
