@@ -25,9 +25,14 @@ std::int64_t add_count(std::int64_t a, std::int64_t b) {
 // floating cells keep their first value until write_exact()), and
 // `src_exact`, when given, the source's own partials (a profile merged
 // elsewhere, graphgen-mpi), so the sum never depends on grouping.
+//
+// A cell's first addend is written as it is, and `written` says so: its
+// partials are made when a second one comes (a lone file, or each cell
+// that only one of the files has, held a table of partials for nothing:
+// a third of a big TAU file's peak).
 void add_row(const Profile& p, std::vector<Cost>& dst, std::size_t to, const std::vector<Cost>& src, std::size_t from,
              std::size_t src_width, const std::vector<std::size_t>& event_map, const std::vector<double>& scale,
-             std::vector<ExactSum>& exact, const std::vector<ExactSum>* src_exact) {
+             std::vector<ExactSum>& exact, std::vector<bool>& written, const std::vector<ExactSum>* src_exact) {
   const std::size_t ne = p.events.size();
   for (std::size_t e = 0; e < src_width; ++e) {
     std::size_t k = event_map[e];
@@ -35,10 +40,18 @@ void add_row(const Profile& p, std::vector<Cost>& dst, std::size_t to, const std
     Cost v = src[source];
     Cost& d = dst[cell];
     if (p.events[k].floating) {
+      const bool theirs = src_exact && source < src_exact->size() && !(*src_exact)[source].empty();
+      if (written.size() < dst.size()) written.resize(dst.size());
+      if (!theirs && !written[cell] && d == 0 && (cell >= exact.size() || exact[cell].empty())) {
+        d = v;  // the first addend (what was there before this merger, when not 0, is one)
+        written[cell] = true;
+        continue;
+      }
       if (exact.size() < dst.size()) exact.resize(dst.size());
       ExactSum& sum = exact[cell];
-      if (sum.empty() && d != 0) sum.add(cost_float(d));  // what was there before this merger
-      if (src_exact && source < src_exact->size() && !(*src_exact)[source].empty())
+      if (sum.empty() && (d != 0 || written[cell])) sum.add(cost_float(d));  // the first addend
+      written[cell] = true;
+      if (theirs)
         sum.add((*src_exact)[source]);
       else
         sum.add(cost_float(v));
@@ -554,7 +567,7 @@ struct ProfileMerger::Adding {
 
   // Row `from` of `other`'s table added to row `to` of `into`'s.
   void row(Table t, std::vector<Cost>& dst, std::size_t to, const std::vector<Cost>& src, std::size_t from) {
-    add_row(m.into_, dst, to, src, from, other.events.size(), event_map, scale, m.exact_[t],
+    add_row(m.into_, dst, to, src, from, other.events.size(), event_map, scale, m.exact_[t], m.written_[t],
             other_exact ? &(*other_exact)[t] : nullptr);
   }
 };
@@ -878,6 +891,18 @@ void ProfileMerger::write_exact() {
 
 ProfileMerger::ExactTables ProfileMerger::take_exact() {
   write_exact();
+  // A cell of one addend has it as its value: the merger taking over gets
+  // it as a partial, as every other (a +0.0 included, which its own rule
+  // for values it finds would leave out).
+  Profile& p = into_;
+  const std::vector<Cost>* tables[kTables] = {&p.self_cost, &p.total_cost,       &p.stack_total,    &p.call_cost,
+                                              &p.call_self, &p.line_cost_values, &p.call_site_cost, &p.stack_node_cost};
+  for (int t = 0; t < kTables; ++t)
+    for (std::size_t cell = 0; cell < written_[t].size() && cell < tables[t]->size(); ++cell)
+      if (written_[t][cell] && (cell >= exact_[t].size() || exact_[t][cell].empty())) {
+        if (exact_[t].size() < tables[t]->size()) exact_[t].resize(tables[t]->size());
+        exact_[t][cell].add(cost_float((*tables[t])[cell]));
+      }
   return std::move(exact_);
 }
 

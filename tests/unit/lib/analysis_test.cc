@@ -377,5 +377,59 @@ TEST(Pairing, CloneSuffixesAreCut) {
   EXPECT_EQ(clone_base_name("x.part.", scratch), "");   // no number
 }
 
+// Floating costs merge exactly rounded, in any grouping: a cell's first
+// addend is written as it is and its partials are made when a second one
+// comes; a merger handing over (graphgen-mpi's shares) gives every cell
+// as a partial, a +0.0 included. Python adds 0.0 + -0.0 = 0.0.
+TEST(ProfileMerger, FloatingCellsAreExactWhetherOneOrManyAddendsCame) {
+  auto profile = [](std::vector<std::pair<const char*, double>> rows) {
+    Profile p;
+    p.events.push_back({p.strings.intern("time"), p.strings.intern("s"), 1.0, true});
+    for (const auto& [name, v] : rows) {
+      Function f;
+      f.name = p.strings.intern(name);
+      FuncId id = p.add_function(f);
+      p.self(id, 0) = float_cost(v);
+    }
+    return p;
+  };
+  std::vector<Profile> files;
+  files.push_back(profile({{"big", 1e16}, {"alone", 0.1}, {"zeros", 0.0}, {"negzero", -0.0}}));
+  files.push_back(profile({{"big", 1.0}, {"zeros", -0.0}}));
+  files.push_back(profile({{"big", -1e16}, {"late", 0.3}}));
+  auto value = [](const Profile& p, const char* name) {
+    for (FuncId f = 0; f < p.functions.size(); ++f)
+      if (p.str(p.functions[f].name) == name) return cost_float(p.self(f, 0));
+    return std::nan("");
+  };
+  auto expect = [&](const Profile& p) {
+    EXPECT_EQ(value(p, "big"), 1.0);  // (1e16 + 1) - 1e16 would be 0
+    EXPECT_EQ(value(p, "alone"), 0.1);
+    EXPECT_EQ(value(p, "late"), 0.3);
+    EXPECT_EQ(value(p, "zeros"), 0.0);
+    EXPECT_FALSE(std::signbit(value(p, "zeros")));
+    EXPECT_TRUE(std::signbit(value(p, "negzero")));
+  };
+  Profile one;
+  {
+    ProfileMerger m(one);
+    for (const Profile& f : files) ASSERT_TRUE(m.add(f, "f").has_value());
+    m.finish();
+  }
+  expect(one);
+  // The first file through one merger, the rest through another taking its partials.
+  Profile shared;
+  ProfileMerger::ExactTables partials;
+  {
+    ProfileMerger first(shared);
+    ASSERT_TRUE(first.add(files[0], "f").has_value());
+    partials = first.take_exact();
+  }
+  ProfileMerger rest(shared, std::move(partials), 1, "f");
+  for (std::size_t i = 1; i < files.size(); ++i) ASSERT_TRUE(rest.add(files[i], "f").has_value());
+  rest.finish();
+  expect(shared);
+}
+
 }  // namespace
 }  // namespace graphgen

@@ -149,6 +149,9 @@ class ProfileMerger {
   std::vector<FuncId> map_, renumbered_;
   std::vector<StringId> string_map_;
   ExactTables exact_;
+  // Per table, the floating cells that have had an addend (whose partials
+  // are made only when a second one comes).
+  std::array<std::vector<bool>, kTables> written_;
   // Floating cells get their exactly rounded value (they are summed in
   // exact_ meanwhile).
   void write_exact();
