@@ -6,6 +6,7 @@
 #include <array>
 #include <bit>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <list>
 #include <map>
@@ -85,8 +86,9 @@ Expected<Members> unpack(const InputFile& in, std::size_t budget) {
     int got = want ? lib.read_data_block(ar.a, &block, &length, &at) : ARCHIVE_EOF;
     const auto* first = static_cast<const char*>(block);
     const std::string_view all = in.bytes();
-    if (got == ARCHIVE_OK && at == 0 && length == want && first >= all.data() &&
-        static_cast<std::size_t>(first - all.data()) <= all.size() - want) {
+    // (Addresses compared as numbers: the block may lie anywhere.)
+    const auto from = reinterpret_cast<std::uintptr_t>(first), base = reinterpret_cast<std::uintptr_t>(all.data());
+    if (got == ARCHIVE_OK && at == 0 && length == want && from >= base && from - base <= all.size() - want) {
       // The whole member in one block of the input itself (an archive of
       // 80 MB was copied whole: a third of its peak).
       *into = std::string_view(first, want);
