@@ -18,8 +18,7 @@ namespace {
 // `release_calls`: nothing reads the profile's calls after the graph.
 Expected<CallGraph> build_graph(Profile& p, const InputFormat& format, std::size_t event, const GraphOptions& o,
                                 bool release_calls, Diagnostics& diag) {
-  CallGraph graph = release_calls && !format.graph && p.has_total_cost() ? graph_releasing_calls(p, event, diag)
-                                                                         : graph_totals(p, format, event, o, diag);
+  CallGraph graph = graph_totals(p, format, event, o, diag, release_calls ? &p : nullptr);
   prune(p, graph, o.prune);
   if (!o.root.empty()) {
     auto roots = match_functions(p, graph, o.root);
@@ -47,13 +46,13 @@ Expected<std::size_t> pick_event(const Profile& p, const InputFormat& format, co
 
 // Each function's totals, as the format's rules give them (no pruning).
 CallGraph graph_totals(const Profile& p, const InputFormat& format, std::size_t event, const GraphOptions& o,
-                       Diagnostics& diag) {
+                       Diagnostics& diag, Profile* releasable) {
   CallGraph graph;
   std::optional<CallGraph> own = format.graph ? format.graph(p, event, diag) : std::nullopt;
   if (own) {
     graph = std::move(*own);
   } else if (p.has_total_cost()) {
-    graph = graph_from_reported_totals(p, event, diag);
+    graph = releasable ? graph_releasing_calls(*releasable, event, diag) : graph_from_reported_totals(p, event, diag);
   } else if (o.total == TotalMethod::kCallStacks && p.keeps_stack_totals) {
     graph = graph_from_call_stacks(p, event, diag);
   } else {

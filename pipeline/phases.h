@@ -29,8 +29,11 @@ std::vector<std::size_t> merge_order(formats::MergeOrder order, std::size_t n);
 Expected<std::size_t> pick_event(const Profile& p, const InputFormat& format, const std::string& event);
 
 /// Each function's totals, as the format's rules give them (no pruning).
+/// `releasable`, when given, is `p` itself, whose calls nothing reads
+/// after the graph: a graph of reported totals gives them back as it goes
+/// (graph_releasing_calls()).
 CallGraph graph_totals(const Profile& p, const InputFormat& format, std::size_t event, const GraphOptions& o,
-                       Diagnostics& diag);
+                       Diagnostics& diag, Profile* releasable = nullptr);
 
 /// A rank's self and inclusive value per function, in the event's shown
 /// unit.
