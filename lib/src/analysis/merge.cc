@@ -880,10 +880,16 @@ std::vector<FuncId> order_as_gprof2dot(Profile& p) {
   return renumbered;
 }
 
+namespace {
+// The profile's cost tables, in ProfileMerger::Table's order.
+std::array<std::vector<Cost>*, ProfileMerger::kTables> cost_tables(Profile& p) {
+  return {&p.self_cost, &p.total_cost,       &p.stack_total,    &p.call_cost,
+          &p.call_self, &p.line_cost_values, &p.call_site_cost, &p.stack_node_cost};
+}
+}  // namespace
+
 void ProfileMerger::write_exact() {
-  Profile& p = into_;
-  std::vector<Cost>* tables[kTables] = {&p.self_cost, &p.total_cost,       &p.stack_total,    &p.call_cost,
-                                        &p.call_self, &p.line_cost_values, &p.call_site_cost, &p.stack_node_cost};
+  const auto tables = cost_tables(into_);
   for (int t = 0; t < kTables; ++t)
     for (std::size_t cell = 0; cell < exact_[t].size() && cell < tables[t]->size(); ++cell)
       if (!exact_[t][cell].empty()) (*tables[t])[cell] = float_cost(exact_[t][cell].value());
@@ -894,9 +900,7 @@ ProfileMerger::ExactTables ProfileMerger::take_exact() {
   // A cell of one addend has it as its value: the merger taking over gets
   // it as a partial, as every other (a +0.0 included, which its own rule
   // for values it finds would leave out).
-  Profile& p = into_;
-  const std::vector<Cost>* tables[kTables] = {&p.self_cost, &p.total_cost,       &p.stack_total,    &p.call_cost,
-                                              &p.call_self, &p.line_cost_values, &p.call_site_cost, &p.stack_node_cost};
+  const auto tables = cost_tables(into_);
   for (int t = 0; t < kTables; ++t)
     for (std::size_t cell = 0; cell < written_[t].size() && cell < tables[t]->size(); ++cell)
       if (written_[t][cell] && (cell >= exact_[t].size() || exact_[t][cell].empty())) {
