@@ -118,9 +118,8 @@ class Decoder {
   // no memory (only address space: reservable()); it is capped (256 MB each) for inputs past the usual.
   Decoder(std::string_view in, const Allowed& allowed) : in_(in), allowed_(allowed) {
     constexpr std::size_t kCap = std::size_t{256} << 20;
-    doc_.nodes.reserve(reservable(std::min(in.size() / 2, kCap / sizeof(Node)) * sizeof(Node)) / sizeof(Node) + 16);
-    doc_.tuple_items.reserve(reservable(std::min(in.size() / 2, kCap / sizeof(std::uint32_t)) * sizeof(std::uint32_t)) /
-                                 sizeof(std::uint32_t) +
+    doc_.nodes.reserve(reservable_count<Node>(std::min(in.size() / 2, kCap / sizeof(Node))) + 16);
+    doc_.tuple_items.reserve(reservable_count<std::uint32_t>(std::min(in.size() / 2, kCap / sizeof(std::uint32_t))) +
                              16);
   }
 

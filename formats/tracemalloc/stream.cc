@@ -63,7 +63,7 @@ class Stream {
     // Room for every memo entry the input can make (one per two bytes at
     // most): growing by doubling held the old and new arrays at once. Room
     // not used costs no memory (only address space: reservable()).
-    memo_.reserve(reservable((std::min(in_.size() / 2, kMemoCap) + 16) * sizeof(Ref)) / sizeof(Ref));
+    memo_.reserve(reservable_count<Ref>(std::min(in_.size() / 2, kMemoCap) + 16));
   }
 
   Profile run(Diagnostics& diag) {

@@ -81,6 +81,11 @@ std::string format_size(std::size_t bytes);
 /// 256 MiB reservation for the dot of a 22 MB profile, which needs 22 MiB,
 /// failed as "out of memory" under `ulimit -v 250000`.)
 std::size_t reservable(std::size_t bytes);
+/// reservable() in elements of T: how many of `count` to reserve.
+template <class T>
+std::size_t reservable_count(std::size_t count) {
+  return reservable(count * sizeof(T)) / sizeof(T);
+}
 
 /// Capacity a writer reserves for its output up front, so the string never
 /// doubles past its budget (untouched capacity costs no memory, but
