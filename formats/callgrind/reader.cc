@@ -104,7 +104,8 @@ class Reader {
     half_budget_stop_ = &stop;
     bool rest_ok = false;
     std::atomic<bool> rest_done{false};
-    auto read_rest = [&] {
+    // (No thread: one half after the other.)
+    BesideThread helper = BesideThread::start_or_run([&] {
       try {
         LineScanner scanner(bytes.substr(cut), &input, cut);
         rest->stop_ = &stop;
@@ -117,9 +118,7 @@ class Reader {
         rest_profile.reset();
       }
       rest_done.store(true, std::memory_order_release);
-    };
-    BesideThread helper = BesideThread::try_start(read_rest);
-    if (!helper.joinable()) read_rest();  // (no thread: one half after the other)
+    });
     Expected<bool> head = true;
     try {
       head = read_lines(first, 0, false, false);

@@ -36,6 +36,12 @@ BesideThread BesideThread::try_start(std::function<void()> work) {
   return t;
 }
 
+BesideThread BesideThread::start_or_run(std::function<void()> work) {
+  BesideThread t;
+  if (t.start(work) != 0) work();
+  return t;
+}
+
 int BesideThread::start(std::function<void()> work) {
   auto start = std::make_unique<Start>();
   start->work = std::move(work);

@@ -27,6 +27,10 @@ class BesideThread {
   /// a BesideThread that is not joinable, `work` not run: the caller does
   /// the work itself.
   static BesideThread try_start(std::function<void()> work);
+  /// `work` on a new thread as try_start() starts it, or, when none can
+  /// be created, on the caller's before returning: the work is done (or
+  /// under way) either way.
+  static BesideThread start_or_run(std::function<void()> work);
   BesideThread(BesideThread&& other) noexcept;
   BesideThread& operator=(BesideThread&& other) noexcept;
   BesideThread(const BesideThread&) = delete;

@@ -517,15 +517,13 @@ CallGraph graph_from_call_ratios(const Profile& p, std::size_t event, Diagnostic
   std::exception_ptr failed;
   BesideThread base;
   if (n + p.calls.size() > rule.graph_two_cores_above) {
-    auto make_base = [&] {
+    base = BesideThread::start_or_run([&] {
       try {
         g = base_graph(p, event, self_sum);
       } catch (...) {
         failed = std::current_exception();
       }
-    };
-    base = BesideThread::try_start(make_base);
-    if (!base.joinable()) make_base();
+    });
   } else {
     g = base_graph(p, event, self_sum);
   }

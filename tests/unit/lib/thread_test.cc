@@ -130,6 +130,9 @@ TEST(BesideThread, WithNoRoomForAThreadTryStartLeavesTheWorkToTheCaller) {
                                          BesideThread t = BesideThread::try_start([&] { ran = true; });
                                          if (t.joinable()) return std::string("a thread started");
                                          if (ran) return std::string("the work ran");
+                                         BesideThread here = BesideThread::start_or_run([&] { ran = true; });
+                                         if (here.joinable() || !ran)
+                                           return std::string("start_or_run did not run the work here");
                                          try {
                                            BesideThread thrown([] {});
                                            return std::string("the constructor did not throw");
