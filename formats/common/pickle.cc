@@ -115,7 +115,8 @@ class Decoder {
   // Room reserved for what the input can make (a node per 3.5 bytes of a
   // snapshot; a tuple item per 2): growing by doubling held the old and new
   // arrays at once, a third more than the document. Untouched room costs
-  // no memory (only address space: reservable()); it is capped (256 MB each) for inputs past the usual.
+  // no memory (only address space: reservable()); it is capped (256 MB
+  // each) for inputs past the usual.
   Decoder(std::string_view in, const Allowed& allowed) : in_(in), allowed_(allowed) {
     constexpr std::size_t kCap = std::size_t{256} << 20;
     doc_.nodes.reserve(reservable_count<Node>(std::min(in.size() / 2, kCap / sizeof(Node))) + 16);

@@ -28,9 +28,10 @@ struct Ref {
 // them a string id, a key, an index into callers_ or into values_ (an int's
 // or a float's bits), or an int of 0 to 2^29 - 1 itself (kSmallInt: the
 // call counts, 280 000 of the 100k-function file's 378 000 references,
-// whose 8 bytes each in values_ were 2 MB of its read's peak). Caller keys are references to keys made anywhere
-// earlier in the file; a table of 24-byte Refs (10 MB for 100 000
-// functions) missed the cache on nearly every one of them.
+// whose 8 bytes each in values_ were 2 MB of its read's peak). Caller
+// keys are references to keys made anywhere earlier in the file; a table
+// of 24-byte Refs (10 MB for 100 000 functions) missed the cache on nearly
+// every one of them.
 class Refs {
  public:
   std::size_t size() const { return slots_.size(); }
