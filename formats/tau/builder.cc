@@ -103,15 +103,8 @@ void Builder::timer(std::string_view name, double calls, const double* excl, con
     std::string_view head = name.substr(0, arrow);
     std::size_t before = head.rfind(kPathSeparator);
     std::string_view caller = before == std::string_view::npos ? head : head.substr(before + kPathSeparator.size());
-    FuncId from = function(caller), to = function(name.substr(arrow + kPathSeparator.size()));
-    auto [it, fresh] = calls_.try_emplace((std::uint64_t{from} << 32) | to, 0);
-    if (fresh) it->second = p_.add_call(Call{from, to, 0, kUnknownCount});
-    Call& c = p_.calls[it->second];
-    c.count = saturating_add(c.count, n);
-    for (std::size_t e = 0; e < ne; ++e) {
-      p_.inclusive(it->second, e) = p_.add(e, p_.inclusive(it->second, e), cost(e, incl[e]));
-      p_.along(it->second, e) = p_.add(e, p_.along(it->second, e), cost(e, excl[e]));
-    }
+    FuncId from = function(caller), to = function(name.substr(arrow + kPathSeparator.size()));  // in this order
+    call_path(from, to, calls, excl, incl);
     return;
   }
   // ParaProf-era sampling summaries: the [SAMPLE] timers' time again, by function.
@@ -139,6 +132,19 @@ void Builder::timer(std::string_view name, double calls, const double* excl, con
       s = p_.add(e, s, self);
       t = p_.add(e, t, total);
     }
+  }
+}
+
+void Builder::call_path(FuncId from, FuncId to, double calls, const double* excl, const double* incl) {
+  const std::size_t ne = p_.events.size();
+  const std::int64_t n = calls >= 0 && calls < 9.2e18 ? static_cast<std::int64_t>(calls) : 0;
+  auto [it, fresh] = calls_.try_emplace((std::uint64_t{from} << 32) | to, 0);
+  if (fresh) it->second = p_.add_call(Call{from, to, 0, kUnknownCount});
+  Call& c = p_.calls[it->second];
+  c.count = saturating_add(c.count, n);
+  for (std::size_t e = 0; e < ne; ++e) {
+    p_.inclusive(it->second, e) = p_.add(e, p_.inclusive(it->second, e), cost(e, incl[e]));
+    p_.along(it->second, e) = p_.add(e, p_.along(it->second, e), cost(e, excl[e]));
   }
 }
 

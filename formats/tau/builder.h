@@ -28,6 +28,10 @@ class Builder {
   /// One timer of the current thread; `excl` and `incl` hold one value per
   /// metric, in the constructor's order.
   void timer(std::string_view name, double calls, const double* excl, const double* incl);
+  /// A call-path timer whose last two frames are `from` and `to`.
+  void call_path(FuncId from, FuncId to, double calls, const double* excl, const double* incl);
+  /// The function of one frame of a timer's name (made on first sight).
+  FuncId function(std::string_view frame);
   /// Timers from here to end_location() are one location's (packed files).
   void begin_location(std::int64_t node, std::int64_t context, std::int64_t thread);
   void end_location();
@@ -41,7 +45,6 @@ class Builder {
   void settle_contexts();
 
  private:
-  FuncId function(std::string_view frame);
   Cost cost(std::size_t metric, double v);
 
   Profile& p_;

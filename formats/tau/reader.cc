@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstring>
 #include <filesystem>
-#include <unordered_map>
 
 #include "builder.h"
 #include "graphgen/text.h"
@@ -16,9 +16,57 @@ namespace {
 
 constexpr std::string_view kHeader = " templated_functions";
 
+constexpr std::string_view kPathSeparator = " => ";
+
+// Timer names, held without the input: a name is its frames between " => "
+// (left to right), each frame interned once; the name's identity is the
+// sequence of its frames' ids, interned as bytes. Cutting and joining at
+// every separator gives the name back byte for byte, so two names are one
+// exactly when their sequences are. Call paths repeat their frames on
+// line after line: they take 4 bytes a frame here instead of their text,
+// and the input's pages can go as they are read.
+class TimerNames {
+ public:
+  StringId intern(std::string_view name) {
+    ids_.clear();
+    for (;;) {
+      std::size_t sep = name.find(kPathSeparator);
+      ids_.push_back(frames_.intern(name.substr(0, sep)));
+      if (sep == std::string_view::npos) break;
+      name.remove_prefix(sep + kPathSeparator.size());
+    }
+    return paths_.intern({reinterpret_cast<const char*>(ids_.data()), ids_.size() * sizeof(StringId)});
+  }
+  /// The name of an id from intern(), in `out`.
+  std::string_view name(StringId id, std::string& out) const {
+    std::string_view seq = paths_.view(id);
+    out.clear();
+    for (std::size_t i = 0; i < seq.size(); i += sizeof(StringId)) {
+      StringId frame;
+      std::memcpy(&frame, seq.data() + i, sizeof frame);
+      if (i > 0) out += kPathSeparator;
+      out += frames_.view(frame);
+    }
+    return out;
+  }
+  std::size_t size() const { return paths_.size(); }
+  /// The frames of a name: their ids, in `out`.
+  void frames(StringId id, std::vector<StringId>& out) const {
+    std::string_view seq = paths_.view(id);
+    out.resize(seq.size() / sizeof(StringId));
+    if (!out.empty()) std::memcpy(out.data(), seq.data(), seq.size());
+  }
+  std::string_view frame(StringId id) const { return frames_.view(id); }
+  std::size_t frame_count() const { return frames_.size(); }
+
+ private:
+  StringTable frames_, paths_;
+  std::vector<StringId> ids_;
+};
+
 // One metric's file: its timers in file order.
 struct TextTimer {
-  std::string_view name;
+  StringId name = 0;  // in TimerNames
   double calls = 0, excl = 0, incl = 0;
 };
 struct TextFile {
@@ -68,9 +116,10 @@ bool counted_line(std::string_view line, std::string_view word, std::size_t& cou
   return space != std::string_view::npos && line.substr(space + 1) == word && parse_count(line.substr(0, space), count);
 }
 
-Expected<TextFile> parse(std::string_view bytes, const std::string& path) {
+// `input`, when given, is the file `bytes` are: its pages go as they are read.
+Expected<TextFile> parse(std::string_view bytes, const InputFile* input, const std::string& path, TimerNames& names) {
   TextFile out;
-  LineScanner lines(bytes);
+  LineScanner lines(bytes, input);
   std::string_view line;
   auto error = [&](std::size_t col, std::string_view message) {
     return bad_input(at_line(path, lines.line_number(), col, message));
@@ -117,7 +166,7 @@ Expected<TextFile> parse(std::string_view bytes, const std::string& path) {
     if (close == 0 || close == std::string_view::npos)
       return error(2, "expected the timer's name in quotes, found no closing quote");
     TextTimer t;
-    t.name = line.substr(1, close - 1);
+    t.name = names.intern(line.substr(1, close - 1));
     double values[6] = {};
     std::size_t k = 0, pos = close + 1;
     while (pos < group) {
@@ -179,24 +228,23 @@ bool sniff_text(std::string_view head) {
 
 Expected<Profile> read_text(const InputFile& input, const formats::ReadOptions& options, Diagnostics& diag) {
   std::vector<std::string> siblings = metric_siblings(input.path());
-  std::vector<InputFile> others;  // kept open: the timers' names point into them
-  others.reserve(siblings.size());
+  TimerNames timer_names;
   std::vector<TextFile> files;
   std::error_code ec;
   for (const std::string& s : siblings) {
-    std::string_view bytes = input.bytes();
-    if (!std::filesystem::equivalent(s, input.path(), ec)) {
+    Expected<TextFile> parsed = TextFile();
+    if (std::filesystem::equivalent(s, input.path(), ec)) {
+      parsed = parse(input.bytes(), &input, s, timer_names);
+    } else {
       auto opened = InputFile::open(s);
       if (!opened) return opened.error();
-      others.push_back(std::move(opened).value());
-      bytes = others.back().bytes();
+      parsed = parse(opened->bytes(), &*opened, s, timer_names);
     }
-    auto parsed = parse(bytes, s);
     if (!parsed) return parsed.error();
     files.push_back(std::move(parsed).value());
   }
   if (files.empty()) {
-    auto parsed = parse(input.bytes(), input.path());
+    auto parsed = parse(input.bytes(), &input, input.path(), timer_names);
     if (!parsed) return parsed.error();
     files.push_back(std::move(parsed).value());
   }
@@ -208,29 +256,54 @@ Expected<Profile> read_text(const InputFile& input, const formats::ReadOptions& 
   for (const TextFile& f : files) metrics.push_back(f.metric);
   // One row per timer name over every metric's file, in first appearance.
   const std::size_t nm = files.size();
-  std::unordered_map<std::string_view, std::size_t> row_of;
-  std::vector<std::string_view> names;
+  constexpr std::uint32_t kNoRow = UINT32_MAX;
+  std::vector<std::uint32_t> row_of(timer_names.size(), kNoRow);
+  std::vector<StringId> names;
   std::vector<double> calls, excl, incl;
-  for (std::size_t m = 0; m < nm; ++m)
+  for (std::size_t m = 0; m < nm; ++m) {
     for (const TextTimer& t : files[m].timers) {
-      auto [it, fresh] = row_of.try_emplace(t.name, names.size());
-      if (fresh) {
+      std::uint32_t& r = row_of[t.name];
+      if (r == kNoRow) {
+        r = static_cast<std::uint32_t>(names.size());
         names.push_back(t.name);
         calls.push_back(0);
         excl.resize(excl.size() + nm, 0);
         incl.resize(incl.size() + nm, 0);
       }
-      std::size_t r = it->second;
       if (m == 0) calls[r] += t.calls;  // the same in every metric's file
       excl[r * nm + m] += t.excl;
       incl[r * nm + m] += t.incl;
     }
+    files[m].timers = std::vector<TextTimer>();
+  }
+  row_of = std::vector<std::uint32_t>();
   Profile p;
   detail::Builder builder(p, metrics);
+  // A call path's edge is its last two frames, as the builder cuts it with
+  // rfind; the frames cut here from the left are the same unless one of the
+  // two begins with "=> " (" => => ": the separators overlap). Each frame's
+  // function is then looked up once, not once per path it ends.
+  constexpr FuncId kNoFunction = UINT32_MAX;
+  std::vector<FuncId> function_of(timer_names.frame_count(), kNoFunction);
+  auto function = [&](StringId frame) {
+    FuncId& f = function_of[frame];
+    if (f == kNoFunction) f = builder.function(timer_names.frame(frame));
+    return f;
+  };
+  std::string name;
+  std::vector<StringId> frames;
   for (std::size_t r = 0; r < names.size(); ++r) {
     if (options.memory_budget && (r & 1023) == 0 && p.approximate_bytes() > options.memory_budget)
       return bad_input(formats::over_budget_message(input.path(), options.memory_budget, p.functions.size(), nm));
-    builder.timer(names[r], calls[r], &excl[r * nm], &incl[r * nm]);
+    timer_names.frames(names[r], frames);
+    const std::size_t n = frames.size();
+    if (n >= 2 && !timer_names.frame(frames[n - 1]).starts_with("=> ") &&
+        !timer_names.frame(frames[n - 2]).starts_with("=> ")) {
+      FuncId from = function(frames[n - 2]), to = function(frames[n - 1]);  // in this order
+      builder.call_path(from, to, calls[r], &excl[r * nm], &incl[r * nm]);
+    } else {
+      builder.timer(timer_names.name(names[r], name), calls[r], &excl[r * nm], &incl[r * nm]);
+    }
   }
   for (const auto& [k, v] : files[0].metadata) p.metadata.emplace_back(p.strings.intern(k), p.strings.intern(v));
   builder.finish(input.path(), diag);

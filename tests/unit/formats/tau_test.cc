@@ -350,3 +350,55 @@ TEST(TauRanks, TheMatrixHoldsEveryRanksValueAsParaProf) {
 
 }  // namespace
 }  // namespace graphgen
+
+namespace graphgen {
+namespace {
+
+// The text reader keeps a timer's name as its frames between " => ", not
+// as the input's bytes: names that only cutting and joining exactly tell
+// apart must stay apart, and one name's timers must still add up in TAU's
+// microseconds before they become seconds (1 + 0.3 us is 1.3e-06 s; 1e-06
+// s + 3e-07 s is 1.2999999999999998e-06).
+TEST(TauText, NamesAreTheirFramesExactly) {
+  fs::path dir = test::temp_dir() / "tau-names";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const char* timers[] = {
+      R"("main" 1 3 1 100 0 GROUP="TAU_USER")",
+      R"("f" 1 0 1 2 0 GROUP="TAU_USER")",
+      R"("f" 2 0 0.3 0.7 0 GROUP="TAU_USER")",                   // the same name again: added first
+      R"("f  " 4 0 1.1 1.1 0 GROUP="TAU_USER")",                 // another name, the same function
+      R"("main => f" 3 0 1 2 0 GROUP="TAU_CALLPATH")",           // the path's last two frames: main -> f
+      R"("x => main => f" 2 0 0.3 0.7 0 GROUP="TAU_CALLPATH")",  // another path, the same edge
+      R"("main => => g" 5 0 1 1 0 GROUP="TAU_CALLPATH")",        // " => " twice, overlapping: "main =>" -> g
+      R"("say "hi" => f" 6 0 1 1 0 GROUP="TAU_CALLPATH")",       // quotes inside a name
+  };
+  std::string text = std::to_string(std::size(timers)) + " templated_functions_MULTI_TIME\n";
+  text += "# Name Calls Subrs Excl Incl ProfileCalls\n";
+  for (const char* t : timers) text += std::string(t) + "\n";
+  text += "0 aggregates\n";
+  std::ofstream(dir / "profile.0.0.0") << text;
+  Profile p = test::read_ok({dir / "profile.0.0.0"}, "tau");
+  auto names = by_name(p);
+  ASSERT_TRUE(names.count("f") && names.count("main") && names.count("main =>") && names.count("g") &&
+              names.count("say \"hi\""));
+  EXPECT_FALSE(names.count("x"));  // a path's first frames are no function of it
+  FuncId f = names["f"], main = names["main"];
+  EXPECT_EQ(p.functions[f].calls, 1 + 2 + 4);
+  // Not (1 + 0.3 + 1.1) / 1e6: "f  " is a timer of its own, added in seconds.
+  EXPECT_EQ(cost_float(p.self(f, 0)), (1 + 0.3) / 1e6 + 1.1 / 1e6);
+  EXPECT_EQ(cost_float(p.total(f, 0)), (2 + 0.7) / 1e6 + 1.1 / 1e6);
+  std::map<std::pair<std::string, std::string>, const Call*> edges;
+  for (const Call& c : p.calls)
+    edges[{std::string(p.str(p.functions[c.caller].name)), std::string(p.str(p.functions[c.callee].name))}] = &c;
+  ASSERT_EQ(edges.size(), 3u);
+  const Call* mf = edges.at({"main", "f"});
+  EXPECT_EQ(mf->count, 3 + 2);
+  EXPECT_EQ(cost_float(p.inclusive(mf - p.calls.data(), 0)), 2 / 1e6 + 0.7 / 1e6);
+  EXPECT_EQ(edges.at({"main =>", "g"})->count, 5);
+  EXPECT_EQ(edges.at({"say \"hi\"", "f"})->count, 6);
+  EXPECT_EQ(p.functions[main].calls, 1);
+}
+
+}  // namespace
+}  // namespace graphgen
