@@ -43,6 +43,15 @@ bool metric_file(std::string_view name, std::string_view suffix, std::int64_t& i
   return true;
 }
 
+// Where `n` bytes at `p` lie in the input, if they lie in it (addresses
+// compared as numbers: a block of libarchive's may lie anywhere).
+std::optional<std::size_t> offset_in(const InputFile& in, const void* p, std::size_t n) {
+  const std::string_view all = in.bytes();
+  const auto at = reinterpret_cast<std::uintptr_t>(p), base = reinterpret_cast<std::uintptr_t>(all.data());
+  if (at < base || at - base > all.size() || n > all.size() - (at - base)) return std::nullopt;
+  return at - base;
+}
+
 Expected<Members> unpack(const InputFile& in, std::size_t budget) {
   auto api = formats::archive_api(in.path());
   if (!api) return api.error();
@@ -84,14 +93,10 @@ Expected<Members> unpack(const InputFile& in, std::size_t budget) {
     std::size_t length = 0;
     la_int64_t at = 0;
     int got = want ? lib.read_data_block(ar.a, &block, &length, &at) : ARCHIVE_EOF;
-    const auto* first = static_cast<const char*>(block);
-    const std::string_view all = in.bytes();
-    // (Addresses compared as numbers: the block may lie anywhere.)
-    const auto from = reinterpret_cast<std::uintptr_t>(first), base = reinterpret_cast<std::uintptr_t>(all.data());
-    if (got == ARCHIVE_OK && at == 0 && length == want && from >= base && from - base <= all.size() - want) {
+    if (got == ARCHIVE_OK && at == 0 && length == want && offset_in(in, block, want)) {
       // The whole member in one block of the input itself (an archive of
       // 80 MB was copied whole: a third of its peak).
-      *into = std::string_view(first, want);
+      *into = std::string_view(static_cast<const char*>(block), want);
       continue;
     }
     std::string& copy = m.copies.emplace_back(want, '\0');
@@ -376,6 +381,12 @@ Cost cost_of(const EventTable& e, std::size_t at, bool exclusive, std::size_t& r
   return std::fabs(r) >= 9.2e18 ? (r > 0 ? INT64_MAX : INT64_MIN) : static_cast<Cost>(r);
 }
 
+// Lets the pages of a member viewed in the mapped archive go once it is
+// read (a member copied out of a sparse archive is not in it).
+void release_member(const InputFile& in, std::string_view member) {
+  if (auto at = offset_in(in, member.data(), member.size())) in.release_range(*at, *at + member.size());
+}
+
 // The metrics graphgen adds up, each read: time first, then by id; and
 // the visits, which are call counts.
 Expected<std::vector<EventTable>> event_tables(const Context& cx, const Members& m, std::optional<Table>& visits,
@@ -386,14 +397,23 @@ Expected<std::vector<EventTable>> event_tables(const Context& cx, const Members&
     Dtype t = dtype_of(metric.dtype);
     bool stored = m.index.count(metric.id) && m.data.count(metric.id);
     if (!stored) continue;  // derived metrics, and those CubeLib reads as 0
+    // A metric's files are not read again once its table is made (nor
+    // when it is left out).
+    const std::string_view index = m.index.at(metric.id), data = m.data.at(metric.id);
+    auto release = [&] {
+      release_member(cx.in, index);
+      release_member(cx.in, data);
+    };
     if (t.size == 0 || (metric.type != "INCLUSIVE" && metric.type != "EXCLUSIVE")) {
+      release();
       // (Score-P writes min_time and max_time into every profile: leaving
       // out what never adds up is no news; other kinds are said.)
       if (metric.dtype != "MINDOUBLE" && metric.dtype != "MAXDOUBLE") skipped.push_back(metric.uniq_name);
       continue;
     }
-    auto table = metric_table(cx, metric, t, m.index.at(metric.id), m.data.at(metric.id));
+    auto table = metric_table(cx, metric, t, index, data);
     if (!table) return table.error();
+    release();
     if (metric.uniq_name == "visits" && !t.floating) {
       visits = std::move(table).value();
       continue;
@@ -584,6 +604,7 @@ Expected<Profile> read(const InputFile& input, const formats::ReadOptions& optio
   std::vector<std::size_t> region;
   auto anchor = checked_anchor(input, members->anchor, budget, region);
   if (!anchor) return anchor.error();
+  release_member(input, members->anchor);
   const Anchor& a = *anchor;
   Context cx{input, a, a.locations.size(), wide_order(a)};
   std::optional<Table> visits;
