@@ -103,9 +103,9 @@ std::string format_size(std::size_t bytes) {
   return fmt::format("{:.1f} {}", v, kUnits[u]);
 }
 
-std::size_t reservable(std::size_t bytes) {
+std::optional<std::size_t> address_space_left() {
   struct rlimit limit {};
-  if (::getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return bytes;
+  if (::getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return std::nullopt;
   // The address space in use: /proc/self/statm's first number, in pages.
   std::size_t pages = 0;
   if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
@@ -113,8 +113,18 @@ std::size_t reservable(std::size_t bytes) {
     std::fclose(f);
   }
   const std::size_t used = pages * static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-  const std::size_t left = limit.rlim_cur > used ? static_cast<std::size_t>(limit.rlim_cur) - used : 0;
-  return std::min(bytes, left / 8);
+  return limit.rlim_cur > used ? static_cast<std::size_t>(limit.rlim_cur) - used : 0;
+}
+
+std::size_t reservable(std::size_t bytes) {
+  const std::optional<std::size_t> left = address_space_left();
+  return left ? std::min(bytes, *left / 8) : bytes;
+}
+
+void share_malloc_arena_under_address_limit() {
+#ifdef __GLIBC__
+  if (address_space_left()) ::mallopt(M_ARENA_MAX, 1);
+#endif
 }
 
 std::size_t output_reservation(std::size_t max_bytes, std::size_t estimate) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -81,6 +82,17 @@ std::string format_size(std::size_t bytes);
 /// 256 MiB reservation for the dot of a 22 MB profile, which needs 22 MiB,
 /// failed as "out of memory" under `ulimit -v 250000`.)
 std::size_t reservable(std::size_t bytes);
+/// What RLIMIT_AS leaves of the address space (nothing when it is unlimited).
+std::optional<std::size_t> address_space_left();
+/// Under an address-space limit, one malloc arena for every thread: glibc
+/// gives each thread that allocates an arena of its own, reserving 64 MiB
+/// of address space, so Graphviz's font threads (pango's, fontconfig's) and
+/// graphgen's own ran out of the limit and fontconfig crashed on an
+/// allocation it does not check (`-T svg` of a 1 KB profile under `ulimit -v
+/// 200000`: a third of runs). Unlimited, nothing changes (an arena per
+/// thread keeps the parallel readers from waiting on each other). Called
+/// first thing by the programs, not by the library.
+void share_malloc_arena_under_address_limit();
 /// reservable() in elements of T: how many of `count` to reserve.
 template <class T>
 std::size_t reservable_count(std::size_t count) {
