@@ -6,6 +6,7 @@
 #include <graphviz/gvcjob.h>
 #include <graphviz/gvplugin.h>
 #include <graphviz/gvplugin_device.h>
+#include <graphviz/types.h>
 
 #include <condition_variable>
 #include <cstdint>
@@ -86,6 +87,36 @@ GVC_t* context() {
   return gvc;
 }
 std::mutex g_render;
+
+// What Graphviz's text layout takes of the address space: pango's font
+// threads and fontconfig's caches, about 40 MiB. Neither fontconfig nor
+// cairo checks its allocations: short of room they crash (`-T png` of a
+// 1 KB profile under `ulimit -v 68000`, every run), so under an
+// address-space limit the drawing is refused first.
+constexpr std::size_t kTextLayoutNeeds = std::size_t{64} << 20;
+// Drawing a bitmap after the layout: cairo's glyph caches and the PNG
+// encoder, beside the surface and the file (a 1 KB profile's PNG, 8.5 MiB
+// of pixels, drew with 21 MiB left and crashed with 10).
+constexpr std::size_t kBitmapNeeds = std::size_t{8} << 20;
+
+std::optional<Error> short_of_address_space(std::size_t needs, std::string_view what) {
+  const std::optional<std::size_t> left = address_space_left();
+  if (!left || *left >= needs) return std::nullopt;
+  return io_error(fmt::format(
+      "graphviz: not enough address space left for {}: {} under the limit (ulimit -v), about {} needed; raise "
+      "the limit, or write dot (-T dot) and draw it where the limit is higher",
+      what, format_size(*left / (std::size_t{1} << 20) * (std::size_t{1} << 20)), format_size(needs)));
+}
+
+// The pixels cairo draws a laid-out graph on at 96 dpi (4 bytes each,
+// Graphviz's 4-point pad around the drawing).
+std::size_t raster_bytes(Agraph_t* graph) {
+  const boxf bb = GD_bb(graph);
+  const double px = 96.0 / 72.0, w = (bb.UR.x - bb.LL.x + 8) * px, h = (bb.UR.y - bb.LL.y + 8) * px;
+  if (!(w > 0 && h > 0)) return 0;
+  const double bytes = w * h * 4;
+  return bytes >= 1e15 ? std::size_t{1} << 50 : static_cast<std::size_t>(bytes);
+}
 
 }  // namespace
 
@@ -168,6 +199,7 @@ void set_layout_progress(LayoutProgress f, std::chrono::milliseconds after) {
 Expected<std::string> render(std::string_view dot_source, std::string_view format, std::string_view title,
                              const char* engine) {
   std::lock_guard<std::mutex> lock(g_render);
+  if (auto e = short_of_address_space(kTextLayoutNeeds, "its fonts and layout")) return *e;
   g_errors.clear();
   agseterrf(collect_error);
   agseterr(AGERR);
@@ -187,6 +219,12 @@ Expected<std::string> render(std::string_view dot_source, std::string_view forma
   unsigned int length = 0;
   std::string fmt_name(format);
   int rc = -1;
+  // A bitmap's surface and the file made of it, beside what the layout holds.
+  if (fmt_name == "png" || fmt_name == "jpg" || fmt_name == "gif")
+    if (auto e = short_of_address_space(kBitmapNeeds + 2 * raster_bytes(graph), "the picture's pixels")) {
+      gvFreeLayout(gvc, graph);
+      return *e;
+    }
   if (fmt_name == "png") {
     // Our PNG device (above); where it cannot render, Graphviz's own.
     g_png_failed = false;
