@@ -206,12 +206,27 @@ Profile to_profile(LineStats& stats) {
 
 }  // namespace
 
-Expected<Profile> read(const InputFile& input, Diagnostics&) {
-  // line_profiler's LineStats, as each version's module names it.
-  static const pickle::Allowed kLineStats = {{{"_line_profiler", "LineStats"},
-                                              {"line_profiler._line_profiler", "LineStats"},
-                                              {"line_profiler.line_profiler", "LineStats"}},
-                                             "only line_profiler's LineStats may appear in a .lprof file"};
+namespace {
+
+// line_profiler's LineStats, as each version's module names it.
+const pickle::Allowed kLineStats = {{{"_line_profiler", "LineStats"},
+                                     {"line_profiler._line_profiler", "LineStats"},
+                                     {"line_profiler.line_profiler", "LineStats"}},
+                                    "only line_profiler's LineStats may appear in a .lprof file"};
+
+}  // namespace
+
+bool detail::is_line_stats(std::string_view module, std::string_view name) {
+  return std::find(kLineStats.classes.begin(), kLineStats.classes.end(), std::pair{module, name}) !=
+         kLineStats.classes.end();
+}
+
+Expected<Profile> read(const InputFile& input, Diagnostics& diag) {
+  if (auto streamed = read_streaming(input, diag)) return std::move(*streamed);
+  return read_general(input, diag);
+}
+
+Expected<Profile> read_general(const InputFile& input, Diagnostics&) {
   Expected<LineStats> stats = [&]() -> Expected<LineStats> {
     // The decoded pickle (16 bytes a node, four nodes a line) is gone
     // before the profile is made from what it held.

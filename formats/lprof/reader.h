@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,7 +25,21 @@ bool sniff(std::string_view head);
 /// its unit, so files of different units merge in the coarser one, as
 /// LineStats addition does) and `hits`, a per-line cost row per profiled
 /// line (duplicate line entries summed). Functions that never ran are kept.
+/// A function at a time as the pickle is read (stream.cc) when it is as
+/// line_profiler writes it, else read_general().
 Expected<Profile> read(const InputFile& input, Diagnostics& diag);
+/// The streaming path alone: nothing when it leaves the file to the general
+/// path (it never warns, nor refuses: the general path says what is wrong).
+std::optional<Expected<Profile>> read_streaming(const InputFile& input, Diagnostics& diag);
+/// The general path alone: the whole pickle decoded, then read (tests and
+/// the fuzz target compare it with read()).
+Expected<Profile> read_general(const InputFile& input, Diagnostics& diag);
+
+namespace detail {
+/// The classes a .lprof may name: line_profiler's LineStats, as each
+/// version's module names it.
+bool is_line_stats(std::string_view module, std::string_view name);
+}  // namespace detail
 
 struct TextOptions {
   double output_unit = 1e-6;  // line_profiler's -u

@@ -1,12 +1,20 @@
-// line_profiler: the pickle decoder, the validation and the text report
-// (which must not open what the profile names: no source root is allowed).
+// line_profiler: the streaming path and the whole pickle decoded first must
+// give the same profile whenever the streaming path takes a file; then the
+// validation and the text report (which must not open what the profile
+// names: no source root is allowed).
 #include "fuzz.h"
 #include "lprof/reader.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace graphgen;
+  const InputFile in = fuzz::input(data, size);
+  auto both = fuzz::two_paths(
+      in, fuzz::options(size),
+      [](const InputFile& f, const formats::ReadOptions&, Diagnostics& d) { return lprof::read_streaming(f, d); },
+      [](const InputFile& f, const formats::ReadOptions&, Diagnostics& d) { return lprof::read_general(f, d); });
+  if (both.fast && *both.fast != both.general) fuzz::fail();
   Diagnostics diag;
-  auto p = lprof::read(fuzz::input(data, size), diag);
+  auto p = lprof::read(in, diag);
   fuzz::check(p);
   if (p) {
     lprof::TextOptions o;

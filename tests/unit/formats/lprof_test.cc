@@ -12,6 +12,7 @@
 
 #include "graphgen/io.h"
 #include "lprof/reader.h"
+#include "util/both_ways.h"
 #include "util/test_util.h"
 
 namespace graphgen::lprof {
@@ -187,6 +188,136 @@ TEST(LprofCallgrind, AnnotateShowsTimeAndHitsBesideTheSource) {
   for (std::string line; std::getline(in, line);)
     if (line.find("steps += 1") != std::string::npos && line.find("14,151") != std::string::npos) found = true;
   EXPECT_TRUE(found) << ann.out.substr(0, 3000);
+}
+
+// --- the streaming path (stream.cc) against the whole pickle decoded first
+
+fuzz::TwoPaths read_both(const fs::path& f) {
+  auto streaming = [](const InputFile& in, const formats::ReadOptions&, Diagnostics& d) {
+    return lprof::read_streaming(in, d);
+  };
+  auto general = [](const InputFile& in, const formats::ReadOptions&, Diagnostics& d) {
+    return lprof::read_general(in, d);
+  };
+  auto either = [](const InputFile& in, const formats::ReadOptions&, Diagnostics& d) { return lprof::read(in, d); };
+  return test::both_ways(f, streaming, general, either);
+}
+
+// Where the streaming path takes a file: the same strings, functions, line
+// rows, costs and units as the general path; it takes every file
+// line_profiler wrote (Python 2.7's cPickle, protocols 2, 4 and 5).
+TEST(LprofReader, StreamingPathReadsEveryFileAsTheGeneralPathDoes) {
+  std::vector<fs::path> dirs = {test::testdata_dir() / "lprof", test::testdata_dir() / "bad" / "lprof"};
+  const fs::path corpus = test::corpus_dir();
+  if (!corpus.empty()) {
+    dirs.push_back(corpus / "edge" / "lprof");
+    dirs.push_back(corpus / "real" / "lprof");
+  }
+  const auto streamed = test::streamed_files(test::files_named(dirs, ".lprof"), read_both);
+  EXPECT_TRUE(streamed.count("shapes.lprof"));
+  EXPECT_FALSE(streamed.count("unsafe.lprof"));
+  if (corpus.empty()) GTEST_SKIP() << test::no_corpus_message();
+  for (const char* usual : {"demo.lprof", "nev.lprof", "v2_cpickle.lprof", "v2_py27_emul.lprof", "v4_emul.lprof",
+                            "v4_py36_emul.lprof", "v5_emul.lprof", "scatter.py.lprof"})
+    EXPECT_TRUE(streamed.count(usual)) << usual;
+}
+
+// Pickles made by Python's own Pickler, as line_profiler makes them, and
+// with one thing changed each: what the streaming path takes, it reads as
+// the general path; what it leaves (an object taken from the memo again, a
+// negative hit count, a key repeated in the dict), the general path reads
+// or refuses.
+TEST(LprofReader, StreamingPathTakesWhatLineProfilerWritesAndLeavesTheRest) {
+  const fs::path dir = test::temp_dir() / "lprof-made";
+  fs::create_directories(dir);
+  const char* script = R"PY(
+import pickle, sys, types
+out = sys.argv[1]
+pkg = types.ModuleType('line_profiler'); mod = types.ModuleType('line_profiler.line_profiler')
+sys.modules['line_profiler'] = pkg; sys.modules['line_profiler.line_profiler'] = mod
+class LineStats:
+    def __init__(self, timings, unit):
+        self.timings = timings
+        self.unit = unit
+LineStats.__module__ = 'line_profiler.line_profiler'
+mod.LineStats = LineStats
+def write(name, timings, unit=1e-06, protocol=4, extra=None):
+    s = LineStats(timings, unit)
+    if extra: s.__dict__.update(extra)
+    data = pickle.dumps(s, protocol)
+    with open(out + '/' + name, 'wb') as f: f.write(data)
+    return data
+usual = {('app.py', 3, 'main'): [(4, 1, 50), (5, 10, 700), (7, 1, 3)],
+         ('app.py', 9, 'never'): [],
+         ('lib/util.py', 1, 'helper'): [(2, 10, 600), (2, 5, 7), (1, 3, -4)]}
+for p in (2, 4, 5): write('usual-p%d.s' % p, usual, protocol=p)
+write('unit-int.s', usual, unit=1)
+write('names-not-ascii.s', {('caf\u00e9.py', 1, '\u00e9t\u00e9 \U0001f600'): [(2, 1, 5)]})
+write('extra-attribute.s', usual, extra={'version': 4})
+write('many-functions.s', {('m%d.py' % (i % 7), i, 'f%d' % i): [(i + k, k, k * 9) for k in range(i % 5)]
+                           for i in range(2500)})
+big = (1 << 40) + 3
+write('long-ints.s', {('big.py', big, 'f'): [(big, big, -big)]})
+t = (6, 1, 2)
+write('same-tuple-twice.g', {('a.py', 1, 'f'): [t, t]})
+shared = [(2, 1, 1)]
+write('same-list-twice.g', {('a.py', 1, 'f'): shared, ('a.py', 5, 'g'): shared})
+write('negative-hits.g', {('a.py', 1, 'f'): [(2, -1, 1)]})
+write('unit-zero.g', usual, unit=0.0)
+data = write('repeated-key.g', {('a.py', 1, 'f'): [(2, 1, 1)], ('a.py', 1, 'g'): [(3, 2, 2)]})
+at = data.index(b'\x8c\x01g')
+with open(out + '/repeated-key.g', 'wb') as f: f.write(data[:at] + b'\x8c\x01f' + data[at + 3:])
+)PY";
+  auto made = test::run({"python3", "-c", script, dir.string()});
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  std::size_t cases = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const std::string name = e.path().filename().string();
+    SCOPED_TRACE(name);
+    const fuzz::TwoPaths r = read_both(e.path());
+    EXPECT_EQ(r.fast.has_value(), name.ends_with(".s")) << r.general.substr(0, 300);
+    if (r.fast) {
+      EXPECT_EQ(*r.fast, r.general);
+    }
+    ++cases;
+  }
+  EXPECT_EQ(cases, 13u);  // (Python 2's str: the corpus's cPickle files above)
+  // What the general path makes of the ones left to it.
+  Diagnostics d;
+  auto twice = lprof::read_general(*InputFile::open((dir / "same-tuple-twice.g").string()), d);
+  ASSERT_TRUE(twice.has_value());
+  EXPECT_EQ(twice->line_cost_values, (std::vector<Cost>{4, 2}));  // (time, hits) of line 6, summed
+  auto repeated = lprof::read_general(*InputFile::open((dir / "repeated-key.g").string()), d);
+  ASSERT_TRUE(repeated.has_value());
+  ASSERT_EQ(repeated->functions.size(), 1u);
+  EXPECT_EQ(repeated->line_costs.at(0).line, 3u);  // the last value, in the first key's place
+  EXPECT_FALSE(lprof::read_general(*InputFile::open((dir / "negative-hits.g").string()), d).has_value());
+}
+
+// A function at a time: the pages of the file read are given back (the
+// whole pickle decoded first was 12 times the file).
+TEST(LprofReader, StreamingPathGivesBackThePagesItRead) {
+  const fs::path dir = test::temp_dir() / "lprof-pages";
+  fs::create_directories(dir);
+  auto made = test::run({"python3", "-c",
+                         "import pickle, sys, types\n"
+                         "sys.modules['line_profiler'] = types.ModuleType('line_profiler')\n"
+                         "m = types.ModuleType('line_profiler._line_profiler'); sys.modules[m.__name__] = m\n"
+                         "class LineStats: pass\n"
+                         "LineStats.__module__ = m.__name__; m.LineStats = LineStats\n"
+                         "s = LineStats(); s.unit = 1e-9\n"
+                         "s.timings = {('src/m%d.py' % (i % 50), i, 'f%d' % i): [(i + k, k + 1, 1000 * k + i) "
+                         "for k in range(40)] for i in range(12000)}\n"
+                         "open(sys.argv[1], 'wb').write(pickle.dumps(s, 4))\n",
+                         (dir / "big.lprof").string()});
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  auto r = test::read_mapped(
+      "pages.lprof", test::read_file(dir / "big.lprof"),
+      [](const InputFile& in, const formats::ReadOptions&, Diagnostics& d) { return lprof::read_streaming(in, d); });
+  ASSERT_TRUE(r.read.has_value() && r.read->has_value());
+  EXPECT_EQ((*r.read)->line_costs.size(), 12000u * 40);
+  EXPECT_GT(r.file_kib, 4096u);
+  EXPECT_LT(r.resident_kib, 2048u) << "of " << r.file_kib << " KiB";
 }
 
 }  // namespace
