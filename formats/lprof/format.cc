@@ -21,6 +21,7 @@ const InputFormat& input_format() {
       .sniff = strong_or_no<sniff>,
       .read = read_file,
       .provides = kCallGraph | kLineHits,
+      .lone_file_is_merged = always_merged,  // (Python keys, one row per function and line: the merge's)
   };
   return kRow;
 }
