@@ -336,6 +336,12 @@ Expected<MergedShare> read_share(const Request& r, const InputFormat& format, st
       if (auto ok = r.on_input(input, *result); !ok) return ok;
     if (solo) {
       share.profile = std::move(*result);  // (its keys are unique: the merge would copy it as it is)
+      // Nor would the merge keep its locations (TAU's threads): a share's
+      // ranks are read apart (read_located) or kept in share.ranks.
+      share.profile.locations = std::vector<Location>();
+      share.profile.location_functions = std::vector<FuncId>();
+      share.profile.location_self = std::vector<Cost>();
+      share.profile.location_total = std::vector<Cost>();
     } else if (auto ok = merger.add(*result, r.inputs[input]); !ok) {
       return ok;
     }

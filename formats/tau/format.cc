@@ -28,6 +28,7 @@ const InputFormat& input_format() {
       .sniff = sniff_row,
       .read = read_row,
       .provides = kCallGraph | kLocations,
+      .lone_file_is_merged = always_merged,  // (one function per name, one call per pair: the merge's keys)
   };
   return kRow;
 }

@@ -2,6 +2,7 @@
 // thread's calls, exclusive and inclusive values as TAU's Java reader
 // (perfdmf's TauDataSource and PackedProfileDataSource) loads them
 // (testdata/tau/README.md says how the dumps were made).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -10,6 +11,7 @@
 #include <sstream>
 
 #include "common/decompress.h"
+#include "graphgen/analysis/merge.h"
 #include "graphgen/analysis/ranks.h"
 #include "tau/reader.h"
 #include "util/test_util.h"
@@ -398,6 +400,57 @@ TEST(TauText, NamesAreTheirFramesExactly) {
   EXPECT_EQ(edges.at({"main =>", "g"})->count, 5);
   EXPECT_EQ(edges.at({"say \"hi\"", "f"})->count, 6);
   EXPECT_EQ(p.functions[main].calls, 1);
+}
+
+// A lone TAU file is the merged profile itself (registry: one function per
+// name, one call per pair, the merge's keys): what the merge's copy would
+// make of it, by meaning (string ids aside), for text files of one and two
+// metrics and packed files of many threads.
+std::string by_meaning(const Profile& p) {
+  std::string out;
+  const std::size_t ne = p.events.size();
+  for (const Event& e : p.events) out += fmt::format("event {} {} {}\n", p.str(e.name), p.str(e.unit), e.floating);
+  for (FuncId f = 0; f < p.functions.size(); ++f) {
+    const Function& fn = p.functions[f];
+    out += fmt::format("function {} {} {} calls {}:", p.str(fn.name), p.str(fn.file), fn.line, fn.calls);
+    for (std::size_t e = 0; e < ne; ++e) out += fmt::format(" {} {}", p.self(f, e), p.total(f, e));
+    out += "\n";
+  }
+  for (CallId c = 0; c < p.calls.size(); ++c) {
+    out += fmt::format("call {} {} {}:", p.calls[c].caller, p.calls[c].callee, p.calls[c].count);
+    for (std::size_t e = 0; e < ne; ++e) out += fmt::format(" {} {}", p.inclusive(c, e), p.along(c, e));
+    out += "\n";
+  }
+  for (const Location& l : p.locations) {
+    out += fmt::format("location {} {} {}:", l.rank, l.thread, p.str(l.label));
+    for (std::uint32_t r = l.begin; r < l.end; ++r)
+      for (std::size_t e = 0; e < ne; ++e)
+        out += fmt::format(" {}={}/{}", p.location_functions[r], p.location_self[r * ne + e],
+                           p.location_total[r * ne + e]);
+    out += "\n";
+  }
+  for (const auto& [k, v] : p.metadata) out += fmt::format("metadata {}={}\n", p.str(k), p.str(v));
+  return out;
+}
+
+TEST(TauText, ALoneFileIsWhatTheMergeWouldMakeOfIt) {
+  const fs::path tau = test::testdata_dir() / "tau";
+  std::vector<fs::path> files = {tau / "xmain_0" / "profile.0.0.0", tau / "DrawGraph-8.ppk", tau / "matmult.ppk",
+                                 two_metric_run() / "MULTI__TIME" / "profile.1.0.0"};
+  for (const fs::path& f : files) {
+    SCOPED_TRACE(f.string());
+    Profile lone = test::read_ok({f}, "tau");
+    auto opened = formats::prepared(*InputFile::open(f.string()));  // (a .ppk gunzipped)
+    ASSERT_TRUE(opened.has_value());
+    Diagnostics d;
+    Profile read = f.extension() == ".ppk" ? read_packed(f.filename().string()) : *tau::read_text(*opened, {}, d);
+    Profile merged;
+    ProfileMerger merger(merged);
+    ASSERT_TRUE(merger.add(read, f.string()).has_value());
+    merger.finish();
+    EXPECT_GT(lone.functions.size(), 3u);
+    EXPECT_EQ(by_meaning(lone), by_meaning(merged));
+  }
 }
 
 }  // namespace
