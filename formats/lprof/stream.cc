@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "common/pickle.h"
+#include "common/pickle_stream.h"
 #include "common/python_text.h"
 #include "graphgen/flat_index.h"
 #include "lprof/reader.h"
@@ -36,8 +37,7 @@ namespace graphgen::lprof {
 
 namespace {
 
-// Thrown where the general path takes over.
-struct GiveUp {};
+using pickle::GiveUp;
 
 enum class Kind : std::uint8_t { kInt, kFloat, kText, kKey, kLine, kList, kDict, kClass, kObject, kEmptyTuple };
 
@@ -50,9 +50,11 @@ struct Value {
   std::int64_t a = 0, b = 0, c = 0;
 };
 
-class Stream {
+class Stream : pickle::StreamBase<Stream, Value> {
+  friend StreamBase;
+
  public:
-  explicit Stream(const InputFile& in) : file_(in), in_(in.bytes()), pages_(&in) {
+  explicit Stream(const InputFile& in) : StreamBase(in.bytes()), file_(in), pages_(&in) {
     p_.label_style = LabelStyle::kPython;
     // The events first (a function's costs are a row of them); their names
     // are interned at the end, after the keys' strings, as the general
@@ -110,48 +112,7 @@ class Stream {
     std::vector<std::pair<Value, Value>> items;  // (a dict other than the timings)
   };
 
-  // ----- reading bytes
-  void need(std::size_t n) const {
-    if (in_.size() - pos_ < n) throw GiveUp{};
-  }
-  unsigned char u8() {
-    need(1);
-    return static_cast<unsigned char>(in_[pos_++]);
-  }
-  std::uint64_t le(int n) {
-    need(static_cast<std::size_t>(n));
-    std::uint64_t v = 0;
-    for (int k = 0; k < n; ++k) v |= std::uint64_t{static_cast<unsigned char>(in_[pos_ + k])} << (8 * k);
-    pos_ += static_cast<std::size_t>(n);
-    return v;
-  }
-  std::string_view bytes(std::uint64_t n) {
-    if (n > in_.size() - pos_) throw GiveUp{};
-    std::string_view s = in_.substr(pos_, n);
-    pos_ += n;
-    return s;
-  }
-  std::string_view line() {
-    const std::size_t nl = in_.find('\n', pos_);
-    if (nl == std::string_view::npos) throw GiveUp{};
-    std::string_view s = in_.substr(pos_, nl - pos_);
-    pos_ = nl + 1;
-    return s;
-  }
-
   // ----- the stack
-  Value pop() {
-    if (stack_.size() <= (marks_.empty() ? 0 : marks_.back())) throw GiveUp{};
-    Value v = stack_.back();
-    stack_.pop_back();
-    return v;
-  }
-  std::size_t pop_mark() {
-    if (marks_.empty()) throw GiveUp{};
-    const std::size_t m = marks_.back();
-    marks_.pop_back();
-    return m;
-  }
   // The value just below stack_[size), above the last open MARK.
   Value& below(std::size_t size) {
     if (size == 0 || (!marks_.empty() && size <= marks_.back())) throw GiveUp{};
@@ -175,13 +136,8 @@ class Stream {
   }
 
   void step(unsigned char op) {
+    if (common(op, memo_size_)) return;
     switch (op) {
-      case 0x80:  // PROTO
-        if (u8() > 5) throw GiveUp{};
-        return;
-      case 0x95:  // FRAME: a buffering hint
-        le(8);
-        return;
       case '(':
         marks_.push_back(stack_.size());
         return;
@@ -219,27 +175,6 @@ class Stream {
         set_items(below(m), stack_.data() + m, (stack_.size() - m) / 2);
         stack_.resize(m);
         return;
-      }
-      case 0x94:  // MEMOIZE
-        return memoize(memo_size_);
-      case 'q':
-        return memoize(u8());
-      case 'r':
-        return memoize(le(4));
-      case 'h':
-        return get(u8());
-      case 'j':
-        return get(le(4));
-      case 'K':
-        return push_int(u8());
-      case 'M':
-        return push_int(static_cast<std::int64_t>(le(2)));
-      case 'J':
-        return push_int(static_cast<std::int32_t>(le(4)));
-      case 0x8A: {  // LONG1
-        const auto v = pickle::long_value(bytes(u8()));
-        if (!v) throw GiveUp{};
-        return push_int(*v);
       }
       case 'I':  // Python 2's INT and LONG, in decimal
       case 'L': {
@@ -431,12 +366,8 @@ class Stream {
   }
 
   const InputFile& file_;
-  std::string_view in_;
   PassedPages pages_;
-  std::size_t pos_ = 0;
   Profile p_;
-  std::vector<Value> stack_;
-  std::vector<std::size_t> marks_;
   std::vector<Memo> memo_;
   std::uint64_t memo_size_ = 0, last_index_ = 0;
   std::vector<std::string_view> texts_;  // in the input

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "common/pickle.h"
+#include "common/pickle_stream.h"
 #include "common/python_text.h"
 #include "tracemalloc/builder.h"
 #include "tracemalloc/reader.h"
@@ -32,8 +33,7 @@ namespace graphgen::tracemalloc {
 
 namespace {
 
-// Thrown where the general path takes over.
-struct GiveUp {};
+using pickle::GiveUp;
 
 // A value in 4 bytes: its kind in the top 3 bits, a small int or an index
 // in the others.
@@ -57,9 +57,12 @@ Ref ref(Kind k, std::size_t payload) {
 Kind kind(Ref r) { return static_cast<Kind>(r >> 29); }
 std::uint32_t payload(Ref r) { return r & kPayload; }
 
-class Stream {
+class Stream : pickle::StreamBase<Stream, Ref> {
+  friend StreamBase;
+
  public:
-  Stream(const InputFile& in, const formats::ReadOptions& options) : in_(in.bytes()), pages_(&in), out_(in, options) {
+  Stream(const InputFile& in, const formats::ReadOptions& options)
+      : StreamBase(in.bytes()), pages_(&in), out_(in, options) {
     // Room for every memo entry the input can make (one per two bytes at
     // most): growing by doubling held the old and new arrays at once. Room
     // not used costs no memory (only address space: reservable()).
@@ -103,49 +106,8 @@ class Stream {
     std::vector<Ref> items;  // a dict's key, value, key, value...
   };
 
-  // ----- reading bytes
-  void need(std::size_t n) const {
-    if (in_.size() - pos_ < n) throw GiveUp{};
-  }
-  unsigned char u8() {
-    need(1);
-    return static_cast<unsigned char>(in_[pos_++]);
-  }
-  std::uint64_t le(int n) {
-    need(static_cast<std::size_t>(n));
-    std::uint64_t v = 0;
-    for (int k = 0; k < n; ++k) v |= std::uint64_t{static_cast<unsigned char>(in_[pos_ + k])} << (8 * k);
-    pos_ += static_cast<std::size_t>(n);
-    return v;
-  }
-  std::string_view bytes(std::uint64_t n) {
-    if (n > in_.size() - pos_) throw GiveUp{};
-    const std::string_view s = in_.substr(pos_, n);
-    pos_ += n;
-    return s;
-  }
-  std::string_view line() {
-    const std::size_t nl = in_.find('\n', pos_);
-    if (nl == std::string_view::npos) throw GiveUp{};
-    const std::string_view s = in_.substr(pos_, nl - pos_);
-    pos_ = nl + 1;
-    return s;
-  }
-
   // ----- the stack
   void push(Ref r) { stack_.push_back(r); }
-  Ref pop() {
-    if (stack_.size() <= (marks_.empty() ? 0 : marks_.back())) throw GiveUp{};
-    const Ref r = stack_.back();
-    stack_.pop_back();
-    return r;
-  }
-  std::size_t pop_mark() {
-    if (marks_.empty()) throw GiveUp{};
-    const std::size_t m = marks_.back();
-    marks_.pop_back();
-    return m;
-  }
   // The skeleton of `type` under the first `size` entries of the stack, above the last MARK.
   Skeleton& top(decltype(Skeleton::type) type, std::size_t size) {
     size = std::min(size, stack_.size());
@@ -342,35 +304,8 @@ class Stream {
   }
 
   void step(unsigned char op) {
-    if (containers(op)) return;
+    if (containers(op) || common(op, memo_size_)) return;
     switch (op) {
-      case 0x80:
-        if (u8() > 5) throw GiveUp{};
-        return;
-      case 0x95:  // FRAME: a buffering hint
-        le(8);
-        return;
-      case 0x94:
-        return memoize(memo_size_);
-      case 'q':
-        return memoize(u8());
-      case 'r':
-        return memoize(le(4));
-      case 'h':
-        return get(u8());
-      case 'j':
-        return get(le(4));
-      case 'K':
-        return push_int(u8());
-      case 'M':
-        return push_int(static_cast<std::int64_t>(le(2)));
-      case 'J':
-        return push_int(static_cast<std::int32_t>(le(4)));
-      case 0x8A: {
-        const auto v = pickle::long_value(bytes(u8()));
-        if (!v) throw GiveUp{};
-        return push_int(*v);
-      }
       case 0x8C:
         return str(bytes(u8()));
       case 'X':
@@ -425,12 +360,9 @@ class Stream {
   static constexpr std::size_t kSkeletons = 32;
   static constexpr std::size_t kMemoCap = std::size_t{64} << 20;  // entries: 256 MB
 
-  std::string_view in_;
   PassedPages pages_;
-  std::size_t pos_ = 0;
   SnapshotBuilder out_;
-  std::vector<Ref> stack_, items_;
-  std::vector<std::size_t> marks_;
+  std::vector<Ref> items_;
   std::vector<Ref> memo_;  // kUnset: not set
   std::uint64_t memo_sets_ = 0, memo_size_ = 0;
   std::vector<std::int64_t> ints_;
