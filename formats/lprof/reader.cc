@@ -32,7 +32,7 @@ struct FunctionStats {
   StringId file = kNoString;
   std::int64_t line = 0;
   StringId name = kNoString;
-  std::vector<std::array<std::int64_t, 3>> lines;  // (line number, hits, time in ticks), by line
+  std::vector<detail::LineRow> lines;  // by line number
 };
 
 // Strings are interned once per pickle object: a memoised string shared by
@@ -140,7 +140,6 @@ class Validator {
   Expected<bool> entries(const pickle::Node& n, FunctionStats& f) const {
     if (n.type != pickle::Type::kList)
       return error(n, fmt::format("expected a list of (line, hits, time), found {}", pickle::a_type(n.type)));
-    std::map<std::int64_t, std::array<std::int64_t, 3>> by_line;  // sorted, duplicates summed
     for (std::uint32_t item : doc_.items(n)) {
       const pickle::Node& t = doc_.node(item);
       if (t.type != pickle::Type::kTuple || doc_.items(t).size() != 3)
@@ -154,11 +153,10 @@ class Validator {
         v[k] = x.i;
       }
       if (v[1] < 0) return error(t, fmt::format("expected a hit count of 0 or more, found {}", v[1]));
-      auto [it, inserted] = by_line.try_emplace(v[0], std::array<std::int64_t, 3>{v[0], 0, 0});
-      it->second[1] = saturating_add(it->second[1], v[1]);
-      it->second[2] = saturating_add(it->second[2], v[2]);
+      f.lines.push_back({v[0], v[1], v[2]});
     }
-    for (auto& [line, row] : by_line) f.lines.push_back(row);
+    auto* rows = f.lines.data();
+    f.lines.resize(static_cast<std::size_t>(detail::merge_lines(rows, rows + f.lines.size()) - rows));
     return true;
   }
 
@@ -174,8 +172,7 @@ Profile to_profile(LineStats& stats) {
   Profile p;
   p.strings = std::move(stats.strings);
   p.label_style = LabelStyle::kPython;
-  p.events.push_back({p.strings.intern("time"), p.strings.intern("tick"), stats.unit, false, kNoString});
-  p.events.push_back({p.strings.intern("hits"), kNoString, 0, false, kNoString});
+  detail::name_events(p, stats.unit);
   // Each table sized once: growing by doubling held the old and the new
   // (5.5 million lines: 2 x 192 MB).
   std::size_t lines = 0;
@@ -185,20 +182,7 @@ Profile to_profile(LineStats& stats) {
   p.line_costs.reserve(lines);
   p.line_cost_values.reserve(lines * p.events.size());
   for (FunctionStats& f : stats.functions) {
-    Function fn;
-    fn.name = f.name;
-    fn.file = f.file;
-    fn.line = f.line;
-    FuncId id = p.add_function(fn);
-    for (const auto& row : f.lines) {
-      p.self(id, 0) = saturating_add(p.self(id, 0), row[2]);
-      p.self(id, 1) = saturating_add(p.self(id, 1), row[1]);
-      p.line_costs.push_back({.function = id,
-                              .file = fn.file,
-                              .line = static_cast<std::uint32_t>(std::clamp<std::int64_t>(row[0], 0, UINT32_MAX))});
-      p.line_cost_values.push_back(row[2]);
-      p.line_cost_values.push_back(row[1]);
-    }
+    detail::add_timed_function(p, f.name, f.file, f.line, f.lines.data(), f.lines.data() + f.lines.size());
     f.lines = decltype(f.lines)();  // (`= {}` would keep the room)
   }
   return p;
@@ -219,6 +203,44 @@ const pickle::Allowed kLineStats = {{{"_line_profiler", "LineStats"},
 bool detail::is_line_stats(std::string_view module, std::string_view name) {
   return std::find(kLineStats.classes.begin(), kLineStats.classes.end(), std::pair{module, name}) !=
          kLineStats.classes.end();
+}
+
+detail::LineRow* detail::merge_lines(LineRow* first, LineRow* last) {
+  std::stable_sort(first, last, [](const LineRow& x, const LineRow& y) { return x[0] < y[0]; });
+  LineRow* out = first;
+  for (LineRow* it = first; it != last; ++it) {
+    if (out != first && (out - 1)->at(0) == (*it)[0]) {
+      (out - 1)->at(1) = saturating_add((out - 1)->at(1), (*it)[1]);
+      (out - 1)->at(2) = saturating_add((out - 1)->at(2), (*it)[2]);
+    } else {
+      *out++ = *it;
+    }
+  }
+  return out;
+}
+
+void detail::name_events(Profile& p, double unit) {
+  p.events.resize(2);
+  p.events[0] = {p.strings.intern("time"), p.strings.intern("tick"), unit, false, kNoString};
+  p.events[1] = {p.strings.intern("hits"), kNoString, 0, false, kNoString};
+}
+
+void detail::add_timed_function(Profile& p, StringId name, StringId file, std::int64_t line, const LineRow* first,
+                                const LineRow* last) {
+  Function fn;
+  fn.name = name;
+  fn.file = file;
+  fn.line = line;
+  const FuncId id = p.add_function(fn);
+  for (const LineRow* row = first; row != last; ++row) {
+    p.self(id, 0) = saturating_add(p.self(id, 0), (*row)[2]);
+    p.self(id, 1) = saturating_add(p.self(id, 1), (*row)[1]);
+    p.line_costs.push_back({.function = id,
+                            .file = file,
+                            .line = static_cast<std::uint32_t>(std::clamp<std::int64_t>((*row)[0], 0, UINT32_MAX))});
+    p.line_cost_values.push_back((*row)[2]);
+    p.line_cost_values.push_back((*row)[1]);
+  }
 }
 
 Expected<Profile> read(const InputFile& input, Diagnostics& diag) {

@@ -5,6 +5,7 @@
 // in the dict keeps its first place and its last value.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -39,6 +40,17 @@ namespace detail {
 /// The classes a .lprof may name: line_profiler's LineStats, as each
 /// version's module names it.
 bool is_line_stats(std::string_view module, std::string_view name);
+/// One entry of a function's list: (line number, hits, time in ticks).
+using LineRow = std::array<std::int64_t, 3>;
+/// [first, last) by line number, a line's repeats summed (saturating) in
+/// their order into its first: the new end.
+LineRow* merge_lines(LineRow* first, LineRow* last);
+/// The profile's two events, time in ticks of `unit` seconds and hits,
+/// named after everything else the file names (both paths intern so).
+void name_events(Profile& p, double unit);
+/// A function and its merged lines as rows of the profile.
+void add_timed_function(Profile& p, StringId name, StringId file, std::int64_t line, const LineRow* first,
+                        const LineRow* last);
 }  // namespace detail
 
 struct TextOptions {

@@ -89,8 +89,7 @@ class Stream : pickle::StreamBase<Stream, Value> {
     if (!unit || (unit->kind != Kind::kFloat && unit->kind != Kind::kInt)) throw GiveUp{};
     const double seconds = unit->kind == Kind::kFloat ? std::bit_cast<double>(unit->a) : static_cast<double>(unit->a);
     if (!(seconds > 0) || !std::isfinite(seconds)) throw GiveUp{};
-    p_.events[0] = {p_.strings.intern("time"), p_.strings.intern("tick"), seconds, false, kNoString};
-    p_.events[1] = {p_.strings.intern("hits"), kNoString, 0, false, kNoString};
+    detail::name_events(p_, seconds);
     // The pages read again go with the rest: a file's name taken from the
     // memo maps its first occurrence's pages again, and the kernel maps
     // more around them (2.9 of a 5 MB file's pages were left resident).
@@ -296,8 +295,7 @@ class Stream : pickle::StreamBase<Stream, Value> {
     }
   }
 
-  // A function and its lines, sorted by line number, a line's repeats
-  // summed in the list's order (saturating), as the general path does.
+  // A function and its lines, merged and added as the general path adds them.
   void add_function(const Key& key, List& list) {
     bool fresh = false;
     key_index_.find_or_add(
@@ -312,29 +310,8 @@ class Stream : pickle::StreamBase<Stream, Value> {
         });
     if (!fresh) throw GiveUp{};  // (a repeated key: its last value in its first place)
     list.emitted = true;
-    Function fn;
-    fn.name = key.name;
-    fn.file = key.file;
-    fn.line = key.line;
-    const FuncId id = p_.add_function(fn);
-    auto first = lines_.begin() + static_cast<std::ptrdiff_t>(list.begin);
-    auto last = first + static_cast<std::ptrdiff_t>(list.count);
-    std::stable_sort(first, last, [](const auto& x, const auto& y) { return x[0] < y[0]; });
-    for (auto it = first; it != last;) {
-      std::int64_t hits = 0, time = 0;
-      const std::int64_t number = (*it)[0];
-      for (; it != last && (*it)[0] == number; ++it) {
-        hits = saturating_add(hits, (*it)[1]);
-        time = saturating_add(time, (*it)[2]);
-      }
-      p_.self(id, 0) = saturating_add(p_.self(id, 0), time);
-      p_.self(id, 1) = saturating_add(p_.self(id, 1), hits);
-      p_.line_costs.push_back({.function = id,
-                               .file = fn.file,
-                               .line = static_cast<std::uint32_t>(std::clamp<std::int64_t>(number, 0, UINT32_MAX))});
-      p_.line_cost_values.push_back(time);
-      p_.line_cost_values.push_back(hits);
-    }
+    detail::LineRow* first = lines_.data() + list.begin;
+    detail::add_timed_function(p_, key.name, key.file, key.line, first, detail::merge_lines(first, first + list.count));
   }
 
   // The memo: only what may be taken again (strings, keys, the class, the
@@ -374,7 +351,7 @@ class Stream : pickle::StreamBase<Stream, Value> {
   std::string scratch_;
   std::vector<Key> keys_;
   std::vector<List> lists_;
-  std::vector<std::array<std::int64_t, 3>> lines_;  // (line, hits, time) of the lists not yet emitted
+  std::vector<detail::LineRow> lines_;  // of the lists not yet emitted
   std::vector<Dict> dicts_;
   std::uint32_t timings_ = kNoDict, state_ = 0;
   bool has_state_ = false;
