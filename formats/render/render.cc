@@ -15,10 +15,9 @@
 #include <mutex>
 #include <optional>
 #include <string>
-#include <system_error>
-#include <thread>
 
 #include "cairo_png.h"
+#include "graphgen/thread.h"
 #include "graphgen/utf8.h"
 
 // Exported by libgvc, declared only in its private gvio.h.
@@ -153,17 +152,15 @@ class ProgressWatch {
   ProgressWatch(std::size_t nodes, std::size_t edges) : nodes_(nodes), edges_(edges) {
     if (!g_progress) return;
     if (g_progress_after.count() == 0) report();
-    try {
-      thread_ = std::thread([this] {
-        std::unique_lock<std::mutex> lock(mutex_);
-        auto next = g_progress_after.count() == 0 ? std::chrono::milliseconds(500) : g_progress_after;
-        while (!wake_.wait_for(lock, next, [this] { return done_; })) {
-          report();
-          next = std::chrono::milliseconds(500);
-        }
-      });
-    } catch (const std::system_error&) {  // no thread (ulimit -v): the layout runs without progress lines
-    }
+    // (No thread, under ulimit -v: the layout runs without progress lines.)
+    thread_ = BesideThread::try_start([this] {
+      std::unique_lock<std::mutex> lock(mutex_);
+      auto next = g_progress_after.count() == 0 ? std::chrono::milliseconds(500) : g_progress_after;
+      while (!wake_.wait_for(lock, next, [this] { return done_; })) {
+        report();
+        next = std::chrono::milliseconds(500);
+      }
+    });
   }
   ~ProgressWatch() {
     if (!thread_.joinable()) return;
@@ -186,7 +183,7 @@ class ProgressWatch {
   std::mutex mutex_;
   std::condition_variable wake_;
   bool done_ = false, reported_ = false;
-  std::thread thread_;
+  BesideThread thread_;
 };
 
 }  // namespace
