@@ -9,7 +9,10 @@ using namespace formats;
 
 namespace {
 
-Expected<Profile> read_file(const InputFile& in, const ReadOptions&, Diagnostics& diag) { return read(in, diag); }
+// A graph shows no line (keep_positions false): its rows are not made.
+Expected<Profile> read_file(const InputFile& in, const ReadOptions& options, Diagnostics& diag) {
+  return read(in, diag, options.keep_positions);
+}
 
 }  // namespace
 

@@ -168,7 +168,7 @@ class Validator {
 
 // The profile of the stats, each function's lines given back once they
 // are rows of the profile.
-Profile to_profile(LineStats& stats) {
+Profile to_profile(LineStats& stats, bool keep_lines) {
   Profile p;
   p.strings = std::move(stats.strings);
   p.label_style = LabelStyle::kPython;
@@ -179,10 +179,12 @@ Profile to_profile(LineStats& stats) {
   for (const FunctionStats& f : stats.functions) lines += f.lines.size();
   p.functions.reserve(stats.functions.size());
   p.self_cost.reserve(stats.functions.size() * p.events.size());
-  p.line_costs.reserve(lines);
-  p.line_cost_values.reserve(lines * p.events.size());
+  if (keep_lines) {
+    p.line_costs.reserve(lines);
+    p.line_cost_values.reserve(lines * p.events.size());
+  }
   for (FunctionStats& f : stats.functions) {
-    detail::add_timed_function(p, f.name, f.file, f.line, f.lines.data(), f.lines.data() + f.lines.size());
+    detail::add_timed_function(p, f.name, f.file, f.line, f.lines.data(), f.lines.data() + f.lines.size(), keep_lines);
     f.lines = decltype(f.lines)();  // (`= {}` would keep the room)
   }
   return p;
@@ -226,7 +228,7 @@ void detail::name_events(Profile& p, double unit) {
 }
 
 void detail::add_timed_function(Profile& p, StringId name, StringId file, std::int64_t line, const LineRow* first,
-                                const LineRow* last) {
+                                const LineRow* last, bool keep_lines) {
   Function fn;
   fn.name = name;
   fn.file = file;
@@ -235,6 +237,7 @@ void detail::add_timed_function(Profile& p, StringId name, StringId file, std::i
   for (const LineRow* row = first; row != last; ++row) {
     p.self(id, 0) = saturating_add(p.self(id, 0), (*row)[2]);
     p.self(id, 1) = saturating_add(p.self(id, 1), (*row)[1]);
+    if (!keep_lines) continue;
     p.line_costs.push_back({.function = id,
                             .file = file,
                             .line = static_cast<std::uint32_t>(std::clamp<std::int64_t>((*row)[0], 0, UINT32_MAX))});
@@ -243,12 +246,12 @@ void detail::add_timed_function(Profile& p, StringId name, StringId file, std::i
   }
 }
 
-Expected<Profile> read(const InputFile& input, Diagnostics& diag) {
-  if (auto streamed = read_streaming(input, diag)) return std::move(*streamed);
-  return read_general(input, diag);
+Expected<Profile> read(const InputFile& input, Diagnostics& diag, bool keep_lines) {
+  if (auto streamed = read_streaming(input, diag, keep_lines)) return std::move(*streamed);
+  return read_general(input, diag, keep_lines);
 }
 
-Expected<Profile> read_general(const InputFile& input, Diagnostics&) {
+Expected<Profile> read_general(const InputFile& input, Diagnostics&, bool keep_lines) {
   Expected<LineStats> stats = [&]() -> Expected<LineStats> {
     // The decoded pickle (16 bytes a node, four nodes a line) is gone
     // before the profile is made from what it held.
@@ -257,7 +260,7 @@ Expected<Profile> read_general(const InputFile& input, Diagnostics&) {
     return Validator(*doc, input.path()).run();
   }();
   if (!stats) return stats.error();
-  return to_profile(stats.value());
+  return to_profile(stats.value(), keep_lines);
 }
 
 bool has_line_report(const Profile& p) {

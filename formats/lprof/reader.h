@@ -27,14 +27,16 @@ bool sniff(std::string_view head);
 /// LineStats addition does) and `hits`, a per-line cost row per profiled
 /// line (duplicate line entries summed). Functions that never ran are kept.
 /// A function at a time as the pickle is read (stream.cc) when it is as
-/// line_profiler writes it, else read_general().
-Expected<Profile> read(const InputFile& input, Diagnostics& diag);
+/// line_profiler writes it, else read_general(). Without `keep_lines` (a
+/// graph's outputs show none: ReadOptions::keep_positions) the profile has
+/// the same functions and costs and no line rows.
+Expected<Profile> read(const InputFile& input, Diagnostics& diag, bool keep_lines = true);
 /// The streaming path alone: nothing when it leaves the file to the general
 /// path (it never warns, nor refuses: the general path says what is wrong).
-std::optional<Expected<Profile>> read_streaming(const InputFile& input, Diagnostics& diag);
+std::optional<Expected<Profile>> read_streaming(const InputFile& input, Diagnostics& diag, bool keep_lines = true);
 /// The general path alone: the whole pickle decoded, then read (tests and
 /// the fuzz target compare it with read()).
-Expected<Profile> read_general(const InputFile& input, Diagnostics& diag);
+Expected<Profile> read_general(const InputFile& input, Diagnostics& diag, bool keep_lines = true);
 
 namespace detail {
 /// The classes a .lprof may name: line_profiler's LineStats, as each
@@ -48,9 +50,10 @@ LineRow* merge_lines(LineRow* first, LineRow* last);
 /// The profile's two events, time in ticks of `unit` seconds and hits,
 /// named after everything else the file names (both paths intern so).
 void name_events(Profile& p, double unit);
-/// A function and its merged lines as rows of the profile.
+/// A function and its merged lines' costs, the lines as rows of the
+/// profile when `keep_lines`.
 void add_timed_function(Profile& p, StringId name, StringId file, std::int64_t line, const LineRow* first,
-                        const LineRow* last);
+                        const LineRow* last, bool keep_lines);
 }  // namespace detail
 
 struct TextOptions {

@@ -54,7 +54,8 @@ class Stream : pickle::StreamBase<Stream, Value> {
   friend StreamBase;
 
  public:
-  explicit Stream(const InputFile& in) : StreamBase(in.bytes()), file_(in), pages_(&in) {
+  Stream(const InputFile& in, bool keep_lines)
+      : StreamBase(in.bytes()), file_(in), pages_(&in), keep_lines_(keep_lines) {
     p_.label_style = LabelStyle::kPython;
     // The events first (a function's costs are a row of them); their names
     // are interned at the end, after the keys' strings, as the general
@@ -64,6 +65,7 @@ class Stream : pickle::StreamBase<Stream, Value> {
     // one-byte ints and TUPLE3): growing by doubling held the old rows
     // beside the new. Room not used costs no memory (reservable()).
     const std::size_t lines = in_.size() / 7 + 16;
+    if (!keep_lines_) return;
     p_.line_costs.reserve(reservable_count<LineCost>(lines));
     p_.line_cost_values.reserve(reservable_count<Cost>(2 * lines));
   }
@@ -311,7 +313,8 @@ class Stream : pickle::StreamBase<Stream, Value> {
     if (!fresh) throw GiveUp{};  // (a repeated key: its last value in its first place)
     list.emitted = true;
     detail::LineRow* first = lines_.data() + list.begin;
-    detail::add_timed_function(p_, key.name, key.file, key.line, first, detail::merge_lines(first, first + list.count));
+    detail::add_timed_function(p_, key.name, key.file, key.line, first, detail::merge_lines(first, first + list.count),
+                               keep_lines_);
   }
 
   // The memo: only what may be taken again (strings, keys, the class, the
@@ -344,6 +347,7 @@ class Stream : pickle::StreamBase<Stream, Value> {
 
   const InputFile& file_;
   PassedPages pages_;
+  bool keep_lines_;
   Profile p_;
   std::vector<Memo> memo_;
   std::uint64_t memo_size_ = 0, last_index_ = 0;
@@ -361,9 +365,9 @@ class Stream : pickle::StreamBase<Stream, Value> {
 
 }  // namespace
 
-std::optional<Expected<Profile>> read_streaming(const InputFile& input, Diagnostics&) {
+std::optional<Expected<Profile>> read_streaming(const InputFile& input, Diagnostics&, bool keep_lines) {
   try {
-    return Stream(input).run();
+    return Stream(input, keep_lines).run();
   } catch (const GiveUp&) {
     return std::nullopt;
   }

@@ -12,6 +12,7 @@
 
 #include "graphgen/io.h"
 #include "lprof/reader.h"
+#include "registry.h"
 #include "util/both_ways.h"
 #include "util/test_util.h"
 
@@ -318,6 +319,47 @@ TEST(LprofReader, StreamingPathGivesBackThePagesItRead) {
   EXPECT_EQ((*r.read)->line_costs.size(), 12000u * 40);
   EXPECT_GT(r.file_kib, 4096u);
   EXPECT_LT(r.resident_kib, 2048u) << "of " << r.file_kib << " KiB";
+}
+
+// A graph shows no line, so the registry's reader, asked for no positions
+// (keep_positions false: every graph output), makes no line rows: the same
+// strings, functions, self costs and events as with them, on both paths,
+// and no row (a reader that ignored the option kept 40 bytes a line).
+TEST(LprofReader, WithoutPositionsTheSameFunctionsAndCostsAndNoLineRows) {
+  std::vector<fs::path> dirs = {test::testdata_dir() / "lprof"};
+  const fs::path corpus = test::corpus_dir();
+  if (!corpus.empty()) {
+    dirs.push_back(corpus / "edge" / "lprof");
+    dirs.push_back(corpus / "real" / "lprof");
+  }
+  const formats::InputFormat* format = formats::find_input_format("lprof");
+  ASSERT_NE(format, nullptr);
+  const auto files = test::files_named(dirs, ".lprof");
+  ASSERT_GE(files.size(), 2u);
+  std::size_t rows = 0;
+  for (const fs::path& f : files) {
+    SCOPED_TRACE(f.string());
+    auto in = InputFile::open(f.string());
+    ASSERT_TRUE(in.has_value());
+    Diagnostics d;
+    formats::ReadOptions graph;
+    graph.keep_positions = false;
+    auto without = format->read(*in, graph, d);
+    auto with = format->read(*in, formats::ReadOptions{}, d);
+    ASSERT_TRUE(without.has_value() && with.has_value());
+    EXPECT_TRUE(without->line_costs.empty() && without->line_cost_values.empty());
+    rows += with->line_costs.size();
+    with->line_costs.clear();
+    with->line_cost_values.clear();
+    EXPECT_EQ(fuzz::tables(without, d), fuzz::tables(with, d));
+    // Both paths alike.
+    auto general = lprof::read_general(*in, d, false);
+    ASSERT_TRUE(general.has_value());
+    EXPECT_EQ(fuzz::tables(general, d), fuzz::tables(with, d));
+    if (auto streamed = lprof::read_streaming(*in, d, false))
+      EXPECT_EQ(fuzz::tables(*streamed, d), fuzz::tables(with, d));
+  }
+  EXPECT_GT(rows, 10u);
 }
 
 }  // namespace
