@@ -108,9 +108,12 @@ Event event(Profile& p, std::string_view name) {
 
 std::string_view description() { return kDescription; }
 
-// (The tree always: -T stats groups by whole tracebacks.)
+// The callsite tree for every output but a graph (-T stats groups by whole
+// tracebacks, and asks for positions, not stacks).
 SnapshotBuilder::SnapshotBuilder(const InputFile& in, const formats::ReadOptions& options)
-    : in_(in), options_(options), builder_(p_, {event(p_, "bytes"), event(p_, "blocks")}, true) {}
+    : in_(in),
+      options_(options),
+      builder_(p_, {event(p_, "bytes"), event(p_, "blocks")}, options.keep_stacks || options.keep_positions) {}
 
 FuncId SnapshotBuilder::function(std::string_view file, std::int64_t line) {
   key_.assign(file).append(1, '\0').append(std::to_string(line));

@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "fuzz/fuzz.h"
+#include "graphgen/wire.h"
 #include "tracemalloc/reader.h"
 #include "util/both_ways.h"
 #include "util/test_util.h"
@@ -229,6 +230,40 @@ TEST(Tracemalloc, StreamingPathReadsEverySnapshotAsTheGeneralPathDoes) {
   for (const char* usual : {"app-3.8.early.snapshot.xz", "app-3.8.late.snapshot.xz", "app-3.13.early.snapshot.xz",
                             "app-3.13.late.snapshot.xz"})
     EXPECT_TRUE(streamed.count(usual)) << usual;
+}
+
+// A graph needs no callsite tree (ReadOptions: neither stacks nor
+// positions for a graph output), so neither path makes one for it: the
+// same strings, functions, calls and costs as with the tree, and no node
+// of it (the tree of a snapshot's tracebacks was 5 MB of a 33 MB peak).
+std::string wire_bytes(const Profile& p) {
+  wire::Writer w;
+  wire::put_profile(w, p);
+  return w.take();
+}
+
+TEST(Tracemalloc, AGraphIsReadWithoutTheCallsiteTree) {
+  const auto files = test::files_named({dir()}, ".snapshot");
+  ASSERT_GE(files.size(), 4u);
+  formats::ReadOptions graph;
+  graph.keep_positions = graph.keep_stacks = false;
+  for (const fs::path& f : files) {
+    SCOPED_TRACE(f.string());
+    const InputFile in = InputFile::from_bytes(f.string(), f.extension() == ".xz" ? unxz(f) : test::read_file(f));
+    Diagnostics d;
+    auto tree = tracemalloc::read(in, formats::ReadOptions{}, d);
+    ASSERT_TRUE(tree.has_value());
+    EXPECT_GT(tree->stack_nodes.size(), 10u);
+    tree->stack_nodes.clear();
+    tree->stack_node_cost.clear();
+    const std::string want = wire_bytes(*tree);
+    auto streamed = tracemalloc::read_streaming(in, graph, d);
+    ASSERT_TRUE(streamed.has_value() && streamed->has_value());
+    EXPECT_EQ(wire_bytes(**streamed), want);
+    auto general = tracemalloc::read_general(in, graph, d);
+    ASSERT_TRUE(general.has_value());
+    EXPECT_EQ(wire_bytes(*general), want);
+  }
 }
 
 // A pickle written opcode by opcode, as CPython's Pickler writes a
