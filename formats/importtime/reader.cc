@@ -21,9 +21,11 @@ constexpr std::uint64_t kMostMicroseconds = 1'000'000'000'000'000;
 // One line: a module's import, `level` its nesting (0: imported by the
 // program itself). "cached" (3.14's -X importtime=2: already imported)
 // costs nothing.
+// (The import's own time is checked, not kept: a row's own time is its
+// cumulative time less its imports', as the log's own is rounded.)
 struct Row {
+  std::uint64_t cumulative;
   StringId name;
-  std::uint64_t self, cumulative;
   std::uint32_t level;
 };
 
@@ -79,7 +81,8 @@ class Reader {
         rest.substr(rest.find_first_not_of(' ')).starts_with("self [us]"))
       return true;  // the header (once per process)
     Row r{};
-    if (!field(line, at, r.self))
+    std::uint64_t self = 0;
+    if (!field(line, at, self))
       return bad_input(at_line(in_.path(), n, at + 1,
                                fmt::format("expected the import's own time in microseconds, then '|', found {}",
                                            quote_input(line.substr(at)))));
@@ -136,10 +139,17 @@ class Reader {
     p_.label_style = LabelStyle::kName;
     std::vector<FuncId> stack;
     std::vector<std::size_t> imports;  // per function
+    // Each row's function, looked up the first time the walks below meet
+    // the row (as each walk met it: the same numbering), not once for
+    // every row it is an importer of (2 million lookups for 208 000 rows).
+    constexpr FuncId kNotYet = UINT32_MAX;
+    std::vector<FuncId> function_of(count, kNotYet);
     for (std::size_t i = 0; i < count; ++i) {
       stack.clear();
-      for (std::size_t at = i; at != SIZE_MAX; at = parent[at])
-        stack.push_back(builder.function(p_.str(rows_[at].name), {}, false));
+      for (std::size_t at = i; at != SIZE_MAX; at = parent[at]) {
+        if (function_of[at] == kNotYet) function_of[at] = builder.function(p_.str(rows_[at].name), {}, false);
+        stack.push_back(function_of[at]);
+      }
       if (inner[i] > rows_[i].cumulative) ++short_rows;
       const Cost own = static_cast<Cost>(rows_[i].cumulative - std::min(inner[i], rows_[i].cumulative));
       builder.add_sample(stack, &own);

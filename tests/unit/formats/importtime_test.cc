@@ -126,5 +126,34 @@ TEST(Importtime, CachedOrphanedAndForeignLinesAreRead) {
       "inside an import): they are shown as imported by the program\n");
 }
 
+// Functions are numbered as the walks from each row to its outermost
+// importer first meet their names (the dot's node ids), a name repeated in
+// a second process's log the same function: c, b and a from c's walk,
+// then d from the second a's, e last.
+TEST(Importtime, FunctionsAreNumberedAsTheWalksMeetThem) {
+  const fs::path d = test::temp_dir();
+  std::ofstream(d / "two.log") << "import time: self [us] | cumulative | imported package\n"
+                                  "import time:         5 |          5 |     c\n"
+                                  "import time:         3 |          8 |   b\n"
+                                  "import time:         2 |         10 | a\n"
+                                  "import time: self [us] | cumulative | imported package\n"
+                                  "import time:         1 |          1 |   a\n"
+                                  "import time:         4 |          4 |     e\n"
+                                  "import time:         1 |          5 |   b\n"
+                                  "import time:         2 |          8 | d\n";
+  auto r = test::graphgen({"two.log", "-f", "importtime", "-T", "dot", "-n", "0", "-e", "0"}, d);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::map<int, std::string> order;  // node id: the function's number
+  static const std::regex node(R"(^\t(\d+) \[.*label="([a-z]+)\\n.*)");
+  std::istringstream in(r.out);
+  for (std::string line; std::getline(in, line);) {
+    std::smatch m;
+    if (std::regex_match(line, m, node)) order[std::stoi(m[1])] = m[2];
+  }
+  EXPECT_EQ(order, (std::map<int, std::string>{{0, "c"}, {1, "b"}, {2, "a"}, {3, "d"}, {4, "e"}}));
+  auto folded = test::graphgen({"two.log", "-f", "importtime", "-T", "folded"}, d);
+  EXPECT_EQ(folded.out, "a 2\na;b 3\na;b;c 5\nd 2\nd;a 1\nd;b 1\nd;b;e 4\n");
+}
+
 }  // namespace
 }  // namespace graphgen
