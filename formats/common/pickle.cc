@@ -3,10 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <charconv>
 #include <cstring>
 #include <unordered_map>
 
+#include "common/pickle_stream.h"
 #include "common/python_text.h"
 
 namespace graphgen::pickle {
@@ -590,6 +593,137 @@ Expected<Document> decode(std::string_view bytes, std::string_view path, const A
   } catch (const Failure& f) {
     return bad_input(fmt::format("{}:+0x{:x}: {}", path, f.offset, f.message));
   }
+}
+
+namespace {
+
+// What TakenMemo::scan does at each opcode (0: an opcode it does not know).
+enum ScanStep : std::uint8_t {
+  kUnknown,
+  kNoArgument,
+  kSkip1,
+  kSkip2,
+  kSkip4,
+  kSkip8,
+  kPut0,
+  kPut1,
+  kPut4,
+  kGet1,
+  kGet4,
+  kLength1,
+  kLength4,
+  kLength8,
+  kTwoLines,
+  kStop
+};
+
+constexpr std::array<ScanStep, 256> kScanSteps = [] {
+  std::array<ScanStep, 256> t{};
+  for (unsigned char op : {'(', ')', '\x85', '\x86', '\x87', 't', ']', 'a', 'e', '}', 's', 'u', 'b', '\x93', '\x81'})
+    t[op] = kNoArgument;
+  t[0x80] = t['K'] = kSkip1;  // PROTO, BININT1
+  t['M'] = kSkip2;
+  t['J'] = kSkip4;
+  t[0x95] = kSkip8;  // FRAME
+  t[0x94] = kPut0;   // MEMOIZE
+  t['q'] = kPut1;
+  t['r'] = kPut4;
+  t['h'] = kGet1;
+  t['j'] = kGet4;
+  t[0x8A] = t[0x8C] = kLength1;  // LONG1, SHORT_BINUNICODE
+  t['X'] = kLength4;
+  t[0x8D] = kLength8;
+  t['c'] = kTwoLines;  // GLOBAL
+  t['.'] = kStop;
+  return t;
+}();
+
+}  // namespace
+
+std::optional<TakenMemo> TakenMemo::scan(std::string_view in, const std::atomic<bool>* stop) {
+  TakenMemo out;
+  const auto* const bytes = reinterpret_cast<const unsigned char*>(in.data());
+  const std::size_t size = in.size();
+  std::size_t pos = 0;
+  std::uint64_t puts = 0;  // memo-setting opcodes so far
+  std::uint32_t until_check = 1;
+  // An n-byte little-endian number at pos (there are n bytes).
+  auto le = [&](int n) {
+    std::uint64_t v = 0;
+    for (int k = 0; k < n; ++k) v |= std::uint64_t{bytes[pos + k]} << (8 * k);
+    pos += static_cast<std::size_t>(n);
+    return v;
+  };
+  while (pos < size) {
+    if (--until_check == 0) {
+      until_check = 65536;
+      if (stop && stop->load(std::memory_order_relaxed)) return std::nullopt;
+    }
+    const ScanStep step = kScanSteps[bytes[pos++]];
+    const std::size_t left = size - pos;
+    std::uint64_t taken = UINT64_MAX;
+    switch (step) {
+      case kUnknown:
+        return std::nullopt;
+      case kNoArgument:
+        continue;
+      case kPut0:
+        ++puts;
+        continue;
+      case kSkip1:
+      case kSkip2:
+      case kSkip4:
+      case kSkip8:
+      case kPut1:
+      case kPut4: {
+        static constexpr std::uint8_t kWidth[] = {0, 0, 1, 2, 4, 8, 0, 1, 4};
+        const std::size_t n = kWidth[step];
+        if (left < n) return std::nullopt;
+        pos += n;
+        puts += step == kPut1 || step == kPut4;
+        continue;
+      }
+      case kGet1:
+      case kGet4: {
+        const int n = step == kGet1 ? 1 : 4;
+        if (left < static_cast<std::size_t>(n)) return std::nullopt;
+        taken = le(n);
+        break;
+      }
+      case kLength1:
+      case kLength4:
+      case kLength8: {
+        const int n = step == kLength1 ? 1 : step == kLength4 ? 4 : 8;
+        if (left < static_cast<std::size_t>(n)) return std::nullopt;
+        const std::uint64_t length = le(n);
+        if (length > size - pos) return std::nullopt;
+        pos += length;
+        continue;
+      }
+      case kTwoLines:
+        for (int k = 0; k < 2; ++k) {
+          const std::size_t nl = in.find('\n', pos);
+          if (nl == std::string_view::npos) return std::nullopt;
+          pos = nl + 1;
+        }
+        continue;
+      case kStop: {  // each word's rank
+        out.rank_.resize(out.bits_.size());
+        std::uint32_t below = 0;
+        for (std::size_t w = 0; w < out.bits_.size(); ++w) {
+          out.rank_[w] = below;
+          below += static_cast<std::uint32_t>(std::popcount(out.bits_[w]));
+        }
+        out.size_ = below;
+        return out;
+      }
+    }
+    // (The readers refuse to set an index this far past the others.)
+    if (taken >= puts + 65536) return std::nullopt;
+    if (taken / 64 >= out.bits_.size()) out.bits_.resize(taken / 64 + 1, 0);
+    out.bits_[taken / 64] |= std::uint64_t{1} << (taken % 64);
+  }
+  return std::nullopt;
 }
 
 }  // namespace graphgen::pickle

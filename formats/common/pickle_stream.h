@@ -5,8 +5,11 @@
 // (pickle.h's decoder), which owns every error message.
 #pragma once
 
+#include <atomic>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -16,6 +19,35 @@ namespace graphgen::pickle {
 
 /// Thrown where a streaming reader leaves the file to its general path.
 struct GiveUp {};
+
+/// The memo indices a pickle's GETs (BINGET, LONG_BINGET) take again,
+/// found in one pass over its opcodes before it is decoded, so a streaming
+/// reader keeps the values of those alone: a tracemalloc snapshot memoizes
+/// every tuple (1.2 million for sympy's 10 MB) and takes 40 000 of them
+/// again. Nothing for an opcode other than those the streaming readers
+/// decode, a pickle without its STOP, or an index no memo could reach (the
+/// reader then keeps every value, and decoding says what is wrong).
+class TakenMemo {
+ public:
+  /// Nothing either when `stop` (checked every 64 Ki opcodes) is set.
+  static std::optional<TakenMemo> scan(std::string_view pickle, const std::atomic<bool>* stop = nullptr);
+  /// Where index `i`'s value goes among the taken ones' (0 to size() - 1),
+  /// or nothing when no GET takes it.
+  std::optional<std::uint32_t> slot(std::uint64_t i) const {
+    const std::uint64_t word = i / 64;
+    if (word >= bits_.size()) return std::nullopt;
+    const std::uint64_t below = bits_[word] & ((std::uint64_t{2} << (i % 64)) - 1);
+    if (!(bits_[word] >> (i % 64) & 1)) return std::nullopt;
+    return rank_[word] + static_cast<std::uint32_t>(std::popcount(below)) - 1;
+  }
+  /// How many indices are taken.
+  std::size_t size() const { return size_; }
+
+ private:
+  std::vector<std::uint64_t> bits_;  // bit i: index i is taken
+  std::vector<std::uint32_t> rank_;  // the taken indices below each word
+  std::size_t size_ = 0;
+};
 
 /// `Reader` (deriving from it, a friend of it) has memoize(index), get(index)
 /// and push_int(value) for the opcodes every reader reads alike (common()).

@@ -24,6 +24,7 @@
 // many were cut at the traceback limit (their stacks start part-way).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string_view>
 
@@ -47,6 +48,14 @@ std::optional<Expected<Profile>> read_streaming(const InputFile& input, const fo
 /// The general path alone: the whole pickle decoded, then read (tests and
 /// the fuzz target compare it with read()).
 Expected<Profile> read_general(const InputFile& input, const formats::ReadOptions& options, Diagnostics& diag);
+
+/// The streaming path with its memo's two ways fixed (tests and the fuzz
+/// target): every value kept by index until `switch_at` values are
+/// memoized, then only those a GET takes again (pickle::TakenMemo, found
+/// first here; read_streaming() finds it on the other core, so the switch
+/// comes wherever the decoding is when the scan ends).
+std::optional<Expected<Profile>> read_streaming_switching(const InputFile& input, const formats::ReadOptions& options,
+                                                          Diagnostics& diag, std::uint64_t switch_at);
 
 /// Whether `p` was read from a snapshot (its metadata says so): -T stats
 /// then prints tracemalloc's statistics.

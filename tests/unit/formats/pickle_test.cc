@@ -6,8 +6,12 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <sstream>
 #include <string>
+#include <vector>
 
+#include "common/pickle_stream.h"
 #include "util/test_util.h"
 
 namespace graphgen::pickle {
@@ -132,6 +136,59 @@ TEST(Pickle, MemoIndicesInAnyOrder) {
   EXPECT_EQ(md.text(md.node(mi[3])), "z");
 
   EXPECT_EQ(error_of(std::string("\x80\x02h\x07.", 4)), "t.pickle:+0x2: memo entry 7 used before it was set");
+}
+
+// The indices a GET takes, found before decoding (TakenMemo), are those
+// Python's pickletools lists as BINGET and LONG_BINGET arguments, at every
+// protocol that memoizes; each its rank among them. Nothing for an opcode
+// the streaming readers do not decode (a float), a cut pickle, a GET far
+// past every index set, or a scan told to stop.
+TEST(Pickle, TakenMemoIsEveryIndexAGetTakes) {
+  const std::string expression =
+      "(lambda f, g, h: {'t': [(i, f if i % 3 else ('x' * (i % 5), i), g if i % 7 == 0 else i << 40) "
+      "for i in range(3000)], 'g': g, 'h': (h, h)})(('a.py', 7), ['shared'], ('late', 9))";
+  for (int protocol : {2, 3, 4, 5}) {
+    SCOPED_TRACE(protocol);
+    const std::string bytes = pickled(expression, protocol);
+    const std::filesystem::path file = test::write_temp("taken.pickle", bytes);
+    auto oracle = test::run({"python3", "-c",
+                             "import pickletools, sys\n"
+                             "data = open(sys.argv[1], 'rb').read()\n"
+                             "print(' '.join(str(a) for a in sorted({arg for op, arg, pos in "
+                             "pickletools.genops(data) if op.name in ('BINGET', 'LONG_BINGET')})))\n",
+                             file.string()});
+    ASSERT_EQ(oracle.exit_code, 0) << oracle.err;
+    std::vector<std::uint64_t> want;
+    std::istringstream in(oracle.out);
+    for (std::uint64_t i; in >> i;) want.push_back(i);
+    ASSERT_GT(want.size(), 2u);
+    ASSERT_GT(want.back(), 255u);  // (LONG_BINGET too)
+    const auto taken = TakenMemo::scan(bytes);
+    ASSERT_TRUE(taken.has_value());
+    EXPECT_EQ(taken->size(), want.size());
+    std::size_t next = 0;
+    for (std::uint64_t i = 0; i <= want.back() + 70; ++i) {
+      const bool is_taken = next < want.size() && want[next] == i;
+      ASSERT_EQ(taken->slot(i).has_value(), is_taken) << i;
+      if (is_taken) {
+        EXPECT_EQ(*taken->slot(i), next);
+        ++next;
+      }
+    }
+  }
+  const std::string usual = pickled("[('a', 1), ('a', 1)]", 4);
+  EXPECT_TRUE(TakenMemo::scan(usual).has_value());
+  EXPECT_FALSE(TakenMemo::scan(pickled("[1.5, 'a', 'a']", 4)).has_value());
+  EXPECT_FALSE(TakenMemo::scan(usual.substr(0, usual.size() - 1)).has_value());             // no STOP
+  EXPECT_FALSE(TakenMemo::scan(std::string("\x80\x04j\x00\x00\x02\x00.", 8)).has_value());  // GET 131072
+  std::string many = "\x80\x04(";
+  for (int i = 0; i < 200000; ++i) many += "K\x01";
+  many += "l.";
+  EXPECT_FALSE(TakenMemo::scan(many).has_value());  // ('l': LIST, not decoded by the streaming readers)
+  many[many.size() - 2] = 't';
+  EXPECT_TRUE(TakenMemo::scan(many).has_value());
+  const std::atomic<bool> stop{true};
+  EXPECT_FALSE(TakenMemo::scan(many, &stop).has_value());
 }
 
 }  // namespace

@@ -216,6 +216,16 @@ TEST(Tracemalloc, APickleNamingAnotherClassRunsNothing) {
 // Where the streaming path takes a snapshot: the same strings, functions,
 // calls, costs, warnings and errors as the general path, and read() gives
 // the same.
+// The streaming path's tables with its memo switched after `at` memo sets.
+std::optional<std::string> switched(const InputFile& in, std::uint64_t at) {
+  formats::ReadOptions o;
+  o.memory_budget = std::size_t{256} << 20;
+  Diagnostics d;
+  auto p = tracemalloc::read_streaming_switching(in, o, d, at);
+  if (!p) return std::nullopt;
+  return fuzz::tables(*p, d);
+}
+
 fuzz::TwoPaths read_both(const InputFile& in) {
   return test::both_ways(in, tracemalloc::read_streaming, tracemalloc::read_general, tracemalloc::read);
 }
@@ -228,8 +238,15 @@ TEST(Tracemalloc, StreamingPathReadsEverySnapshotAsTheGeneralPathDoes) {
   });
   // CPython 3.8's and 3.13's (protocol 5, with and without total_nframe).
   for (const char* usual : {"app-3.8.early.snapshot.xz", "app-3.8.late.snapshot.xz", "app-3.13.early.snapshot.xz",
-                            "app-3.13.late.snapshot.xz"})
+                            "app-3.13.late.snapshot.xz"}) {
     EXPECT_TRUE(streamed.count(usual)) << usual;
+    // The memo switched to the taken values at the start, early, late and never.
+    const InputFile in = InputFile::from_bytes(usual, unxz(dir() / usual));
+    const auto want = switched(in, UINT64_MAX - 1);
+    ASSERT_TRUE(want.has_value()) << usual;
+    for (std::uint64_t at : {0, 1, 1000, 30000})
+      EXPECT_EQ(switched(in, at), want) << usual << " switched after " << at << " memo sets";
+  }
 }
 
 // A graph needs no callsite tree (ReadOptions: neither stacks nor
@@ -483,11 +500,17 @@ TEST(Tracemalloc, StreamingPathTakesTheUsualShapesAndLeavesTheRest) {
   }
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
-    auto r = read_both(InputFile::from_bytes("made.snapshot", c.bytes));
+    const InputFile in = InputFile::from_bytes("made.snapshot", c.bytes);
+    auto r = read_both(in);
     EXPECT_EQ(r.fast.has_value(), c.streams) << r.general;
     if (r.fast) {
       EXPECT_EQ(*r.fast, r.general);
     }
+    // The memo's switch to the values a GET takes (pickle::TakenMemo) at
+    // every point of the decoding, and never, reads the same.
+    for (std::uint64_t at = 0; at < 64; ++at)
+      EXPECT_EQ(switched(in, at), r.fast) << "switched after " << at << " memo sets";
+    EXPECT_EQ(switched(in, UINT64_MAX - 1), r.fast);
   }
   // The usual shapes read as CPython's own pickle module wrote them were
   // read (the warnings and sums of the first).
