@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "common/python_text.h"
 #include "graphgen/text.h"
@@ -116,15 +117,18 @@ SnapshotBuilder::SnapshotBuilder(const InputFile& in, const formats::ReadOptions
       builder_(p_, {event(p_, "bytes"), event(p_, "blocks")}, options.keep_stacks || options.keep_positions) {}
 
 FuncId SnapshotBuilder::function(std::string_view file, std::int64_t line) {
-  key_.assign(file).append(1, '\0').append(std::to_string(line));
-  auto [it, fresh] = functions_.try_emplace(key_, 0);
-  if (fresh) {
-    Function fn;
-    fn.file = p_.strings.intern(file);
-    fn.line = line;
-    it->second = p_.add_function(fn);
-  }
-  return it->second;
+  // (The file is interned when its first function is made, as before: a
+  // file already interned is found, not added.)
+  const StringId name = p_.strings.intern(file);
+  return functions_.find_or_add(
+      FlatIndex::mix(name, static_cast<std::uint64_t>(line)),
+      [&](std::uint32_t f) { return p_.functions[f].file == name && p_.functions[f].line == line; },
+      [&] {
+        Function fn;
+        fn.file = name;
+        fn.line = line;
+        return p_.add_function(fn);
+      });
 }
 
 bool SnapshotBuilder::trace(std::uint32_t traceback, const std::vector<FuncId>& frames, Cost bytes) {

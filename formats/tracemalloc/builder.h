@@ -11,12 +11,12 @@
 #include <map>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "common/read_options.h"
 #include "graphgen/analysis/stacks.h"
 #include "graphgen/error.h"
+#include "graphgen/flat_index.h"
 #include "graphgen/io.h"
 #include "graphgen/profile.h"
 
@@ -67,8 +67,7 @@ class SnapshotBuilder {
   const formats::ReadOptions& options_;
   Profile p_;
   detail::StackBuilder builder_;
-  std::unordered_map<std::string, FuncId> functions_;  // by file '\0' line
-  std::string key_;
+  FlatIndex functions_;  // by (file, line): the rows are the functions
   // What the first trace of each traceback added to (a StackBuilder::Replay
   // kept flat: its calls and functions in `replayed_`), and the bytes and
   // blocks of its later traces, added once at the end.
