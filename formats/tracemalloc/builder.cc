@@ -160,6 +160,20 @@ bool SnapshotBuilder::trace(std::uint32_t traceback, const std::vector<FuncId>& 
     replayed_.insert(replayed_.end(), scratch_.calls.begin(), scratch_.calls.end());
     replayed_.insert(replayed_.end(), scratch_.distinct.begin(), scratch_.distinct.end());
   }
+  return within_budget();
+}
+
+bool SnapshotBuilder::only_trace(const std::vector<FuncId>& frames, Cost bytes) {
+  if (frames.empty()) {
+    ++frameless_;
+    return true;
+  }
+  const Cost w[2] = {bytes, 1};
+  builder_.add_sample(frames, w);
+  return within_budget();
+}
+
+bool SnapshotBuilder::within_budget() {
   return !(options_.memory_budget && ++counted_ % 4096 == 0 && p_.approximate_bytes() > options_.memory_budget);
 }
 

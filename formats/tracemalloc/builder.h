@@ -45,6 +45,9 @@ class SnapshotBuilder {
   /// when the profile has outgrown the memory budget (then over_budget() is
   /// the error).
   bool trace(std::uint32_t traceback, const std::vector<FuncId>& frames, Cost bytes);
+  /// The same for a trace whose traceback no other trace has (nothing of
+  /// it is kept for another).
+  bool only_trace(const std::vector<FuncId>& frames, Cost bytes);
   Error over_budget() const;
   /// Each trace's cut count, beside trace(): cut() for one whose
   /// total_nframe (3.9+) is more than its frames, uncertain() for one of
@@ -62,6 +65,8 @@ class SnapshotBuilder {
 
  private:
   void name_functions();
+  // False past the memory budget (looked at every 4096 traces).
+  bool within_budget();
 
   const InputFile& in_;
   const formats::ReadOptions& options_;

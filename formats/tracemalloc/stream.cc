@@ -1,7 +1,10 @@
 // tracemalloc snapshots a trace at a time (reader.h): the pickle is decoded
 // as it is read, and each trace is added to the profile when it is appended
 // to the list of traces, so what is kept is the memo's values in 4 bytes
-// each, the frames of the tracebacks not yet added and the few objects
+// each (once a scan on the other core has found which indices a GET takes
+// again, only those: pickle::TakenMemo), the frames of the tracebacks not
+// yet added, what the builder keeps for the later traces of a traceback
+// (none for one no GET takes again: its only trace) and the few objects
 // around the list — not the whole pickle as objects (12 times the file).
 //
 // It takes the pickles CPython's Snapshot.dump() writes (protocols 2-5:
@@ -114,8 +117,12 @@ class Stream : pickle::StreamBase<Stream, Ref> {
  private:
   struct Frames {
     std::uint32_t begin = 0, count = 0;    // in arena_ (until its first trace)
-    std::uint32_t traceback = UINT32_MAX;  // the builder's, from its first trace
+    std::uint32_t traceback = UINT32_MAX;  // the builder's, from its first trace (kOnce: its only trace)
+    // Whether a GET takes it again (for another trace): kUnknown until it
+    // is memoized after the scan (every trace is kept for then).
+    enum : std::uint8_t { kUnknown, kNotTaken, kTaken } again = kUnknown;
   };
+  static constexpr std::uint32_t kOnce = UINT32_MAX - 1;
   struct Trace {
     std::int64_t bytes = 0, total = 0;
     std::uint32_t frames = 0;
@@ -218,8 +225,11 @@ class Stream : pickle::StreamBase<Stream, Ref> {
     else if (t.total > static_cast<std::int64_t>(f.count))
       out_.cut();
     frames_buf_.clear();
+    if (f.traceback == kOnce) throw GiveUp{};  // (its memo index was not taken again)
     if (f.traceback == UINT32_MAX) {
-      f.traceback = out_.new_traceback();
+      // A traceback no GET takes again has no other trace: nothing of it
+      // is kept for one (70 % of sympy's, 3.7 of 5.3 MB of replays).
+      f.traceback = f.again == Frames::kNotTaken ? kOnce : out_.new_traceback();
       unused_ -= f.count > 0;
       // Each function new to the profile must be the next one made.
       for (std::uint32_t k = 0; k < f.count; ++k) {
@@ -229,7 +239,8 @@ class Stream : pickle::StreamBase<Stream, Ref> {
         frames_buf_.push_back(id);
       }
     }
-    if (!out_.trace(f.traceback, frames_buf_, t.bytes)) throw GiveUp{};
+    if (!(f.traceback == kOnce ? out_.only_trace(frames_buf_, t.bytes) : out_.trace(f.traceback, frames_buf_, t.bytes)))
+      throw GiveUp{};
   }
   // After a batch of appends: the frames and traces all added are dropped.
   void compact() {
@@ -251,7 +262,9 @@ class Stream : pickle::StreamBase<Stream, Ref> {
       const std::uint64_t bit = std::uint64_t{1} << (index % 64);
       memo_size_ += !(set_[index / 64] & bit);
       set_[index / 64] |= bit;
-      if (const auto slot = taken_->slot(index)) memo_[*slot] = stack_.back();
+      const auto slot = taken_->slot(index);
+      if (slot) memo_[*slot] = stack_.back();
+      again(stack_.back(), slot.has_value());
       return;
     }
     if (index >= memo_.size()) memo_.resize(index + 1, kUnset);
@@ -267,6 +280,17 @@ class Stream : pickle::StreamBase<Stream, Ref> {
     if (index >= memo_.size() || memo_[index] == kUnset) throw GiveUp{};
     push(memo_[index]);
   }
+  // A value memoized at an index a GET takes again (`taken`) or not: a
+  // traceback, or a trace holding one, taken again may have another trace;
+  // one memoized only at indices no GET takes has none.
+  void again(Ref r, bool taken) {
+    if (kind(r) == kFrames) {
+      Frames& f = frames_[payload(r)];
+      if (taken || f.again == Frames::kUnknown) f.again = taken ? Frames::kTaken : Frames::kNotTaken;
+    } else if (kind(r) == kTrace && taken && payload(r) >= traces_base_) {
+      frames_[traces_[payload(r) - traces_base_].frames].again = Frames::kTaken;
+    }
+  }
   // The scan is done: the values memoized so far by index become the taken
   // ones' (none when the scan gave up: every value is kept to the end),
   // in place (a slot is never past its index). The room reserved stays:
@@ -280,9 +304,12 @@ class Stream : pickle::StreamBase<Stream, Ref> {
     taken_ = std::move(taken_found_);
     set_.assign(memo_.size() / 64 + 1, 0);
     for (std::size_t i = 0; i < memo_.size(); ++i) {
-      if (memo_[i] == kUnset) continue;
+      const Ref r = memo_[i];
+      if (r == kUnset) continue;
       set_[i / 64] |= std::uint64_t{1} << (i % 64);
-      if (const auto slot = taken_->slot(i)) memo_[*slot] = memo_[i];
+      const auto slot = taken_->slot(i);
+      if (slot) memo_[*slot] = r;
+      again(r, slot.has_value());
     }
     // (A slot whose index is not set yet may hold another index's value:
     // a GET looks at set_ first, and memoize() writes the slot.)

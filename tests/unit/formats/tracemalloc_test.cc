@@ -449,6 +449,24 @@ TEST(Tracemalloc, StreamingPathTakesTheUsualShapesAndLeavesTheRest) {
     cases.push_back({"two batches, a trace twice", p.tail(25), true});
   }
   {
+    // A traceback memoized twice, taken again by either index (or a trace
+    // holding it by its own), has a second trace.
+    for (const char* by : {"first", "second", "trace"}) {
+      Pickle p;
+      p.head();
+      p.op('(').integer(0).integer(7);
+      const std::size_t first = p.frames({{"a.py", 1}, {"b.py", 2}});
+      const std::size_t second = p.memo();
+      p.integer(2).op('t');
+      const std::size_t trace = p.memo();
+      if (by == std::string_view("trace"))
+        p.get(trace);
+      else
+        p.trace(9, {}, 2, by == std::string_view("first") ? first : second);
+      cases.push_back({fmt::format("a traceback memoized twice, taken again by its {}", by), p.tail(2), true});
+    }
+  }
+  {
     Pickle p;
     p.head();
     p.trace(7, {{"a.py", 1}}, 1);
