@@ -356,8 +356,9 @@ TEST(LprofReader, WithoutPositionsTheSameFunctionsAndCostsAndNoLineRows) {
     auto general = lprof::read_general(*in, d, false);
     ASSERT_TRUE(general.has_value());
     EXPECT_EQ(fuzz::tables(general, d), fuzz::tables(with, d));
-    if (auto streamed = lprof::read_streaming(*in, d, false))
+    if (auto streamed = lprof::read_streaming(*in, d, false)) {
       EXPECT_EQ(fuzz::tables(*streamed, d), fuzz::tables(with, d));
+    }
   }
   EXPECT_GT(rows, 10u);
 }
