@@ -640,7 +640,8 @@ constexpr std::array<ScanStep, 256> kScanSteps = [] {
 
 }  // namespace
 
-std::optional<TakenMemo> TakenMemo::scan(std::string_view in, const std::atomic<bool>* stop) {
+std::optional<TakenMemo> TakenMemo::scan(std::string_view in, const std::atomic<bool>* stop, const InputFile* input) {
+  PassedPages pages(input);
   TakenMemo out;
   const auto* const bytes = reinterpret_cast<const unsigned char*>(in.data());
   const std::size_t size = in.size();
@@ -658,6 +659,7 @@ std::optional<TakenMemo> TakenMemo::scan(std::string_view in, const std::atomic<
     if (--until_check == 0) {
       until_check = 65536;
       if (stop && stop->load(std::memory_order_relaxed)) return std::nullopt;
+      pages.at(pos);
     }
     const ScanStep step = kScanSteps[bytes[pos++]];
     const std::size_t left = size - pos;

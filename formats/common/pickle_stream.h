@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/pickle.h"
+#include "graphgen/io.h"
 
 namespace graphgen::pickle {
 
@@ -30,7 +31,10 @@ struct GiveUp {};
 class TakenMemo {
  public:
   /// Nothing either when `stop` (checked every 64 Ki opcodes) is set.
-  static std::optional<TakenMemo> scan(std::string_view pickle, const std::atomic<bool>* stop = nullptr);
+  /// `input`: the mapped file `pickle` is, whose pages are given back as
+  /// the scan passes them (nullptr: none).
+  static std::optional<TakenMemo> scan(std::string_view pickle, const std::atomic<bool>* stop = nullptr,
+                                       const InputFile* input = nullptr);
   /// Where index `i`'s value goes among the taken ones' (0 to size() - 1),
   /// or nothing when no GET takes it.
   std::optional<std::uint32_t> slot(std::uint64_t i) const {

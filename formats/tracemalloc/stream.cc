@@ -70,7 +70,7 @@ class Stream : pickle::StreamBase<Stream, Ref> {
   // result used after that many memo sets.
   static constexpr std::uint64_t kOnTheOtherCore = UINT64_MAX;
   Stream(const InputFile& in, const formats::ReadOptions& options, std::uint64_t switch_at)
-      : StreamBase(in.bytes()), pages_(&in), out_(in, options), switch_at_(switch_at) {
+      : StreamBase(in.bytes()), pages_(&in), out_(in, options), input_(in), switch_at_(switch_at) {
     // Room for every memo entry the input can make (one per two bytes at
     // most): growing by doubling held the old and new arrays at once. Room
     // not used costs no memory (only address space: reservable()).
@@ -85,7 +85,7 @@ class Stream : pickle::StreamBase<Stream, Ref> {
       return;
     }
     scanner_ = BesideThread::try_start([this] {
-      taken_found_ = pickle::TakenMemo::scan(in_, &stop_scan_);
+      taken_found_ = pickle::TakenMemo::scan(in_, &stop_scan_, &input_);
       scanned_.store(true, std::memory_order_release);
     });
     scan_pending_ = scanner_.joinable();
@@ -111,6 +111,8 @@ class Stream : pickle::StreamBase<Stream, Ref> {
     const Ref list = member(traces, "_traces");
     if (list == kUnset || kind(list) != kSkeleton || payload(list) != list_) throw GiveUp{};
     if (processed_ != out_.functions()) throw GiveUp{};
+    // (What was read is copied: the last pages passed go too.)
+    input_.release_range(0, in_.size());
     return out_.finish(traces_in_list_, diag);
   }
 
@@ -473,6 +475,7 @@ class Stream : pickle::StreamBase<Stream, Ref> {
   std::unordered_map<std::uint64_t, FuncId> function_of_;  // by (str, line)
   // The scan on the other core (declared last: it ends before the rest goes).
   std::optional<pickle::TakenMemo> taken_found_;  // the scanner's, until use_taken()
+  const InputFile& input_;
   const std::uint64_t switch_at_;
   bool scan_pending_ = false;  // taken_found_ is coming, or here to be used
   std::atomic<bool> scanned_{false}, stop_scan_{false};

@@ -551,7 +551,8 @@ TEST(Tracemalloc, StreamingPathGivesBackThePagesItRead) {
   ASSERT_TRUE(r.read.has_value());
   ASSERT_TRUE(r.read->has_value());
   EXPECT_EQ((*r.read)->functions.size(), 57u);
-  EXPECT_LT(r.resident_kib, 2048u) << "of " << r.file_kib << " KiB";
+  // (None at all at the end: the last megabyte passed goes too.)
+  EXPECT_LT(r.resident_kib, 64u) << "of " << r.file_kib << " KiB";
   // A second read finds every byte again.
   Diagnostics d2;
   EXPECT_EQ(fuzz::tables(tracemalloc::read_general(*r.in, {}, d2), d2), fuzz::tables(*r.read, r.diag));
