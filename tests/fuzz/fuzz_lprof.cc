@@ -1,7 +1,8 @@
 // line_profiler: the streaming path and the whole pickle decoded first must
-// give the same profile whenever the streaming path takes a file; then the
-// validation and the text report (which must not open what the profile
-// names: no source root is allowed).
+// give the same profile whenever the streaming path takes a file, and a read
+// without line rows the same functions and costs; then the validation and
+// the text report (which must not open what the profile names: no source
+// root is allowed).
 #include "fuzz.h"
 #include "lprof/reader.h"
 
@@ -16,6 +17,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   Diagnostics diag;
   auto p = lprof::read(in, diag);
   fuzz::check(p);
+  // Without line rows (a graph's read): the same functions and costs, no row.
+  Diagnostics graph_diag;
+  auto graph = lprof::read(in, graph_diag, false);
+  if (graph.has_value() != p.has_value()) fuzz::fail();
+  if (graph && (!graph->line_costs.empty() || fuzz::tables(graph, graph_diag) != fuzz::tables(p, diag))) fuzz::fail();
   if (p) {
     lprof::TextOptions o;
     o.source_root = "/nonexistent-fuzz-root";
