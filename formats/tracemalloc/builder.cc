@@ -122,10 +122,7 @@ SnapshotBuilder::SnapshotBuilder(const InputFile& in, const formats::ReadOptions
   replayed_.reserve(reservable_count<std::uint32_t>(in.bytes().size() + 16));
 }
 
-FuncId SnapshotBuilder::function(std::string_view file, std::int64_t line) {
-  // (The file is interned when its first function is made, as before: a
-  // file already interned is found, not added.)
-  const StringId name = p_.strings.intern(file);
+FuncId SnapshotBuilder::function(StringId name, std::int64_t line) {
   return functions_.find_or_add(
       FlatIndex::mix(name, static_cast<std::uint64_t>(line)),
       [&](std::uint32_t f) { return p_.functions[f].file == name && p_.functions[f].line == line; },

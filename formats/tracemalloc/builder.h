@@ -30,7 +30,12 @@ class SnapshotBuilder {
   SnapshotBuilder(const InputFile& in, const formats::ReadOptions& options);
 
   /// The function of the frame (file, line): made on first sight.
-  FuncId function(std::string_view file, std::int64_t line);
+  FuncId function(std::string_view file, std::int64_t line) { return function(file_name(file), line); }
+  /// The same for a file already named by file_name().
+  FuncId function(StringId file, std::int64_t line);
+  /// A frame's file as the profile names it (interned: the same file
+  /// named twice is one string).
+  StringId file_name(std::string_view file) { return p_.strings.intern(file); }
 
   /// A traceback's index for trace(): the readers give one per traceback
   /// object (tracemalloc shares one tuple among the traces of one traceback).

@@ -24,7 +24,6 @@
 #include <atomic>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "common/pickle.h"
@@ -208,12 +207,15 @@ class Stream : pickle::StreamBase<Stream, Ref> {
 
   // The function of (str, line): by the str's memo object first (the
   // filenames of a snapshot are a few objects taken from the memo again).
+  // The file named once per str (a snapshot's filenames are a few
+  // objects taken from the memo again): a new text is interned when a frame
+  // first names it, as the general path interns it, just before its first
+  // function is made.
   FuncId function(Ref file, std::int64_t line) {
-    if (line > UINT32_MAX) return out_.function(text(file), line);
-    const std::uint64_t key = std::uint64_t{payload(file)} << 32 | static_cast<std::uint64_t>(line);
-    auto [it, fresh] = function_of_.try_emplace(key, 0);
-    if (fresh) it->second = out_.function(text(file), line);
-    return it->second;
+    const std::uint32_t s = payload(file);
+    if (s >= file_name_.size()) file_name_.resize(strs_.size(), kNoString);
+    if (file_name_[s] == kNoString) file_name_[s] = out_.file_name(text(file));
+    return out_.function(file_name_[s], line);
   }
 
   // A value appended to the list: a trace, added to the profile now.
@@ -472,7 +474,7 @@ class Stream : pickle::StreamBase<Stream, Ref> {
   std::size_t traces_in_list_ = 0;
   FuncId processed_ = 0;  // the functions the traces added so far use
   std::vector<FuncId> frames_buf_;
-  std::unordered_map<std::uint64_t, FuncId> function_of_;  // by (str, line)
+  std::vector<StringId> file_name_;  // of each str a frame names (kNoString: none yet)
   // The scan on the other core (declared last: it ends before the rest goes).
   std::optional<pickle::TakenMemo> taken_found_;  // the scanner's, until use_taken()
   const InputFile& input_;
