@@ -115,11 +115,10 @@ SnapshotBuilder::SnapshotBuilder(const InputFile& in, const formats::ReadOptions
     : in_(in),
       options_(options),
       builder_(p_, {event(p_, "bytes"), event(p_, "blocks")}, options.keep_stacks || options.keep_positions) {
-  // Room for every replay the input can hold (a call and a function for
-  // each frame, a frame two bytes at least): growing by doubling held the
-  // old array beside the new, the read's peak (2 MB for sympy's snapshot).
+  // Room for every frame the input can hold (two bytes at least each):
+  // growing by doubling held the old array beside the new, the read's peak.
   // Room not used costs no memory (only address space: reservable()).
-  replayed_.reserve(reservable_count<std::uint32_t>(in.bytes().size() + 16));
+  frames_.reserve(reservable_count<FuncId>(in.bytes().size() / 2 + 16));
 }
 
 FuncId SnapshotBuilder::function(StringId name, std::int64_t line) {
@@ -141,7 +140,7 @@ bool SnapshotBuilder::trace(std::uint32_t traceback, const std::vector<FuncId>& 
   // numbers: the same sums in any order).
   Traceback& t = tracebacks_[traceback];
   if (t.seen) {
-    if (!t.valid) {
+    if (t.count == 0) {
       ++frameless_;
       return true;
     }
@@ -153,15 +152,10 @@ bool SnapshotBuilder::trace(std::uint32_t traceback, const std::vector<FuncId>& 
       ++frameless_;
       return true;
     }
-    builder_.add_sample(frames, w, {}, scratch_);
-    t.valid = scratch_.valid;
-    t.leaf = scratch_.leaf;
-    t.node = scratch_.node;
-    t.calls = static_cast<std::uint32_t>(scratch_.calls.size());
-    t.distinct = static_cast<std::uint32_t>(scratch_.distinct.size());
-    t.begin = replayed_.size();
-    replayed_.insert(replayed_.end(), scratch_.calls.begin(), scratch_.calls.end());
-    replayed_.insert(replayed_.end(), scratch_.distinct.begin(), scratch_.distinct.end());
+    builder_.add_sample(frames, w);
+    t.count = static_cast<std::uint32_t>(frames.size());
+    t.begin = frames_.size();
+    frames_.insert(frames_.end(), frames.begin(), frames.end());
   }
   return within_budget();
 }
@@ -187,13 +181,9 @@ Error SnapshotBuilder::over_budget() const {
 Profile SnapshotBuilder::finish(std::size_t traces, Diagnostics& diag) {
   for (const Traceback& t : tracebacks_) {
     if (t.pending[1] == 0) continue;
-    const auto calls = replayed_.begin() + static_cast<std::ptrdiff_t>(t.begin);
-    scratch_.valid = t.valid;
-    scratch_.leaf = t.leaf;
-    scratch_.node = t.node;
-    scratch_.calls.assign(calls, calls + t.calls);
-    scratch_.distinct.assign(calls + t.calls, calls + t.calls + t.distinct);
-    builder_.replay(scratch_, t.pending.data());
+    const auto first = frames_.begin() + static_cast<std::ptrdiff_t>(t.begin);
+    scratch_.assign(first, first + t.count);
+    builder_.add_sample(scratch_, t.pending.data());
   }
   // Cut at the traceback limit: total_nframe says so (3.9+), else a
   // traceback as long as the limit may be.

@@ -78,19 +78,20 @@ class SnapshotBuilder {
   Profile p_;
   detail::StackBuilder builder_;
   FlatIndex functions_;  // by (file, line): the rows are the functions
-  // What the first trace of each traceback added to (a StackBuilder::Replay
-  // kept flat: its calls and functions in `replayed_`), and the bytes and
-  // blocks of its later traces, added once at the end.
+  // Each traceback's frames (in `frames_`), and the bytes and blocks of its
+  // traces after the first, added once at the end as one more sample of
+  // them (the same cells its first trace added to: whole numbers, the same
+  // sums in any order). Its frames are half of what a StackBuilder::Replay
+  // of them would hold (a call and a function for each frame).
   struct Traceback {
-    bool seen = false, valid = false;
-    FuncId leaf = 0;
-    std::uint32_t node = 0, calls = 0, distinct = 0;
-    std::size_t begin = 0;  // in replayed_: the calls, then the distinct functions
+    bool seen = false;
+    std::uint32_t count = 0;  // frames
+    std::size_t begin = 0;    // in frames_
     std::array<Cost, 2> pending = {0, 0};
   };
   std::vector<Traceback> tracebacks_;
-  std::vector<std::uint32_t> replayed_;
-  detail::StackBuilder::Replay scratch_;
+  std::vector<FuncId> frames_;
+  std::vector<FuncId> scratch_;
   std::map<std::size_t, std::size_t> no_total_;  // traces without total_nframe, by their frames
   std::size_t frameless_ = 0, counted_ = 0, cut_ = 0;
   std::int64_t limit_ = 0;
