@@ -71,11 +71,6 @@ void StackBuilder::add_sample(const std::vector<FuncId>& leaf_first, Cost weight
   add_sample(leaf_first, &weight, &call_weight, process, &record);
 }
 
-void StackBuilder::add_sample(const std::vector<FuncId>& leaf_first, const Cost* weights, std::string_view process,
-                              Replay& record) {
-  add_sample(leaf_first, weights, weights, process, &record);
-}
-
 void StackBuilder::replay(const ReplayView& record, const Cost* weights, const Cost* call_weights) {
   ++samples_;
   const std::size_t n = p_.events.size();

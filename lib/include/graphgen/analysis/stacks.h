@@ -69,9 +69,6 @@ class StackBuilder {
     std::uint32_t node = 0;
   };
   void replay(const ReplayView& record, Cost weight, Cost call_weight) { replay(record, &weight, &call_weight); }
-  /// The same for a builder of several events (one weight per event).
-  void add_sample(const std::vector<FuncId>& leaf_first, const Cost* weights, std::string_view process, Replay& record);
-  void replay(const Replay& record, const Cost* weights) { replay(record, weights, weights); }
 
   /// One sample of a builder of several events: `weights` has one cost per
   /// event (calls get the same).
