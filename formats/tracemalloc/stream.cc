@@ -231,8 +231,8 @@ class Stream : pickle::StreamBase<Stream, Ref> {
     frames_buf_.clear();
     if (f.traceback == kOnce) throw GiveUp{};  // (its memo index was not taken again)
     if (f.traceback == UINT32_MAX) {
-      // A traceback no GET takes again has no other trace: nothing of it
-      // is kept for one (70 % of sympy's, 3.7 of 5.3 MB of replays).
+      // A traceback no GET takes again has no other trace: the builder
+      // keeps nothing of it for one (70 % of sympy's tracebacks).
       f.traceback = f.again == Frames::kNotTaken ? kOnce : out_.new_traceback();
       unused_ -= f.count > 0;
       // Each function new to the profile must be the next one made.
