@@ -14,6 +14,9 @@ const InputFormat& input_format() {
       .extensions = {".snapshot"},
       .sniff = strong_or_no<sniff>,
       .read = read,
+      // (functions by (file, line), named with their line; calls and
+      // tracebacks by StackBuilder: the merge's keys)
+      .lone_file_is_merged = always_merged,
       .graph = graph_from_stacks,
   };
   return kRow;

@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "fuzz/fuzz.h"
+#include "graphgen/analysis/merge.h"
 #include "graphgen/wire.h"
 #include "tracemalloc/reader.h"
 #include "util/both_ways.h"
@@ -280,6 +281,63 @@ TEST(Tracemalloc, AGraphIsReadWithoutTheCallsiteTree) {
     auto general = tracemalloc::read_general(in, graph, d);
     ASSERT_TRUE(general.has_value());
     EXPECT_EQ(wire_bytes(*general), want);
+  }
+}
+
+// The tables by meaning (names, not string ids): what a merge keeps.
+std::string by_meaning(const Profile& p) {
+  std::string out;
+  const std::size_t ne = p.events.size();
+  for (const Event& e : p.events) out += fmt::format("event {} {}\n", p.str(e.name), p.str(e.unit));
+  for (FuncId f = 0; f < p.functions.size(); ++f) {
+    const Function& fn = p.functions[f];
+    out += fmt::format("function {} {} {} calls {}:", p.str(fn.name), p.str(fn.file), fn.line, fn.calls);
+    for (std::size_t e = 0; e < ne; ++e) out += fmt::format(" {}", p.self(f, e));
+    out += "\n";
+  }
+  for (CallId c = 0; c < p.calls.size(); ++c) {
+    out += fmt::format("call {} {} {}:", p.calls[c].caller, p.calls[c].callee, p.calls[c].count);
+    for (std::size_t e = 0; e < ne; ++e) out += fmt::format(" {}", p.inclusive(c, e));
+    out += "\n";
+  }
+  for (std::size_t s = 0; s < p.stack_nodes.size(); ++s) {
+    out += fmt::format("stack {} {}:", p.stack_nodes[s].parent, p.stack_nodes[s].function);
+    for (std::size_t e = 0; e < ne; ++e) out += fmt::format(" {}", p.stack_node_cost[s * ne + e]);
+    out += "\n";
+  }
+  for (const auto& [k, v] : p.metadata) out += fmt::format("metadata {}={}\n", p.str(k), p.str(v));
+  return out;
+}
+
+// A lone snapshot is the merged profile itself (registry: functions by
+// file and line, named with their line; calls and tracebacks by the
+// stacks' keys), so the pipeline hands on the reader's profile as it is,
+// with no copy through the merge beside it (4 MB of sympy's 20 MB peak):
+// what the merge would make of it, by meaning, for a graph (no callsite
+// tree) and for -T stats (the tree).
+TEST(Tracemalloc, ALoneSnapshotIsWhatTheMergeWouldMakeOfIt) {
+  const auto files = test::files_named({dir()}, ".snapshot");
+  ASSERT_GE(files.size(), 4u);
+  formats::ReadOptions graph;
+  graph.keep_positions = graph.keep_stacks = false;
+  for (const formats::ReadOptions& options : {graph, formats::ReadOptions{}}) {
+    for (const fs::path& f : files) {
+      SCOPED_TRACE(f.string() + (options.keep_stacks ? " (tree)" : " (graph)"));
+      const Profile lone = test::read_ok({f}, "tracemalloc", options);
+      const InputFile in = InputFile::from_bytes(f.string(), f.extension() == ".xz" ? unxz(f) : test::read_file(f));
+      Diagnostics d;
+      auto read = tracemalloc::read(in, options, d);
+      ASSERT_TRUE(read.has_value());
+      EXPECT_GT(read->functions.size(), 10u);
+      EXPECT_EQ(read->stack_nodes.empty(), !options.keep_stacks);
+      // As the reader made it: its strings in its order, not re-interned.
+      EXPECT_TRUE(wire_bytes(lone) == wire_bytes(*read)) << "not the reader's profile: a copy (through the merge?)";
+      Profile merged;
+      ProfileMerger merger(merged);
+      ASSERT_TRUE(merger.add(*read, f.string()).has_value());
+      merger.finish();
+      EXPECT_EQ(by_meaning(lone), by_meaning(merged));
+    }
   }
 }
 
