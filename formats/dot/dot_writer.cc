@@ -538,7 +538,7 @@ std::string node_label(const Profile& p, FuncId f, const GraphNode& node, const 
     const RankMeasure& m = options.imbalance->functions[f].inclusive;
     lines.push_back(fmt::format("imb {:.0f}% (max r{}, min r{})", m.imbalance_percent, m.max_rank, m.min_rank));
   }
-  if (options.show_samples && node.samples) lines.push_back(fmt::format("{}{}", *node.samples, kTimes));
+  if (options.show_samples && node.has_samples) lines.push_back(fmt::format("{}{}", node.samples, kTimes));
   if (node.called != kUnknownCount) lines.push_back(fmt::format("{}{}", node.called, kTimes));
   std::string label;
   for (std::size_t i = 0; i < lines.size(); ++i) {
@@ -833,10 +833,10 @@ ComparedNode compare_node(const Profile& a, FuncId f, const GraphNode& node, con
     if (!mine.value) continue;
     line(mine.value, measure_of(other, m, options).value, mine.text, m == Measure::kTotalTimePercentage);
   }
-  if (options.show_samples && node.samples) {
+  if (options.show_samples && node.has_samples) {
     std::optional<double> theirs;
-    if (other.samples) theirs = static_cast<double>(*other.samples);
-    line(static_cast<double>(*node.samples), theirs, fmt::format("{}{}", *node.samples, kTimes), false);
+    if (other.has_samples) theirs = static_cast<double>(other.samples);
+    line(static_cast<double>(node.samples), theirs, fmt::format("{}{}", node.samples, kTimes), false);
   }
   return out;
 }

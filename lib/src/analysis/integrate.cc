@@ -82,7 +82,7 @@ Cycles find_cycles(const Profile& p, const Adjacency& adj) {
   return result;
 }
 
-std::vector<double> call_ratios(const Profile& p, const Cycles& cycles, const std::vector<double>& weight) {
+std::vector<double> call_ratios(const Profile& p, const Cycles& cycles, std::vector<double> weight) {
   std::vector<double> function_in(p.functions.size(), 0.0);
   std::vector<double> cycle_in(cycles.members.size(), 0.0);
   for (CallId c = 0; c < p.calls.size(); ++c) {
@@ -92,25 +92,35 @@ std::vector<double> call_ratios(const Profile& p, const Cycles& cycles, const st
     std::uint32_t cc = cycles.cycle_of[call.callee];
     if (cc != Cycles::kNone && cc != cycles.cycle_of[call.caller]) cycle_in[cc] += weight[c];
   }
-  std::vector<double> ratios(p.calls.size(), -1.0);
+  // Each call's ratio where its weight was (read only there).
   for (CallId c = 0; c < p.calls.size(); ++c) {
     const Call& call = p.calls[c];
-    if (call.caller == call.callee) continue;
+    if (call.caller == call.callee) {
+      weight[c] = -1.0;
+      continue;
+    }
     std::uint32_t cc = cycles.cycle_of[call.callee];
     double total =
         (cc != Cycles::kNone && cc != cycles.cycle_of[call.caller]) ? cycle_in[cc] : function_in[call.callee];
-    ratios[c] = ratio(weight[c], total);
+    weight[c] = ratio(weight[c], total);
   }
-  return ratios;
+  return weight;
 }
 
 std::vector<double> call_ratios(const Profile& p, const Cycles& cycles, std::size_t event) {
   std::vector<double> weight(p.calls.size());
   for (CallId c = 0; c < p.calls.size(); ++c) weight[c] = p.value(event, p.inclusive(c, event));
-  return call_ratios(p, cycles, weight);
+  return call_ratios(p, cycles, std::move(weight));
 }
 
 namespace {
+
+// The cycles of the profile's calls, the adjacency they were found with
+// freed on return.
+Cycles cycles_of(const Profile& p) {
+  const Adjacency adj = Adjacency::build(p);
+  return find_cycles(p, adj);
+}
 
 // Nodes and edges of a graph with the measures every derived-total graph
 // shares: self ratio, self samples, call counts.
@@ -134,6 +144,7 @@ CallGraph base_graph(const Profile& p, std::size_t event, double& self_sum) {
     node.samples = p.events[event].floating
                        ? (std::isfinite(self) && std::fabs(self) < 9e18 ? static_cast<std::int64_t>(self) : 0)
                        : p.self(f, event);
+    node.has_samples = true;
     node.called = p.functions[f].calls;
   }
   g.edges.reserve(p.calls.size());
@@ -534,7 +545,7 @@ CallGraph graph_from_call_ratios(const Profile& p, std::size_t event, Diagnostic
     std::vector<double> counts(p.calls.size(), 0.0);
     for (CallId c = 0; c < p.calls.size(); ++c)
       if (p.calls[c].count != kUnknownCount) counts[c] = static_cast<double>(p.calls[c].count);
-    ratios = call_ratios(p, cycles, counts);
+    ratios = call_ratios(p, cycles, std::move(counts));
   } else {
     ratios = call_ratios(p, cycles, event);
   }
@@ -568,13 +579,17 @@ CallGraph graph_from_call_ratios(const Profile& p, std::size_t event, Diagnostic
 
 CallGraph graph_from_reported_shares(const Profile& p, std::size_t event, Diagnostics& diag) {
   if (p.reported_share.size() != p.functions.size()) return graph_from_call_ratios(p, event, diag);
+  // The ratios before the graph, the adjacency and cycles gone (as
+  // graph_from_call_stacks).
+  std::vector<double> ratios;
+  {
+    const Cycles cycles = cycles_of(p);
+    std::vector<double> weight(p.calls.size());
+    for (CallId c = 0; c < p.calls.size(); ++c) weight[c] = p.reported_share[p.calls[c].caller];
+    ratios = call_ratios(p, cycles, std::move(weight));
+  }
   double self_sum = 0;
   CallGraph g = base_graph(p, event, self_sum);
-  Adjacency adj = Adjacency::build(p);
-  Cycles cycles = find_cycles(p, adj);
-  std::vector<double> weight(p.calls.size());
-  for (CallId c = 0; c < p.calls.size(); ++c) weight[c] = p.reported_share[p.calls[c].caller];
-  std::vector<double> ratios = call_ratios(p, cycles, weight);
   const Event& ev = p.events[event];
   for (FuncId f = 0; f < p.functions.size(); ++f) {
     g.nodes[f].self_time = event_value(ev, p.self(f, event));
@@ -590,11 +605,15 @@ CallGraph graph_from_reported_shares(const Profile& p, std::size_t event, Diagno
 }
 
 CallGraph graph_from_call_stacks(const Profile& p, std::size_t event, Diagnostics& /*diag*/) {
+  // The ratios first, the adjacency and cycles gone before the graph is
+  // made: they were a sixth of an importtime log's peak beside it.
+  std::vector<double> ratios;
+  {
+    const Cycles cycles = cycles_of(p);
+    ratios = call_ratios(p, cycles, event);
+  }
   double self_sum = 0;
   CallGraph g = base_graph(p, event, self_sum);
-  Adjacency adj = Adjacency::build(p);
-  Cycles cycles = find_cycles(p, adj);
-  std::vector<double> ratios = call_ratios(p, cycles, event);
   for (FuncId f = 0; f < p.functions.size(); ++f) {
     double stacks = p.stack_total.empty() ? 0.0 : p.value(event, p.stack_inclusive(f, event));
     g.nodes[f].total_ratio = ratio(stacks, self_sum);

@@ -106,7 +106,8 @@ TEST(Integration, ACycleSummedWithTwoThreadsGivesTheSameBits) {
   std::size_t differ = 0, calls_with_totals = 0;
   for (std::size_t f = 0; f < a.nodes.size(); ++f) {
     differ += *a.nodes[f].total_ratio != *b.nodes[f].total_ratio;
-    differ += a.nodes[f].self_ratio != b.nodes[f].self_ratio || a.nodes[f].samples != b.nodes[f].samples;
+    differ += a.nodes[f].self_ratio != b.nodes[f].self_ratio || a.nodes[f].samples != b.nodes[f].samples ||
+              a.nodes[f].has_samples != b.nodes[f].has_samples;
   }
   EXPECT_EQ(a.whole, b.whole);
   for (std::size_t e = 0; e < a.edges.size(); ++e) {

@@ -57,12 +57,15 @@ struct GraphNode {
   MaybeDouble self_time;   // in seconds for time events, else event units
   MaybeDouble self_ratio;  // self / sum of all self
   MaybeDouble total_time;
-  MaybeDouble total_ratio;  // inclusive / profile total
-  std::optional<std::int64_t> samples;
+  MaybeDouble total_ratio;   // inclusive / profile total
+  std::int64_t samples = 0;  // self samples, where has_samples
   std::int64_t called = kUnknownCount;
   MaybeDouble weight;  // colour and prune weight, set by prune()
   bool kept = true;
+  /// (Beside `kept`, not a std::optional: 64 bytes a node instead of 72.)
+  bool has_samples = false;
 };
+static_assert(sizeof(GraphNode) == 64, "a node of a 200 000-function graph: keep it small");
 
 struct GraphEdge {
   FuncId caller = 0;

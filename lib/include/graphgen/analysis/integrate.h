@@ -34,8 +34,8 @@ Cycles find_cycles(const Profile& p, const Adjacency& adj);
 /// gprof2dot's call ratios: each non-self call's weight over the weights of
 /// all calls into the callee (into the cycle, for calls entering a cycle).
 /// `weight` is indexed by CallId. The result is too; negative for self calls
-/// (no ratio).
-std::vector<double> call_ratios(const Profile& p, const Cycles& cycles, const std::vector<double>& weight);
+/// (no ratio). The ratios are made where `weight` was (one vector, not two).
+std::vector<double> call_ratios(const Profile& p, const Cycles& cycles, std::vector<double> weight);
 /// The same with each call's cost in `event` as its weight.
 std::vector<double> call_ratios(const Profile& p, const Cycles& cycles, std::size_t event);
 
