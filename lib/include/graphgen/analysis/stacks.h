@@ -58,8 +58,6 @@ class StackBuilder {
   /// add_sample() that also fills `record`.
   void add_sample(const std::vector<FuncId>& leaf_first, Cost weight, Cost call_weight, std::string_view process,
                   Replay& record);
-  /// One more sample of the stack `record` was filled from.
-  void replay(const Replay& record, Cost weight, Cost call_weight) { replay(record, &weight, &call_weight); }
   /// A Replay its caller keeps flat (the calls and distinct functions of
   /// many in one array of its own, without two vectors each).
   struct ReplayView {
@@ -68,6 +66,7 @@ class StackBuilder {
     std::span<const FuncId> distinct;
     std::uint32_t node = 0;
   };
+  /// One more sample of the stack `record` was filled from.
   void replay(const ReplayView& record, Cost weight, Cost call_weight) { replay(record, &weight, &call_weight); }
 
   /// One sample of a builder of several events: `weights` has one cost per
@@ -115,9 +114,6 @@ class StackBuilder {
   std::uint32_t child(std::uint32_t parent, FuncId f, StringId process);
   void add_sample(const std::vector<FuncId>& leaf_first, const Cost* weights, const Cost* call_weights,
                   std::string_view process, Replay* record = nullptr);
-  void replay(const Replay& record, const Cost* weights, const Cost* call_weights) {
-    replay(ReplayView{record.leaf, record.calls, record.distinct, record.node}, weights, call_weights);
-  }
   void replay(const ReplayView& record, const Cost* weights, const Cost* call_weights);
   std::size_t samples_ = 0;
 };
