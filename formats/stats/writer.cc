@@ -20,10 +20,11 @@ namespace graphgen::stats {
 
 namespace {
 
+// A key of the stats dict: views of the Table's strings.
 struct Key {
-  std::string file;
+  std::string_view file;
   std::int64_t line = 0;
-  std::string name;
+  std::string_view name;
 };
 
 bool key_less(const Key& a, const Key& b) {
@@ -36,7 +37,7 @@ bool key_less(const Key& a, const Key& b) {
 std::string std_string(const Key& k) {
   if (k.file == "~" && k.line == 0) {
     if (k.name.size() >= 2 && k.name.front() == '<' && k.name.back() == '>')
-      return visible_text("{" + k.name.substr(1, k.name.size() - 2) + "}");
+      return visible_text(fmt::format("{{{}}}", k.name.substr(1, k.name.size() - 2)));
     return visible_text(k.name);
   }
   return visible_text(fmt::format("{}:{}({})", k.file, k.line, k.name));
@@ -77,23 +78,36 @@ struct Entry {
   std::vector<std::pair<std::uint32_t, Caller>> callers;  // dict order
 };
 
+// The keys met, numbered in first-appearance order: their files and names
+// interned once, each key found again by those ids and its line (a
+// string and a map node per key made the 100 000 functions of a big
+// profile 30 MB).
 class Table {
  public:
-  std::uint32_t intern(Key k) {
-    std::string id = fmt::format("{}\x1f{}\x1f{}", k.file, k.line, k.name);
-    auto [it, fresh] = index_.try_emplace(std::move(id), static_cast<std::uint32_t>(keys_.size()));
-    if (fresh) keys_.push_back(std::move(k));
-    return it->second;
+  std::uint32_t intern(const Key& k) {
+    const StringId file = strings_.intern(k.file), name = strings_.intern(k.name);
+    return index_.find_or_add(
+        FlatIndex::mix(file, static_cast<std::uint64_t>(k.line), name),
+        [&](std::uint32_t i) { return rows_[i].file == file && rows_[i].name == name && rows_[i].line == k.line; },
+        [&] {
+          rows_.push_back({k.line, file, name});
+          return static_cast<std::uint32_t>(rows_.size() - 1);
+        });
   }
-  const Key& key(std::uint32_t i) const { return keys_[i]; }
+  Key key(std::uint32_t i) const { return {strings_.view(rows_[i].file), rows_[i].line, strings_.view(rows_[i].name)}; }
   void reserve(std::size_t n) {
-    keys_.reserve(n);
+    rows_.reserve(n);
     index_.reserve(n);
   }
 
  private:
-  std::vector<Key> keys_;
-  std::unordered_map<std::string, std::uint32_t> index_;
+  struct Row {
+    std::int64_t line;
+    StringId file, name;
+  };
+  StringTable strings_;
+  std::vector<Row> rows_;
+  FlatIndex index_;
 };
 
 // The stats dict of a profile: pstats' own for pstats input, else the
@@ -107,18 +121,12 @@ std::vector<Entry> entries_of(const Profile& p, std::size_t event, const CallGra
   std::vector<std::uint32_t> known(p.functions.size(), UINT32_MAX);
   auto make_key = [&](FuncId f) {
     const Function& fn = p.functions[f];
-    Key k;
-    if (fn.file != kNoString || python) {
-      k.file = std::string(p.str(fn.file));
-      k.line = fn.line;
-      k.name = std::string(p.str(fn.name));
-    } else {
-      k.file = "~";
-      std::string module;
-      k.name = module_line(p, f, module) && !module.empty() ? module + ":" + std::string(p.str(fn.name))
-                                                            : std::string(p.str(fn.name));
-    }
-    return table.intern(std::move(k));
+    if (fn.file != kNoString || python) return table.intern({p.str(fn.file), fn.line, p.str(fn.name)});
+    std::string module;
+    if (!module_line(p, f, module) || module.empty()) return table.intern({"~", 0, p.str(fn.name)});
+    module += ':';
+    module += p.str(fn.name);
+    return table.intern({"~", 0, module});
   };
   auto key_of = [&](FuncId f) {
     if (known[f] == UINT32_MAX) known[f] = make_key(f);
@@ -128,7 +136,8 @@ std::vector<Entry> entries_of(const Profile& p, std::size_t event, const CallGra
   if (order.empty())
     for (FuncId f = 0; f < p.functions.size(); ++f) order.push_back(f);
   table.reserve(p.functions.size());
-  Adjacency adj = Adjacency::build(p);
+  Adjacency adj;
+  if (callers) adj = Adjacency::build(p);
   std::vector<Entry> out;
   out.reserve(order.size());
   for (FuncId f : order) {
@@ -142,7 +151,7 @@ std::vector<Entry> entries_of(const Profile& p, std::size_t event, const CallGra
       e.ct = event_value(ev, p.total(f, event));
     else if (graph && f < graph->nodes.size())
       e.ct = node_total(*graph, f);
-    for (std::uint32_t i = adj.in_begin[f]; callers && i < adj.in_begin[f + 1]; ++i) {
+    for (std::uint32_t i = callers ? adj.in_begin[f] : 0; callers && i < adj.in_begin[f + 1]; ++i) {
       CallId c = adj.in_calls[i];
       const Call& call = p.calls[c];
       Caller v;
@@ -170,8 +179,8 @@ std::vector<Entry> strip_dirs(const std::vector<Entry>& in, Table& table) {
     if (k < known.size() && known[k] != UINT32_MAX) return known[k];
     Key key = table.key(k);
     std::size_t slash = key.file.rfind('/');
-    if (slash != std::string::npos) key.file = key.file.substr(slash + 1);
-    std::uint32_t s = table.intern(std::move(key));
+    if (slash != std::string_view::npos) key.file = key.file.substr(slash + 1);
+    std::uint32_t s = table.intern(key);  // (views of the table's own strings: they stay put)
     if (known.size() <= k) known.resize(k + 1, UINT32_MAX);
     known[k] = s;
     return s;
@@ -518,6 +527,14 @@ Expected<std::string> write(const Profile& p, std::size_t event, const CallGraph
   if (list.empty()) return out;
   out += msg + "\n";
   if (o.report == Report::kStats) {
+    // Room for the lines first (each is 46 columns, the key and its line
+    // number): 100 000 lines grew the text by copies, the last of 8 MB.
+    std::size_t room = out.size() + 128;
+    for (std::uint32_t i : list) {
+      const Key k = table.key(entries[i].key);
+      room += 64 + k.file.size() + k.name.size();
+    }
+    out.reserve(room);
     stats_lines(out, entries, list, table);
   } else {
     // The widest name of the whole list, or of the lines left.
