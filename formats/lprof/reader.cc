@@ -7,15 +7,17 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <climits>
 #include <cmath>
 #include <cstdlib>
-#include <map>
+#include <span>
 
 #include "common/pickle.h"
 #include "common/python_text.h"
 #include "graphgen/flat_index.h"
 #include "graphgen/labels.h"
+#include "graphgen/text.h"
 #include "graphgen/utf8.h"
 
 namespace graphgen::lprof {
@@ -287,7 +289,7 @@ std::size_t indent_of(const std::string& s) {
 // logical line (trailing blank and comment lines excluded). Tracks strings,
 // brackets and backslash continuations so docstrings and wrapped lines do
 // not end the block.
-std::size_t block_length(const std::vector<std::string>& lines) {
+std::size_t block_length(std::span<const std::string> lines) {
   int depth = 0;
   bool in_triple = false;
   char triple = 0;
@@ -362,9 +364,45 @@ std::size_t block_length(const std::vector<std::string>& lines) {
   return std::max<std::size_t>(last, 1);
 }
 
-// Python's '%5.1f' and '%g', through fmt: no buffer, whatever the value.
-std::string fixed1(double v) { return fmt::format("{:5.1f}", v); }
+// Python's '%g', through fmt: no buffer, whatever the value.
 std::string general(double v) { return fmt::format("{:g}", v); }
+
+// `v` right-aligned in `width` columns.
+void right(std::string& out, std::int64_t v, std::size_t width) {
+  char buf[24];
+  const auto n = static_cast<std::size_t>(std::to_chars(buf, buf + sizeof buf, v).ptr - buf);
+  if (n < width) out.append(width - n, ' ');
+  out.append(buf, n);
+}
+
+// One line of the table: Python's '%6s %9s %12s %8s %8s  %-s', the
+// timings of `r` (a row of (line, hits, ticks)) or none.
+void table_line(std::string& out, std::int64_t lineno, const std::array<std::int64_t, 3>* r, double total,
+                double scalar, std::string_view text) {
+  right(out, lineno, 6);
+  out += ' ';
+  if (!r) {
+    out.append(9 + 1 + 12 + 1 + 8 + 1 + 8, ' ');
+  } else {
+    const double time = static_cast<double>((*r)[2]);
+    right(out, (*r)[1], 9);
+    out += ' ';
+    append_fixed1(out, time * scalar, 12);
+    out += ' ';
+    if ((*r)[1] == 0)
+      out.append(8, ' ');
+    else
+      append_fixed1(out, time * scalar / static_cast<double>((*r)[1]), 8);
+    out += ' ';
+    if (total == 0)
+      out.append(8, ' ');
+    else
+      append_fixed1(out, 100 * time / total, 8);
+  }
+  out += "  ";
+  out += text;
+  out += '\n';
+}
 
 struct ReportFunction {
   FuncId id;
@@ -396,6 +434,7 @@ Expected<std::string> write_text(const Profile& p, const TextOptions& options, D
   const double unit = p.events[0].seconds_per_unit;
   const double scalar = unit / options.output_unit;
   std::vector<std::string> source;
+  std::string text;
   for (ReportFunction& f : functions) {
     if (options.max_bytes && out.size() + f.file.size() + f.name.size() > options.max_bytes)
       return output_too_large("text", options.max_bytes);
@@ -405,7 +444,7 @@ Expected<std::string> write_text(const Profile& p, const TextOptions& options, D
     if (options.skip_zero && total == 0) continue;
     out += fmt::format("Total time: {} s\n", general(total * unit));
     std::string file(f.file);
-    std::vector<std::string> sub;
+    std::span<const std::string> sub;   // the source lines shown, if any
     std::vector<std::int64_t> numbers;  // the line number of each row shown
     if (options.no_source) {
       source.clear();
@@ -414,9 +453,9 @@ Expected<std::string> write_text(const Profile& p, const TextOptions& options, D
     if (!options.no_source && formats::read_source(file, options.source_root, source)) {
       out += fmt::format("File: {}\nFunction: {} at line {}\n", visible_text(f.file), visible_text(f.name), f.line);
       if (f.line >= 1 && static_cast<std::size_t>(f.line) <= source.size()) {
-        std::vector<std::string> from(source.begin() + (f.line - 1), source.end());
-        from.resize(block_length(from));
-        sub = std::move(from);
+        // (A view: each function of a long file copied the rest of it.)
+        sub = std::span<const std::string>(source).subspan(static_cast<std::size_t>(f.line - 1));
+        sub = sub.first(block_length(sub));
       }
       for (std::size_t k = 0; k < sub.size(); ++k) numbers.push_back(f.line + static_cast<std::int64_t>(k));
     } else {
@@ -444,32 +483,36 @@ Expected<std::string> write_text(const Profile& p, const TextOptions& options, D
       } else {
         for (std::int64_t k = 0; k < std::max<std::int64_t>(n, 1); ++k) numbers.push_back(f.line + k);
       }
-      sub.assign(numbers.size(), "");
-    }
-    std::map<std::int64_t, std::array<std::string, 4>> cells;
-    for (const auto& r : f.rows) {
-      double time = static_cast<double>(r[2]);
-      std::string percent = total == 0 ? "" : fixed1(100 * time / total);
-      std::string per_hit = r[1] == 0 ? "" : fixed1(time * scalar / static_cast<double>(r[1]));
-      cells[r[0]] = {std::to_string(r[1]), fixed1(time * scalar), per_hit, percent};
     }
     std::string header = row("Line #", "Hits", "Time", "Per Hit", "% Time", "Line Contents");
     out += "\n" + header + "\n" + std::string(header.size(), '=') + "\n";
-    for (std::size_t k = 0; k < sub.size(); ++k) {
-      std::int64_t lineno = numbers[k];
-      std::string_view line = sub[k];
-      while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.remove_suffix(1);
-      std::string text;  // as the source shows it: tabs kept, other controls escaped
-      for (std::size_t tab; (tab = line.find('\t')) != std::string_view::npos; line.remove_prefix(tab + 1)) {
-        append_visible(text, line.substr(0, tab));
-        text += '\t';
+    // The numbers shown never decrease, and the rows are sorted: one walk
+    // finds each number's timings, the last row of its line (as a map
+    // assigned in row order kept).
+    std::size_t at = 0, group_end = 0;
+    std::int64_t group_line = 0;
+    bool grouped = false;
+    const std::size_t shown = sub.empty() ? numbers.size() : sub.size();
+    for (std::size_t k = 0; k < shown; ++k) {
+      const std::int64_t lineno = numbers[k];
+      if (!grouped || lineno != group_line) {
+        while (at < f.rows.size() && f.rows[at][0] < lineno) ++at;
+        group_end = at;
+        while (group_end < f.rows.size() && f.rows[group_end][0] == lineno) ++group_end;
+        group_line = lineno;
+        grouped = true;
       }
-      append_visible(text, line);
-      auto it = cells.find(lineno);
-      if (it == cells.end())
-        out += row(std::to_string(lineno), "", "", "", "", text) + "\n";
-      else
-        out += row(std::to_string(lineno), it->second[0], it->second[1], it->second[2], it->second[3], text) + "\n";
+      text.clear();  // the line as the source shows it: tabs kept, other controls escaped
+      if (!sub.empty()) {
+        std::string_view line = sub[k];
+        while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.remove_suffix(1);
+        for (std::size_t tab; (tab = line.find('\t')) != std::string_view::npos; line.remove_prefix(tab + 1)) {
+          append_visible(text, line.substr(0, tab));
+          text += '\t';
+        }
+        append_visible(text, line);
+      }
+      table_line(out, lineno, group_end > at ? &f.rows[group_end - 1] : nullptr, total, scalar, text);
     }
     out += "\n";
   }

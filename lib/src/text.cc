@@ -1,6 +1,11 @@
 #include "graphgen/text.h"
 
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cmath>
 #include <cstring>
+#include <iterator>
 
 #include "graphgen/flat_index.h"
 
@@ -130,6 +135,41 @@ std::size_t find_blank_line(std::string_view s, std::size_t from) {
 #else
   return blank_line_scalar(s, from);
 #endif
+}
+
+void append_fixed1(std::string& out, double value, std::size_t width) {
+  if (!(std::fabs(value) < 9007199254740992.0)) {  // (2^53; NaN too)
+    fmt::format_to(std::back_inserter(out), "{:{}.1f}", value, width);
+    return;
+  }
+  const double a = std::fabs(value), ip = std::floor(a), frac = a - ip;  // (both exact)
+  auto whole = static_cast<std::uint64_t>(ip);
+  std::uint64_t digit = 0;
+  if (frac != 0) {
+    // frac = m / 2^shift, m an integer below 2^53: 10 frac = 10 m / 2^shift.
+    int e = 0;
+    const auto m = static_cast<std::uint64_t>(std::ldexp(std::frexp(frac, &e), 53));
+    const int shift = 53 - e;  // (frac < 1: e <= 0)
+    if (shift < 64) {
+      const std::uint64_t tens = 10 * m, half = std::uint64_t{1} << (shift - 1);
+      digit = tens >> shift;
+      const std::uint64_t rest = tens & ((half << 1) - 1);
+      if (rest > half || (rest == half && (digit & 1))) ++digit;
+      if (digit == 10) {
+        digit = 0;
+        ++whole;
+      }
+    }  // (else 10 frac < 2^-8: the decimal is 0)
+  }
+  char buf[32];
+  char* end = buf;
+  if (std::signbit(value)) *end++ = '-';
+  end = std::to_chars(end, buf + sizeof buf, whole).ptr;
+  *end++ = '.';
+  *end++ = static_cast<char>('0' + digit);
+  const auto n = static_cast<std::size_t>(end - buf);
+  if (n < width) out.append(width - n, ' ');
+  out.append(buf, n);
 }
 
 }  // namespace graphgen

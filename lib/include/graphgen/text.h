@@ -152,4 +152,12 @@ inline std::string printf_double(const char* format, double value) {
   return big;
 }
 
+/// Appends `value` as fmt's `{:W.1f}` (printf's `%W.1f`) writes it: the
+/// exact binary value rounded to one decimal, ties to even, right-aligned
+/// in `width` columns. Below 2^53 by integer arithmetic on the fraction's
+/// mantissa, where fmt divides big numbers (an eighth of a big
+/// line_profiler report's time); fmt's own beyond, and for NaN and
+/// infinities.
+void append_fixed1(std::string& out, double value, std::size_t width);
+
 }  // namespace graphgen

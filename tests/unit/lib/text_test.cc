@@ -2,9 +2,13 @@
 // length and place, so no vector boundary hides a case.
 #include "graphgen/text.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <bit>
+#include <cmath>
+#include <limits>
 #include <random>
 #include <string>
 
@@ -18,6 +22,68 @@ std::size_t blank_line_plainly(std::string_view s, std::size_t from) {
   for (std::size_t i = from; i + 1 < s.size(); ++i)
     if (s[i] == '\n' && s[i + 1] == '\n') return i;
   return std::string_view::npos;
+}
+
+// append_fixed1 is fmt's {:W.1f} (which is printf's %W.1f) for every kind
+// of double: the ties of one decimal (k + 1/4, k + 3/4), their neighbours,
+// negative zero and values that round to it, fractions too small to show,
+// 2^53 and beyond (fmt's path), NaN and infinities, and random bit
+// patterns and magnitudes; in 5, 8 and 12 columns.
+TEST(Text, OneDecimalIsWhatFmtWrites) {
+  std::vector<double> values = {0.0,
+                                -0.0,
+                                0.05,
+                                -0.05,
+                                0.04,
+                                -0.04,
+                                0.95,
+                                9.95,
+                                99.95,
+                                1e-300,
+                                -1e-320,
+                                std::numeric_limits<double>::denorm_min(),
+                                4.9e-324,
+                                0.1,
+                                0.7,
+                                123456789.25,
+                                std::numeric_limits<double>::quiet_NaN(),
+                                -std::numeric_limits<double>::quiet_NaN(),
+                                std::numeric_limits<double>::infinity(),
+                                -std::numeric_limits<double>::infinity(),
+                                std::numeric_limits<double>::max(),
+                                std::numeric_limits<double>::lowest()};
+  for (double k = 0; k < 2000; ++k)
+    for (double tie : {k + 0.25, k + 0.75, -(k + 0.25), -(k + 0.75)}) {
+      values.push_back(tie);
+      values.push_back(std::nextafter(tie, 0.0));
+      values.push_back(std::nextafter(tie, 1e300));
+    }
+  for (double big : {9007199254740992.0, 4503599627370496.0, 1e17})
+    for (int i = -8; i <= 8; ++i) {
+      double v = big;
+      for (int s = 0; s < std::abs(i); ++s) v = std::nextafter(v, i < 0 ? 0.0 : 1e300);
+      values.push_back(v);
+      values.push_back(-v);
+      values.push_back(v - 0.75);
+    }
+  std::mt19937_64 random(30);
+  for (int i = 0; i < 200000; ++i) {
+    const double bits = std::bit_cast<double>(random());
+    values.push_back(bits);
+    values.push_back(std::ldexp(static_cast<double>(random() >> 11), -static_cast<int>(random() % 70)));
+    values.push_back(static_cast<double>(random() % 1000000) * 1e-6 * static_cast<double>(random() % 1000));
+  }
+  std::size_t differ = 0;
+  std::string out;
+  for (double v : values)
+    for (std::size_t width : {5u, 8u, 12u}) {
+      out.clear();
+      append_fixed1(out, v, width);
+      const std::string want = fmt::format("{:{}.1f}", v, width);
+      if (out != want && differ++ < 10)
+        ADD_FAILURE() << fmt::format("{:a} in {}: {:?} against fmt's {:?}", v, width, out, want);
+    }
+  EXPECT_EQ(differ, 0u) << "of " << values.size() * 3;
 }
 
 TEST(Text, BlankLinesAreFoundWhereTheLoopFindsThem) {
