@@ -414,6 +414,42 @@ struct ReportFunction {
 // More lines than this without the source to show: only timed lines are printed.
 constexpr std::int64_t kMaxBlankSpan = 100000;
 
+// A function's table: its header, then a line for each number shown (the
+// source line `k` of `sub` beside the k-th number, when there is a source).
+void table(std::string& out, const ReportFunction& f, std::span<const std::string> sub,
+           const std::vector<std::int64_t>& numbers, double total, double scalar, std::string& text) {
+  std::string header = row("Line #", "Hits", "Time", "Per Hit", "% Time", "Line Contents");
+  out += "\n" + header + "\n" + std::string(header.size(), '=') + "\n";
+  // The numbers shown never decrease, and the rows are sorted: one walk
+  // finds each number's timings, the last row of its line (as a map
+  // assigned in row order kept).
+  std::size_t at = 0, group_end = 0;
+  std::int64_t group_line = 0;
+  bool grouped = false;
+  const std::size_t shown = sub.empty() ? numbers.size() : sub.size();
+  for (std::size_t k = 0; k < shown; ++k) {
+    const std::int64_t lineno = numbers[k];
+    if (!grouped || lineno != group_line) {
+      while (at < f.rows.size() && f.rows[at][0] < lineno) ++at;
+      group_end = at;
+      while (group_end < f.rows.size() && f.rows[group_end][0] == lineno) ++group_end;
+      group_line = lineno;
+      grouped = true;
+    }
+    text.clear();  // the line as the source shows it: tabs kept, other controls escaped
+    if (!sub.empty()) {
+      std::string_view line = sub[k];
+      while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.remove_suffix(1);
+      for (std::size_t tab; (tab = line.find('\t')) != std::string_view::npos; line.remove_prefix(tab + 1)) {
+        append_visible(text, line.substr(0, tab));
+        text += '\t';
+      }
+      append_visible(text, line);
+    }
+    table_line(out, lineno, group_end > at ? &f.rows[group_end - 1] : nullptr, total, scalar, text);
+  }
+}
+
 }  // namespace
 
 Expected<std::string> write_text(const Profile& p, const TextOptions& options, Diagnostics& diag) {
@@ -484,36 +520,7 @@ Expected<std::string> write_text(const Profile& p, const TextOptions& options, D
         for (std::int64_t k = 0; k < std::max<std::int64_t>(n, 1); ++k) numbers.push_back(f.line + k);
       }
     }
-    std::string header = row("Line #", "Hits", "Time", "Per Hit", "% Time", "Line Contents");
-    out += "\n" + header + "\n" + std::string(header.size(), '=') + "\n";
-    // The numbers shown never decrease, and the rows are sorted: one walk
-    // finds each number's timings, the last row of its line (as a map
-    // assigned in row order kept).
-    std::size_t at = 0, group_end = 0;
-    std::int64_t group_line = 0;
-    bool grouped = false;
-    const std::size_t shown = sub.empty() ? numbers.size() : sub.size();
-    for (std::size_t k = 0; k < shown; ++k) {
-      const std::int64_t lineno = numbers[k];
-      if (!grouped || lineno != group_line) {
-        while (at < f.rows.size() && f.rows[at][0] < lineno) ++at;
-        group_end = at;
-        while (group_end < f.rows.size() && f.rows[group_end][0] == lineno) ++group_end;
-        group_line = lineno;
-        grouped = true;
-      }
-      text.clear();  // the line as the source shows it: tabs kept, other controls escaped
-      if (!sub.empty()) {
-        std::string_view line = sub[k];
-        while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.remove_suffix(1);
-        for (std::size_t tab; (tab = line.find('\t')) != std::string_view::npos; line.remove_prefix(tab + 1)) {
-          append_visible(text, line.substr(0, tab));
-          text += '\t';
-        }
-        append_visible(text, line);
-      }
-      table_line(out, lineno, group_end > at ? &f.rows[group_end - 1] : nullptr, total, scalar, text);
-    }
+    table(out, f, sub, numbers, total, scalar, text);
     out += "\n";
   }
   return out;
