@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <charconv>
 #include <climits>
 #include <cmath>
@@ -284,17 +285,24 @@ std::size_t indent_of(const std::string& s) {
   return i;
 }
 
+bool identifier_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || static_cast<unsigned char>(c) >= 0x80;
+}
+
 // inspect.getblock() for a def (with decorators) starting at lines[0]: the
 // decorators and the def's logical line, then the body up to its last
 // logical line (trailing blank and comment lines excluded). Tracks strings,
 // brackets and backslash continuations so docstrings and wrapped lines do
-// not end the block.
+// not end the block. A `lambda` met before any def or class (outside a
+// decorator's line) ends the block with its logical line, as getblock's
+// tokens do: `f = staticmethod(lambda x: 0.0)` is one line, not the class
+// that follows it.
 std::size_t block_length(std::span<const std::string> lines) {
   int depth = 0;
   bool in_triple = false;
   char triple = 0;
   std::size_t base_indent = 0;
-  bool seen_def = false, in_body = false;
+  bool seen_def = false, in_body = false, lambda = false, decorator = false;
   std::size_t body_col = SIZE_MAX;  // indentation of the body's first statement
   std::size_t last = 0;             // lines[0..last) is the block so far
   for (std::size_t i = 0; i < lines.size(); ++i) {
@@ -307,6 +315,7 @@ std::size_t block_length(std::span<const std::string> lines) {
     if (comment && in_body && body_col != SIZE_MAX && ind >= body_col) last = i + 1;
     if (!continuation && !blank) {
       if (in_body && body_col == SIZE_MAX) body_col = ind;
+      decorator = s[ind] == '@';
       if (!seen_def) {
         std::string_view rest = std::string_view(s).substr(ind);
         if (i == 0) base_indent = ind;
@@ -340,6 +349,13 @@ std::size_t block_length(std::span<const std::string> lines) {
           if (s[k] == '\\') ++k;
         continue;
       }
+      if (identifier_char(c) && (k == 0 || !identifier_char(s[k - 1]))) {
+        std::size_t end = k;
+        while (end < s.size() && identifier_char(s[end])) ++end;
+        if (!seen_def && !decorator && std::string_view(s).substr(k, end - k) == "lambda") lambda = true;
+        k = end - 1;
+        continue;
+      }
       if (c == '(' || c == '[' || c == '{') ++depth;
       if (c == ')' || c == ']' || c == '}') depth = std::max(0, depth - 1);
       if (c == '\\' && (k + 1 == s.size() || s[k + 1] == '\n' || s[k + 1] == '\r')) backslash = true;
@@ -348,6 +364,7 @@ std::size_t block_length(std::span<const std::string> lines) {
     if (!blank || continuation) {
       if (ends_logical) {
         last = i + 1;
+        if (lambda) return last;
         if (seen_def && !in_body) {
           // A one-line def ("def f(): pass") is the whole block.
           std::string_view t = std::string_view(s);

@@ -92,6 +92,19 @@ TEST(LprofText, IsByteForByteLineProfilersReport) {
   EXPECT_EQ(scaled.out, test::read_file(dir / "shapes.lprof.u3z.txt"));
 }
 
+// A lambda's block is its logical line (inspect.getblock stops at the
+// first NEWLINE after `lambda`): a class after `square = staticmethod(lambda
+// ...)` is not shown with it (pygments' lexer.py printed nine lines of
+// LexerMeta under its lambda), while a lambda in a decorator's arguments
+// or a default value leaves the def's block whole. lambdas.lprof.txt is
+// `python3 -m line_profiler` (Debian 4.0.2) of lambdas.lprof.
+TEST(LprofText, ALambdasBlockIsItsLogicalLine) {
+  fs::path dir = test::testdata_dir() / "lprof";
+  auto r = test::graphgen({"-T", "text", "lambdas.lprof"}, dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, test::read_file(dir / "lambdas.lprof.txt"));
+}
+
 // The numbers of a report's table rows: line -> (hits, time, per hit, %).
 std::map<std::string, std::vector<std::string>> numbers(const std::string& report) {
   std::map<std::string, std::vector<std::string>> rows;

@@ -1,0 +1,56 @@
+# Lambdas where line_profiler's report shows a function's block
+# (inspect.getblock): a lambda's block is its logical line, even when a
+# class or def follows it; a lambda in a decorator's arguments or a
+# default value is part of the def's block. Run from this folder with
+# Debian's python3-line-profiler 4.0.2 (run_path keeps the file's name
+# relative, as the report then finds it):
+#   python3 -c "import runpy; runpy.run_path('lambdas.py', run_name='__main__')"
+# writes lambdas.lprof; `python3 -m line_profiler lambdas.lprof` prints
+# lambdas.lprof.txt.
+import line_profiler
+
+square = staticmethod(lambda x: x * x)
+
+
+class Shape:
+    """Not part of the lambda above."""
+
+    def area(self):
+        return 1
+
+
+scale = (lambda x,
+         y: x * y)
+
+
+def deco(key):
+    def wrap(f):
+        return f
+
+    return wrap
+
+
+@deco(key=lambda v: v)
+def decorated(n):
+    total = 0
+    for i in range(n):
+        total += i
+    return total
+
+
+def defaults(x=lambda: 1):
+    return x()
+
+
+if __name__ == "__main__":
+    profiler = line_profiler.LineProfiler()
+    for f in (square.__func__, Shape.area, scale, decorated, defaults):
+        profiler.add_function(f)
+    profiler.enable_by_count()
+    square.__func__(3)
+    Shape().area()
+    scale(2, 3)
+    decorated(100)
+    defaults()
+    profiler.disable_by_count()
+    profiler.dump_stats("lambdas.lprof")
