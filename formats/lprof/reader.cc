@@ -326,6 +326,7 @@ std::size_t block_length(std::span<const std::string> lines) {
     }
     // Scan the line for strings, brackets, comments and continuations.
     bool backslash = false;
+    std::size_t code_end = s.size();  // where a comment starts, outside strings
     for (std::size_t k = 0; k < s.size(); ++k) {
       char c = s[k];
       if (in_triple) {
@@ -337,7 +338,10 @@ std::size_t block_length(std::span<const std::string> lines) {
         }
         continue;
       }
-      if (c == '#') break;
+      if (c == '#') {
+        code_end = k;
+        break;
+      }
       if (c == '"' || c == '\'') {
         if (s.compare(k, 3, std::string(3, c)) == 0) {
           in_triple = true;
@@ -366,8 +370,10 @@ std::size_t block_length(std::span<const std::string> lines) {
         last = i + 1;
         if (lambda) return last;
         if (seen_def && !in_body) {
-          // A one-line def ("def f(): pass") is the whole block.
-          std::string_view t = std::string_view(s);
+          // A one-line def ("def f(): pass") is the whole block. (The
+          // def's colon is the last outside its comment: `def f():  #
+          // noqa: F811` has no body on its line.)
+          std::string_view t = std::string_view(s).substr(0, code_end);
           std::size_t colon = t.rfind(':');
           std::string_view after = colon == std::string_view::npos ? "" : t.substr(colon + 1);
           std::size_t a = after.find_first_not_of(" \t\r\n");

@@ -1,7 +1,8 @@
-# Lambdas where line_profiler's report shows a function's block
-# (inspect.getblock): a lambda's block is its logical line, even when a
-# class or def follows it; a lambda in a decorator's arguments or a
-# default value is part of the def's block. Run from this folder with
+# Where line_profiler's report ends a function's block (inspect.getblock):
+# a lambda's block is its logical line, even when a class or def follows
+# it; a lambda in a decorator's arguments or a default value is part of
+# the def's block; a def whose line ends in a comment with a colon
+# (`# noqa: F811`) still has its body below. Run from this folder with
 # Debian's python3-line-profiler 4.0.2 (run_path keeps the file's name
 # relative, as the report then finds it):
 #   python3 -c "import runpy; runpy.run_path('lambdas.py', run_name='__main__')"
@@ -42,9 +43,14 @@ def defaults(x=lambda: 1):
     return x()
 
 
+def commented(x):  # noqa: F811
+    """A docstring: part of the block."""
+    return x + 1
+
+
 if __name__ == "__main__":
     profiler = line_profiler.LineProfiler()
-    for f in (square.__func__, Shape.area, scale, decorated, defaults):
+    for f in (square.__func__, Shape.area, scale, decorated, defaults, commented):
         profiler.add_function(f)
     profiler.enable_by_count()
     square.__func__(3)
@@ -52,5 +58,6 @@ if __name__ == "__main__":
     scale(2, 3)
     decorated(100)
     defaults()
+    commented(1)
     profiler.disable_by_count()
     profiler.dump_stats("lambdas.lprof")
