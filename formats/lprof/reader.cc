@@ -303,11 +303,12 @@ std::size_t block_length(std::span<const std::string> lines) {
   char triple = 0;
   std::size_t base_indent = 0;
   bool seen_def = false, in_body = false, lambda = false, decorator = false;
+  char open_quote = 0;              // a '...' or "..." string continued by a backslash at its line's end
   std::size_t body_col = SIZE_MAX;  // indentation of the body's first statement
   std::size_t last = 0;             // lines[0..last) is the block so far
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const std::string& s = lines[i];
-    bool continuation = in_triple || depth > 0;  // this line continues a logical line
+    bool continuation = in_triple || open_quote || depth > 0;  // this line continues a logical line
     std::size_t ind = indent_of(s);
     bool blank = ind >= s.size() || s[ind] == '\n' || s[ind] == '\r' || s[ind] == '#';
     bool comment = !continuation && ind < s.size() && s[ind] == '#';
@@ -327,7 +328,27 @@ std::size_t block_length(std::span<const std::string> lines) {
     // Scan the line for strings, brackets, comments and continuations.
     bool backslash = false;
     std::size_t code_end = s.size();  // where a comment starts, outside strings
-    for (std::size_t k = 0; k < s.size(); ++k) {
+    // The rest of a quoted string from `from`: where its quote closes it,
+    // or s.size() with open_quote set when a backslash continues it.
+    auto quoted = [&](std::size_t from, char quote) {
+      std::size_t k = from;
+      for (; k < s.size() && s[k] != quote; ++k)
+        if (s[k] == '\\') ++k;
+      if (k >= s.size()) {
+        std::string_view tail = std::string_view(s).substr(from);
+        while (!tail.empty() && (tail.back() == '\n' || tail.back() == '\r')) tail.remove_suffix(1);
+        // (An odd run of backslashes before the line's end escapes it.)
+        std::size_t run = 0;
+        while (run < tail.size() && tail[tail.size() - 1 - run] == '\\') ++run;
+        open_quote = run % 2 == 1 ? quote : 0;
+        return s.size();
+      }
+      open_quote = 0;
+      return k;
+    };
+    std::size_t start = 0;
+    if (open_quote) start = quoted(0, open_quote) + 1;
+    for (std::size_t k = start; k < s.size(); ++k) {
       char c = s[k];
       if (in_triple) {
         if (c == '\\') {
@@ -349,8 +370,7 @@ std::size_t block_length(std::span<const std::string> lines) {
           k += 2;
           continue;
         }
-        for (++k; k < s.size() && s[k] != c; ++k)
-          if (s[k] == '\\') ++k;
+        k = quoted(k + 1, c);
         continue;
       }
       if (identifier_char(c) && (k == 0 || !identifier_char(s[k - 1]))) {
@@ -364,7 +384,7 @@ std::size_t block_length(std::span<const std::string> lines) {
       if (c == ')' || c == ']' || c == '}') depth = std::max(0, depth - 1);
       if (c == '\\' && (k + 1 == s.size() || s[k + 1] == '\n' || s[k + 1] == '\r')) backslash = true;
     }
-    bool ends_logical = !in_triple && depth == 0 && !backslash;
+    bool ends_logical = !in_triple && !open_quote && depth == 0 && !backslash;
     if (!blank || continuation) {
       if (ends_logical) {
         last = i + 1;

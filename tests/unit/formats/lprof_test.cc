@@ -96,15 +96,16 @@ TEST(LprofText, IsByteForByteLineProfilersReport) {
 // first NEWLINE after `lambda`): a class after `square = staticmethod(lambda
 // ...)` is not shown with it (pygments' lexer.py printed nine lines of
 // LexerMeta under its lambda), while a lambda in a decorator's arguments
-// or a default value leaves the def's block whole; and a def whose line
-// ends in `# noqa: F811` has its body below (sympy's flatten was printed
-// as its def line alone). lambdas.lprof.txt is `python3 -m line_profiler`
-// (Debian 4.0.2) of lambdas.lprof.
+// or a default value leaves the def's block whole; a def whose line ends
+// in `# noqa: F811` has its body below (sympy's flatten was printed as its
+// def line alone); a "string \ continued on the next line ends nothing
+// (sympy's DisjointUnion lost its last four lines). blocks.lprof.txt is
+// `python3 -m line_profiler` (Debian 4.0.2) of blocks.lprof.
 TEST(LprofText, BlocksEndWhereGetblockEndsThem) {
   fs::path dir = test::testdata_dir() / "lprof";
-  auto r = test::graphgen({"-T", "text", "lambdas.lprof"}, dir);
+  auto r = test::graphgen({"-T", "text", "blocks.lprof"}, dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, test::read_file(dir / "lambdas.lprof.txt"));
+  EXPECT_EQ(r.out, test::read_file(dir / "blocks.lprof.txt"));
 }
 
 // The numbers of a report's table rows: line -> (hits, time, per hit, %).

@@ -2,12 +2,13 @@
 # a lambda's block is its logical line, even when a class or def follows
 # it; a lambda in a decorator's arguments or a default value is part of
 # the def's block; a def whose line ends in a comment with a colon
-# (`# noqa: F811`) still has its body below. Run from this folder with
-# Debian's python3-line-profiler 4.0.2 (run_path keeps the file's name
-# relative, as the report then finds it):
-#   python3 -c "import runpy; runpy.run_path('lambdas.py', run_name='__main__')"
-# writes lambdas.lprof; `python3 -m line_profiler lambdas.lprof` prints
-# lambdas.lprof.txt.
+# (`# noqa: F811`) still has its body below; a quoted string continued by
+# a backslash at its line's end does not end the block there. Run from
+# this folder with Debian's python3-line-profiler 4.0.2 (run_path keeps
+# the file's name relative, as the report then finds it):
+#   python3 -c "import runpy; runpy.run_path('blocks.py', run_name='__main__')"
+# writes blocks.lprof; `python3 -m line_profiler blocks.lprof` prints
+# blocks.lprof.txt.
 import line_profiler
 
 square = staticmethod(lambda x: x * x)
@@ -48,9 +49,16 @@ def commented(x):  # noqa: F811
     return x + 1
 
 
+def continued(x):
+    if x < 0:
+        raise ValueError("a message, \
+            continued: (not closed here")
+    return x * 2
+
+
 if __name__ == "__main__":
     profiler = line_profiler.LineProfiler()
-    for f in (square.__func__, Shape.area, scale, decorated, defaults, commented):
+    for f in (square.__func__, Shape.area, scale, decorated, defaults, commented, continued):
         profiler.add_function(f)
     profiler.enable_by_count()
     square.__func__(3)
@@ -59,5 +67,6 @@ if __name__ == "__main__":
     decorated(100)
     defaults()
     commented(1)
+    continued(3)
     profiler.disable_by_count()
-    profiler.dump_stats("lambdas.lprof")
+    profiler.dump_stats("blocks.lprof")
