@@ -285,30 +285,23 @@ std::size_t indent_of(const std::string& s) {
   return i;
 }
 
-bool identifier_char(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || static_cast<unsigned char>(c) >= 0x80;
-}
-
 // inspect.getblock() for a def (with decorators) starting at lines[0]: the
 // decorators and the def's logical line, then the body up to its last
-// logical line (trailing blank and comment lines excluded). Tracks strings,
-// brackets and backslash continuations so docstrings and wrapped lines do
-// not end the block. A `lambda` met before any def or class (outside a
-// decorator's line) ends the block with its logical line, as getblock's
-// tokens do: `f = staticmethod(lambda x: 0.0)` is one line, not the class
-// that follows it.
+// logical line (trailing blank and comment lines excluded), logical lines
+// joined as the tokenizer joins them (formats::LogicalLines), so docstrings
+// and wrapped lines do not end the block. A `lambda` met before any def or
+// class (outside a decorator's line) ends the block with its logical line,
+// as getblock's tokens do: `f = staticmethod(lambda x: 0.0)` is one line,
+// not the class that follows it.
 std::size_t block_length(std::span<const std::string> lines) {
-  int depth = 0;
-  bool in_triple = false;
-  char triple = 0;
+  formats::LogicalLines logical;
   std::size_t base_indent = 0;
   bool seen_def = false, in_body = false, lambda = false, decorator = false;
-  char open_quote = 0;              // a '...' or "..." string continued by a backslash at its line's end
   std::size_t body_col = SIZE_MAX;  // indentation of the body's first statement
   std::size_t last = 0;             // lines[0..last) is the block so far
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const std::string& s = lines[i];
-    bool continuation = in_triple || open_quote || depth > 0;  // this line continues a logical line
+    bool continuation = logical.inside();  // this line continues a logical line
     std::size_t ind = indent_of(s);
     bool blank = ind >= s.size() || s[ind] == '\n' || s[ind] == '\r' || s[ind] == '#';
     bool comment = !continuation && ind < s.size() && s[ind] == '#';
@@ -325,82 +318,23 @@ std::size_t block_length(std::span<const std::string> lines) {
         break;
       }
     }
-    // Scan the line for strings, brackets, comments and continuations.
-    bool backslash = false;
-    std::size_t code_end = s.size();  // where a comment starts, outside strings
-    // The rest of a quoted string from `from`: where its quote closes it,
-    // or s.size() with open_quote set when a backslash continues it.
-    auto quoted = [&](std::size_t from, char quote) {
-      std::size_t k = from;
-      for (; k < s.size() && s[k] != quote; ++k)
-        if (s[k] == '\\') ++k;
-      if (k >= s.size()) {
-        std::string_view tail = std::string_view(s).substr(from);
-        while (!tail.empty() && (tail.back() == '\n' || tail.back() == '\r')) tail.remove_suffix(1);
-        // (An odd run of backslashes before the line's end escapes it.)
-        std::size_t run = 0;
-        while (run < tail.size() && tail[tail.size() - 1 - run] == '\\') ++run;
-        open_quote = run % 2 == 1 ? quote : 0;
-        return s.size();
-      }
-      open_quote = 0;
-      return k;
-    };
-    std::size_t start = 0;
-    if (open_quote) start = quoted(0, open_quote) + 1;
-    for (std::size_t k = start; k < s.size(); ++k) {
-      char c = s[k];
-      if (in_triple) {
-        if (c == '\\') {
-          ++k;
-        } else if (c == triple && k + 2 < s.size() + 0 && s.compare(k, 3, std::string(3, triple)) == 0) {
-          in_triple = false;
-          k += 2;
-        }
-        continue;
-      }
-      if (c == '#') {
-        code_end = k;
-        break;
-      }
-      if (c == '"' || c == '\'') {
-        if (s.compare(k, 3, std::string(3, c)) == 0) {
-          in_triple = true;
-          triple = c;
-          k += 2;
-          continue;
-        }
-        k = quoted(k + 1, c);
-        continue;
-      }
-      if (identifier_char(c) && (k == 0 || !identifier_char(s[k - 1]))) {
-        std::size_t end = k;
-        while (end < s.size() && identifier_char(s[end])) ++end;
-        if (!seen_def && !decorator && std::string_view(s).substr(k, end - k) == "lambda") lambda = true;
-        k = end - 1;
-        continue;
-      }
-      if (c == '(' || c == '[' || c == '{') ++depth;
-      if (c == ')' || c == ']' || c == '}') depth = std::max(0, depth - 1);
-      if (c == '\\' && (k + 1 == s.size() || s[k + 1] == '\n' || s[k + 1] == '\r')) backslash = true;
-    }
-    bool ends_logical = !in_triple && !open_quote && depth == 0 && !backslash;
-    if (!blank || continuation) {
-      if (ends_logical) {
-        last = i + 1;
-        if (lambda) return last;
-        if (seen_def && !in_body) {
-          // A one-line def ("def f(): pass") is the whole block. (The
-          // def's colon is the last outside its comment: `def f():  #
-          // noqa: F811` has no body on its line.)
-          std::string_view t = std::string_view(s).substr(0, code_end);
-          std::size_t colon = t.rfind(':');
-          std::string_view after = colon == std::string_view::npos ? "" : t.substr(colon + 1);
-          std::size_t a = after.find_first_not_of(" \t\r\n");
-          bool inline_body = a != std::string_view::npos && after[a] != '#';
-          if (inline_body) return last;
-          in_body = true;
-        }
+    const formats::LogicalLines::Line line = logical.next(s, [&](std::size_t begin, std::size_t end) {
+      if (!seen_def && !decorator && std::string_view(s).substr(begin, end - begin) == "lambda") lambda = true;
+    });
+    if ((!blank || continuation) && line.ends) {
+      last = i + 1;
+      if (lambda) return last;
+      if (seen_def && !in_body) {
+        // A one-line def ("def f(): pass") is the whole block. (The def's
+        // colon is the last outside its comment: `def f():  # noqa: F811`
+        // has no body on its line.)
+        std::string_view t = std::string_view(s).substr(0, line.code_end);
+        std::size_t colon = t.rfind(':');
+        std::string_view after = colon == std::string_view::npos ? "" : t.substr(colon + 1);
+        std::size_t a = after.find_first_not_of(" \t\r\n");
+        bool inline_body = a != std::string_view::npos && after[a] != '#';
+        if (inline_body) return last;
+        in_body = true;
       }
     }
   }
