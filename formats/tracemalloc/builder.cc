@@ -44,34 +44,54 @@ std::string_view defined_name(std::string_view text) {
   for (std::string_view kw : {"def ", "class "}) {
     if (!text.starts_with(kw)) continue;
     text.remove_prefix(std::min(text.find_first_not_of(' ', kw.size()), text.size()));
-    const std::size_t end = text.find_first_of("(: \t\r\n");
+    const std::size_t end = text.find_first_of("([: \t\r\n");  // (`class C[T](Base):`, PEP 695)
     if (end != 0 && end != std::string_view::npos) return text.substr(0, end);
   }
   return {};
 }
 
 // The def or class enclosing each of `queries` (1-based lines of `lines`,
-// sorted): the nearest line above indented less than every code line
+// sorted): the nearest statement above indented less than every statement
 // between, and so on outwards, until a def or class ("<module>" when none
 // is; empty for a line not in the file). One pass down the file keeps the
-// chain of such lines (each indented less than the one after it): a
-// frame's chain is its part indented less than the frame's own line.
+// chain of such statements (each indented less than the one after it): a
+// frame's chain is its part indented less than the frame's statement.
+// Statements are logical lines (formats::LogicalLines): a line inside a
+// string, brackets or after a backslash only continues one, whatever its
+// indentation (a message's second line at column 0 is not a statement of
+// the module), and a frame on such a line (Python 3.11 numbers a call's own
+// line) is in the statement it continues.
 std::vector<std::string> enclosing(const formats::SourceText& lines, const std::vector<std::int64_t>& queries) {
   std::vector<std::string> out(queries.size());
   std::vector<std::pair<std::size_t, std::size_t>> chain;  // (indent, 0-based line)
   std::size_t next = 0;                                    // the next line to put on the chain
+  formats::LogicalLines logical;
+  std::size_t statement_indent = 0;  // the indentation of the last statement's first line
   for (std::size_t q = 0; q < queries.size(); ++q) {
     const std::int64_t line = queries[q];
     if (line < 1 || line > static_cast<std::int64_t>(lines.lines())) continue;
     for (; next + 1 < static_cast<std::size_t>(line); ++next) {
       const std::string_view text = lines.line(next);
-      if (!code_line(text)) continue;
+      const bool continues = logical.inside();
+      logical.next(text);
+      if (continues || !code_line(text)) continue;
       const std::size_t indent = indent_of(text);
+      statement_indent = indent;
       while (!chain.empty() && chain.back().first >= indent) chain.pop_back();
       chain.emplace_back(indent, next);
     }
     std::size_t limit = indent_of(lines.line(static_cast<std::size_t>(line - 1)));
     out[q] = "<module>";
+    if (logical.inside()) {
+      // Within a def's own header (its parameters' defaults over several
+      // lines) is within the def, as the AST spans it; else in the scope
+      // of the statement it continues.
+      if (std::string_view name = defined_name(lines.line(chain.back().second)); !name.empty()) {
+        out[q] = std::string(name);
+        continue;
+      }
+      limit = statement_indent;
+    }
     for (std::size_t k = chain.size(); k-- > 0 && limit > 0;) {
       if (chain[k].first >= limit) continue;
       limit = chain[k].first;
