@@ -3,7 +3,8 @@
 # it; a lambda in a decorator's arguments or a default value is part of
 # the def's block; a def whose line ends in a comment with a colon
 # (`# noqa: F811`) still has its body below; a quoted string continued by
-# a backslash at its line's end does not end the block there. Run from
+# a backslash at its line's end does not end the block there, nor does a
+# line a backslash continues, whatever its indentation. Run from
 # this folder with Debian's python3-line-profiler 4.0.2 (run_path keeps
 # the file's name relative, as the report then finds it):
 #   python3 -c "import runpy; runpy.run_path('blocks.py', run_name='__main__')"
@@ -56,9 +57,15 @@ def continued(x):
     return x * 2
 
 
+def joined(x):
+    y = x + \
+1
+    return y
+
+
 if __name__ == "__main__":
     profiler = line_profiler.LineProfiler()
-    for f in (square.__func__, Shape.area, scale, decorated, defaults, commented, continued):
+    for f in (square.__func__, Shape.area, scale, decorated, defaults, commented, continued, joined):
         profiler.add_function(f)
     profiler.enable_by_count()
     square.__func__(3)
@@ -68,5 +75,6 @@ if __name__ == "__main__":
     defaults()
     commented(1)
     continued(3)
+    joined(4)
     profiler.disable_by_count()
     profiler.dump_stats("blocks.lprof")

@@ -99,7 +99,8 @@ TEST(LprofText, IsByteForByteLineProfilersReport) {
 // or a default value leaves the def's block whole; a def whose line ends
 // in `# noqa: F811` has its body below (sympy's flatten was printed as its
 // def line alone); a "string \ continued on the next line ends nothing
-// (sympy's DisjointUnion lost its last four lines). blocks.lprof.txt is
+// (sympy's DisjointUnion lost its last four lines), nor does a line a
+// backslash continues at column 0. blocks.lprof.txt is
 // `python3 -m line_profiler` (Debian 4.0.2) of blocks.lprof.
 TEST(LprofText, BlocksEndWhereGetblockEndsThem) {
   fs::path dir = test::testdata_dir() / "lprof";
