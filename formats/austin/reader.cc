@@ -328,7 +328,7 @@ class Reader {
             std::string_view rest = text.substr(kw.size());
             rest.remove_prefix(std::min(rest.find_first_not_of(' '), rest.size()));
             if (rest.starts_with(name) && rest.size() > name.size() &&
-                std::string_view("(: \t").find(rest[name.size()]) != std::string_view::npos) {
+                std::string_view("([: \t").find(rest[name.size()]) != std::string_view::npos) {  // ([: PEP 695)
               // cProfile's line is the first decorator's.
               while (l > 1) {
                 std::string_view above = lines[static_cast<std::size_t>(l - 2)];

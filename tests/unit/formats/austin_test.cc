@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <set>
 #include <sstream>
 
@@ -71,6 +72,25 @@ TEST(Austin, PythonFunctionsAreNamedAsCProfileNamesThem) {
     }
     EXPECT_TRUE(mine.count("threads_cpu:64:main"));  // the main thread's, which the workers' cProfile lacks
   }
+}
+
+// A function with PEP 695 type parameters (`def first[T](...)`) is found
+// at its def line too, as cProfile numbers it.
+TEST(Austin, GenericFunctionsAreNamedAtTheirDefLine) {
+  const fs::path work = test::temp_dir();
+  std::ofstream(work / "generic.py") << "class Box[T]:\n"
+                                        "    def get(self) -> T:\n"
+                                        "        return self.x\n"
+                                        "\n"
+                                        "\n"
+                                        "def first[T](xs: list[T]) -> T:\n"
+                                        "    return xs[0]\n";
+  std::ofstream(work / "generic.austin") << "Thread 1;first (generic.py);L7 100\nThread 1;get (generic.py);L3 50\n";
+  auto r = test::graphgen({"generic.austin", "--list-functions", "*", "-n0", "-e0", "-q"}, work);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("generic:6:first"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("generic:2:get"), std::string::npos) << r.out;
+  fs::remove_all(work);
 }
 
 TEST(Austin, ThreadsAndProcessesAreRanks) {
