@@ -284,10 +284,26 @@ class Reader {
     }
   }
 
+  // The first line (0-based) of the statement each line of `lines` is in.
+  static std::vector<std::uint32_t> statement_starts(const std::vector<std::string>& lines) {
+    std::vector<std::uint32_t> out(lines.size());
+    formats::LogicalLines logical;
+    std::uint32_t start = 0;
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      if (!logical.inside()) start = static_cast<std::uint32_t>(i);
+      out[i] = start;
+      logical.next(lines[i]);
+    }
+    return out;
+  }
+
   // Each function's def line, from its source where it can be read.
   void def_lines() {
     p_.label_style = LabelStyle::kPython;
     std::unordered_map<std::string, std::vector<std::string>> sources;
+    // Per file, the first line of the statement each line is in (a
+    // decorator's arguments may run over several lines).
+    std::unordered_map<std::string, std::vector<std::uint32_t>> statements;
     std::unordered_map<std::string, bool> readable;
     std::size_t guessed = 0;
     std::vector<std::string_view> missing;
@@ -304,6 +320,7 @@ class Reader {
       auto [it, fresh] = readable.try_emplace(file, false);
       if (fresh) {
         it->second = formats::read_source(file, {}, sources[file]);
+        if (it->second) statements[file] = statement_starts(sources[file]);
         if (!it->second && !file.starts_with('<')) missing.push_back(p_.str(fn.file));
       }
       if (!it->second) {
@@ -311,6 +328,7 @@ class Reader {
         continue;
       }
       const std::vector<std::string>& lines = sources[file];
+      const std::vector<std::uint32_t>& starts = statements[file];
       const auto size = static_cast<std::int64_t>(lines.size());
       // Austin 1.0.1 reads CPython 3.6-3.9's line table as unsigned: a
       // step back adds 256, and lines run past the end of the file.
@@ -329,12 +347,14 @@ class Reader {
             rest.remove_prefix(std::min(rest.find_first_not_of(' '), rest.size()));
             if (rest.starts_with(name) && rest.size() > name.size() &&
                 std::string_view("([: \t").find(rest[name.size()]) != std::string_view::npos) {  // ([: PEP 695)
-              // cProfile's line is the first decorator's.
+              // cProfile's line is the first decorator's (the first line
+              // of its statement: `@route(\n    "/a")`).
               while (l > 1) {
-                std::string_view above = lines[static_cast<std::size_t>(l - 2)];
+                const std::uint32_t first = starts[static_cast<std::size_t>(l - 2)];
+                std::string_view above = lines[first];
                 above.remove_prefix(std::min(above.find_first_not_of(" \t"), above.size()));
                 if (!above.starts_with('@')) break;
-                --l;
+                l = static_cast<std::int64_t>(first) + 1;
               }
               fn.line = l;
               l = 0;

@@ -75,7 +75,8 @@ TEST(Austin, PythonFunctionsAreNamedAsCProfileNamesThem) {
 }
 
 // A function with PEP 695 type parameters (`def first[T](...)`) is found
-// at its def line too, as cProfile numbers it.
+// at its def line too, and a decorated one at its first decorator's first
+// line, as cProfile numbers them.
 TEST(Austin, GenericFunctionsAreNamedAtTheirDefLine) {
   const fs::path work = test::temp_dir();
   std::ofstream(work / "generic.py") << "class Box[T]:\n"
@@ -84,12 +85,23 @@ TEST(Austin, GenericFunctionsAreNamedAtTheirDefLine) {
                                         "\n"
                                         "\n"
                                         "def first[T](xs: list[T]) -> T:\n"
-                                        "    return xs[0]\n";
-  std::ofstream(work / "generic.austin") << "Thread 1;first (generic.py);L7 100\nThread 1;get (generic.py);L3 50\n";
+                                        "    return xs[0]\n"
+                                        "\n"
+                                        "\n"
+                                        "@route(\n"
+                                        "    '/a',\n"
+                                        ")\n"
+                                        "@cache\n"
+                                        "def page():\n"
+                                        "    return 1\n";
+  std::ofstream(work / "generic.austin")
+      << "Thread 1;first (generic.py);L7 100\nThread 1;get (generic.py);L3 50\nThread 1;page (generic.py);L15 25\n";
   auto r = test::graphgen({"generic.austin", "--list-functions", "*", "-n0", "-e0", "-q"}, work);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("generic:6:first"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("generic:2:get"), std::string::npos) << r.out;
+  // A decorator over several lines: cProfile's line is its first.
+  EXPECT_NE(r.out.find("generic:10:page"), std::string::npos) << r.out;
   fs::remove_all(work);
 }
 
