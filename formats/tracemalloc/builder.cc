@@ -86,7 +86,10 @@ std::vector<std::string> enclosing(const formats::SourceText& lines, const std::
       // Within a def's own header (its parameters' defaults over several
       // lines) is within the def, as the AST spans it; else in the scope
       // of the statement it continues.
-      if (std::string_view name = defined_name(lines.line(chain.back().second)); !name.empty()) {
+      // (The statement went on the chain when it started; checked all the
+      // same: the file is anyone's.)
+      if (std::string_view name = chain.empty() ? std::string_view() : defined_name(lines.line(chain.back().second));
+          !name.empty()) {
         out[q] = std::string(name);
         continue;
       }
