@@ -79,21 +79,7 @@ TEST(Austin, PythonFunctionsAreNamedAsCProfileNamesThem) {
 // line, as cProfile numbers them.
 TEST(Austin, GenericFunctionsAreNamedAtTheirDefLine) {
   const fs::path work = test::temp_dir();
-  std::ofstream(work / "generic.py") << "class Box[T]:\n"
-                                        "    def get(self) -> T:\n"
-                                        "        return self.x\n"
-                                        "\n"
-                                        "\n"
-                                        "def first[T](xs: list[T]) -> T:\n"
-                                        "    return xs[0]\n"
-                                        "\n"
-                                        "\n"
-                                        "@route(\n"
-                                        "    '/a',\n"
-                                        ")\n"
-                                        "@cache\n"
-                                        "def page():\n"
-                                        "    return 1\n";
+  fs::copy_file(test::testdata_dir() / "python" / "generic.py", work / "generic.py");
   std::ofstream(work / "generic.austin")
       << "Thread 1;first (generic.py);L7 100\nThread 1;get (generic.py);L3 50\nThread 1;page (generic.py);L15 25\n";
   auto r = test::graphgen({"generic.austin", "--list-functions", "*", "-n0", "-e0", "-q"}, work);

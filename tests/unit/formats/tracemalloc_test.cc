@@ -625,17 +625,12 @@ TEST(Tracemalloc, StreamingPathTakesTheUsualShapesAndLeavesTheRest) {
 }
 
 // PEP 695's type parameters are no part of a name: frames in `class
-// Box[T]` and `def first[T]` are named Box, get and first (the file as
-// Python 3.12 writes it, read for the names only; the snapshot made here).
+// Box[T]` and `def first[T]` are named Box, get and first
+// (testdata/python/generic.py, Python 3.12's syntax, read for the names
+// only; the snapshot made here).
 TEST(Tracemalloc, GenericClassesAndFunctionsAreNamedWithoutTheirParameters) {
   const fs::path work = test::temp_dir();
-  std::ofstream(work / "generic.py") << "class Box[T]:\n"
-                                        "    def get(self) -> T:\n"
-                                        "        return self.x\n"
-                                        "\n"
-                                        "\n"
-                                        "def first[T](xs: list[T]) -> T:\n"
-                                        "    return xs[0]\n";
+  fs::copy_file(test::testdata_dir() / "python" / "generic.py", work / "generic.py");
   Pickle p;
   p.head();
   p.trace(10, {{"generic.py", 3}});
