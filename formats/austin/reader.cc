@@ -348,15 +348,20 @@ class Reader {
             if (rest.starts_with(name) && rest.size() > name.size() &&
                 std::string_view("([: \t").find(rest[name.size()]) != std::string_view::npos) {  // ([: PEP 695)
               // cProfile's line is the first decorator's (the first line
-              // of its statement: `@route(\n    "/a")`).
-              while (l > 1) {
-                const std::uint32_t first = starts[static_cast<std::size_t>(l - 2)];
-                std::string_view above = lines[first];
-                above.remove_prefix(std::min(above.find_first_not_of(" \t"), above.size()));
-                if (!above.starts_with('@')) break;
-                l = static_cast<std::int64_t>(first) + 1;
-              }
+              // of its statement: `@route(\n    "/a")`), over blank and
+              // comment lines between.
               fn.line = l;
+              for (std::int64_t at = l; at > 1;) {
+                const std::uint32_t first = starts[static_cast<std::size_t>(at - 2)];
+                std::string_view above = lines[first];
+                above.remove_prefix(std::min(above.find_first_not_of(" \t\f"), above.size()));
+                if (above.starts_with('@'))
+                  fn.line = static_cast<std::int64_t>(first) + 1;
+                else if (!above.empty() && !above.starts_with('#') && !above.starts_with('\n') &&
+                         !above.starts_with('\r'))
+                  break;
+                at = static_cast<std::int64_t>(first) + 1;
+              }
               l = 0;
               break;
             }

@@ -13,3 +13,10 @@ def first[T](xs: list[T]) -> T:
 @cache
 def page():
     return 1
+
+
+@cache
+# a comment between
+
+def spaced():
+    return 2

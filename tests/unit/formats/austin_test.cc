@@ -81,13 +81,16 @@ TEST(Austin, GenericFunctionsAreNamedAtTheirDefLine) {
   const fs::path work = test::temp_dir();
   fs::copy_file(test::testdata_dir() / "python" / "generic.py", work / "generic.py");
   std::ofstream(work / "generic.austin")
-      << "Thread 1;first (generic.py);L7 100\nThread 1;get (generic.py);L3 50\nThread 1;page (generic.py);L15 25\n";
+      << "Thread 1;first (generic.py);L7 100\nThread 1;get (generic.py);L3 50\nThread 1;page (generic.py);L15 25\n"
+         "Thread 1;spaced (generic.py);L22 5\n";
   auto r = test::graphgen({"generic.austin", "--list-functions", "*", "-n0", "-e0", "-q"}, work);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("generic:6:first"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("generic:2:get"), std::string::npos) << r.out;
   // A decorator over several lines: cProfile's line is its first.
   EXPECT_NE(r.out.find("generic:10:page"), std::string::npos) << r.out;
+  // ... and over a comment and a blank line between decorator and def.
+  EXPECT_NE(r.out.find("generic:18:spaced"), std::string::npos) << r.out;
   fs::remove_all(work);
 }
 
