@@ -55,8 +55,8 @@ inline bool identifier_char(char c) {
 class LogicalLines {
  public:
   struct Line {
-    bool ends = false;     // the logical line ends with this physical line
-    std::size_t code_end;  // where its comment starts (outside strings), else its size
+    bool ends = false;         // the logical line ends with this physical line
+    std::size_t code_end = 0;  // where its comment starts (outside strings), else its size
   };
   /// Whether the next physical line starts inside a logical line.
   bool inside() const { return in_triple_ || open_quote_ || depth_ > 0 || backslash_; }
