@@ -151,7 +151,9 @@ std::vector<Entry> entries_of(const Profile& p, std::size_t event, const CallGra
       e.ct = event_value(ev, p.total(f, event));
     else if (graph && f < graph->nodes.size())
       e.ct = node_total(*graph, f);
-    for (std::uint32_t i = callers ? adj.in_begin[f] : 0; callers && i < adj.in_begin[f + 1]; ++i) {
+    // (No adjacency without callers: no caller rows.)
+    const std::uint32_t first = callers ? adj.in_begin[f] : 0, last = callers ? adj.in_begin[f + 1] : 0;
+    for (std::uint32_t i = first; i < last; ++i) {
       CallId c = adj.in_calls[i];
       const Call& call = p.calls[c];
       Caller v;

@@ -205,12 +205,10 @@ class Stream : pickle::StreamBase<Stream, Ref> {
     push(ref(kFrames, frames_.size() - 1));
   }
 
-  // The function of (str, line): by the str's memo object first (the
-  // filenames of a snapshot are a few objects taken from the memo again).
-  // The file named once per str (a snapshot's filenames are a few
-  // objects taken from the memo again): a new text is interned when a frame
-  // first names it, as the general path interns it, just before its first
-  // function is made.
+  // The function of (str, line), its file named once per str (a
+  // snapshot's filenames are a few objects taken from the memo again): a
+  // new text is interned when a frame first names it, as the general path
+  // interns it, just before its first function is made.
   FuncId function(Ref file, std::int64_t line) {
     const std::uint32_t s = payload(file);
     if (s >= file_name_.size()) file_name_.resize(strs_.size(), kNoString);
