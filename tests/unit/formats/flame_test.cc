@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -143,6 +144,58 @@ TEST(Folded, EqualsStackcollapsePerfPlOnRealRecordings) {
   auto focused =
       test::graphgen({"-T", "folded", "--focus", "do_syscall_64", (real / "lua-kcallchains.perf.xz").string()});
   EXPECT_EQ(focused.out.find("lua5.4 "), std::string::npos) << focused.out;
+}
+
+// What stackcollapse-perf.pl makes of a frame's name (its $tidy_generic):
+// nothing where it starts with '(' (its "skip process names" rule, which
+// also drops C++'s `(anonymous namespace)::f`), the name cut at its first
+// '(' that is not an `(anonymous namespace)` (unless it looks like Go's
+// `pkg.(*T).M`), quotes taken out.
+std::optional<std::string> stackcollapse_name(const std::string& frame) {
+  if (frame.starts_with("(")) return std::nullopt;
+  std::string name = frame;
+  if (!std::regex_search(name, std::regex(R"(\.\(.*\)\.)"))) {
+    for (std::size_t at = name.find('('); at != std::string::npos; at = name.find('(', at + 1))
+      if (name.compare(at, 21, "(anonymous namespace)") != 0) {
+        name.erase(at);
+        break;
+      }
+  }
+  std::erase_if(name, [](char c) { return c == '"' || c == '\''; });
+  return name;
+}
+
+// A C++ program's recording (testdata/perf/real/make3.sh): graphgen names
+// each frame as every other view does, where stackcollapse-perf.pl cuts
+// `Mixer::operator()` to `Mixer::operator`, a lambda or a local class's
+// method to the function around it, `operator"" _work` to `operator
+// _work`, and leaves `(anonymous namespace)::churn` frames out. Those rules
+// applied to graphgen's stacks give the script's output byte for byte: the
+// names are the one difference.
+TEST(Folded, KeepsTheCppNamesStackcollapsePerfPlCuts) {
+  fs::path real = test::testdata_dir() / "perf" / "real";
+  auto r = test::graphgen({"-T", "folded", "--weight", "period", (real / "cpp-names.perf.xz").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string oracle = test::read_file(real / "cpp-names.stackcollapse-pl.folded");
+  EXPECT_NE(r.out, oracle);
+  for (const char* kept :
+       {";(anonymous namespace)::churn;", ";Mixer::operator() ", ";main::{lambda(long)#1}::operator();",
+        ";local_class(long)::Step::run;", ";operator\"\" _work;",
+        ";std::_Function_handler<long (long), main::{lambda(long)#2}>::_M_invoke;"})
+    EXPECT_NE(r.out.find(kept), std::string::npos) << kept;
+  std::map<std::string, long long> cut;
+  for (const auto& [stack, count] : folded(r.out)) {
+    std::string frames, frame;
+    std::istringstream in(stack);
+    for (bool process = true; std::getline(in, frame, ';'); process = false) {
+      std::optional<std::string> name = process ? std::optional<std::string>(frame) : stackcollapse_name(frame);
+      if (name) frames += (frames.empty() ? "" : ";") + *name;
+    }
+    cut[frames] += count;
+  }
+  std::string written;
+  for (const auto& [stack, count] : cut) written += stack + " " + std::to_string(count) + "\n";
+  EXPECT_EQ(written, oracle);
 }
 
 // Without -g, perf script prints the one frame on the header line and no
