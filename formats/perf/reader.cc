@@ -1064,10 +1064,47 @@ std::string first_event(std::string_view bytes) {
   return {};
 }
 
+// How much of the file to read. perf script ends every line with a
+// newline, so a file that does not end with one was cut short (perf or the
+// pipe killed, a full disk, `head -c`): its last sample is left out, with a
+// warning, where reading the cut line would fail on a header cut in two or
+// take a frame cut in two (`7f12 main+0x1 (/usr/bi`) for a symbol.
+std::size_t readable_end(const InputFile& in, Diagnostics& diag) {
+  const std::string_view b = in.bytes();
+  if (b.empty() || b.back() == '\n') return b.size();
+  const std::size_t last_line = b.rfind('\n') + 1;  // (npos + 1: the file is one line)
+  // The line before: none or empty, the cut one began a sample; a frame (a
+  // tab), or the cut one is a frame, it is inside a sample with frames,
+  // which began after the last empty line; else both are samples of one
+  // line (no -g, headers maybe padded with spaces).
+  std::string_view before;
+  if (last_line >= 1) {
+    const std::size_t begin = last_line >= 2 ? b.rfind('\n', last_line - 2) + 1 : 0;  // (npos + 1: the first line)
+    before = b.substr(begin, last_line - 1 - begin);
+  }
+  std::size_t end = last_line;
+  if (!before.empty() && (b[last_line] == '\t' || before[0] == '\t')) {
+    const std::size_t blank = b.rfind("\n\n", last_line - 2);
+    end = blank == std::string_view::npos ? 0 : blank + 2;
+  }
+  const auto lines_before = [&](std::size_t at) {
+    return static_cast<std::size_t>(std::count(b.begin(), b.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+  };
+  const std::size_t cut_line = lines_before(last_line) + 1;
+  diag.warn(at_line(in.path(), cut_line, b.size() - last_line + 1,
+                    end == last_line
+                        ? std::string("the file ends inside this line (no newline at its end: perf script's "
+                                      "output cut short); the line was left out")
+                        : fmt::format("the file ends inside this line (no newline at its end: perf script's "
+                                      "output cut short); its sample, from line {}, was left out",
+                                      lines_before(end) + 1)));
+  return end;
+}
+
 // Splits a large file in two at a sample boundary (an empty line) so both
-// cores can parse it; small files stay whole.
-std::vector<Part> plan_parts(const InputFile& in, std::size_t split_above) {
-  std::string_view b = in.bytes();
+// cores can parse it; small files stay whole. `end`: what readable_end() keeps.
+std::vector<Part> plan_parts(const InputFile& in, std::size_t end, std::size_t split_above) {
+  std::string_view b = in.bytes().substr(0, end);
   std::size_t cut = b.size() > split_above ? b.find("\n\n", b.size() / 2) : std::string_view::npos;
   if (cut == std::string_view::npos) return {{&in, 0, b.size()}};
   return {{&in, 0, cut + 2}, {&in, cut + 2, b.size()}};
@@ -1077,12 +1114,13 @@ std::vector<Part> plan_parts(const InputFile& in, std::size_t split_above) {
 
 Expected<Profile> read(const InputFile& input, const formats::ReadOptions& options, Diagnostics& diag,
                        std::size_t split_above) {
-  std::vector<Part> parts = plan_parts(input, split_above);
+  const std::size_t end = readable_end(input, diag);
+  std::vector<Part> parts = plan_parts(input, end, split_above);
   std::vector<std::unique_ptr<Reader>> readers;
   std::vector<std::optional<Error>> errors(parts.size());
   // Without --event, the first sample's event is kept, as
   // stackcollapse-perf.pl does: summing cycles and page faults means nothing.
-  std::string event = options.event.empty() ? first_event(input.bytes()) : options.event;
+  std::string event = options.event.empty() ? first_event(input.bytes().substr(0, end)) : options.event;
   for (std::size_t i = 0; i < parts.size(); ++i)
     readers.push_back(std::make_unique<Reader>(options, event, options.event.empty()));
   // Two workers take parts in turn; the merge below is in part order, so

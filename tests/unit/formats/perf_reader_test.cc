@@ -106,6 +106,61 @@ std::map<std::string, std::pair<Cost, Cost>> by_name(const Profile& p) {
   return m;
 }
 
+// perf script ends every line with a newline: a file cut inside a line (perf
+// script killed, a full disk, `head -c`) is read up to its last whole sample,
+// with a warning naming the line, where the header cut in two failed the read
+// and a frame cut in two (`7f12 main+0x1 (/usr/bi`) was taken for a symbol.
+TEST(PerfReader, AFileCutInsideALineLeavesOutTheSampleCut) {
+  auto lines_before = [](const std::string& t, std::size_t at) {
+    return std::to_string(std::count(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(at), '\n') + 1);
+  };
+  struct Case {
+    const char* file;
+    std::size_t cut, kept;  // where the file is cut; how much of it the reader should read
+    std::string says;
+  };
+  std::vector<Case> cases;
+  {
+    // With call chains: inside the last sample's second frame (its DSO's
+    // parenthesis open), and inside its header.
+    const std::string t = test::read_file(test::testdata_dir() / "perf" / "q-g.perf");
+    const std::size_t last = t.rfind("\n\n", t.size() - 3) + 2;
+    const std::size_t frame = t.find("\n\t", t.find('\n', last) + 1) + 1;
+    const std::size_t cut = t.find(" (", frame) + 5;
+    ASSERT_LT(cut, t.find('\n', frame));
+    cases.push_back({"q-g.perf", cut, last,
+                     ":" + lines_before(t, frame) + ":" + std::to_string(cut - frame + 1) +
+                         ": the file ends inside this line (no newline at its end: perf script's output cut "
+                         "short); its sample, from line " +
+                         lines_before(t, last) + ", was left out"});
+    cases.push_back({"q-g.perf", last + 8, last, ":" + lines_before(t, last) + ":9: the file ends inside this line"});
+  }
+  {
+    // Without: a sample is one line, its header padded with spaces.
+    const std::string t = test::read_file(test::testdata_dir() / "perf" / "q-nog.perf");
+    const std::size_t last = t.rfind('\n', t.size() - 2) + 1;
+    ASSERT_EQ(t[last], ' ');
+    cases.push_back({"q-nog.perf", t.size() - 20, last,
+                     ":" + lines_before(t, last) + ":" + std::to_string(t.size() - 20 - last + 1) +
+                         ": the file ends inside this line (no newline at its end: perf script's output cut "
+                         "short); the line was left out"});
+  }
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(c.file) + " cut at " + std::to_string(c.cut));
+    const std::string t = test::read_file(test::testdata_dir() / "perf" / c.file);
+    InputFile cut = open_file(from_text("cut.perf", t.substr(0, c.cut)));
+    Diagnostics d;
+    auto p = perf::read(cut, {}, d);
+    ASSERT_TRUE(p.has_value()) << p.error().message;
+    ASSERT_EQ(d.warnings().size(), 1u);
+    EXPECT_NE(d.warnings()[0].find("cut.perf" + c.says), std::string::npos) << d.warnings()[0];
+    Profile whole = read_perf(from_text("whole.perf", t.substr(0, c.kept)));
+    EXPECT_EQ(by_name(*p), by_name(whole));
+    EXPECT_EQ(p->calls.size(), whole.calls.size());
+    EXPECT_EQ(p->stack_nodes.size(), whole.stack_nodes.size());
+  }
+}
+
 TEST(PerfReader, RepeatedStacksAreLookedUpWholeAndCountAsParsed) {
   // Stacks seen before are found by their bytes, not parsed again: the same
   // totals as the same samples collapsed, whether a stack's first sample
