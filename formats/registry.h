@@ -93,6 +93,11 @@ struct InputFormat {
   /// docs/gprof2dot.md); null, or no graph returned: the profile's own
   /// layers decide (reported totals, else call stacks or call ratios).
   std::optional<CallGraph> (*graph)(const Profile& p, std::size_t event, Diagnostics& diag) = nullptr;
+  /// Whether the costs count samples, which --show-samples adds to a node's
+  /// label: false where they are what a tool measured or a program
+  /// allocated (gprof's and VTune's seconds, as gprof2dot's readers of
+  /// them keep no samples; import times, bytes, durations).
+  bool counts_samples = true;
 };
 
 /// An InputFormat::lone_file_is_merged for readers whose keys are the

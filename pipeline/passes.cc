@@ -61,6 +61,8 @@ CallGraph graph_totals(const Profile& p, const InputFormat& format, std::size_t 
                             format.name));
     graph = graph_from_call_ratios(p, event, diag);
   }
+  if (!format.counts_samples)
+    for (GraphNode& node : graph.nodes) node.has_samples = false;
   return graph;
 }
 

@@ -27,6 +27,7 @@ const InputFormat& input_format() {
       .sniff = strong_or_no<sniff>,
       .read = read,
       .graph = shares_graph,
+      .counts_samples = false,  // (VTune's seconds: no samples (gprof2dot keeps none))
   };
   return kRow;
 }

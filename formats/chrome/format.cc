@@ -38,6 +38,7 @@ const InputFormat& input_format() {
       .read = chrome::read_trace,
       .provides = kCallGraph | kTimeline,
       .graph = graph_from_stacks,
+      .counts_samples = false,  // (slices: durations)
   };
   return kRow;
 }

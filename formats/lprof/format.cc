@@ -25,6 +25,7 @@ const InputFormat& input_format() {
       .read = read_file,
       .provides = kCallGraph | kLineHits,
       .lone_file_is_merged = always_merged,  // (Python keys, one row per function and line: the merge's)
+      .counts_samples = false,               // (timer ticks of instrumented lines)
   };
   return kRow;
 }

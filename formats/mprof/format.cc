@@ -21,6 +21,7 @@ const InputFormat& input_format() {
       .provides = kCallGraph | kMemory,
       .lone_file_is_merged = always_merged,  // (StackBuilder keys: the merge's)
       .graph = graph_from_stacks,
+      .counts_samples = false,  // (memory)
   };
   return kRow;
 }

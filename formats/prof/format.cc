@@ -28,6 +28,7 @@ const InputFormat& input_format() {
       .sniff = strong_or_no<sniff>,
       .read = read,
       .graph = gprof_graph,
+      .counts_samples = false,  // (gprof times what it measured: no samples (gprof2dot keeps none))
   };
   return kRow;
 }

@@ -18,6 +18,7 @@ const InputFormat& input_format() {
       // tracebacks by StackBuilder: the merge's keys)
       .lone_file_is_merged = always_merged,
       .graph = graph_from_stacks,
+      .counts_samples = false,  // (bytes and blocks)
   };
   return kRow;
 }

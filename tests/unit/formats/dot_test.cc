@@ -152,5 +152,36 @@ TEST(Strip, DeeplyNestedTemplatesAreLinear) {
   EXPECT_EQ(strip_function_name(name), "f");  // quadratic before: 200 000 passes
 }
 
+// --show-samples adds a node's sample count for sampling formats; where the
+// costs are what a tool measured or a program allocated (import times,
+// bytes, line timer ticks, memory, trace slices) there is none to show, and
+// the node's truncated cost was shown as one ("461×" for 461 µs).
+TEST(ShowSamples, OnlySamplingFormatsHaveSamplesToShow) {
+  const fs::path td = test::testdata_dir();
+  auto dot = [&](const fs::path& input, bool samples) {
+    std::vector<std::string> args = {"-n", "0", "-e", "0", "-T", "dot", input.string()};
+    if (samples) args.push_back("--show-samples");
+    auto r = test::graphgen(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return r.out;
+  };
+  for (const char* input : {"importtime/docutils-3.8.importtime", "tracemalloc/app-3.13.early.snapshot.xz",
+                            "lprof/blocks.lprof", "mprof/both.dat", "chrome/cut.trace.json"}) {
+    SCOPED_TRACE(input);
+    EXPECT_EQ(dot(td / input, true), dot(td / input, false));
+  }
+  for (const char* input : {"perf/q-g.perf", "pprof/go-cpu.pb.gz"}) {
+    SCOPED_TRACE(input);
+    const std::string with = dot(td / input, true), without = dot(td / input, false);
+    EXPECT_NE(with, without);
+    auto times = [](const std::string& text) {  // "N×" lines ("×": U+00D7)
+      std::size_t n = 0;
+      for (std::size_t at = text.find("\xc3\x97"); at != std::string::npos; at = text.find("\xc3\x97", at + 1)) ++n;
+      return n;
+    };
+    EXPECT_GT(times(with), times(without));
+  }
+}
+
 }  // namespace
 }  // namespace graphgen::dot
