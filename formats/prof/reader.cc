@@ -206,7 +206,11 @@ class Reader {
       skipped_.add(bad.first, bad.second);
       return;
     }
-    FuncId f = function(primary.index, primary.tail.name);
+    // By the index at the end of the line: GNU gprof prints the one in
+    // front with printf's %-6.6s, so from [10000] on it loses its ']' and
+    // from [100000] on its last digits ([100000] and [100001] both print
+    // as "[10000", as [10000] itself does).
+    FuncId f = function(primary.tail.index, primary.tail.name);
     if (!functions_.claim_entry(f)) {
       ++duplicates_;
       return;
