@@ -19,7 +19,8 @@ bool words_are(const std::vector<std::string_view>& w, std::initializer_list<std
   return w.size() == want.size() && std::equal(w.begin(), w.end(), want.begin());
 }
 
-// The call-graph header lines of GNU and BSD gprof.
+// The call-graph header lines of GNU and BSD gprof (and of GNU's -T, which
+// spells BSD's "descendents" "descendants").
 bool is_header(std::string_view line) {
   std::vector<std::string_view> w = words(line);
   if (w.empty()) return false;
@@ -28,7 +29,8 @@ bool is_header(std::string_view line) {
   if (!line.starts_with("index")) return false;
   return words_are(w, {"index", "%", "time", "self", "children", "called", "name"}) ||
          words_are(w, {"index", "%", "self", "children", "called", "name"}) ||
-         words_are(w, {"index", "%time", "self", "descendents", "called+self", "name", "index"});
+         words_are(w, {"index", "%time", "self", "descendents", "called+self", "name", "index"}) ||
+         words_are(w, {"index", "%time", "self", "descendants", "called+self", "name", "index"});  // GNU's -T
 }
 
 bool is_dashes(std::string_view line) {

@@ -114,6 +114,17 @@ TEST(Prof, IndicesOfFiveAndMoreDigitsAreReadFromTheLineEnd) {
   EXPECT_NE(r.out.find("label=\"25.00%\\n3×\""), std::string::npos) << r.out;
 }
 
+TEST(Prof, TraditionalLayoutIsTheSameGraph) {
+  // gprof -T prints BSD's three header lines, "descendents" spelled
+  // "descendants": its header was taken for two call graph lines gprof
+  // does not write, with a warning.
+  auto traditional = graphgen({"-n", "0", "-e", "0", "-T", "dot", (td() / "prof/prog-T.prof").string()});
+  ASSERT_EQ(traditional.exit_code, 0) << traditional.err;
+  EXPECT_EQ(traditional.err, "");
+  EXPECT_EQ(test::dot_difference(dot_of({"-n", "0", "-e", "0", (td() / "prof/prog-b.prof").string()}), traditional.out),
+            "");
+}
+
 TEST(Prof, SeveralEntriesOfOneNameStayApart) {
   // Two static functions named init in different files: gprof numbers them
   // [2] and [3]; they must not become one node.
