@@ -157,6 +157,10 @@ def main(args):
     announce = None
     if path is None:
         if "sort" in options and fmt in (None, "stats"):
+            if fmt is None:
+                # cProfile's print_stats strips the folders off file names
+                # first (pstats' strip_dirs): encoder.py:205(iterencode).
+                options.setdefault("strip_dirs", True)
             fmt, path = "stats", "-"
         else:
             stem = module or os.path.splitext(os.path.basename(rest[0]))[0] or "profile"

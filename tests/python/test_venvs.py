@@ -65,6 +65,13 @@ class VenvTest(unittest.TestCase):
         self.assertEqual(stats.returncode, 0, stats.stderr)
         self.assertRegex(stats.stdout, r"\n +1001 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ app\.py:3\(<genexpr>\)\n")
         self.assertIn("app.py:2(square_sum)", stats.stdout)
+        # -s KEY prints the table as python -m cProfile -s KEY does: file names
+        # without their folders (cProfile's print_stats calls strip_dirs).
+        table = subprocess.run([exe, "-m", "graphgen", "run", "-s", "ncalls", "app.py"], capture_output=True,
+                               text=True, cwd=self.dir)
+        self.assertEqual(table.returncode, 0, table.stderr)
+        self.assertIn(" onlyvenv.py:1(<module>)\n", table.stdout)
+        self.assertNotIn(site, table.stdout)
 
     def test_python_3_8(self):
         self.check("3.8")

@@ -178,7 +178,12 @@ void default_run_output(pipeline::Settings& settings, cli::RunTarget& target) {
   const std::string* to = given("to");
   const std::string_view report = formats::stats_report_format().name;
   if (given("sort") && (!to || *to == report)) {
-    if (!to) settings.emplace_back("to", std::string(report));
+    if (!to) {
+      settings.emplace_back("to", std::string(report));
+      // cProfile's print_stats strips the folders off file names first
+      // (pstats' strip_dirs), so its table says encoder.py:205(iterencode).
+      if (!given("strip-dirs")) settings.emplace_back("strip-dirs", "true");
+    }
     return;
   }
   const formats::OutputFormat* format = to ? formats::find_output_format(*to) : &formats::run_profile_format();

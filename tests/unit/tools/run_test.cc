@@ -379,6 +379,13 @@ TEST(Run, WithoutOutputAFileNamedAfterTheScriptOrCProfilesTable) {
   };
   EXPECT_EQ(first_row(sorted.out), first_row(cprofile.out)) << sorted.out << cprofile.out;
   EXPECT_NE(first_row(sorted.out).find("work.py:15(fib)"), std::string::npos) << sorted.out;
+  // cProfile strips the folders off file names (its print_stats calls
+  // strip_dirs): helper.py, imported from the script's folder, is
+  // helper.py:4(checksum) in both, where graphgen printed its whole path.
+  for (const std::string* out : {&sorted.out, &cprofile.out}) {
+    EXPECT_NE(out->find(" helper.py:4(checksum)\n"), std::string::npos) << *out;
+    EXPECT_EQ(out->find((dir / "helper.py").string()), std::string::npos) << *out;
+  }
   // --strip is still there, by its long name.
   auto strip = graphgen({"run", "--strip", "-o", "-", "work.py", "5"}, dir);
   EXPECT_EQ(strip.exit_code, 0) << strip.err;
