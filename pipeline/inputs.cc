@@ -123,4 +123,44 @@ Expected<std::vector<std::string>> expand_inputs(const std::vector<std::string>&
   return out;
 }
 
+void callgrind_parts(std::vector<std::string>& inputs, Diagnostics& diag) {
+  std::vector<std::string> out;
+  out.reserve(inputs.size());
+  for (std::string& input : inputs) {
+    const fs::path path(input);
+    struct stat st;
+    if (path.filename().string().find("callgrind") == std::string::npos || ::stat(input.c_str(), &st) != 0 ||
+        !S_ISREG(st.st_mode) || st.st_size != 0) {
+      out.push_back(std::move(input));
+      continue;
+    }
+    // NAME-NN beside it, named as the input names it (dir/NAME-01).
+    const std::string name = path.filename().string();
+    std::vector<std::string> parts;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(path.has_parent_path() ? path.parent_path() : fs::path("."), ec)) {
+      const std::string other = e.path().filename().string();
+      if (other.size() > name.size() + 1 && other.starts_with(name) && other[name.size()] == '-' &&
+          std::all_of(other.begin() + static_cast<std::ptrdiff_t>(name.size() + 1), other.end(), is_digit) &&
+          e.is_regular_file(ec))
+        parts.push_back((path.parent_path() / other).string());
+    }
+    if (parts.empty()) {
+      out.push_back(std::move(input));  // (an empty file: the reader says so)
+      continue;
+    }
+    const bool given = std::any_of(parts.begin(), parts.end(), [&](const std::string& part) {
+      return std::find(inputs.begin(), inputs.end(), part) != inputs.end();
+    });
+    if (given) continue;
+    std::sort(parts.begin(), parts.end(), natural_less);
+    diag.warn(
+        fmt::format("{} is empty, as valgrind --separate-threads=yes leaves it: its {} thread(s), {}{}, are "
+                    "read instead",
+                    input, parts.size(), parts.front(), parts.size() > 1 ? " to " + parts.back() : ""));
+    for (std::string& part : parts) out.push_back(std::move(part));
+  }
+  inputs = std::move(out);
+}
+
 }  // namespace graphgen::pipeline

@@ -637,6 +637,7 @@ Expected<Options> make_options(const Settings& settings, Diagnostics& diag) {
     for (const std::string& side : given_inputs) {
       auto files = expand_inputs({side});
       if (!files) return files.error();
+      callgrind_parts(*files, diag);
       if (r.inputs.empty()) r.compare_split = files->size();
       r.inputs.insert(r.inputs.end(), files->begin(), files->end());
     }
@@ -645,6 +646,7 @@ Expected<Options> make_options(const Settings& settings, Diagnostics& diag) {
     auto inputs = expand_inputs(given_inputs);
     if (!inputs) return inputs.error();
     r.inputs = std::move(inputs).value();
+    callgrind_parts(r.inputs, diag);
   }
   const std::string to = g.text("to");
   auto output = o.kcachegrind && to.empty() && o.output == "-" ? Expected<const OutputFormat*>(&kcachegrind_format())
