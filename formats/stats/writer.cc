@@ -567,9 +567,22 @@ std::string python_only_construct(std::string_view p) {
       std::size_t j = i + 1;
       if (j < p.size() && p[j] == '^') ++j;
       if (j < p.size() && p[j] == ']') ++j;
-      while (j < p.size() && p[j] != ']') j += p[j] == '\\' ? 2 : 1;
+      while (j < p.size() && p[j] != ']') {
+        // ECMAScript's [[:digit:]] is a class of digits; Python's is the
+        // characters "[:digt" and then a ']'.
+        if (p[j] == '[' && j + 1 < p.size() && (p[j + 1] == ':' || p[j + 1] == '=' || p[j + 1] == '.'))
+          return fmt::format("{}...{}] inside a set (a POSIX class, which Python reads as characters)", p.substr(j, 2),
+                             p.substr(j + 1, 1));
+        j += p[j] == '\\' ? 2 : 1;
+      }
       i = j;
       continue;
+    }
+    if (p[i] == '{' && i + 1 < p.size() && p[i + 1] == ',') {
+      // Python's x{,3} is x{0,3}; ECMAScript has no such repeat.
+      std::size_t j = i + 2;
+      while (j < p.size() && p[j] >= '0' && p[j] <= '9') ++j;
+      if (j > i + 2 && j < p.size() && p[j] == '}') return fmt::format("{} (a repeat from 0)", p.substr(i, j + 1 - i));
     }
     if (p[i] != '(' || i + 2 >= p.size() || p[i + 1] != '?') continue;
     std::string_view rest = p.substr(i + 2);

@@ -18,8 +18,9 @@
 // Python's `re` syntax where the program embeds CPython (graphgen and the
 // module install it with set_python_regex); without it, ECMAScript
 // (std::regex, the same for plain patterns, classes, anchors and
-// repetition), and a pattern using Python-only syntax is a usage error
-// naming the construct, never a silent match-all.
+// repetition), and a pattern using Python-only syntax, or syntax the two
+// read differently ({,3}, [[:digit:]]), is a usage error naming the
+// construct, never a silent match-all or another match.
 #pragma once
 
 #include <functional>

@@ -193,6 +193,15 @@ TEST(Stats, PythonOnlySyntaxIsRefusedWithoutPython) {
   EXPECT_EQ(stats::python_only_construct("foo\\Z"), "\\Z (end of the string)");
   EXPECT_EQ(stats::python_only_construct("(?s:a.b)"), "(?s:...) (inline flags)");
   EXPECT_EQ(stats::python_only_construct("[(?i)]\\\\A(?:x)(?=y)(?!z)^a.*b$"), "");
+  // Where both read a pattern, but not alike: a repeat from 0 (ECMAScript
+  // refused it, so every line was kept where Python keeps 20 of 135), and a
+  // POSIX class (ECMAScript's digits, Python's literal "[:digt" then ']').
+  EXPECT_EQ(stats::python_only_construct("x{,2}y"), "{,2} (a repeat from 0)");
+  EXPECT_EQ(stats::python_only_construct("f[[:digit:]]"),
+            "[:...:] inside a set (a POSIX class, which Python reads as characters)");
+  EXPECT_EQ(stats::python_only_construct("[^[=a=]]"),
+            "[=...=] inside a set (a POSIX class, which Python reads as characters)");
+  EXPECT_EQ(stats::python_only_construct("x{1,2}[a[]{,}\\{,3}"), "");
   Profile p = test::read_ok({test::testdata_dir() / "demo.pstats"});
   stats::Options o;
   o.restrictions = {"(?i)MAIN"};
