@@ -536,10 +536,22 @@ class Decoder {
     return index;
   }
 
+  // A bytes field of a code object. Python 2.7's str is bytes, and its
+  // marshal writes an interned one as 't' (or 'R', a reference to one):
+  // the empty co_lnotab of a one-line module is the interned ''.
+  void expect_bytes(int depth, std::vector<Piece>& pieces, CodeLayout layout) {
+    std::size_t at = pos_;
+    std::uint32_t index = read_object(depth + 1, kMaxCodeDepth, false);
+    const auto& n = doc_.nodes_[index];
+    if (n.type != Type::kBytes && !(layout == CodeLayout::k27 && n.type == Type::kStr && n.code == 't'))
+      fail(at, fmt::format("expected {} in a code object, found {}", a_type(Type::kBytes), a_type(n.type)));
+    pieces.push_back({0, 0, index});
+  }
+
   std::string read_code(CodeLayout layout, int depth, std::vector<Piece>& pieces) {
     int ints = layout == CodeLayout::k27 ? 4 : layout == CodeLayout::k38 ? 6 : 5;
     for (int i = 0; i < ints; ++i) raw_i32(pieces, "a code object field");
-    expect(depth, pieces, Type::kBytes);  // co_code
+    expect_bytes(depth, pieces, layout);  // co_code
     expect(depth, pieces, Type::kTuple);  // co_consts
     expect(depth, pieces, Type::kTuple);  // co_names
     expect(depth, pieces, Type::kTuple);  // varnames / localsplusnames
@@ -556,7 +568,7 @@ class Decoder {
     std::int32_t line = i32("co_firstlineno");
     pieces.push_back({static_cast<std::uint32_t>(line_at), static_cast<std::uint32_t>(pos_), kNoNode});
     if (line < 0) fail(line_at, fmt::format("negative co_firstlineno {}", line));
-    expect(depth, pieces, Type::kBytes);                                  // lnotab / linetable
+    expect_bytes(depth, pieces, layout);                                  // lnotab / linetable
     if (layout == CodeLayout::k311) expect(depth, pieces, Type::kBytes);  // exceptiontable
     return pstats::code_object_label(text_as_utf8(name), text_as_utf8(file), line);
   }
