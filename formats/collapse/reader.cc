@@ -63,7 +63,7 @@ bool sniff(std::string_view head, bool* semicolons) {
   return lines > 0 && with_semicolon * 2 >= lines;
 }
 
-Expected<Profile> read(const InputFile& in, const formats::ReadOptions& options, Diagnostics&) {
+Expected<Profile> read(const InputFile& in, const formats::ReadOptions& options, Diagnostics& diag) {
   Profile p;
   p.label_style = LabelStyle::kNameUnderObject;
   detail::StackBuilder builder(p, "samples", "", options.keep_stacks);
@@ -77,10 +77,21 @@ Expected<Profile> read(const InputFile& in, const formats::ReadOptions& options,
       if (trim(line).empty()) continue;
       std::string_view frames, count;
       std::uint64_t n = 0;
-      if (!split_line(line, frames, count))
+      const bool split = split_line(line, frames, count);
+      const bool counted = split && parse_u64(count, n);
+      if (!counted && scanner.at_end() && !in.bytes().ends_with('\n')) {
+        // A file cut short (the collapsing tool killed, a full disk, head -c):
+        // the stacks before the cut are whole.
+        diag.warn(at_line(in.path(), scanner.line_number(), line.size() + 1,
+                          fmt::format("the last line is cut short (no newline at the end of the file) and was left "
+                                      "out: {}",
+                                      quote_input(line))));
+        break;
+      }
+      if (!split)
         return bad_input(at_line(in.path(), scanner.line_number(), 1,
                                  fmt::format("expected 'frame;frame;... count', found {}", quote_input(line))));
-      if (!parse_u64(count, n))
+      if (!counted)
         return bad_input(at_line(in.path(), scanner.line_number(),
                                  static_cast<std::size_t>(count.data() - line.data()) + 1,
                                  fmt::format("expected an integer sample count, found {}", quote_input(count))));

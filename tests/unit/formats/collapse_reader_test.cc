@@ -55,5 +55,31 @@ TEST(CollapseReader, RejectsNonIntegerCounts) {
       << p.error().message;
 }
 
+// A folded file cut inside its last line (the collapsing tool killed, a
+// full disk, head -c) failed the whole read ("expected 'frame;frame;...
+// count'"): the stacks before the cut are read, with a warning naming the
+// line. A malformed line that ends with a newline is still an error.
+TEST(CollapseReader, ALastLineCutShortIsLeftOutWithAWarning) {
+  const std::string text = test::read_file(test::testdata_dir() / "flame" / "flame.stackcollapse-pl.folded");
+  const std::size_t last = text.rfind('\n', text.size() - 2) + 1;
+  const std::size_t cut = last + (text.find(';', last) - last) + 3;  // inside the last stack's frames
+  const std::size_t lines =
+      static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(last), '\n'));
+  const fs::path cut_file = from_text("cut.folded", text.substr(0, cut));
+  auto r = test::graphgen({"-f", "collapse", "-T", "folded", cut_file.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "graphgen: warning: " + cut_file.string() + ":" + std::to_string(lines + 1) + ":" +
+                       std::to_string(cut - last + 1) +
+                       ": the last line is cut short (no newline at the end of the file) and was left out: '" +
+                       text.substr(last, cut - last) + "'\n");
+  auto whole =
+      test::graphgen({"-f", "collapse", "-T", "folded", from_text("whole.folded", text.substr(0, last)).string()});
+  EXPECT_EQ(r.out, whole.out);
+  auto bad = test::read_profiles({from_text("bad.collapse", "a;b 1\na;c\n")}, "collapse");
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_NE(bad.error().message.find("bad.collapse:2:1: expected 'frame;frame;... count'"), std::string::npos)
+      << bad.error().message;
+}
+
 }  // namespace
 }  // namespace graphgen
