@@ -65,9 +65,10 @@ OptionSpec list(std::string names, std::string value_name, std::string help, uns
   return s;
 }
 
-OptionSpec choice(OptionSpec s, std::vector<std::string> choices) {
+OptionSpec choice(OptionSpec s, std::vector<std::string> choices, bool (*also_accepts)(std::string_view) = nullptr) {
   s.value_name += braces(choices);
   s.choices = std::move(choices);
+  s.also_accepts = also_accepts;
   return s;
 }
 
@@ -242,7 +243,8 @@ std::vector<OptionSpec> writer_options() {
           choice(
               list("--sort", "KEY",
                    "stats output: sort by this pstats key, repeatable (calls, cumulative, file, line, name, nfl, "
-                   "pcalls, stdname, time ...) [default: cumulative]; of a tracemalloc snapshot, group by lineno, "
+                   "pcalls, stdname, time ..., or a prefix pstats takes for one: tot, cu) [default: cumulative]; of a "
+                   "tracemalloc snapshot, group by lineno, "
                    "traceback or filename, as Snapshot.statistics does [default: lineno]. In graphgen run also -s, as "
                    "python -m cProfile -s KEY: without -o, this table is printed when the program ends"),
               [] {
@@ -250,7 +252,8 @@ std::vector<OptionSpec> writer_options() {
                 for (const char* k : {"lineno", "traceback"})
                   if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
                 return keys;
-              }())),
+              }(),
+              stats::is_sort_abbreviation)),
       list("--restrict", "R",
            "stats output: a pstats restriction, repeatable, in order: N lines, a fraction in [0, 1), or a regular "
            "expression the file:line(function) must contain, in Python's re syntax (searched with the embedded "
@@ -425,7 +428,8 @@ Expected<bool> check_settings(const Settings& settings) {
     if (spec->kind != OptionKind::kList)
       for (std::size_t j = 0; j < i; ++j)
         if (settings[j].first == key) return bad_usage(fmt::format("--{} is given twice; give it once", key));
-    if (!spec->choices.empty() && std::find(spec->choices.begin(), spec->choices.end(), value) == spec->choices.end()) {
+    if (!spec->choices.empty() && std::find(spec->choices.begin(), spec->choices.end(), value) == spec->choices.end() &&
+        !(spec->also_accepts && spec->also_accepts(value))) {
       std::string all;
       for (const std::string& c : spec->choices) all += (all.empty() ? "" : ", ") + c;
       return expected_found(*spec, "one of " + all, value);

@@ -52,6 +52,8 @@ struct OptionSpec {
   std::string help;
   /// The values it accepts (empty: any the checks in make_options() allow).
   std::vector<std::string> choices;
+  /// Values beyond `choices` it accepts (pstats' abbreviated sort keys).
+  bool (*also_accepts)(std::string_view value) = nullptr;
   /// Keys of options it cannot be given with.
   std::vector<std::string> excludes;
   unsigned front_ends = kEvery;

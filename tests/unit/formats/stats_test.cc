@@ -30,6 +30,9 @@ const std::vector<std::vector<std::string>> kVariants = {
     {"--restrict", "(?i)(?<=/)MAIN|DUMP"},
     {"--restrict", "(?P<c>[g-z])(?P=c)"},  // (not hex: code objects print their address)
     {"--sort", "name", "--restrict", "\\A[^/]"},
+    // The prefixes pstats' sort_stats expands (graphgen refused them).
+    {"--sort", "tot", "--sort", "cu", "--restrict", "15"},
+    {"--sort", "f", "--sort", "std", "--sort", "nc", "--restrict", "15"},
 };
 
 // --top N is pstats' restriction N, the last one.
@@ -135,6 +138,16 @@ TEST(Stats, EqualsPythonsPrintStatsOnTheCorpus) {
   std::size_t compared = 0;
   check_all(files, compared);
   EXPECT_GT(compared, 250u);
+}
+
+TEST(Stats, PrefixesOfTwoKeysAreNoKey) {
+  // pstats takes a prefix for the first key that claimed it, and no prefix
+  // two keys claimed ("c": calls and cumtime; "cum": cumtime and cumulative).
+  for (const char* ambiguous : {"c", "cum", "t", "n"}) {
+    auto r = graphgen({"-T", "stats", "--sort", ambiguous, (test::testdata_dir() / "demo.pstats").string()});
+    EXPECT_EQ(r.exit_code, 2) << ambiguous;
+    EXPECT_NE(r.err.find("--sort: expected one of calls, "), std::string::npos) << r.err;
+  }
 }
 
 TEST(Stats, OtherFormatsGiveTheSameTable) {
