@@ -126,12 +126,12 @@ Expected<std::vector<std::string>> expand_inputs(const std::vector<std::string>&
 void callgrind_parts(std::vector<std::string>& inputs, Diagnostics& diag) {
   std::vector<std::string> out;
   out.reserve(inputs.size());
-  for (std::string& input : inputs) {
+  for (const std::string& input : inputs) {  // (copied, not moved: `given` below looks at them all)
     const fs::path path(input);
     struct stat st;
     if (path.filename().string().find("callgrind") == std::string::npos || ::stat(input.c_str(), &st) != 0 ||
         !S_ISREG(st.st_mode) || st.st_size != 0) {
-      out.push_back(std::move(input));
+      out.push_back(input);
       continue;
     }
     // NAME-NN beside it, named as the input names it (dir/NAME-01).
@@ -146,7 +146,7 @@ void callgrind_parts(std::vector<std::string>& inputs, Diagnostics& diag) {
         parts.push_back((path.parent_path() / other).string());
     }
     if (parts.empty()) {
-      out.push_back(std::move(input));  // (an empty file: the reader says so)
+      out.push_back(input);  // (an empty file: the reader says so)
       continue;
     }
     const bool given = std::any_of(parts.begin(), parts.end(), [&](const std::string& part) {

@@ -661,6 +661,11 @@ TEST(RealProducers, TheEmptyBaseFileOfSeparateThreadsStandsForItsParts) {
   for (const char* fn : {"bubble", "sum_to", "count_char"}) EXPECT_NE(all.out.find(fn), std::string::npos) << fn;
   auto parts = graphgen({files[1], files[2], files[3], "-T", "dot"});
   EXPECT_EQ(all.out, parts.out);
+  // Some parts named, the empty file after them: those parts alone, once each.
+  auto two = graphgen({files[1], files[2], files[0], "-T", "dot"});
+  ASSERT_EQ(two.exit_code, 0) << two.err;
+  EXPECT_EQ(two.err, "");
+  EXPECT_EQ(two.out, graphgen({files[1], files[2], "-T", "dot"}).out);
   auto base = graphgen({files[0], "-T", "dot"});
   ASSERT_EQ(base.exit_code, 0) << base.err;
   EXPECT_EQ(base.out, parts.out);
