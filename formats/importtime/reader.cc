@@ -59,6 +59,15 @@ class Reader {
     std::size_t n = 0;
     while (lines.next(line)) {
       ++n;
+      if (lines.at_end() && !in_.bytes().ends_with('\n')) {
+        // stderr cut short (the program killed, head -c): the last record
+        // may have lost digits or the end of its name.
+        diag_.warn(at_line(in_.path(), n, line.size() + 1,
+                           fmt::format("the last line is cut short (no newline at the end of the file) and was "
+                                       "left out: {}",
+                                       quote_input(line))));
+        break;
+      }
       if (auto ok = one(line, n); !ok) return ok.error();
       if (rows_.size() >= UINT32_MAX)
         return bad_input(at_line(in_.path(), n, 1, "expected at most 4294967294 imports, found more"));
@@ -76,7 +85,17 @@ class Reader {
 
  private:
   Expected<bool> one(std::string_view line, std::size_t n) {
-    if (!line.starts_with(kPrefix)) return true;  // the program's own stderr
+    if (line.starts_with(kPrefix)) return record(line, n);
+    // The program's own stderr, or its output without a newline before a
+    // record (unittest's dots, a partial print): the record is read from its
+    // prefix on; where the words begin no record, the line is the program's.
+    const std::size_t from = line.find(kPrefix);
+    if (from != std::string_view::npos) (void)record(line.substr(from), n);  // (a row only when whole)
+    return true;
+  }
+
+  // `line` begins with the prefix.
+  Expected<bool> record(std::string_view line, std::size_t n) {
     std::size_t at = kPrefix.size();
     const std::string_view rest = line.substr(at);
     if (rest.find_first_not_of(' ') != std::string_view::npos &&

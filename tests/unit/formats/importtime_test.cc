@@ -126,6 +126,37 @@ TEST(Importtime, CachedOrphanedAndForeignLinesAreRead) {
       "inside an import): they are shown as imported by the program\n");
 }
 
+// The program's output without a newline before a record (unittest's dots
+// on stderr, under -X importtime -m unittest): the record was taken for the
+// program's line and lost (its importer's child shown as an orphan, with a
+// warning blaming a cut log). A line cut short at the end of the file is
+// left out, where it failed the read (digits cut) or made up a module
+// (`json.deco`); a line that only holds the words is still the program's.
+TEST(Importtime, RecordsAfterTheProgramsOutputAndACutLastLine) {
+  const fs::path d = test::temp_dir();
+  std::ofstream(d / "dots.log") << "import time: self [us] | cumulative | imported package\n"
+                                   "import time:       100 |        100 |   child\n"
+                                   "....import time:        50 |        150 | parent\n"
+                                   "ran 4 tests; import time: fine\n";
+  auto r = test::graphgen({"dots.log", "-T", "folded"}, d);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(r.out, "parent 50\nparent;child 100\n");
+  for (const char* cut : {"import time:        50 |        1", "import time:        50 |        150 | par"}) {
+    SCOPED_TRACE(cut);
+    std::ofstream(d / "cut.log") << "import time: self [us] | cumulative | imported package\n"
+                                    "import time:       100 |        100 |   child\n"
+                                 << cut;
+    auto c = test::graphgen({"-f", "importtime", "cut.log", "-T", "folded"}, d);
+    ASSERT_EQ(c.exit_code, 0) << c.err;
+    EXPECT_EQ(c.out, "child 100\n");
+    EXPECT_NE(c.err.find("cut.log:3:" + std::to_string(std::string(cut).size() + 1) +
+                         ": the last line is cut short (no newline at the end of the file) and was left out"),
+              std::string::npos)
+        << c.err;
+  }
+}
+
 // Functions are numbered as the walks from each row to its outermost
 // importer first meet their names (the dot's node ids), a name repeated in
 // a second process's log the same function: c, b and a from c's walk,
