@@ -18,7 +18,7 @@ using namespace formats;
 
 namespace {
 
-Expected<std::string> write_report(const WriteInput& in, Diagnostics& diag) {
+Expected<std::string> write_report(const WriteInput& in, [[maybe_unused]] Diagnostics& diag) {  // (used with Graphviz)
   Options o;
   o.title = in.options.title;
   o.creator = in.options.creator;
