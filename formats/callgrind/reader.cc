@@ -184,10 +184,7 @@ class Reader {
       }
       if (file_end && scanner.at_end() && !ends_with_newline_ && !spec_.on) {
         // Valgrind killed while writing: the last line is cut short.
-        diag_.warn(
-            fmt::format("{}:{}: the last line is cut short (no newline at the end of the file) and was "
-                        "ignored: {}",
-                        path_, line_no_, quote_input(line)));
+        diag_.warn(cut_last_line(path_, line_no_, line));
         in_call_ = in_jump_ = false;
         break;
       }

@@ -82,10 +82,7 @@ Expected<Profile> read(const InputFile& in, const formats::ReadOptions& options,
       if (!counted && scanner.at_end() && !in.bytes().ends_with('\n')) {
         // A file cut short (the collapsing tool killed, a full disk, head -c):
         // the stacks before the cut are whole.
-        diag.warn(at_line(in.path(), scanner.line_number(), line.size() + 1,
-                          fmt::format("the last line is cut short (no newline at the end of the file) and was left "
-                                      "out: {}",
-                                      quote_input(line))));
+        diag.warn(cut_last_line(in.path(), scanner.line_number(), line));
         break;
       }
       if (!split)

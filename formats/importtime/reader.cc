@@ -62,10 +62,7 @@ class Reader {
       if (lines.at_end() && !in_.bytes().ends_with('\n')) {
         // stderr cut short (the program killed, head -c): the last record
         // may have lost digits or the end of its name.
-        diag_.warn(at_line(in_.path(), n, line.size() + 1,
-                           fmt::format("the last line is cut short (no newline at the end of the file) and was "
-                                       "left out: {}",
-                                       quote_input(line))));
+        diag_.warn(cut_last_line(in_.path(), n, line));
         break;
       }
       if (auto ok = one(line, n); !ok) return ok.error();

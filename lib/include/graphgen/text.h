@@ -109,6 +109,14 @@ inline std::string at_line(std::string_view path, std::size_t line, std::size_t 
   return s;
 }
 
+/// The warning for a text file's last line `text` (line `line`), left out
+/// because no newline follows it: the writer killed, a full disk, head -c.
+inline std::string cut_last_line(std::string_view path, std::size_t line, std::string_view text) {
+  return at_line(
+      path, line, text.size() + 1,
+      "the last line is cut short (no newline at the end of the file) and was left out: " + quote_input(text));
+}
+
 /// Parses an unsigned decimal integer that fills `s`; false on anything
 /// else or overflow.
 inline bool parse_u64(std::string_view s, std::uint64_t& out) {
