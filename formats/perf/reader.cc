@@ -1087,17 +1087,19 @@ std::size_t readable_end(const InputFile& in, Diagnostics& diag) {
     const std::size_t blank = b.rfind("\n\n", last_line - 2);
     end = blank == std::string_view::npos ? 0 : blank + 2;
   }
-  const auto lines_before = [&](std::size_t at) {
-    return static_cast<std::size_t>(std::count(b.begin(), b.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+  // Line numbers by one count over the file (the sample's first line, then on to the cut one).
+  const auto newlines = [&](std::size_t from, std::size_t to) {
+    return static_cast<std::size_t>(
+        std::count(b.begin() + static_cast<std::ptrdiff_t>(from), b.begin() + static_cast<std::ptrdiff_t>(to), '\n'));
   };
-  const std::size_t cut_line = lines_before(last_line) + 1;
+  const std::size_t sample_line = newlines(0, end) + 1, cut_line = sample_line + newlines(end, last_line);
   diag.warn(at_line(in.path(), cut_line, b.size() - last_line + 1,
                     end == last_line
                         ? std::string("the file ends inside this line (no newline at its end: perf script's "
                                       "output cut short); the line was left out")
                         : fmt::format("the file ends inside this line (no newline at its end: perf script's "
                                       "output cut short); its sample, from line {}, was left out",
-                                      lines_before(end) + 1)));
+                                      sample_line)));
   return end;
 }
 
