@@ -253,7 +253,7 @@ std::vector<OptionSpec> writer_options() {
                   if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
                 return keys;
               }(),
-              stats::is_sort_abbreviation)),
+              stats::names_sort_key)),
       list("--restrict", "R",
            "stats output: a pstats restriction, repeatable, in order: N lines, a fraction in [0, 1), or a regular "
            "expression the file:line(function) must contain, in Python's re syntax (searched with the embedded "

@@ -291,7 +291,7 @@ const SortKey* sort_key_named(std::string_view word) {
 
 }  // namespace
 
-bool is_sort_abbreviation(std::string_view word) { return sort_key_named(word) != nullptr; }
+bool names_sort_key(std::string_view word) { return sort_key_named(word) != nullptr; }
 
 namespace {
 

@@ -62,9 +62,10 @@ std::string python_only_construct(std::string_view pattern);
 /// The sort keys pstats accepts.
 const std::vector<std::string>& sort_keys();
 
-/// Whether `word` is a prefix pstats expands to one of them (sort_stats'
-/// abbreviations: "tot" for tottime, "cu" for cumtime; not "c" or "cum").
-bool is_sort_abbreviation(std::string_view word);
+/// Whether `word` names one of them, itself or by a prefix pstats expands
+/// to it (sort_stats' abbreviations: "tot" for tottime, "cu" for cumtime;
+/// not "c" or "cum").
+bool names_sort_key(std::string_view word);
 
 /// The report of `p`'s `event`. `graph` (with totals) gives the inclusive
 /// costs of profiles that do not report them.
