@@ -128,14 +128,14 @@ void callgrind_parts(std::vector<std::string>& inputs, Diagnostics& diag) {
   out.reserve(inputs.size());
   for (const std::string& input : inputs) {  // (copied, not moved: `given` below looks at them all)
     const fs::path path(input);
+    const std::string name = path.filename().string();
     struct stat st;
-    if (path.filename().string().find("callgrind") == std::string::npos || ::stat(input.c_str(), &st) != 0 ||
-        !S_ISREG(st.st_mode) || st.st_size != 0) {
+    if (name.find("callgrind") == std::string::npos || ::stat(input.c_str(), &st) != 0 || !S_ISREG(st.st_mode) ||
+        st.st_size != 0) {
       out.push_back(input);
       continue;
     }
     // NAME-NN beside it, named as the input names it (dir/NAME-01).
-    const std::string name = path.filename().string();
     std::vector<std::string> parts;
     std::error_code ec;
     for (const auto& e : fs::directory_iterator(path.has_parent_path() ? path.parent_path() : fs::path("."), ec)) {
