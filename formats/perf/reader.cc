@@ -1031,10 +1031,11 @@ bool sniff(std::string_view head) {
     if (line.empty() || line[0] == '#') continue;
     Header h;
     if (!parse_header(line, h)) return false;
-    if (!h.rest.empty()) {
-      Frame f;
-      return parse_frame(h.rest, f);
-    }
+    Frame f;
+    // What follows the event: the one frame of a sample recorded without
+    // -g, or a tracepoint's fields (`sched:sched_switch: prev_comm=sh ...`),
+    // which only a header with a time and an event carries.
+    if (!h.rest.empty()) return parse_frame(h.rest, f) || (h.columns_end != 0 && !h.event.empty());
     std::string_view next;
     // (A header naming no event, `comm 1234`, is only one with a frame
     // after it: a line of collapsed stacks looks the same.)
@@ -1042,7 +1043,6 @@ bool sniff(std::string_view head) {
     // A sample with no frames (`--max-stack=0`, a recording without
     // user call chains) is its header and the empty line ending it.
     if (next.empty()) return !h.event.empty();
-    Frame f;
     std::size_t lead = 0;
     while (lead < next.size() && is_blank(next[lead])) ++lead;
     return next[0] == '\t' && parse_frame(next.substr(lead), f);

@@ -229,6 +229,25 @@ TEST(Folded, RecordingsOfFramelessSamplesAreRecognised) {
       folded(test::read_file(test::testdata_dir() / "perf/real/lua-maxstack0.stackcollapse.folded")).at("lua5.4"));
 }
 
+// Tracepoints (testdata/perf/real/make4.sh: `-e sched:sched_switch -e
+// syscalls:sys_enter_write -g`, as off-CPU profiles are recorded): perf
+// script prints the tracepoint's fields after the event. Such a file was
+// not recognised ("cannot tell the profile format"). Each event's stacks
+// equal stackcollapse-perf.pl's on that event's samples alone (it reads no
+// event from these headers and would sum both).
+TEST(Folded, TracepointRecordingsAreRecognisedAndReadPerEvent) {
+  fs::path real = test::testdata_dir() / "perf" / "real";
+  const std::string file = (real / "tracepoints.perf.xz").string();
+  auto first = test::graphgen({"-T", "folded", "--weight", "period", file});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_EQ(first.out, test::read_file(real / "tracepoints.stackcollapse-sched_switch.folded"));
+  EXPECT_NE(first.err.find("samples of 2 events (sched:sched_switch, syscalls:sys_enter_write)"), std::string::npos)
+      << first.err;
+  auto writes = test::graphgen({"-T", "folded", "--event", "syscalls:sys_enter_write", file});
+  ASSERT_EQ(writes.exit_code, 0) << writes.err;
+  EXPECT_EQ(writes.out, test::read_file(real / "tracepoints.stackcollapse-sys_enter_write.folded"));
+}
+
 TEST(Folded, EqualsPerfsStackcollapseByMeaning) {
   // perf script report stackcollapse counts samples and writes [unknown].
   auto r = test::graphgen({"-T", "folded", (flame_dir() / "flame.perf").string()});
