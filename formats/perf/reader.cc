@@ -45,6 +45,25 @@ bool is_cpu(std::string_view t) {
   return t.size() >= 3 && t.front() == '[' && t.back() == ']' && all_digits(t.substr(1, t.size() - 2));
 }
 
+// Columns that `perf script -F +misc,+tod` prints between the cpu and the
+// time: the sample's misc flags (`K`, `U`, `KUH`... up to 6 of KUHGgMESp)
+// and the time of day (`2026-11-28 02:41:29.433185`).
+bool is_misc(std::string_view t) {
+  return !t.empty() && t.size() <= 6 &&
+         t.find_first_not_of("KUHGgMESp") == std::string_view::npos;
+}
+
+bool is_date(std::string_view t) {
+  return t.size() == 10 && t[4] == '-' && t[7] == '-' && all_digits(t.substr(0, 4)) && all_digits(t.substr(5, 2)) &&
+         all_digits(t.substr(8, 2));
+}
+
+bool is_clock(std::string_view t) {
+  if (t.size() < 8 || t[2] != ':' || t[5] != ':') return false;
+  if (!all_digits(t.substr(0, 2)) || !all_digits(t.substr(3, 2)) || !all_digits(t.substr(6, 2))) return false;
+  return t.size() == 8 || (t[8] == '.' && t.size() > 9 && all_digits(t.substr(9)));
+}
+
 struct Header {
   std::string_view comm;
   std::int64_t pid = -1, tid = -1;  // `pid/tid`; a lone number is both (perf prints the tid there)
@@ -169,13 +188,20 @@ bool parse_header(std::string_view line, Header& h) {
     toks[n++] = {b, i};
     return true;
   };
+  std::size_t extras = 0;  // misc and time-of-day columns before the time
   while (n < kMaxTokens && next_token()) {
     if (n < 2) continue;
     std::string_view t = token(line, toks[n - 1]);
-    std::string_view prev = token(line, toks[n - 2]);
+    std::size_t c = n - 2;  // the column t follows
+    if (is_time(t)) {
+      if (c >= 3 && is_clock(token(line, toks[c])) && is_date(token(line, toks[c - 1]))) c -= 2;
+      if (c >= 2 && is_misc(token(line, toks[c]))) --c;
+    }
+    std::string_view prev = token(line, toks[c]);
     if (!is_pid(prev) && !is_cpu(prev)) continue;
     if (is_time(t)) {
       anchor = n - 1;
+      extras = n - 2 - c;
       timed = true;
       std::from_chars(t.data(), t.data() + t.size() - 1, h.time);
       break;
@@ -187,7 +213,7 @@ bool parse_header(std::string_view line, Header& h) {
   }
   // k: the index just after the pid and cpu columns.
   const bool evented = anchor != SIZE_MAX;
-  std::size_t k = evented ? anchor : columns_end_without_event(line, toks, n);
+  std::size_t k = evented ? anchor - extras : columns_end_without_event(line, toks, n);
   if (k == SIZE_MAX) return false;
   // Columns before k: [cpu], before it [pid | pid/tid], the rest is comm.
   std::size_t end_of_columns = toks[k - 1].end;
@@ -230,6 +256,16 @@ bool parse_header(std::string_view line, Header& h) {
   h.event = ev.substr(0, ev.size() - 1);
   h.rest = trim(line.substr(toks[e].end));
   return true;
+}
+
+// A side-band record that `perf script --show-task-events`,
+// `--show-mmap-events` and the like print between samples
+// (`xz 4957 31300.660416: PERF_RECORD_FORK(4957:4959):(4957:4957)`): a
+// header's columns, then the record's name. Not a sample.
+bool side_band(std::string_view line) {
+  std::size_t at = line.find(" PERF_RECORD_");
+  Header h;
+  return at != std::string_view::npos && parse_header(line.substr(0, at), h) && h.event.empty();
 }
 
 // A part of one input: a whole file, or a run of whole samples of it.
@@ -336,6 +372,10 @@ class Reader {
       // the source line perf -F +srcline prints after a frame.
       Header h;
       const bool known = c != '\t' && same_shape(line, h);
+      if (!known && c != '\t' && side_band(line)) {
+        flush();  // (without -g no empty line ends the sample before it)
+        continue;
+      }
       const bool header = known || (c != '\t' && parse_header(line, h));
       if (header && !known) remember_shape(line, h);
       if (!header && in_sample_ && (c == '\t' || c == ' ')) {
@@ -1026,9 +1066,14 @@ class Reader {
 bool sniff(std::string_view head) {
   LineScanner scanner(head);
   std::string_view line;
+  bool side_bands = false;
   while (scanner.next(line)) {
     if (line.starts_with("# ========")) return true;
     if (line.empty() || line[0] == '#') continue;
+    if (side_band(line)) {  // (a head of mmap records before the first sample)
+      side_bands = true;
+      continue;
+    }
     Header h;
     if (!parse_header(line, h)) return false;
     Frame f;
@@ -1047,7 +1092,7 @@ bool sniff(std::string_view head) {
     while (lead < next.size() && is_blank(next[lead])) ++lead;
     return next[0] == '\t' && parse_frame(next.substr(lead), f);
   }
-  return false;
+  return side_bands;
 }
 
 namespace {
@@ -1057,7 +1102,7 @@ std::string first_event(std::string_view bytes) {
   LineScanner scanner(bytes);
   std::string_view line;
   while (scanner.next(line)) {
-    if (line.empty() || line[0] == '#' || line[0] == '\t' || line[0] == ' ') continue;
+    if (line.empty() || line[0] == '#' || line[0] == '\t' || line[0] == ' ' || side_band(line)) continue;
     Header h;
     if (parse_header(line, h)) return std::string(h.event);
   }

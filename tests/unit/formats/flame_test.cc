@@ -248,6 +248,27 @@ TEST(Folded, TracepointRecordingsAreRecognisedAndReadPerEvent) {
   EXPECT_EQ(writes.out, test::read_file(real / "tracepoints.stackcollapse-sys_enter_write.folded"));
 }
 
+// One recording printed three ways (make4.sh): plain, with the misc flags
+// and time of day that `-F +misc,+tod` put between the cpu and the time,
+// and with the `PERF_RECORD_*` lines that `--show-task-events
+// --show-mmap-events` put between samples. The extra columns made the
+// whole header the command and the period the pid (every stack
+// `xz_25795_K_____2026-11-28_..._31404.698426:;...` weighing 1); the
+// side-band lines failed the read, or, first in the file, were taken for
+// the event to keep (no sample kept, no warning). stackcollapse-perf.pl
+// gives the same bytes for all three.
+TEST(Folded, ExtraColumnsAndSideBandRecordsReadAsThePlainPrint) {
+  fs::path real = test::testdata_dir() / "perf" / "real";
+  const std::string oracle = test::read_file(real / "columns.stackcollapse.folded");
+  for (const char* v : {"columns.perf.xz", "columns-misc-tod.perf.xz", "columns-side-band.perf.xz"}) {
+    SCOPED_TRACE(v);
+    auto r = test::graphgen({"-T", "folded", "--weight", "period", (real / v).string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, oracle);
+    EXPECT_EQ(r.err, "");
+  }
+}
+
 TEST(Folded, EqualsPerfsStackcollapseByMeaning) {
   // perf script report stackcollapse counts samples and writes [unknown].
   auto r = test::graphgen({"-T", "folded", (flame_dir() / "flame.perf").string()});

@@ -83,6 +83,40 @@ TEST(PerfReader, SplitReadOnTwoCoresEqualsTheWholeRead) {
   }
 }
 
+// The columns `-F +misc,+tod` add and the side-band records
+// `--show-task-events --show-mmap-events` add (testdata/perf/real/make4.sh)
+// change nothing, on one core or two, and the time of day does not hide
+// the time a timeline takes.
+TEST(PerfReader, ExtraColumnsAndSideBandRecordsGiveThePlainProfile) {
+  fs::path real = test::testdata_dir() / "perf" / "real";
+  formats::ReadOptions timed;
+  timed.keep_timeline = true;
+  auto read_xz = [&](const char* name, std::size_t split_above) {
+    auto text = test::run({"xz", "-dc", (real / name).string()});
+    EXPECT_EQ(text.exit_code, 0) << text.err;
+    InputFile in = InputFile::from_bytes(name, text.out);
+    Diagnostics d;
+    auto prof = perf::read(in, timed, d, split_above);
+    EXPECT_TRUE(prof.has_value()) << (prof ? "" : prof.error().message);
+    EXPECT_TRUE(d.warnings().empty()) << d.warnings()[0];
+    return prof ? std::move(prof).value() : Profile();
+  };
+  Profile plain = read_xz("columns.perf.xz", perf::kSplitAbove);
+  ASSERT_GT(plain.functions.size(), 20u);
+  for (const char* v : {"columns-misc-tod.perf.xz", "columns-side-band.perf.xz"})
+    for (std::size_t split_above : {perf::kSplitAbove, std::size_t{4096}}) {
+      SCOPED_TRACE(std::string(v) + " split above " + std::to_string(split_above));
+      Profile p = read_xz(v, split_above);
+      EXPECT_EQ(shape(p), shape(plain));
+      EXPECT_EQ(p.calls.size(), plain.calls.size());
+      EXPECT_EQ(p.timeline.size(), plain.timeline.size());
+      if (!p.timeline.empty() && !plain.timeline.empty()) {
+        EXPECT_EQ(p.timeline.front().start, plain.timeline.front().start);
+        EXPECT_EQ(p.timeline.back().start, plain.timeline.back().start);
+      }
+    }
+}
+
 TEST(PerfReader, ErrorsInALaterPartCountLinesFromTheFileStart) {
   std::string text = test::read_file(test::testdata_dir() / "perf" / "q-g.perf");
   std::size_t lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
