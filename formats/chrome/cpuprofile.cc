@@ -312,6 +312,7 @@ Expected<Profile> Reader::build(std::size_t n, Sample sample, Delta delta) {
         fmt::format("{}: the sampled stacks hold {} frames, more than {} for a file of {} bytes (nodes "
                     "are nested too deep)",
                     in_.path(), frames, limit, in_.bytes().size()));
+  p_.line_in_identity = true;  // (functions are keyed by name, url and line: function())
   Event time_event;
   time_event.name = p_.strings.intern("time");
   time_event.unit = p_.strings.intern("microseconds");

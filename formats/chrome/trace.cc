@@ -48,6 +48,7 @@ class Reader : formats::JsonCursor {
  public:
   Reader(const InputFile& in, const formats::ReadOptions& options, Diagnostics& diag)
       : in_(in), options_(options), diag_(diag) {
+    p_.line_in_identity = true;  // (functions are keyed by name, file and line)
     // The event first: functions made while reading get its cost column.
     Event time;
     time.name = p_.strings.intern("time");

@@ -161,6 +161,8 @@ class Reader {
             double line = 0;
             if (auto e = v.get_double().get(line); e) return fail("a line number", e);
             f.line = std::isfinite(line) && line > 0 && line < 1e15 ? static_cast<std::int64_t>(line) : 0;
+          } else if (k == "col") {
+            columns_ = true;
           }
         }
         if (!named)
@@ -337,6 +339,7 @@ class Reader {
   formats::JsonDocument json_;
   std::vector<Frame> frames_;
   std::vector<Raw> raw_;
+  bool columns_ = false;  // a frame has a "col"
   Profile p_;
   std::optional<detail::StackBuilder> builder_;
   std::vector<FuncId> function_of_;
@@ -447,6 +450,11 @@ Expected<Profile> Reader::build() {
     (f.file.ends_with(".py") || f.file == "~" ? python : other) = true;
   }
   if (python && !other) p_.label_style = LabelStyle::kPython;
+  // Frames with a column name where a function starts (speedscope's
+  // imports of Chrome's and node's profiles): one name at two lines of a
+  // file, two functions (every anonymous function of a script). py-spy's
+  // have no column and the line being run: one function at many lines.
+  p_.line_in_identity = columns_;
   std::vector<FuncId> stack;
   for (std::size_t k = 0; k < raw_.size(); ++k) {
     const Raw& r = raw_[k];

@@ -6,7 +6,7 @@ namespace graphgen::wire {
 
 namespace {
 
-constexpr std::uint32_t kMagic = 0x67677731;  // "ggw1"
+constexpr std::uint32_t kMagic = 0x67677732;  // "ggw2"
 
 // Each record's fields are listed once, for writing and reading alike:
 // field() puts from a const record and gets into a mutable one.
@@ -134,6 +134,7 @@ void put_profile(Writer& w, const Profile& p) {
   for (std::size_t i = 0; i < p.strings.size(); ++i) w.bytes(p.strings.view(static_cast<StringId>(i)));
   put_records(w, p.events, event_fields);
   w.put(p.label_style);
+  w.put<std::uint8_t>(p.line_in_identity);
   put_records(w, p.functions, function_fields);
   w.vec(p.self_cost);
   w.put<std::uint8_t>(p.reports_totals);
@@ -203,6 +204,7 @@ Expected<Profile> get_profile(Reader& r, std::string_view what) {
                    [&](const Event& e, auto, auto) { return str(e.name) && str(e.unit) && str(e.long_name); }))
     return broken("events");
   p.label_style = r.get<LabelStyle>();
+  p.line_in_identity = r.get<std::uint8_t>() != 0;
   if (!get_records(r, p.functions, UINT32_MAX, function_fields, [&](const Function& f, auto, auto) {
         return str(f.name) && str(f.object) && str(f.file) && str(f.process) && str(f.code);
       }))

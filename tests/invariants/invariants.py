@@ -80,7 +80,7 @@ CHECKS = [0]
 
 INPUT_ENDINGS = (".pstats", ".prof", ".callgrind", ".perf", ".folded", ".lprof", ".axe", ".xperf", ".sleepy",
                  ".sysprof", ".dtrace", ".hprof", ".xz", ".gz", ".bz2", ".zst", ".json", ".txt", ".out", ".ppk",
-                 ".cubex", ".dat")
+                 ".cubex", ".dat", ".cpuprofile")
 SKIP_DIRS = {"bad", "notprofiles", "golden", "demo", "python", "lprof"}  # lprof: line reports, no call graph
 SKIP_NAMES = re.compile(r"(expected|annotate|\.dot$|\.args$|^README|\.c$|\.cpp$|\.py$|\.sh$|\.md$)")
 

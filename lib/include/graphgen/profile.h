@@ -235,6 +235,11 @@ struct Profile {
   StringTable strings;
   std::vector<Event> events;
   LabelStyle label_style = LabelStyle::kName;
+  /// Functions of one name and file at different lines are different
+  /// functions (JavaScript's: every anonymous function of a script is
+  /// `(anonymous)`), as they are in Python's profiles (kPython): merging
+  /// and comparing keep them apart by their line.
+  bool line_in_identity = false;
   std::vector<Function> functions;
   /// functions.size() x events.size(), row-major: cost of the function alone.
   std::vector<Cost> self_cost;

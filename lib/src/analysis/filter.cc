@@ -123,6 +123,7 @@ void filter_stacks(Profile& p, const Compiled& c, const Marks& m, Diagnostics& d
   detail::StackBuilder builder(q, "", "", true, p.events[0].floating);
   q.events[0] = p.events[0];
   q.label_style = p.label_style;
+  q.line_in_identity = p.line_in_identity;
   q.metadata = std::move(p.metadata);
   q.memory = std::move(p.memory);  // (names, not function ids: no filter changes it)
   for (const Function& fn : p.functions) q.add_function(fn);

@@ -14,6 +14,9 @@ namespace graphgen {
 
 namespace {
 
+// Whether a function's line is part of its identity in `p`.
+bool lines_identify(const Profile& p) { return p.label_style == LabelStyle::kPython || p.line_in_identity; }
+
 std::int64_t add_count(std::int64_t a, std::int64_t b) {
   if (b == kUnknownCount) return a;
   return saturating_add(a == kUnknownCount ? 0 : a, b);
@@ -333,7 +336,7 @@ std::vector<std::uint64_t> ProfileMerger::function_hashes(const Profile& p) cons
     if (h == 0) h = FlatIndex::hash_bytes(p.str(s)) | 1;
     return h;
   };
-  const bool by_line = into_.label_style == LabelStyle::kPython;
+  const bool by_line = lines_identify(into_);
   return hashes_of(p.functions, [&](const Function& fn) {
     std::uint64_t line = by_line ? static_cast<std::uint64_t>(fn.line) : 0;
     return FlatIndex::mix(FlatIndex::mix(hash(fn.name), hash(fn.file), line + (std::uint64_t{fn.instance} << 32)),
@@ -342,7 +345,7 @@ std::vector<std::uint64_t> ProfileMerger::function_hashes(const Profile& p) cons
 }
 
 bool same_identity(const Profile& pa, const Function& a, const Profile& pb, const Function& b) {
-  return (pa.label_style != LabelStyle::kPython || a.line == b.line) && a.instance == b.instance &&
+  return (!lines_identify(pa) || a.line == b.line) && a.instance == b.instance &&
          a.python == b.python && pa.str(a.name) == pb.str(b.name) && pa.str(a.file) == pb.str(b.file) &&
          pa.str(a.object) == pb.str(b.object) && pa.str(a.process) == pb.str(b.process) &&
          pa.str(a.code) == pb.str(b.code);
@@ -581,6 +584,7 @@ void ProfileMerger::start(const Profile& other, std::string_view other_path) {
     into.events.push_back({into.strings.intern(other.str(e.name)), into.strings.intern(other.str(e.unit)),
                            e.seconds_per_unit, e.floating, into.strings.intern(other.str(e.long_name))});
   into.label_style = other.label_style;
+  into.line_in_identity = other.line_in_identity;
   into.reports_totals = other.reports_totals;
   into.keeps_stack_totals = other.keeps_stack_totals;
   into.keeps_call_self = other.keeps_call_self;

@@ -210,6 +210,38 @@ TEST(Cpuprofile, StreamingPathGivesBackThePagesItRead) {
   EXPECT_EQ((*r.read)->self(0, 1), 250001);  // samples of main
 }
 
+// Every anonymous function of a script is `(anonymous)`: two of one file
+// at different lines are two functions. The merge that every profile goes
+// through kept functions apart by name and file alone (their line only for
+// Python's), so the top-level code of a page and a comparator it passes to
+// sort were one function, calling itself (a cycle with sortMany in the
+// picture of chromium-v8-samples). The same for speedscope's frames.
+TEST(Cpuprofile, AnonymousFunctionsAtDifferentLinesStayApart) {
+  const fs::path cpuprofile = test::write_temp("anon.cpuprofile", R"J({"nodes":[
+{"id":1,"callFrame":{"functionName":"(root)","url":"","lineNumber":-1}},
+{"id":2,"parent":1,"callFrame":{"functionName":"","url":"app.js","lineNumber":0}},
+{"id":3,"parent":2,"callFrame":{"functionName":"","url":"app.js","lineNumber":4}}],
+"samples":[2,3,3],"timeDeltas":[1000,2000,3000],"startTime":0,"endTime":9000})J");
+  const fs::path speedscope = test::write_temp("anon.speedscope.json", R"J({
+"$schema": "https://www.speedscope.app/file-format-schema.json",
+"shared": {"frames": [{"name": "(anonymous)", "file": "app.js", "line": 1},
+                      {"name": "(anonymous)", "file": "app.js", "line": 5}]},
+"profiles": [{"type": "sampled", "name": "p", "unit": "milliseconds", "startValue": 0, "endValue": 5,
+              "samples": [[0], [0, 1]], "weights": [2, 3]}]})J");
+  for (const fs::path& file : {cpuprofile, speedscope}) {
+    SCOPED_TRACE(file.filename().string());
+    auto r = test::graphgen({"-T", "stats", file.string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("0.002             0.005          app.js:1((anonymous))"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("0.003             0.003          app.js:5((anonymous))"), std::string::npos) << r.out;
+    // No call of a function to itself.
+    auto cg = test::graphgen({"-T", "callgrind", file.string()});
+    ASSERT_EQ(cg.exit_code, 0) << cg.err;
+    EXPECT_NE(cg.out.find("fn=(2)"), std::string::npos) << cg.out;
+    EXPECT_EQ(cg.out.find("cfn=(1)"), std::string::npos) << cg.out;
+  }
+}
+
 // The windowed path (chrome/trace.cc) against the whole document through
 // simdjson: where it takes a trace, the same tables, warnings and errors.
 fuzz::TwoPaths read_trace_both(const fs::path& path) {
