@@ -49,8 +49,7 @@ bool is_cpu(std::string_view t) {
 // time: the sample's misc flags (`K`, `U`, `KUH`... up to 6 of KUHGgMESp)
 // and the time of day (`2026-11-28 02:41:29.433185`).
 bool is_misc(std::string_view t) {
-  return !t.empty() && t.size() <= 6 &&
-         t.find_first_not_of("KUHGgMESp") == std::string_view::npos;
+  return !t.empty() && t.size() <= 6 && t.find_first_not_of("KUHGgMESp") == std::string_view::npos;
 }
 
 bool is_date(std::string_view t) {

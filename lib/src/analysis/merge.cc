@@ -345,10 +345,9 @@ std::vector<std::uint64_t> ProfileMerger::function_hashes(const Profile& p) cons
 }
 
 bool same_identity(const Profile& pa, const Function& a, const Profile& pb, const Function& b) {
-  return (!lines_identify(pa) || a.line == b.line) && a.instance == b.instance &&
-         a.python == b.python && pa.str(a.name) == pb.str(b.name) && pa.str(a.file) == pb.str(b.file) &&
-         pa.str(a.object) == pb.str(b.object) && pa.str(a.process) == pb.str(b.process) &&
-         pa.str(a.code) == pb.str(b.code);
+  return (!lines_identify(pa) || a.line == b.line) && a.instance == b.instance && a.python == b.python &&
+         pa.str(a.name) == pb.str(b.name) && pa.str(a.file) == pb.str(b.file) && pa.str(a.object) == pb.str(b.object) &&
+         pa.str(a.process) == pb.str(b.process) && pa.str(a.code) == pb.str(b.code);
 }
 
 std::vector<FuncId> match_functions_by_identity(const Profile& a, const Profile& b, bool name_only) {
