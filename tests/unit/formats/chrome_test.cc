@@ -224,8 +224,8 @@ TEST(Cpuprofile, AnonymousFunctionsAtDifferentLinesStayApart) {
 "samples":[2,3,3],"timeDeltas":[1000,2000,3000],"startTime":0,"endTime":9000})J");
   const fs::path speedscope = test::write_temp("anon.speedscope.json", R"J({
 "$schema": "https://www.speedscope.app/file-format-schema.json",
-"shared": {"frames": [{"name": "(anonymous)", "file": "app.js", "line": 1},
-                      {"name": "(anonymous)", "file": "app.js", "line": 5}]},
+"shared": {"frames": [{"name": "(anonymous)", "file": "app.js", "line": 1, "col": 1},
+                      {"name": "(anonymous)", "file": "app.js", "line": 5, "col": 13}]},
 "profiles": [{"type": "sampled", "name": "p", "unit": "milliseconds", "startValue": 0, "endValue": 5,
               "samples": [[0], [0, 1]], "weights": [2, 3]}]})J");
   for (const fs::path& file : {cpuprofile, speedscope}) {
@@ -240,6 +240,14 @@ TEST(Cpuprofile, AnonymousFunctionsAtDifferentLinesStayApart) {
     EXPECT_NE(cg.out.find("fn=(2)"), std::string::npos) << cg.out;
     EXPECT_EQ(cg.out.find("cfn=(1)"), std::string::npos) << cg.out;
   }
+  // py-spy's frames (no column) carry the line being run: one function.
+  std::string pyspy = test::read_file(speedscope);
+  for (const char* col : {", \"col\": 1}", ", \"col\": 13}"})
+    pyspy.replace(pyspy.find(col), std::string(col).size(), "}");
+  auto one = test::graphgen({"-T", "stats", test::write_temp("lines.speedscope.json", pyspy).string()});
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_NE(one.out.find("0.005             0.005          app.js:1((anonymous))"), std::string::npos) << one.out;
+  EXPECT_EQ(one.out.find("app.js:5"), std::string::npos) << one.out;
 }
 
 // The windowed path (chrome/trace.cc) against the whole document through
