@@ -414,7 +414,10 @@ class Scan : formats::JsonHollowing {
 bool sniff_cpuprofile(std::string_view head) {
   const std::size_t i = head.find_first_not_of(" \t\r\n");
   if (i == std::string_view::npos || head[i] != '{') return false;
-  return head.find("\"nodes\"") != std::string_view::npos && head.find("\"callFrame\"") != std::string_view::npos;
+  // (A trace's V8 profile events hold nodes too, inside its traceEvents.)
+  const std::size_t nodes = head.find("\"nodes\"");
+  return nodes != std::string_view::npos && head.find("\"callFrame\"") != std::string_view::npos &&
+         head.substr(0, nodes).find("\"traceEvents\"") == std::string_view::npos;
 }
 
 std::optional<Expected<Profile>> read_cpuprofile_streaming(const InputFile& input, const formats::ReadOptions& options,

@@ -11,6 +11,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "chrome/v8_samples.h"
 #include "common/json_doc.h"
 #include "common/json_scan.h"
 #include "graphgen/analysis/stacks.h"
@@ -46,9 +47,23 @@ struct Thread {
 
 class Reader : formats::JsonCursor {
  public:
-  Reader(const InputFile& in, const formats::ReadOptions& options, Diagnostics& diag)
+  /// `samples`: read V8's CPU profile samples (v8_samples.h) instead of
+  /// the slices.
+  Reader(const InputFile& in, const formats::ReadOptions& options, Diagnostics& diag, bool samples = false)
       : in_(in), options_(options), diag_(diag) {
     p_.line_in_identity = true;  // (functions are keyed by name, file and line)
+    if (samples) {
+      v8_.emplace(options, in.path(), in.bytes().size());
+      // (A .cpuprofile's: cpuprofile.cc.)
+      Event time;
+      time.name = p_.strings.intern("time");
+      time.unit = p_.strings.intern("microseconds");
+      time.seconds_per_unit = 1e-6;
+      Event count;
+      count.name = p_.strings.intern("samples");
+      builder_.emplace(p_, std::vector<Event>{time, count}, options_.keep_stacks);
+      return;
+    }
     // The event first: functions made while reading get its cost column.
     Event time;
     time.name = p_.strings.intern("time");
@@ -57,6 +72,9 @@ class Reader : formats::JsonCursor {
     time.seconds_per_unit = 1;
     builder_.emplace(p_, std::vector<Event>{time}, options_.keep_stacks);
   }
+
+  /// Samples mode found samples (else the slices are to be read instead).
+  bool found_samples() const { return v8_ && v8_->samples() > 0; }
 
   // The whole document through simdjson: every trace, and every error.
   Expected<Profile> read() {
@@ -243,7 +261,7 @@ class Reader : formats::JsonCursor {
       const std::size_t at = json_->here();
       if (auto e = item.get_object().get(obj); e) return json_->fail("a trace event {\"ph\": ...}", e);
       // (ph and name: views into the parser's strings, which last as long as the document.)
-      std::string_view ph, name;
+      std::string_view ph, name, id_text, args_text;
       std::string pid, tid, meta;
       Where where;
       std::optional<double> ts, dur;
@@ -251,6 +269,17 @@ class Reader : formats::JsonCursor {
         std::string_view k, s;
         if (auto e = m.unescaped_key().get(k); e) return json_->fail("a member name", e);
         od::value v = m.value();
+        if (v8_ && k == "args") {
+          // (Kept as text: the phase may come after them.)
+          od::object args;
+          if (v.get_object().get(args)) continue;
+          if (auto e = args.raw_json().get(args_text); e) return json_->fail("\"args\": {...}", e);
+          continue;
+        }
+        if (v8_ && k == "id") {
+          if (v.get_string().get(id_text)) id_text = v.raw_json_token();  // (a number)
+          continue;
+        }
         if (k == "ph" || k == "name") {
           if (auto e = v.get_string().get(s); e) return json_->fail("a string", e);
           (k == "ph" ? ph : name) = s;
@@ -276,6 +305,14 @@ class Reader : formats::JsonCursor {
         }
       }
       ++seq_;
+      if (v8_) {
+        if (ph == "M" || ph == "P" || name == "CpuProfile") {
+          if (auto ok = v8_event(ph, name, pid, tid, id_text, args_text, json_->where(at)); !ok) return ok.error();
+        } else if (ph == "X" || ph == "B") {
+          ++slices_;
+        }
+        continue;
+      }
       if (ph == "M") {
         if (name == "process_name") process_names_[pid] = meta;
         if (name == "thread_name") thread_names_[pid + '\0' + tid] = meta;
@@ -310,6 +347,26 @@ class Reader : formats::JsonCursor {
   }
 
   Expected<Profile> build();
+  Expected<Profile> build_samples();
+
+  // An event samples mode reads: M (its args' name), or a V8 profile's.
+  Expected<bool> v8_event(std::string_view ph, std::string_view name, const std::string& pid, const std::string& tid,
+                          std::string_view id, std::string_view args, const std::string& where) {
+    if (ph == "M") {
+      if (name != "process_name" && name != "thread_name") return true;
+      args_copy_.reserve(args.size() + simdjson::SIMDJSON_PADDING);
+      args_copy_.assign(args);
+      od::document doc;
+      std::string_view value;
+      if (args_parser_.iterate(args_copy_.data(), args_copy_.size(), args_copy_.capacity()).get(doc) ||
+          doc.find_field_unordered("name").get_string().get(value))
+        return true;  // (as the slices' reading: a name that is no string names nothing)
+      (name == "process_name" ? process_names_[pid] : thread_names_[pid + '\0' + tid]) = std::string(value);
+      return true;
+    }
+    if (name != "Profile" && name != "ProfileChunk" && name != "CpuProfile") return true;
+    return v8_->add(name, pid, tid, id, args, where);
+  }
 
   const InputFile& in_;
   const formats::ReadOptions& options_;
@@ -321,6 +378,9 @@ class Reader : formats::JsonCursor {
   PassedPages passed_{&in_};
   Profile p_;
   std::optional<detail::StackBuilder> builder_;
+  std::optional<V8Samples> v8_;  // samples mode
+  simdjson::ondemand::parser args_parser_;
+  std::string args_copy_;
   std::unordered_map<std::string, FuncId> functions_;
   std::string key_;
   std::unordered_map<std::string, std::size_t> thread_index_;
@@ -339,7 +399,28 @@ std::int64_t number(const std::string& id, std::int64_t fallback) {
   return ec == std::errc() && end == id.data() + id.size() ? v : fallback;
 }
 
+// The V8 profiles' stacks; the slices (counted) are left out, as
+// speedscope leaves them out of such a trace.
+Expected<Profile> Reader::build_samples() {
+  auto names = [&](const std::string& pid, const std::string& tid) {
+    V8Samples::Names n;
+    if (auto it = process_names_.find(pid); it != process_names_.end()) n.process = it->second;
+    if (auto it = thread_names_.find(pid + '\0' + tid); it != thread_names_.end()) n.thread = it->second;
+    n.label = (n.thread.empty() ? "tid " + tid : n.thread) + " (" +
+              (n.process.empty() ? "pid " + pid : n.process + " " + pid) + ")";
+    return n;
+  };
+  if (auto ok = v8_->build(p_, *builder_, names); !ok) return ok.error();
+  diag_.warn(fmt::format(
+      "{}: the trace holds V8's sampled CPU profile (Profile and ProfileChunk events): its {} samples of {} "
+      "thread(s) are read, as speedscope reads such a trace{}",
+      in_.path(), v8_->samples(), v8_->threads(),
+      slices_ ? fmt::format(", and its {} trace slices left out", slices_) : std::string()));
+  return std::move(p_);
+}
+
 Expected<Profile> Reader::build() {
+  if (v8_) return build_samples();
   detail::StackBuilder& builder = *builder_;
   std::size_t overlapping = 0, unmatched = 0, unclosed = 0;
   std::vector<std::pair<FuncId, std::int64_t>> open;  // function, X slice or -1
@@ -409,14 +490,34 @@ bool sniff_trace(std::string_view head) {
          head.find("\"ts\"") != std::string_view::npos;
 }
 
+namespace {
+
+// Whether the trace may hold V8's CPU profile: its event names appear.
+bool may_hold_v8_samples(const InputFile& input) {
+  const std::string_view b = input.bytes();
+  return b.find("\"ProfileChunk\"") != std::string_view::npos || b.find("\"CpuProfile\"") != std::string_view::npos;
+}
+
+}  // namespace
+
 std::optional<Expected<Profile>> read_trace_windows(const InputFile& input, const formats::ReadOptions& options,
                                                     Diagnostics& diag) {
+  if (may_hold_v8_samples(input)) {
+    Reader samples(input, options, diag, true);
+    if (!samples.read_windows()) return std::nullopt;
+    if (samples.found_samples()) return samples.finish();
+  }
   Reader windows(input, options, diag);
   if (!windows.read_windows()) return std::nullopt;
   return windows.finish();
 }
 
 Expected<Profile> read_trace_whole(const InputFile& input, const formats::ReadOptions& options, Diagnostics& diag) {
+  if (may_hold_v8_samples(input)) {
+    Reader samples(input, options, diag, true);
+    auto p = samples.read();
+    if (!p || samples.found_samples()) return p;
+  }
   return Reader(input, options, diag).read();
 }
 

@@ -26,6 +26,11 @@
 // seconds; each thread a process frame of the stacks, named after its
 // thread_name and process_name ("CrRendererMain (Renderer 14488)"), else
 // "tid T (pid P)".
+//
+// A trace that holds V8's sampled CPU profile (Profile and ProfileChunk
+// events, v8_samples.h: DevTools' Performance recordings) is read as that
+// profile instead, its slices counted and left out, as speedscope reads
+// such a trace.
 #pragma once
 
 #include <optional>

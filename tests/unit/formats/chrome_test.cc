@@ -302,6 +302,176 @@ TEST(Trace, WindowsTakeTheUsualShapesAndLeaveTheRest) {
   test::expect_cases(cases, "w.trace.json", read_trace_both);
 }
 
+// V8's sampled CPU profile in a trace (Profile and ProfileChunk events):
+// a real node trace (`--trace-event-categories
+// disabled-by-default-v8.cpu_profiler,v8`) and a real Chromium one (a page
+// sorting and building DOM, three renderer threads profiled). They were
+// read as their slices alone (`v8.run` 1.4 s of self time, no JS function);
+// now every function's self time, and the total of those of one name, equal
+// an independent computation (testdata/chrome/v8_samples_oracle.py: a
+// sample lasts until the next, as speedscope counts it), and the warning
+// says the slices are left out.
+std::string unxz(const fs::path& p) {
+  auto r = test::run({"xz", "-dc", p.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return r.out;
+}
+
+TEST(Trace, V8SamplesReadWithSpeedscopesTimes) {
+  for (const char* name : {"node-v8-samples", "chromium-v8-samples"}) {
+    SCOPED_TRACE(name);
+    std::map<std::string, Times> want;
+    std::map<std::string, std::set<std::string>> keys;  // per name, its (url, line)s
+    std::istringstream tsv(test::read_file(chrome_dir() / (std::string(name) + ".functions.tsv")));
+    std::string line;
+    std::getline(tsv, line);
+    double whole = 0;
+    while (std::getline(tsv, line)) {
+      std::vector<std::string> f;
+      std::istringstream cells(line);
+      for (std::string cell; std::getline(cells, cell, '\t');) f.push_back(cell);
+      ASSERT_GE(f.size(), 9u) << line;
+      if (f[1] == "(root)") {
+        whole += std::stod(f[7]);
+        continue;
+      }
+      const std::string fn = f[1].empty() ? "(anonymous)" : f[1];
+      want[fn].self += std::stod(f[6]);
+      want[fn].total += std::stod(f[7]);
+      keys[fn].insert(f[2] + "\t" + f[3]);
+      ++want[fn].functions;
+    }
+    const std::string file = (chrome_dir() / (std::string(name) + ".trace.json.xz")).string();
+    auto r = test::graphgen({"--compare", file, file, "-T", "compare.csv"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find("the trace holds V8's sampled CPU profile (Profile and ProfileChunk events)"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("trace slices left out"), std::string::npos) << r.err;
+    std::map<std::string, Times> have;
+    std::istringstream csv(r.out);
+    std::getline(csv, line);
+    double sum = 0;
+    std::size_t rows = 0, distinct = 0;
+    while (std::getline(csv, line)) {
+      auto f = test::csv_fields(line);
+      Times& t = have[f[0]];
+      t.self += std::stod(f[7]) * 1e6;
+      t.total += std::stod(f[4]) * 1e6;
+      sum += std::stod(f[7]) * 1e6;
+      ++rows;
+    }
+    for (const auto& [fn, k] : keys) distinct += k.size();
+    EXPECT_EQ(rows, distinct);  // a function per name, url and line
+    EXPECT_GT(whole, 1e5);
+    EXPECT_NEAR(sum, whole, 0.5 * static_cast<double>(want.size()));  // (microseconds, rounded per node)
+    for (const auto& [fn, t] : want) {
+      EXPECT_NEAR(have[fn].self, t.self, 0.5 * t.functions) << fn;
+      if (t.functions == 1 && keys[fn].size() == 1) {
+        EXPECT_NEAR(have[fn].total, t.total, 0.5) << fn;
+      }
+    }
+    EXPECT_EQ(have.size(), want.size());
+  }
+  // The JS functions of the page, which the slices never named.
+  auto page = test::graphgen({"-T", "stats", (chrome_dir() / "chromium-v8-samples.trace.json.xz").string()});
+  EXPECT_NE(page.out.find("page2.html:3(sortMany)"), std::string::npos) << page.out.substr(0, 2000);
+}
+
+TEST(Trace, V8SamplesWindowsReadAsTheWholeDocumentDoes) {
+  for (const char* name : {"node-v8-samples", "chromium-v8-samples"}) {
+    SCOPED_TRACE(name);
+    const InputFile in = InputFile::from_bytes(name, unxz(chrome_dir() / (std::string(name) + ".trace.json.xz")));
+    const fuzz::TwoPaths r =
+        test::both_ways(in, chrome::read_trace_windows, chrome::read_trace_whole, chrome::read_trace, true);
+    ASSERT_TRUE(r.fast.has_value());
+    EXPECT_EQ(*r.fast, r.general);
+    EXPECT_NE(r.general.find("V8's sampled CPU profile"), std::string::npos);
+  }
+}
+
+TEST(Trace, V8SamplesMadeCases) {
+  const std::string chunk =
+      R"J({"name":"Profile","ph":"P","pid":7,"tid":7,"ts":100,"id":"0x1","args":{"data":{"startTime":100}}},
+{"name":"ProfileChunk","ph":"P","pid":7,"tid":9,"ts":200,"id":"0x1","args":{"data":{"cpuProfile":{"nodes":[
+{"id":1,"callFrame":{"functionName":"(root)","url":"","lineNumber":-1}},
+{"id":2,"parent":1,"callFrame":{"functionName":"main","url":"app.js","lineNumber":0}},
+{"id":3,"parent":2,"callFrame":{"functionName":"","url":"app.js","lineNumber":4}}],
+"samples":[2,3,3]},"timeDeltas":[10,20,30]}}},
+{"name":"ProfileChunk","ph":"P","pid":7,"tid":9,"ts":300,"id":"0x1","args":{"data":{"cpuProfile":{"nodes":[
+{"id":4,"parent":2,"callFrame":{"functionName":"work","url":"app.js","lineNumber":9}}],
+"samples":[4,2]},"timeDeltas":[40,50]}}},
+{"name":"thread_name","ph":"M","pid":7,"tid":7,"args":{"name":"main thread"}},
+{"name":"run","ph":"X","pid":7,"tid":7,"ts":100,"dur":500})J";
+  auto read = [](const std::string& text) {
+    Diagnostics d;
+    const InputFile in = InputFile::from_bytes("made.trace.json", text);
+    formats::ReadOptions o;
+    auto p = chrome::read_trace(in, o, d);
+    return std::make_pair(std::move(p), d.warnings());
+  };
+  // Samples at 110 (main), 130, 160 (the anonymous function), 200 (work)
+  // and 250 (main), each lasting until the next, the last 0: main 20, the
+  // anonymous function 70, work 50; the slice left out.
+  {
+    auto [p, warnings] = read("[" + chunk + "]");
+    ASSERT_TRUE(p.has_value()) << p.error().message;
+    std::map<std::string, std::pair<Cost, Cost>> self;  // name: time, samples
+    for (FuncId f = 0; f < p->functions.size(); ++f)
+      self[std::string(p->str(p->functions[f].name))] = {p->self(f, 0), p->self(f, 1)};
+    EXPECT_EQ(self, (std::map<std::string, std::pair<Cost, Cost>>{
+                        {"main", {20, 2}}, {"(anonymous)", {70, 2}}, {"work", {50, 1}}}));
+    ASSERT_EQ(warnings.size(), 1u);
+    EXPECT_EQ(warnings[0],
+              "made.trace.json: the trace holds V8's sampled CPU profile (Profile and ProfileChunk events): its 5 "
+              "samples of 1 thread(s) are read, as speedscope reads such a trace, and its 1 trace slices left out");
+  }
+  // Detected as a trace with its profile first (it was taken for a
+  // .cpuprofile: "expected the member \"nodes\"").
+  {
+    auto r =
+        test::graphgen({"-T", "folded", test::write_temp("first.json", "{\"traceEvents\": [" + chunk + "]}").string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, "main 20\nmain;(anonymous) 70\nmain;work 50\n");
+  }
+  // The old single CpuProfile event: the same profile whole.
+  {
+    auto [p, warnings] = read(
+        R"J([{"name":"CpuProfile","ph":"I","pid":7,"tid":7,"ts":100,"args":{"data":{"cpuProfile":{"startTime":100,"nodes":[
+{"id":1,"callFrame":{"functionName":"(root)"}},{"id":2,"parent":1,"callFrame":{"functionName":"main","url":"app.js"}}],
+"samples":[2,2],"timeDeltas":[5,7]}}}}])J");
+    ASSERT_TRUE(p.has_value()) << p.error().message;
+    ASSERT_EQ(p->functions.size(), 1u);
+    EXPECT_EQ(p->self(0, 0), 7);
+    EXPECT_EQ(p->self(0, 1), 2);
+  }
+  // The names in a string only: the slices are read.
+  {
+    auto [p, warnings] = read(R"J([{"name":"ProfileChunk","ph":"X","pid":1,"tid":1,"ts":0,"dur":5,
+"args":{"note":"\"ProfileChunk\""}}])J");
+    ASSERT_TRUE(p.has_value()) << p.error().message;
+    ASSERT_EQ(p->functions.size(), 1u);
+    EXPECT_EQ(p->str(p->functions[0].name), "ProfileChunk");
+    EXPECT_TRUE(warnings.empty());
+  }
+  // A sample of no node, and deltas that do not match the samples.
+  {
+    std::string bad = chunk;
+    bad.replace(bad.find("\"samples\":[4,2]"), 15, "\"samples\":[4,8]");
+    auto [p, warnings] = read("[" + bad + "]");
+    ASSERT_FALSE(p.has_value());
+    EXPECT_NE(p.error().message.find("sample 4 is of node 8, which is no node"), std::string::npos)
+        << p.error().message;
+    std::string short_deltas = chunk;
+    short_deltas.replace(short_deltas.find("[40,50]"), 7, "[40]");
+    auto [q, w2] = read("[" + short_deltas + "]");
+    ASSERT_FALSE(q.has_value());
+    EXPECT_NE(q.error().message.find("expected one time delta per sample, found 4 deltas for 5 samples"),
+              std::string::npos)
+        << q.error().message;
+  }
+}
+
 // A big trace's pages are given back as its windows are read.
 TEST(Trace, WindowsGiveBackThePagesTheyRead) {
   std::string text = R"({"traceEvents": [)";
