@@ -402,6 +402,7 @@ std::int64_t number(const std::string& id, std::int64_t fallback) {
 // The V8 profiles' stacks; the slices (counted) are left out, as
 // speedscope leaves them out of such a trace.
 Expected<Profile> Reader::build_samples() {
+  if (!found_samples()) return std::move(p_);  // (the slices are read instead: read_trace_whole)
   auto names = [&](const std::string& pid, const std::string& tid) {
     V8Samples::Names n;
     if (auto it = process_names_.find(pid); it != process_names_.end()) n.process = it->second;

@@ -445,6 +445,22 @@ TEST(Trace, V8SamplesMadeCases) {
     EXPECT_EQ(p->self(0, 0), 7);
     EXPECT_EQ(p->self(0, 1), 2);
   }
+  // Profile events with no samples (no "cpuProfile"): the slices are read,
+  // with no word of V8's profile, by the windowed read and the whole
+  // document alike (the whole one said "its 0 samples of 0 thread(s) are
+  // read": the fuzz target found it).
+  {
+    std::string none = chunk;
+    for (std::size_t at; (at = none.find("\"cpuProfile\"")) != std::string::npos;)
+      none.replace(at, 12, "\"cpuProfilX\"");
+    const InputFile in = InputFile::from_bytes("none.trace.json", "{\"traceEvents\": [" + none + "]}");
+    const fuzz::TwoPaths r =
+        test::both_ways(in, chrome::read_trace_windows, chrome::read_trace_whole, chrome::read_trace, true);
+    ASSERT_TRUE(r.fast.has_value());
+    EXPECT_EQ(*r.fast, r.general);
+    EXPECT_EQ(r.general.find("warning"), std::string::npos) << r.general;
+    EXPECT_NE(r.general.find("run"), std::string::npos) << r.general;
+  }
   // The names in a string only: the slices are read.
   {
     auto [p, warnings] = read(R"J([{"name":"ProfileChunk","ph":"X","pid":1,"tid":1,"ts":0,"dur":5,
