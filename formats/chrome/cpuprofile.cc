@@ -109,6 +109,13 @@ class Reader {
         if (auto ok = node_list(v); !ok) return ok.error();
         nodes = true;
       } else if (key == "head") {
+        // (Detected for this message: sniff_cpuprofile.)
+        if (in_.bytes().find("\"selfSize\"") != std::string_view::npos)
+          return bad_input(
+              fmt::format("{}: expected a CPU profile, found a V8 heap profile (\"head\" nodes with a \"selfSize\": "
+                          "node --heap-prof, DevTools' allocation sampling), which graphgen does not read; "
+                          "a CPU profile is node --cpu-prof's",
+                          where(here())));
         return bad_input(
             fmt::format("{}: expected the \"nodes\" of a CPU profile (Chrome 58 and later, node), found "
                         "the older nested \"head\" format, which graphgen does not read",
@@ -414,8 +421,11 @@ class Scan : formats::JsonHollowing {
 bool sniff_cpuprofile(std::string_view head) {
   const std::size_t i = head.find_first_not_of(" \t\r\n");
   if (i == std::string_view::npos || head[i] != '{') return false;
-  // (A trace's V8 profile events hold nodes too, inside its traceEvents.)
-  const std::size_t nodes = head.find("\"nodes\"");
+  // (A trace's V8 profile events hold nodes too, inside its traceEvents.
+  // The nested "head" of older CPU profiles and of heap profiles is taken
+  // for the reader to say what it is.)
+  std::size_t nodes = head.find("\"nodes\"");
+  if (nodes == std::string_view::npos) nodes = head.find("\"head\"");
   return nodes != std::string_view::npos && head.find("\"callFrame\"") != std::string_view::npos &&
          head.substr(0, nodes).find("\"traceEvents\"") == std::string_view::npos;
 }

@@ -210,6 +210,27 @@ TEST(Cpuprofile, StreamingPathGivesBackThePagesItRead) {
   EXPECT_EQ((*r.read)->self(0, 1), 250001);  // samples of main
 }
 
+// V8's nested "head" formats are not read, but named: a heap profile
+// (`node --heap-prof`, testdata/chrome/node.heapprofile) and a CPU profile
+// of before Chrome 58 were "cannot tell the profile format".
+TEST(Cpuprofile, NestedHeadFormatsAreNamed) {
+  auto heap = test::graphgen({"-T", "stats", (chrome_dir() / "node.heapprofile").string()});
+  EXPECT_EQ(heap.exit_code, 1);
+  EXPECT_NE(heap.err.find("node.heapprofile:+0x8: expected a CPU profile, found a V8 heap profile (\"head\" nodes "
+                          "with a \"selfSize\": node --heap-prof, DevTools' allocation sampling), which graphgen "
+                          "does not read"),
+            std::string::npos)
+      << heap.err;
+  auto old =
+      test::graphgen({"-T", "stats",
+                      test::write_temp("old.json", R"J({"head": {"callFrame": {"functionName": "(root)"}, "hitCount": 0,
+"children": []}, "startTime": 1, "endTime": 2, "samples": [], "timestamps": []})J")
+                          .string()});
+  EXPECT_EQ(old.exit_code, 1);
+  EXPECT_NE(old.err.find("found the older nested \"head\" format, which graphgen does not read"), std::string::npos)
+      << old.err;
+}
+
 // Every anonymous function of a script is `(anonymous)`: two of one file
 // at different lines are two functions. The merge that every profile goes
 // through kept functions apart by name and file alone (their line only for
