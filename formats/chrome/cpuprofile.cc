@@ -9,6 +9,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "chrome/v8_nodes.h"
 #include "common/json_doc.h"
 #include "common/json_scan.h"
 #include "common/narrow_array.h"
@@ -21,17 +22,8 @@ namespace {
 
 namespace od = simdjson::ondemand;
 
-constexpr std::uint32_t kNone = UINT32_MAX;
-
-struct Node {
-  std::int64_t id = 0;
-  std::string name, url;
-  std::int64_t line = -1;
-  std::vector<std::int64_t> children;
-  std::int64_t parent_id = -1;
-  std::size_t offset = 0;
-  std::uint32_t parent = kNone;
-};
+constexpr std::uint32_t kNone = kNoNode;
+using Node = V8Node;
 
 // The samples in time order: sample i was taken at start + delta(0) + ...
 // + delta(i) and lasts until the next one in time. In the order given (the
@@ -220,54 +212,10 @@ class Reader {
 
   // Parents from children (or parent) ids, checked; no loops.
   Expected<bool> link() {
-    for (std::uint32_t i = 0; i < nodes_.size(); ++i) {
-      Node& n = nodes_[i];
-      for (std::int64_t c : n.children) {
-        auto it = index_.find(c);
-        if (it == index_.end())
-          return bad_input(fmt::format("{}: node {} has child {}, which is no node", where(n.offset), n.id, c));
-        nodes_[it->second].parent = i;
-      }
-      if (n.parent_id >= 0 && n.parent == kNone) {
-        auto it = index_.find(n.parent_id);
-        if (it == index_.end())
-          return bad_input(
-              fmt::format("{}: node {} has parent {}, which is no node", where(n.offset), n.id, n.parent_id));
-        n.parent = it->second;
-      }
-    }
-    // Depths without recursion; a parent link that comes back is a loop.
-    depth_.assign(nodes_.size(), -1);
-    std::vector<std::uint32_t> path;
-    for (std::uint32_t i = 0; i < nodes_.size(); ++i) {
-      path.clear();
-      std::uint32_t n = i;
-      while (n != kNone && depth_[n] == -1) {
-        depth_[n] = -2;  // on the path
-        path.push_back(n);
-        n = nodes_[n].parent;
-      }
-      if (n != kNone && depth_[n] == -2)
-        return bad_input(fmt::format("{}: node {} is its own ancestor", where(nodes_[n].offset), nodes_[n].id));
-      std::int64_t d = n == kNone ? 0 : depth_[n];
-      for (std::size_t k = path.size(); k-- > 0;) depth_[path[k]] = ++d;
-    }
-    return true;
+    return link_nodes(nodes_, index_, depth_, [&](const Node& n) { return where(n.offset); });
   }
 
-  FuncId function(const Node& n) {
-    const std::string_view name = n.name.empty() ? std::string_view("(anonymous)") : std::string_view(n.name);
-    key_.assign(name).append(1, '\0').append(n.url).append(1, '\0').append(std::to_string(n.line));
-    auto [it, fresh] = functions_.try_emplace(key_, 0);
-    if (fresh) {
-      Function f;
-      f.name = p_.strings.intern(name);
-      if (!n.url.empty()) f.file = p_.strings.intern(n.url);
-      if (n.line >= 0) f.line = n.line + 1;
-      it->second = p_.add_function(f);
-    }
-    return it->second;
-  }
+  FuncId function(const Node& n) { return functions_.of(p_, n); }
 
   const InputFile& in_;
   const formats::ReadOptions& options_;
@@ -280,8 +228,7 @@ class Reader {
   std::size_t samples_offset_ = 0, deltas_offset_ = 0;
   std::size_t bytes_ = 0;
   Profile p_;
-  std::unordered_map<std::string, FuncId> functions_;
-  std::string key_;
+  V8Functions functions_;
 };
 
 template <class Sample, class Delta>
@@ -320,13 +267,7 @@ Expected<Profile> Reader::build(std::size_t n, Sample sample, Delta delta) {
                     "are nested too deep)",
                     in_.path(), frames, limit, in_.bytes().size()));
   p_.line_in_identity = true;  // (functions are keyed by name, url and line: function())
-  Event time_event;
-  time_event.name = p_.strings.intern("time");
-  time_event.unit = p_.strings.intern("microseconds");
-  time_event.seconds_per_unit = 1e-6;
-  Event samples_event;
-  samples_event.name = p_.strings.intern("samples");
-  detail::StackBuilder builder(p_, {time_event, samples_event}, options_.keep_stacks);
+  detail::StackBuilder builder(p_, v8_events(p_), options_.keep_stacks);
   std::vector<FuncId> stack;
   std::vector<std::uint32_t> stack_node(timeline ? nodes_.size() : 0, 0);
   for (std::uint32_t i = 0; i < nodes_.size(); ++i) {

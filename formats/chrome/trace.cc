@@ -54,14 +54,7 @@ class Reader : formats::JsonCursor {
     p_.line_in_identity = true;  // (functions are keyed by name, file and line)
     if (samples) {
       v8_.emplace(options, in.path(), in.bytes().size());
-      // (A .cpuprofile's: cpuprofile.cc.)
-      Event time;
-      time.name = p_.strings.intern("time");
-      time.unit = p_.strings.intern("microseconds");
-      time.seconds_per_unit = 1e-6;
-      Event count;
-      count.name = p_.strings.intern("samples");
-      builder_.emplace(p_, std::vector<Event>{time, count}, options_.keep_stacks);
+      builder_.emplace(p_, v8_events(p_), options_.keep_stacks);  // (a .cpuprofile's)
       return;
     }
     // The event first: functions made while reading get its cost column.

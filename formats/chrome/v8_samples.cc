@@ -159,56 +159,6 @@ Expected<bool> V8Samples::nodes(od::array list, Thread& t, const std::string& wh
   return true;
 }
 
-// Parents from children or parent ids, checked; depths without recursion
-// (a parent link that comes back is a loop).
-Expected<bool> V8Samples::link(Thread& t, std::vector<std::int64_t>& depth) {
-  for (std::uint32_t i = 0; i < t.nodes.size(); ++i) {
-    Node& n = t.nodes[i];
-    for (std::int64_t c : n.children) {
-      auto it = t.index.find(c);
-      if (it == t.index.end())
-        return bad_input(fmt::format("{}: node {} has child {}, which is no node", t.where, n.id, c));
-      t.nodes[it->second].parent = i;
-    }
-    if (n.parent_id >= 0 && n.parent == UINT32_MAX) {
-      auto it = t.index.find(n.parent_id);
-      if (it == t.index.end())
-        return bad_input(fmt::format("{}: node {} has parent {}, which is no node", t.where, n.id, n.parent_id));
-      n.parent = it->second;
-    }
-  }
-  depth.assign(t.nodes.size(), -1);
-  std::vector<std::uint32_t> path;
-  for (std::uint32_t i = 0; i < t.nodes.size(); ++i) {
-    path.clear();
-    std::uint32_t n = i;
-    while (n != UINT32_MAX && depth[n] == -1) {
-      depth[n] = -2;  // on the path
-      path.push_back(n);
-      n = t.nodes[n].parent;
-    }
-    if (n != UINT32_MAX && depth[n] == -2)
-      return bad_input(fmt::format("{}: node {} is its own ancestor", t.where, t.nodes[n].id));
-    std::int64_t d = n == UINT32_MAX ? 0 : depth[n];
-    for (std::size_t k = path.size(); k-- > 0;) depth[path[k]] = ++d;
-  }
-  return true;
-}
-
-FuncId V8Samples::function(Profile& p, const Node& n) {
-  const std::string_view name = n.name.empty() ? std::string_view("(anonymous)") : std::string_view(n.name);
-  key_.assign(name).append(1, '\0').append(n.url).append(1, '\0').append(std::to_string(n.line));
-  auto [it, fresh] = functions_.try_emplace(key_, 0);
-  if (fresh) {
-    Function f;
-    f.name = p.strings.intern(name);
-    if (!n.url.empty()) f.file = p.strings.intern(n.url);
-    if (n.line >= 0) f.line = n.line + 1;
-    it->second = p.add_function(f);
-  }
-  return it->second;
-}
-
 Expected<bool> V8Samples::build_one(Profile& p, detail::StackBuilder& builder, Thread& t, std::string_view process,
                                     const Names& names) {
   const std::size_t n = t.samples.size();
@@ -216,7 +166,7 @@ Expected<bool> V8Samples::build_one(Profile& p, detail::StackBuilder& builder, T
     return bad_input(fmt::format("{}: expected one time delta per sample, found {} deltas for {} samples", t.where,
                                  t.deltas.size(), n));
   std::vector<std::int64_t> depth;
-  if (auto ok = link(t, depth); !ok) return ok.error();
+  if (auto ok = link_nodes(t.nodes, t.index, depth, [&](const Node&) { return t.where; }); !ok) return ok.error();
   // The samples in time order: sample i at start + delta(0) + ... +
   // delta(i), lasting until the next in time (the last: 0).
   std::vector<double> at(n);
@@ -260,8 +210,8 @@ Expected<bool> V8Samples::build_one(Profile& p, detail::StackBuilder& builder, T
   for (std::uint32_t i = 0; i < t.nodes.size(); ++i) {
     if (!count[i]) continue;
     stack.clear();
-    for (std::uint32_t m = i; m != UINT32_MAX; m = t.nodes[m].parent)
-      if (t.nodes[m].parent != UINT32_MAX || t.nodes[m].name != "(root)") stack.push_back(function(p, t.nodes[m]));
+    for (std::uint32_t m = i; m != kNoNode; m = t.nodes[m].parent)
+      if (t.nodes[m].parent != kNoNode || t.nodes[m].name != "(root)") stack.push_back(functions_.of(p, t.nodes[m]));
     if (stack.empty()) continue;
     const Cost w[2] = {static_cast<Cost>(std::llround(time[i])), count[i]};
     builder.add_sample(stack, w, process);

@@ -25,6 +25,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "chrome/v8_nodes.h"
 #include "common/read_options.h"
 #include "graphgen/analysis/stacks.h"
 #include "graphgen/error.h"
@@ -66,12 +67,7 @@ class V8Samples {
   }
 
  private:
-  struct Node {
-    std::int64_t id = 0, parent_id = -1, line = -1;
-    std::string name, url;
-    std::vector<std::int64_t> children;
-    std::uint32_t parent = UINT32_MAX;
-  };
+  using Node = V8Node;
   struct Thread {
     std::string pid, tid, where;  // where: what its errors name
     double start = 0;
@@ -83,10 +79,8 @@ class V8Samples {
   Expected<bool> cpu_profile(simdjson::ondemand::object cp, Thread& t, const std::string& where);
   Expected<bool> nodes(simdjson::ondemand::array list, Thread& t, const std::string& where);
   Expected<bool> numbers(simdjson::ondemand::array list, std::vector<double>& out, const std::string& where);
-  Expected<bool> link(Thread& t, std::vector<std::int64_t>& depth);
   Expected<bool> build_one(Profile& p, detail::StackBuilder& builder, Thread& t, std::string_view process,
                            const Names& names);
-  FuncId function(Profile& p, const Node& n);
   Error fail(const std::string& where, std::string_view expected, simdjson::error_code e) const;
   bool over_budget() const { return options_.memory_budget && bytes_ > options_.memory_budget; }
 
@@ -97,8 +91,7 @@ class V8Samples {
   std::string buffer_;  // one event's args, padded for simdjson
   std::vector<Thread> threads_;
   std::unordered_map<std::string, std::size_t> thread_of_;  // pid, id -> threads_
-  std::unordered_map<std::string, FuncId> functions_;
-  std::string key_;
+  V8Functions functions_;
   std::size_t samples_ = 0, bytes_ = 0;
 };
 
