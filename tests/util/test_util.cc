@@ -165,6 +165,12 @@ RunResult run(const std::vector<std::string>& argv, const fs::path& cwd, const s
   return r;
 }
 
+std::string unxz(const fs::path& p) {
+  RunResult r = run({"xz", "-dc", p.string()});
+  EXPECT_EQ(r.exit_code, 0) << p << ": " << r.err;
+  return r.out;
+}
+
 RunResult graphgen(const std::vector<std::string>& args, const fs::path& cwd, const std::vector<std::string>& env,
                    const Stdin& in) {
   std::vector<std::string> argv{GRAPHGEN_BINARY};

@@ -31,6 +31,8 @@ fs::path conformance_dir();
 const char* no_corpus_message();
 
 std::string read_file(const fs::path& p);
+/// An .xz file's bytes, as `xz -dc` gives them (a failure is a test failure).
+std::string unxz(const fs::path& p);
 /// XML text back to what it says (&quot; &lt; &gt; &#39; &amp;).
 std::string xml_unescape(std::string s);
 /// One CSV line's fields (RFC 4180 quoting).

@@ -28,51 +28,87 @@ struct Times {
   int functions = 0;  // of this name
 };
 
+// An oracle's functions.tsv, per function name (several anonymous
+// functions share one): self and total microseconds summed over its rows,
+// its rows, its (url, line)s; and the (root)'s total. Its functionName is
+// column `first` (1 where a profile column comes first).
+struct Oracle {
+  std::map<std::string, Times> times;
+  std::map<std::string, std::set<std::string>> keys;
+  double whole = 0;
+  std::size_t functions() const {
+    std::size_t n = 0;
+    for (const auto& [name, k] : keys) n += k.size();
+    return n;
+  }
+};
+
+Oracle read_oracle(const fs::path& tsv_path, std::size_t first) {
+  Oracle o;
+  std::istringstream tsv(test::read_file(tsv_path));
+  std::string line;
+  std::getline(tsv, line);
+  while (std::getline(tsv, line)) {
+    std::vector<std::string> f;
+    std::istringstream cells(line);
+    for (std::string cell; std::getline(cells, cell, '\t');) f.push_back(cell);
+    EXPECT_GE(f.size(), first + 7) << line;
+    if (f.size() < first + 7) continue;
+    if (f[first] == "(root)") {
+      o.whole += std::stod(f[first + 6]);
+      continue;
+    }
+    const std::string name = f[first].empty() ? "(anonymous)" : f[first];
+    Times& t = o.times[name];
+    t.self += std::stod(f[first + 5]);
+    t.total += std::stod(f[first + 6]);
+    ++t.functions;
+    o.keys[name].insert(f[first + 1] + "\t" + f[first + 2]);
+  }
+  return o;
+}
+
+// graphgen's times of `file` per function name (compare.csv of the file
+// against itself), microseconds; `rows` its functions, `sum` their self
+// times; `err` what it printed on stderr.
+std::map<std::string, Times> graphgen_times(const std::string& file, std::size_t& rows, double& sum,
+                                            std::string* err = nullptr) {
+  auto r = test::graphgen({"--compare", file, file, "-T", "compare.csv"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  if (err) *err = r.err;
+  std::map<std::string, Times> have;
+  std::istringstream csv(r.out);
+  std::string line;
+  std::getline(csv, line);
+  rows = 0;
+  sum = 0;
+  while (std::getline(csv, line)) {
+    auto f = test::csv_fields(line);
+    Times& t = have[f[0]];
+    t.self += std::stod(f[7]) * 1e6;
+    t.total += std::stod(f[4]) * 1e6;
+    sum += std::stod(f[7]) * 1e6;
+    ++rows;
+  }
+  return have;
+}
+
 TEST(Cpuprofile, NodeProfilesReadWithSpeedscopesTimes) {
   for (const char* name : {"node-single", "node-worker.main", "node-worker.worker"}) {
     SCOPED_TRACE(name);
-    // The oracle, per function name (several anonymous functions share one).
-    std::map<std::string, Times> want;
-    std::istringstream tsv(test::read_file(chrome_dir() / (std::string(name) + ".functions.tsv")));
-    std::string line;
-    std::getline(tsv, line);
-    double whole = 0;
-    while (std::getline(tsv, line)) {
-      std::vector<std::string> f;
-      std::istringstream cells(line);
-      for (std::string cell; std::getline(cells, cell, '\t');) f.push_back(cell);
-      ASSERT_GE(f.size(), 7u) << line;
-      if (f[0] == "(root)") {
-        whole = std::stod(f[6]);
-        continue;
-      }
-      Times& t = want[f[0].empty() ? "(anonymous)" : f[0]];
-      t.self += std::stod(f[5]);
-      t.total += std::stod(f[6]);
-      ++t.functions;
-    }
-    const std::string file = (chrome_dir() / (std::string(name) + ".cpuprofile")).string();
-    auto r = test::graphgen({"--compare", file, file, "-T", "compare.csv", "-q"});
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-    std::map<std::string, Times> have;
-    std::istringstream csv(r.out);
-    std::getline(csv, line);
+    const Oracle want = read_oracle(chrome_dir() / (std::string(name) + ".functions.tsv"), 0);
+    std::size_t rows = 0;
     double sum = 0;
-    while (std::getline(csv, line)) {
-      auto f = test::csv_fields(line);
-      Times& t = have[f[0]];
-      t.self += std::stod(f[7]) * 1e6;
-      t.total += std::stod(f[4]) * 1e6;
-      sum += std::stod(f[7]) * 1e6;
-    }
-    EXPECT_NEAR(sum, whole, 0.5);
-    for (const auto& [fn, t] : want) {
+    auto have = graphgen_times((chrome_dir() / (std::string(name) + ".cpuprofile")).string(), rows, sum);
+    EXPECT_NEAR(sum, want.whole, 0.5);
+    for (const auto& [fn, t] : want.times) {
       EXPECT_NEAR(have[fn].self, t.self, 0.5) << fn;
       if (t.functions == 1) {
         EXPECT_NEAR(have[fn].total, t.total, 0.5) << fn;
       }
     }
-    EXPECT_EQ(have.size(), want.size());
+    EXPECT_EQ(have.size(), want.times.size());
+    EXPECT_EQ(rows, want.functions());  // a function per name, url and line
   }
 }
 
@@ -332,67 +368,28 @@ TEST(Trace, WindowsTakeTheUsualShapesAndLeaveTheRest) {
 // an independent computation (testdata/chrome/v8_samples_oracle.py: a
 // sample lasts until the next, as speedscope counts it), and the warning
 // says the slices are left out.
-std::string unxz(const fs::path& p) {
-  auto r = test::run({"xz", "-dc", p.string()});
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  return r.out;
-}
 
 TEST(Trace, V8SamplesReadWithSpeedscopesTimes) {
   for (const char* name : {"node-v8-samples", "chromium-v8-samples"}) {
     SCOPED_TRACE(name);
-    std::map<std::string, Times> want;
-    std::map<std::string, std::set<std::string>> keys;  // per name, its (url, line)s
-    std::istringstream tsv(test::read_file(chrome_dir() / (std::string(name) + ".functions.tsv")));
-    std::string line;
-    std::getline(tsv, line);
-    double whole = 0;
-    while (std::getline(tsv, line)) {
-      std::vector<std::string> f;
-      std::istringstream cells(line);
-      for (std::string cell; std::getline(cells, cell, '\t');) f.push_back(cell);
-      ASSERT_GE(f.size(), 9u) << line;
-      if (f[1] == "(root)") {
-        whole += std::stod(f[7]);
-        continue;
-      }
-      const std::string fn = f[1].empty() ? "(anonymous)" : f[1];
-      want[fn].self += std::stod(f[6]);
-      want[fn].total += std::stod(f[7]);
-      keys[fn].insert(f[2] + "\t" + f[3]);
-      ++want[fn].functions;
-    }
-    const std::string file = (chrome_dir() / (std::string(name) + ".trace.json.xz")).string();
-    auto r = test::graphgen({"--compare", file, file, "-T", "compare.csv"});
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_NE(r.err.find("the trace holds V8's sampled CPU profile (Profile and ProfileChunk events)"),
-              std::string::npos)
-        << r.err;
-    EXPECT_NE(r.err.find("trace slices left out"), std::string::npos) << r.err;
-    std::map<std::string, Times> have;
-    std::istringstream csv(r.out);
-    std::getline(csv, line);
+    const Oracle want = read_oracle(chrome_dir() / (std::string(name) + ".functions.tsv"), 1);
+    std::size_t rows = 0;
     double sum = 0;
-    std::size_t rows = 0, distinct = 0;
-    while (std::getline(csv, line)) {
-      auto f = test::csv_fields(line);
-      Times& t = have[f[0]];
-      t.self += std::stod(f[7]) * 1e6;
-      t.total += std::stod(f[4]) * 1e6;
-      sum += std::stod(f[7]) * 1e6;
-      ++rows;
-    }
-    for (const auto& [fn, k] : keys) distinct += k.size();
-    EXPECT_EQ(rows, distinct);  // a function per name, url and line
-    EXPECT_GT(whole, 1e5);
-    EXPECT_NEAR(sum, whole, 0.5 * static_cast<double>(want.size()));  // (microseconds, rounded per node)
-    for (const auto& [fn, t] : want) {
+    std::string err;
+    auto have = graphgen_times((chrome_dir() / (std::string(name) + ".trace.json.xz")).string(), rows, sum, &err);
+    EXPECT_NE(err.find("the trace holds V8's sampled CPU profile (Profile and ProfileChunk events)"), std::string::npos)
+        << err;
+    EXPECT_NE(err.find("trace slices left out"), std::string::npos) << err;
+    EXPECT_EQ(rows, want.functions());  // a function per name, url and line
+    EXPECT_GT(want.whole, 1e5);
+    EXPECT_NEAR(sum, want.whole, 0.5 * static_cast<double>(want.times.size()));  // (microseconds, rounded per node)
+    for (const auto& [fn, t] : want.times) {
       EXPECT_NEAR(have[fn].self, t.self, 0.5 * t.functions) << fn;
-      if (t.functions == 1 && keys[fn].size() == 1) {
+      if (t.functions == 1) {
         EXPECT_NEAR(have[fn].total, t.total, 0.5) << fn;
       }
     }
-    EXPECT_EQ(have.size(), want.size());
+    EXPECT_EQ(have.size(), want.times.size());
   }
   // The JS functions of the page, which the slices never named.
   auto page = test::graphgen({"-T", "stats", (chrome_dir() / "chromium-v8-samples.trace.json.xz").string()});
@@ -402,7 +399,7 @@ TEST(Trace, V8SamplesReadWithSpeedscopesTimes) {
 TEST(Trace, V8SamplesWindowsReadAsTheWholeDocumentDoes) {
   for (const char* name : {"node-v8-samples", "chromium-v8-samples"}) {
     SCOPED_TRACE(name);
-    const InputFile in = InputFile::from_bytes(name, unxz(chrome_dir() / (std::string(name) + ".trace.json.xz")));
+    const InputFile in = InputFile::from_bytes(name, test::unxz(chrome_dir() / (std::string(name) + ".trace.json.xz")));
     const fuzz::TwoPaths r =
         test::both_ways(in, chrome::read_trace_windows, chrome::read_trace_whole, chrome::read_trace, true);
     ASSERT_TRUE(r.fast.has_value());

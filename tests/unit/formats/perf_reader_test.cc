@@ -92,9 +92,7 @@ TEST(PerfReader, ExtraColumnsAndSideBandRecordsGiveThePlainProfile) {
   formats::ReadOptions timed;
   timed.keep_timeline = true;
   auto read_xz = [&](const char* name, std::size_t split_above) {
-    auto text = test::run({"xz", "-dc", (real / name).string()});
-    EXPECT_EQ(text.exit_code, 0) << text.err;
-    InputFile in = InputFile::from_bytes(name, text.out);
+    InputFile in = InputFile::from_bytes(name, test::unxz(real / name));
     Diagnostics d;
     auto prof = perf::read(in, timed, d, split_above);
     EXPECT_TRUE(prof.has_value()) << (prof ? "" : prof.error().message);

@@ -29,18 +29,12 @@ namespace fs = std::filesystem;
 
 fs::path dir() { return test::testdata_dir() / "tracemalloc"; }
 
-std::string unxz(const fs::path& p) {
-  auto r = test::run({"xz", "-dc", p.string()});
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  return r.out;
-}
-
 TEST(Tracemalloc, StatsAreSnapshotStatisticsByteForByte) {
   for (const char* py : {"3.8", "3.13"}) {
     const std::string late = (dir() / fmt::format("app-{}.late.snapshot.xz", py)).string();
     for (const char* key : {"lineno", "traceback", "filename"}) {
       SCOPED_TRACE(fmt::format("{} {}", py, key));
-      const std::string want = unxz(dir() / fmt::format("app-{}.late.{}.txt.xz", py, key));
+      const std::string want = test::unxz(dir() / fmt::format("app-{}.late.{}.txt.xz", py, key));
       auto r = test::graphgen({late, "-T", "stats", "--sort", key});
       ASSERT_EQ(r.exit_code, 0) << r.err;
       EXPECT_GT(want.size(), 1000u);
@@ -48,7 +42,7 @@ TEST(Tracemalloc, StatsAreSnapshotStatisticsByteForByte) {
     }
     // The default is lineno; --top N keeps the first N lines.
     auto top = test::graphgen({late, "-T", "stats", "--top", "3"});
-    const std::string lineno = unxz(dir() / fmt::format("app-{}.late.lineno.txt.xz", py));
+    const std::string lineno = test::unxz(dir() / fmt::format("app-{}.late.lineno.txt.xz", py));
     std::size_t third = 0;
     for (int i = 0; i < 3; ++i) third = lineno.find('\n', third) + 1;
     EXPECT_EQ(top.out, lineno.substr(0, third));
@@ -63,7 +57,7 @@ TEST(Tracemalloc, CompareIsCompareToByteForByte) {
           test::graphgen({"--compare", (dir() / fmt::format("app-{}.early.snapshot.xz", py)).string(),
                           (dir() / fmt::format("app-{}.late.snapshot.xz", py)).string(), "-T", "stats", "--sort", key});
       ASSERT_EQ(r.exit_code, 0) << r.err;
-      EXPECT_EQ(r.out, unxz(dir() / fmt::format("app-{}.compare.{}.txt.xz", py, key)));
+      EXPECT_EQ(r.out, test::unxz(dir() / fmt::format("app-{}.compare.{}.txt.xz", py, key)));
     }
   }
 }
@@ -264,14 +258,14 @@ TEST(Tracemalloc, StreamingPathReadsEverySnapshotAsTheGeneralPathDoes) {
   const auto files = test::files_named({dir(), test::testdata_dir() / "bad" / "tracemalloc"}, ".snapshot");
   ASSERT_GE(files.size(), 8u);
   const std::set<std::string> streamed = test::streamed_files(files, [](const fs::path& f) {
-    return read_both(InputFile::from_bytes(f.string(), f.extension() == ".xz" ? unxz(f) : test::read_file(f)));
+    return read_both(InputFile::from_bytes(f.string(), f.extension() == ".xz" ? test::unxz(f) : test::read_file(f)));
   });
   // CPython 3.8's and 3.13's (protocol 5, with and without total_nframe).
   for (const char* usual : {"app-3.8.early.snapshot.xz", "app-3.8.late.snapshot.xz", "app-3.13.early.snapshot.xz",
                             "app-3.13.late.snapshot.xz"}) {
     EXPECT_TRUE(streamed.count(usual)) << usual;
     // The memo switched to the taken values at the start, early, late and never.
-    const InputFile in = InputFile::from_bytes(usual, unxz(dir() / usual));
+    const InputFile in = InputFile::from_bytes(usual, test::unxz(dir() / usual));
     const auto want = switched(in, UINT64_MAX - 1);
     ASSERT_TRUE(want.has_value()) << usual;
     for (std::uint64_t at : {0, 1, 1000, 30000})
@@ -296,7 +290,7 @@ TEST(Tracemalloc, AGraphIsReadWithoutTheCallsiteTree) {
   graph.keep_positions = graph.keep_stacks = false;
   for (const fs::path& f : files) {
     SCOPED_TRACE(f.string());
-    const InputFile in = InputFile::from_bytes(f.string(), f.extension() == ".xz" ? unxz(f) : test::read_file(f));
+    const InputFile in = InputFile::from_bytes(f.string(), f.extension() == ".xz" ? test::unxz(f) : test::read_file(f));
     Diagnostics d;
     auto tree = tracemalloc::read(in, formats::ReadOptions{}, d);
     ASSERT_TRUE(tree.has_value());
@@ -353,7 +347,8 @@ TEST(Tracemalloc, ALoneSnapshotIsWhatTheMergeWouldMakeOfIt) {
     for (const fs::path& f : files) {
       SCOPED_TRACE(f.string() + (options.keep_stacks ? " (tree)" : " (graph)"));
       const Profile lone = test::read_ok({f}, "tracemalloc", options);
-      const InputFile in = InputFile::from_bytes(f.string(), f.extension() == ".xz" ? unxz(f) : test::read_file(f));
+      const InputFile in =
+          InputFile::from_bytes(f.string(), f.extension() == ".xz" ? test::unxz(f) : test::read_file(f));
       Diagnostics d;
       auto read = tracemalloc::read(in, options, d);
       ASSERT_TRUE(read.has_value());
