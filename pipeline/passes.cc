@@ -61,8 +61,20 @@ CallGraph graph_totals(const Profile& p, const InputFormat& format, std::size_t 
                             format.name));
     graph = graph_from_call_ratios(p, event, diag);
   }
-  if (!format.counts_samples)
+  // --show-samples: the count of samples where a profile keeps one beside
+  // the event graphed (a .cpuprofile's, a Go CPU profile's), else the
+  // event's own costs where the format counts samples with them.
+  std::optional<std::size_t> samples;
+  for (std::size_t e = 0; e < p.events.size(); ++e)
+    if (p.str(p.events[e].name) == "samples" && !p.events[e].floating) samples = e;
+  if (samples && *samples != event) {
+    for (FuncId f = 0; f < graph.nodes.size() && f < p.functions.size(); ++f) {
+      graph.nodes[f].samples = p.self(f, *samples);
+      graph.nodes[f].has_samples = true;
+    }
+  } else if (!format.counts_samples && !samples) {
     for (GraphNode& node : graph.nodes) node.has_samples = false;
+  }
   return graph;
 }
 

@@ -19,6 +19,7 @@ const InputFormat& input_format() {
       .read = chrome::read_cpuprofile,
       .provides = kCallGraph | kTimeline,
       .graph = graph_from_stacks,
+      .counts_samples = false,  // (microseconds; its samples event counts them)
   };
   return kRow;
 }
@@ -38,7 +39,7 @@ const InputFormat& input_format() {
       .read = chrome::read_trace,
       .provides = kCallGraph | kTimeline,
       .graph = graph_from_stacks,
-      .counts_samples = false,  // (slices: durations)
+      .counts_samples = false,  // (slices: durations; V8's profile: its samples event counts them)
   };
   return kRow;
 }

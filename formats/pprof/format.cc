@@ -31,6 +31,7 @@ const InputFormat& input_format() {
       .sniff = sniff_row,
       .read = read,
       .graph = graph_from_stacks,
+      .counts_samples = false,  // (nanoseconds, bytes, objects; a samples type counts them)
   };
   return kRow;
 }

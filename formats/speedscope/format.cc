@@ -35,6 +35,7 @@ const InputFormat& input_format() {
       .read = read,
       .provides = kCallGraph | kLocations | kTimeline,
       .graph = graph_from_stacks,
+      .counts_samples = false,  // (times and bytes; a unitless file's event is named samples)
   };
   return kRow;
 }

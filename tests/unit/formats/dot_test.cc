@@ -6,6 +6,8 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <map>
+#include <sstream>
 
 #include "dot/dot_writer.h"
 #include "graphgen/error.h"
@@ -181,6 +183,75 @@ TEST(ShowSamples, OnlySamplingFormatsHaveSamplesToShow) {
     };
     EXPECT_GT(times(with), times(without));
   }
+}
+
+// Where the event graphed is a time and the profile also counts samples
+// (a Go CPU profile's samples/count, a .cpuprofile's and a V8 trace's
+// samples), --show-samples shows that count: it showed the time ("20000000×"
+// for two samples of 10 ms, "1079×" for one sample of 1079 µs). The
+// oracles: `go tool pprof`'s flat samples (testdata/pprof/go-cpu.flat.tsv)
+// and the independent script's self samples (testdata/chrome). A Go heap
+// profile counts no samples: nothing is shown.
+TEST(ShowSamples, CountsBesideATimeEventAreTheSamples) {
+  const fs::path td = test::testdata_dir();
+  // Each node's name and its "N×", from the labels (name, shares, count;
+  // pprof's with the object above).
+  auto counts = [&](const fs::path& input) {
+    auto r = test::graphgen({"-n", "0", "-e", "0", "--show-samples", "-T", "dot", input.string()});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::map<std::string, std::vector<long long>> out;
+    for (std::size_t at = r.out.find("label=\""); at != std::string::npos; at = r.out.find("label=\"", at + 1)) {
+      const std::size_t end = r.out.find('"', at + 7);
+      const std::string label = r.out.substr(at + 7, end - at - 7);
+      std::vector<std::string> lines;
+      for (std::size_t b = 0, e; b <= label.size(); b = e + 2) {
+        e = label.find("\\n", b);
+        if (e == std::string::npos) e = label.size();
+        lines.push_back(label.substr(b, e - b));
+      }
+      if (lines.size() < 4 || !lines.back().ends_with("\xc3\x97")) continue;
+      out[lines[lines.size() - 4]].push_back(std::stoll(lines.back()));
+    }
+    return out;
+  };
+  std::size_t compared = 0;
+  {
+    std::map<std::string, long long> flat;
+    std::istringstream tsv(test::read_file(td / "pprof" / "go-cpu.flat.tsv"));
+    for (std::string line; std::getline(tsv, line);) {
+      std::vector<std::string> f;
+      std::istringstream cells(line);
+      for (std::string cell; std::getline(cells, cell, '\t');) f.push_back(cell);
+      if (f.size() == 4 && f[0] == "samples") flat[f[1]] = std::stoll(f[2]);
+    }
+    auto have = counts(td / "pprof" / "go-cpu.pb.gz");
+    ASSERT_GT(flat.size(), 20u);
+    for (const auto& [fn, n] : flat) {
+      if (have[fn].size() != 1) continue;  // (a name drawn twice, or pruned)
+      EXPECT_EQ(have[fn][0], n) << fn;
+      ++compared;
+    }
+  }
+  {
+    std::map<std::string, std::vector<long long>> self;  // per name, each function's
+    std::istringstream tsv(test::read_file(td / "chrome" / "node-single.functions.tsv"));
+    std::string line;
+    std::getline(tsv, line);
+    while (std::getline(tsv, line)) {
+      std::vector<std::string> f;
+      std::istringstream cells(line);
+      for (std::string cell; std::getline(cells, cell, '\t');) f.push_back(cell);
+      if (f.size() >= 8 && !f[0].empty() && f[0] != "(root)") self[f[0]].push_back(std::stoll(f[7]));
+    }
+    auto have = counts(td / "chrome" / "node-single.cpuprofile");
+    for (const auto& [fn, n] : self) {
+      if (n.size() != 1 || have[fn].size() != 1) continue;
+      EXPECT_EQ(have[fn][0], n[0]) << fn;
+      ++compared;
+    }
+  }
+  EXPECT_GE(compared, 60u);
+  EXPECT_TRUE(counts(td / "pprof" / "go-heap.pb.gz").empty());
 }
 
 }  // namespace
