@@ -92,6 +92,10 @@ Expected<Profile> read(const InputFile& in, const formats::ReadOptions& options,
         return bad_input(at_line(in.path(), scanner.line_number(),
                                  static_cast<std::size_t>(count.data() - line.data()) + 1,
                                  fmt::format("expected an integer sample count, found {}", quote_input(count))));
+      // A stack ending in ';' (heaptrack_print -F writes `a;b; 12`): flamegraph.pl
+      // splits it with Perl's split, which drops trailing empty fields.
+      const std::size_t last = frames.find_last_not_of(';');
+      if (last != std::string_view::npos) frames = frames.substr(0, last + 1);
       stack.clear();
       std::size_t start = 0;
       while (start <= frames.size()) {

@@ -81,5 +81,39 @@ TEST(CollapseReader, ALastLineCutShortIsLeftOutWithAWarning) {
       << bad.error().message;
 }
 
+// heaptrack_print -F (testdata/flame/heaptrack-xz.folded) ends every stack
+// with ';' (`...;__GI___strdup (strdup.c); 12`), which flamegraph.pl's Perl
+// split drops. It was a function with an empty name holding every sample's
+// self cost (210 of 210), each real leaf none.
+TEST(CollapseReader, AStackEndingInASemicolonEndsAtItsLastFrame) {
+  const fs::path file = test::testdata_dir() / "flame" / "heaptrack-xz.folded";
+  std::map<std::string, long long> want;  // the input's stacks without the ';'
+  std::istringstream in(test::read_file(file));
+  for (std::string line; std::getline(in, line);) {
+    const std::size_t space = line.rfind(' ');
+    std::string stack = line.substr(0, space);
+    ASSERT_TRUE(stack.ends_with(';')) << line;
+    while (stack.ends_with(';')) stack.pop_back();
+    want[stack] += std::stoll(line.substr(space + 1));
+  }
+  ASSERT_GT(want.size(), 20u);
+  auto r = test::graphgen({"-T", "folded", file.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::map<std::string, long long> have;
+  std::istringstream out(r.out);
+  for (std::string line; std::getline(out, line);) {
+    const std::size_t space = line.rfind(' ');
+    have[line.substr(0, space)] += std::stoll(line.substr(space + 1));
+  }
+  EXPECT_EQ(have, want);
+  auto p = test::read_profiles({file}, "collapse");
+  ASSERT_TRUE(p.has_value()) << p.error().message;
+  for (FuncId f = 0; f < p->functions.size(); ++f) EXPECT_NE(p->str(p->functions[f].name), "") << f;
+  // Empty frames elsewhere are frames, as the script draws them.
+  auto inner = test::read_profiles({from_text("inner.folded", "a;;b 2\n")}, "collapse");
+  ASSERT_TRUE(inner.has_value());
+  EXPECT_EQ(inner->functions.size(), 3u);
+}
+
 }  // namespace
 }  // namespace graphgen
