@@ -40,6 +40,13 @@ fs::path conformance_dir() {
 
 const char* no_corpus_message() { return "../shared/corpus not found beside the project: corpus cases skipped"; }
 
+std::vector<std::string> tsv_fields(const std::string& line) {
+  std::vector<std::string> f;
+  std::istringstream cells(line);
+  for (std::string cell; std::getline(cells, cell, '\t');) f.push_back(cell);
+  return f;
+}
+
 std::vector<std::string> csv_fields(const std::string& line) {
   std::vector<std::string> out(1);
   bool quoted = false;

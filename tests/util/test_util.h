@@ -37,6 +37,8 @@ std::string unxz(const fs::path& p);
 std::string xml_unescape(std::string s);
 /// One CSV line's fields (RFC 4180 quoting).
 std::vector<std::string> csv_fields(const std::string& line);
+/// One tab-separated line's fields (a trailing empty one is dropped).
+std::vector<std::string> tsv_fields(const std::string& line);
 
 struct RunResult {
   int exit_code = -1;

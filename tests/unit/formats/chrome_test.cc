@@ -49,9 +49,7 @@ Oracle read_oracle(const fs::path& tsv_path, std::size_t first) {
   std::string line;
   std::getline(tsv, line);
   while (std::getline(tsv, line)) {
-    std::vector<std::string> f;
-    std::istringstream cells(line);
-    for (std::string cell; std::getline(cells, cell, '\t');) f.push_back(cell);
+    const std::vector<std::string> f = test::tsv_fields(line);
     EXPECT_GE(f.size(), first + 7) << line;
     if (f.size() < first + 7) continue;
     if (f[first] == "(root)") {

@@ -219,9 +219,7 @@ TEST(ShowSamples, CountsBesideATimeEventAreTheSamples) {
     std::map<std::string, long long> flat;
     std::istringstream tsv(test::read_file(td / "pprof" / "go-cpu.flat.tsv"));
     for (std::string line; std::getline(tsv, line);) {
-      std::vector<std::string> f;
-      std::istringstream cells(line);
-      for (std::string cell; std::getline(cells, cell, '\t');) f.push_back(cell);
+      const std::vector<std::string> f = test::tsv_fields(line);
       if (f.size() == 4 && f[0] == "samples") flat[f[1]] = std::stoll(f[2]);
     }
     auto have = counts(td / "pprof" / "go-cpu.pb.gz");
@@ -238,9 +236,7 @@ TEST(ShowSamples, CountsBesideATimeEventAreTheSamples) {
     std::string line;
     std::getline(tsv, line);
     while (std::getline(tsv, line)) {
-      std::vector<std::string> f;
-      std::istringstream cells(line);
-      for (std::string cell; std::getline(cells, cell, '\t');) f.push_back(cell);
+      const std::vector<std::string> f = test::tsv_fields(line);
       if (f.size() >= 8 && !f[0].empty() && f[0] != "(root)") self[f[0]].push_back(std::stoll(f[7]));
     }
     auto have = counts(td / "chrome" / "node-single.cpuprofile");

@@ -57,9 +57,7 @@ Oracle oracle(const fs::path& tsv) {
   Oracle o;
   std::istringstream in(test::read_file(tsv));
   for (std::string line; std::getline(in, line);) {
-    std::vector<std::string> f;
-    std::istringstream cells(line);
-    for (std::string cell; std::getline(cells, cell, '\t');) f.push_back(cell);
+    const std::vector<std::string> f = test::tsv_fields(line);
     if (f.size() == 4 && f[0] == "#total") {
       o.unit[f[1]] = f[2];
       o.total[f[1]] = std::stod(f[3]);
