@@ -96,6 +96,9 @@ class Reader {
       } else if (key == "profiles") {
         if (auto ok = profile_list(field.value()); !ok) return ok.error();
         profiles = true;
+      } else if (key == "exporter") {
+        std::string_view exporter;
+        if (!field.value().get_string().get(exporter)) running_lines_ = exporter.starts_with("py-spy");
       }
     }
     if (!shared || !profiles)
@@ -161,8 +164,6 @@ class Reader {
             double line = 0;
             if (auto e = v.get_double().get(line); e) return fail("a line number", e);
             f.line = std::isfinite(line) && line > 0 && line < 1e15 ? static_cast<std::int64_t>(line) : 0;
-          } else if (k == "col") {
-            columns_ = true;
           }
         }
         if (!named)
@@ -339,7 +340,7 @@ class Reader {
   formats::JsonDocument json_;
   std::vector<Frame> frames_;
   std::vector<Raw> raw_;
-  bool columns_ = false;  // a frame has a "col"
+  bool running_lines_ = false;  // py-spy's file: a frame's line is the one being run
   Profile p_;
   std::optional<detail::StackBuilder> builder_;
   std::vector<FuncId> function_of_;
@@ -450,11 +451,11 @@ Expected<Profile> Reader::build() {
     (f.file.ends_with(".py") || f.file == "~" ? python : other) = true;
   }
   if (python && !other) p_.label_style = LabelStyle::kPython;
-  // Frames with a column name where a function starts (speedscope's
-  // imports of Chrome's and node's profiles): one name at two lines of a
-  // file, two functions (every anonymous function of a script). py-spy's
-  // have no column and the line being run: one function at many lines.
-  p_.line_in_identity = columns_;
+  // A frame is a function by name, file and line, as speedscope keys its
+  // frames: one name at two lines of a file, two functions (every
+  // anonymous function of a script). py-spy's frames carry the line being
+  // run: one function at many lines.
+  p_.line_in_identity = !running_lines_;
   std::vector<FuncId> stack;
   for (std::size_t k = 0; k < raw_.size(); ++k) {
     const Raw& r = raw_[k];

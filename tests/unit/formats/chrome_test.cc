@@ -270,7 +270,8 @@ TEST(Cpuprofile, NestedHeadFormatsAreNamed) {
 // through kept functions apart by name and file alone (their line only for
 // Python's), so the top-level code of a page and a comparator it passes to
 // sort were one function, calling itself (a cycle with sortMany in the
-// picture of chromium-v8-samples). The same for speedscope's frames.
+// picture of chromium-v8-samples). The same for speedscope's frames, as
+// speedscope keys them, but py-spy's.
 TEST(Cpuprofile, AnonymousFunctionsAtDifferentLinesStayApart) {
   const fs::path cpuprofile = test::write_temp("anon.cpuprofile", R"J({"nodes":[
 {"id":1,"callFrame":{"functionName":"(root)","url":"","lineNumber":-1}},
@@ -279,8 +280,8 @@ TEST(Cpuprofile, AnonymousFunctionsAtDifferentLinesStayApart) {
 "samples":[2,3,3],"timeDeltas":[1000,2000,3000],"startTime":0,"endTime":9000})J");
   const fs::path speedscope = test::write_temp("anon.speedscope.json", R"J({
 "$schema": "https://www.speedscope.app/file-format-schema.json",
-"shared": {"frames": [{"name": "(anonymous)", "file": "app.js", "line": 1, "col": 1},
-                      {"name": "(anonymous)", "file": "app.js", "line": 5, "col": 13}]},
+"shared": {"frames": [{"name": "(anonymous)", "file": "app.js", "line": 1},
+                      {"name": "(anonymous)", "file": "app.js", "line": 5}]},
 "profiles": [{"type": "sampled", "name": "p", "unit": "milliseconds", "startValue": 0, "endValue": 5,
               "samples": [[0], [0, 1]], "weights": [2, 3]}]})J");
   for (const fs::path& file : {cpuprofile, speedscope}) {
@@ -295,14 +296,21 @@ TEST(Cpuprofile, AnonymousFunctionsAtDifferentLinesStayApart) {
     EXPECT_NE(cg.out.find("fn=(2)"), std::string::npos) << cg.out;
     EXPECT_EQ(cg.out.find("cfn=(1)"), std::string::npos) << cg.out;
   }
-  // py-spy's frames (no column) carry the line being run: one function.
+  // py-spy's frames carry the line being run: one function.
   std::string pyspy = test::read_file(speedscope);
-  for (const char* col : {", \"col\": 1}", ", \"col\": 13}"})
-    pyspy.replace(pyspy.find(col), std::string(col).size(), "}");
+  pyspy.replace(pyspy.rfind('}'), 1, ", \"exporter\": \"py-spy@0.4.2\"}");
   auto one = test::graphgen({"-T", "stats", test::write_temp("lines.speedscope.json", pyspy).string()});
   ASSERT_EQ(one.exit_code, 0) << one.err;
   EXPECT_NE(one.out.find("0.005             0.005          app.js:1((anonymous))"), std::string::npos) << one.out;
   EXPECT_EQ(one.out.find("app.js:5"), std::string::npos) << one.out;
+  // graphgen's own speedscope file read back: the same two functions (they
+  // were one when only frames with a column kept lines apart).
+  const fs::path back = test::write_temp("back.speedscope.json", "");
+  ASSERT_EQ(test::graphgen({cpuprofile.string(), "-T", "speedscope", "-o", back.string()}).exit_code, 0);
+  auto again = test::graphgen({"-T", "stats", back.string()});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.out.find("0.002             0.005          app.js:1((anonymous))"), std::string::npos) << again.out;
+  EXPECT_NE(again.out.find("0.003             0.003          app.js:5((anonymous))"), std::string::npos) << again.out;
 }
 
 // The windowed path (chrome/trace.cc) against the whole document through
