@@ -64,9 +64,7 @@ CallGraph graph_totals(const Profile& p, const InputFormat& format, std::size_t 
   // --show-samples: the count of samples where a profile keeps one beside
   // the event graphed (a .cpuprofile's, a Go CPU profile's), else the
   // event's own costs where the format counts samples with them.
-  std::optional<std::size_t> samples;
-  for (std::size_t e = 0; e < p.events.size(); ++e)
-    if (p.str(p.events[e].name) == "samples" && !p.events[e].floating) samples = e;
+  const std::optional<std::size_t> samples = sample_count_event(p);
   if (samples && *samples != event) {
     for (FuncId f = 0; f < graph.nodes.size() && f < p.functions.size(); ++f) {
       graph.nodes[f].samples = p.self(f, *samples);

@@ -81,7 +81,8 @@ std::uint32_t clamp_line(std::int64_t line) {
 
 class Writer {
  public:
-  Writer(const Profile& p, const WriteOptions& o) : p_(p), o_(o), ne_(p.events.size()) {}
+  Writer(const Profile& p, const WriteOptions& o)
+      : p_(p), o_(o), ne_(p.events.size()), samples_(sample_count_event(p)) {}
 
   Expected<std::string> run() {
     out_.reserve(output_reservation(o_.max_bytes, 4096 + p_.functions.size() * 64));
@@ -324,7 +325,10 @@ class Writer {
     if (sites_of_[c] != sites_of_[c + 1] && count <= 0 && !left) return;
     if (count == kUnknownCount) {  // sampled: the samples through the call stand in
       count = 0;
-      for (std::size_t e = 0; e < ne_; ++e) count = std::max(count, cost(e, rest[e]));
+      if (samples_)  // (counted beside a time: a .cpuprofile's, a Go CPU profile's)
+        count = cost(*samples_, rest[*samples_]);
+      else
+        for (std::size_t e = 0; e < ne_; ++e) count = std::max(count, cost(e, rest[e]));
     }
     switch_file(caller, caller.file);
     call_lines(caller, c, count, 0, clamp_line(callee.line), 0, clamp_line(caller.line), rest.data());
@@ -347,6 +351,7 @@ class Writer {
   const Profile& p_;
   const WriteOptions& o_;
   std::size_t ne_;
+  std::optional<std::size_t> samples_;  // sample_count_event()
   std::string out_;
   bool with_address_ = false, with_line_ = true;
   Names objects_, files_, functions_;

@@ -154,4 +154,10 @@ Adjacency Adjacency::build(const Profile& p) {
   return a;
 }
 
+std::optional<std::size_t> sample_count_event(const Profile& p) {
+  for (std::size_t e = 0; e < p.events.size(); ++e)
+    if (!p.events[e].floating && p.str(p.events[e].name) == "samples") return e;
+  return std::nullopt;
+}
+
 }  // namespace graphgen

@@ -18,6 +18,7 @@
 
 #include <bit>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -380,6 +381,9 @@ inline bool is_time(const Event& event) { return event.floating || event.seconds
 double without_noise(const Event& event, double v);
 /// The inverse of shown_value(): a shown number in the event's unit.
 double unit_value(const Event& event, double shown);
+/// The event that counts samples beside the others (an integer event named
+/// `samples`: a .cpuprofile's, a Go CPU profile's), if the profile has one.
+std::optional<std::size_t> sample_count_event(const Profile& p);
 
 /// CSR adjacency over Profile::calls: out-calls and in-calls per function,
 /// each range in call-index order.

@@ -4,7 +4,10 @@
 // exists) with the numbers of pstats.Stats(*ranks).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
+#include <iterator>
+#include <sstream>
 
 #include "graphgen/io.h"
 #include "pstats/reader.h"
@@ -97,6 +100,37 @@ TEST(CallgrindWriter, RoundTripKeepsEveryEventAndCostByCallgrindcmp) {
     EXPECT_EQ(cmp.exit_code, 0) << cmp.out;
   }
   fs::remove_all(dir);
+}
+
+// A sampled profile has no call counts: calls= stands for the samples
+// through the call. Where the samples are counted beside a time (a Go CPU
+// profile, a .cpuprofile) that is the samples event's cost on the call's
+// line, not its time: calls=10000000 for one sample of 10 ms.
+TEST(CallgrindWriter, SampledCallsCountTheSamplesNotTheTime) {
+  for (const char* input : {"pprof/go-cpu.pb.gz", "chrome/node-single.cpuprofile"}) {
+    SCOPED_TRACE(input);
+    auto r = test::graphgen({(test::testdata_dir() / input).string(), "-T", "callgrind"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    // "events: ns samples" (or "samples ns"): which column counts samples.
+    const std::size_t at = r.out.find("\nevents: ");
+    ASSERT_NE(at, std::string::npos);
+    std::istringstream names(r.out.substr(at + 9, r.out.find('\n', at + 1) - at - 9));
+    std::vector<std::string> events(std::istream_iterator<std::string>(names), {});
+    const auto column = std::find(events.begin(), events.end(), "samples") - events.begin();
+    ASSERT_LT(static_cast<std::size_t>(column), events.size());
+    std::istringstream lines(r.out);
+    std::size_t calls = 0;
+    for (std::string line, costs; std::getline(lines, line);) {
+      if (!line.starts_with("calls=")) continue;
+      std::getline(lines, costs);
+      std::istringstream cells(costs);
+      std::vector<std::string> f(std::istream_iterator<std::string>(cells), {});
+      ASSERT_GT(f.size(), static_cast<std::size_t>(column) + 1) << costs;
+      EXPECT_EQ(line.substr(6, line.find(' ') - 6), f[1 + column]) << line << " / " << costs;
+      ++calls;
+    }
+    EXPECT_GT(calls, 50u);
+  }
 }
 
 TEST(PstatsWriter, EncodesWhatTheDecoderReadsBack) {
