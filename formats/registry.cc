@@ -149,6 +149,33 @@ Expected<const InputFormat*> detect_input_format(const InputFile& input) {
         fmt::format("{}: this is the report pstats prints (print_stats), not a profile; give graphgen "
                     "the file cProfile wrote (python -m cProfile -o out.prof, or Stats.dump_stats)",
                     input.path()));
+  const std::string_view bytes = input.bytes();
+  if (bytes.starts_with("PERFILE2"))
+    return bad_input(
+        fmt::format("{}: this is perf's binary recording (perf.data), not its samples as text; give "
+                    "graphgen what perf script prints (perf script -i {} | graphgen -)",
+                    input.path(), input.path()));
+  if (bytes.starts_with(std::string_view("gmon\1\0\0\0", 8)))
+    return bad_input(
+        fmt::format("{}: this is gprof's binary data (gmon.out), not its report; give graphgen what "
+                    "gprof prints (gprof PROGRAM {} | graphgen -)",
+                    input.path(), input.path()));
+  if (head.starts_with("# To display the perf.data header") || head.find("\n# Overhead ") != std::string_view::npos ||
+      head.find("\n# Children ") != std::string_view::npos)
+    return bad_input(
+        fmt::format("{}: this is the table perf report prints, not the samples; give graphgen what "
+                    "perf script prints (perf script -i perf.data | graphgen -)",
+                    input.path()));
+  if (head.starts_with("desc:") && head.find("\ntime_unit:") != std::string_view::npos)
+    return bad_input(
+        fmt::format("{}: this is valgrind massif's heap profile, which graphgen does not read "
+                    "(ms_print shows it)",
+                    input.path()));
+  if (head.starts_with("v ") && head.find("\nX ") != std::string_view::npos && head.find("\nX ") < 32)
+    return bad_input(
+        fmt::format("{}: this is heaptrack's data, which graphgen does not read; give it the stacks "
+                    "heaptrack_print writes for flame graphs (heaptrack_print -f {} -F stacks.txt)",
+                    input.path(), input.path()));
   return bad_input(
       fmt::format("{}:+0x0: cannot tell the profile format from the first bytes {}; "
                   "give it with -f (supported: {})",

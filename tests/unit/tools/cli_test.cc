@@ -69,6 +69,42 @@ TEST(Cli, UnrecognisedBytesAskForAFormat) {
   EXPECT_EQ(r.err, "empty.pstats: expected a profile, found an empty file\n");
 }
 
+// The files people give by mistake (the heads of real ones: perf 6.1's
+// perf.data and perf report, glibc's gmon.out, valgrind 3.19's massif,
+// heaptrack 1.4's data once unpacked) are named, with what to give instead.
+TEST(Cli, FilesGivenByMistakeSayWhatToGiveInstead) {
+  const struct {
+    const char* name;
+    std::string bytes;
+    const char* says;
+  } cases[] = {
+      {"perf.data", std::string("PERFILE2h\0\0\0\0\0\0\0", 16) + std::string(200, '\0'),
+       "this is perf's binary recording (perf.data), not its samples as text; give graphgen what perf script "
+       "prints (perf script -i "},
+      {"gmon.out", std::string("gmon\1\0\0\0\0\0\0\0\0\0\0\0", 16) + std::string(200, '\1'),
+       "this is gprof's binary data (gmon.out), not its report; give graphgen what gprof prints (gprof PROGRAM "},
+      {"report.txt",
+       "# To display the perf.data header info, please use --header/--header-only options.\n#\n#\n"
+       "# Total Lost Samples: 0\n#\n# Samples: 430  of event 'cpu-clock:ppp'\n#\n"
+       "# Children      Self  Command  Shared Object      Symbol\n",
+       "this is the table perf report prints, not the samples; give graphgen what perf script prints"},
+      {"massif.out.1",
+       "desc: --massif-out-file=massif.out.1\ncmd: xz -dc in.xz\ntime_unit: i\n#-----------\nsnapshot=0\n",
+       "this is valgrind massif's heap profile, which graphgen does not read (ms_print shows it)"},
+      {"heaptrack.data", "v 10400 3\nX xz -dc in.xz\ns 5 xz\n",
+       "this is heaptrack's data, which graphgen does not read; give it the stacks heaptrack_print writes for "
+       "flame graphs (heaptrack_print -f "},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    const fs::path file = test::write_temp(c.name, c.bytes);
+    auto r = graphgen({file.string()});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_TRUE(r.err.starts_with(file.string() + ": " + c.says)) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+}
+
 TEST(Cli, MissingInputIsOneLine) {
   auto r = graphgen({"/nonexistent/x.pstats"});
   EXPECT_EQ(r.exit_code, 1);
