@@ -142,7 +142,12 @@ class Reader : formats::JsonCursor {
               found = true;
               return true;
             }
+            // (A value starts as JSON's do: skip_value() passes any scalar
+            // token, and simdjson's checks of it alone take `:100` too.)
             const std::size_t begin = pos_;
+            if (begin >= text_.size() ||
+                std::string_view("{[\"-0123456789tfn").find(text_[begin]) == std::string_view::npos)
+              return false;
             return skip_value() && pos_ != begin && checked(text_.substr(begin, pos_ - begin));
           }))
         return saw_v8_;

@@ -353,6 +353,8 @@ TEST(Trace, WindowsTakeTheUsualShapesAndLeaveTheRest) {
       {"a key that is not ASCII (its UTF-8 never given to simdjson)",
        "{\"m\xc3\xa9ta\": 1, \"traceEvents\": " + events + "}", false},
       {"bytes after the document", events + " x", false},
+      {"another member's value starting with a colon (the fuzz target's)",
+       R"({"traceEvents": [], "timeDeltas"::100, "dur": 500})", false},
       {"a trailing comma", "[" + events.substr(1, events.size() - 2) + ",]", false},
       {"invalid UTF-8 in another member", R"({"metadata": ")" + std::string("\xff") + R"(", "traceEvents": []})",
        false},
