@@ -3,9 +3,6 @@
 #include <fmt/format.h>
 #include <simdjson.h>
 
-#include <algorithm>
-#include <cmath>
-#include <numeric>
 #include <optional>
 #include <unordered_map>
 
@@ -22,54 +19,7 @@ namespace {
 
 namespace od = simdjson::ondemand;
 
-constexpr std::uint32_t kNone = kNoNode;
 using Node = V8Node;
-
-// The samples in time order: sample i was taken at start + delta(0) + ...
-// + delta(i) and lasts until the next one in time. In the order given (the
-// usual case) the times are summed again as they are walked, without
-// arrays of them; else they are kept and sorted (stably) first.
-template <class Delta>
-class TimeOrder {
- public:
-  TimeOrder(double start, std::size_t n, const Delta& delta) : start_(start), n_(n), delta_(delta) {
-    bool in_order = true;
-    double t = start, last = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      t += delta(i);
-      if (i > 0 && t < last) in_order = false;
-      last = t;
-    }
-    if (in_order) return;
-    at_.resize(n);
-    t = start;
-    for (std::size_t i = 0; i < n; ++i) at_[i] = t += delta(i);
-    order_.resize(n);
-    std::iota(order_.begin(), order_.end(), 0);
-    std::stable_sort(order_.begin(), order_.end(), [&](std::size_t a, std::size_t b) { return at_[a] < at_[b]; });
-  }
-  /// The index of the k-th sample in time.
-  std::size_t index(std::size_t k) const { return order_.empty() ? k : order_[k]; }
-  /// To the k-th sample (k from 0 up): `now` its time, `next` the next one's.
-  void step(std::size_t k) {
-    if (order_.empty()) {
-      now = k == 0 ? start_ + delta_(0) : next;
-      if (k + 1 < n_) next = now + delta_(k + 1);
-    } else {
-      now = at_[order_[k]];
-      if (k + 1 < n_) next = at_[order_[k + 1]];
-    }
-  }
-
-  double now = 0, next = 0;
-
- private:
-  double start_;
-  std::size_t n_;
-  const Delta& delta_;
-  std::vector<double> at_;
-  std::vector<std::size_t> order_;
-};
 
 class Reader {
  public:
@@ -233,68 +183,15 @@ class Reader {
 
 template <class Sample, class Delta>
 Expected<Profile> Reader::build(std::size_t n, Sample sample, Delta delta) {
-  TimeOrder<Delta> walk(start_, n, delta);
-  // Each node's time and samples.
-  std::vector<double> time(nodes_.size(), 0);
-  std::vector<std::int64_t> count(nodes_.size(), 0);
-  const bool timeline = options_.keep_timeline && options_.keep_stacks;
-  std::vector<std::uint32_t> node_of(timeline ? n : 0);  // the k-th sample in time's node
-  for (std::size_t k = 0; k < n; ++k) {
-    walk.step(k);
-    const std::size_t i = walk.index(k);
-    const double id = sample(i);
-    // (Checked before the cast: a double beyond int64 does not convert.)
-    auto it = std::fabs(id) < 9e18 && id == std::floor(id) ? index_.find(static_cast<std::int64_t>(id)) : index_.end();
-    if (it == index_.end())
-      return bad_input(fmt::format("{}: sample {} is of node {}, which is no node", where(samples_offset_), i, id));
-    time[it->second] += k + 1 < n ? walk.next - walk.now : 0;
-    ++count[it->second];
-    if (timeline) node_of[k] = it->second;
-  }
-  for (std::size_t i = 0; i < nodes_.size(); ++i)
-    if (!(std::fabs(time[i]) < 9e18))
-      return bad_input(
-          fmt::format("{}: expected time deltas in microseconds, found deltas that add up to {} for node {}",
-                      where(deltas_offset_), time[i], nodes_[i].id));
-  // The frames the stacks hold, before building them.
-  std::size_t frames = 0;
-  const std::size_t limit = std::size_t{10'000'000} + 64 * in_.bytes().size();
-  for (std::uint32_t i = 0; i < nodes_.size(); ++i)
-    if (count[i]) frames += static_cast<std::size_t>(depth_[i]);
-  if (frames > limit)
-    return bad_input(
-        fmt::format("{}: the sampled stacks hold {} frames, more than {} for a file of {} bytes (nodes "
-                    "are nested too deep)",
-                    in_.path(), frames, limit, in_.bytes().size()));
-  p_.line_in_identity = true;  // (functions are keyed by name, url and line: function())
+  p_.line_in_identity = true;  // (functions are keyed by name, url and line: V8Functions)
   detail::StackBuilder builder(p_, v8_events(p_), options_.keep_stacks);
-  std::vector<FuncId> stack;
-  std::vector<std::uint32_t> stack_node(timeline ? nodes_.size() : 0, 0);
-  for (std::uint32_t i = 0; i < nodes_.size(); ++i) {
-    if (!count[i]) continue;
-    stack.clear();
-    for (std::uint32_t m = i; m != kNone; m = nodes_[m].parent)
-      if (nodes_[m].parent != kNone || nodes_[m].name != "(root)") stack.push_back(function(nodes_[m]));
-    if (stack.empty()) continue;
-    const Cost w[2] = {static_cast<Cost>(std::llround(time[i])), count[i]};
-    builder.add_sample(stack, w);
-    if (timeline) stack_node[i] = builder.last_node();
-    if (options_.memory_budget && p_.approximate_bytes() > options_.memory_budget)
-      return bad_input(formats::over_budget_message(in_.path(), options_.memory_budget, p_.functions.size(), 2));
-  }
-  if (timeline) {
-    // Each sample in time order, lasting until the next (the last: 0, as
-    // counted above); one thread, named after the file.
-    const std::uint32_t track = builder.track(0, 1, basename_of(in_.path()));
-    p_.timeline.reserve(n);
-    // (Walked again from the start.)
-    for (std::size_t k = 0; k < n; ++k) {
-      walk.step(k);
-      const std::uint32_t node = stack_node[node_of[k]];
-      if (node != 0)
-        p_.timeline.push_back({walk.now * 1e-6, k + 1 < n ? (walk.next - walk.now) * 1e-6 : 0.0, node, track});
-    }
-  }
+  // One thread, named after the file.
+  auto track = [&] { return builder.track(0, 1, basename_of(in_.path())); };
+  if (auto ok =
+          add_v8_stacks(p_, builder, functions_, {nodes_, index_, depth_}, start_, n, sample, delta, options_,
+                        {in_.path(), in_.bytes().size(), where(samples_offset_), where(deltas_offset_)}, {}, track);
+      !ok)
+    return ok.error();
   return std::move(p_);
 }
 

@@ -4,8 +4,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cmath>
-#include <numeric>
 
 namespace graphgen::chrome {
 
@@ -167,67 +165,10 @@ Expected<bool> V8Samples::build_one(Profile& p, detail::StackBuilder& builder, T
                                  t.deltas.size(), n));
   std::vector<std::int64_t> depth;
   if (auto ok = link_nodes(t.nodes, t.index, depth, [&](const Node&) { return t.where; }); !ok) return ok.error();
-  // The samples in time order: sample i at start + delta(0) + ... +
-  // delta(i), lasting until the next in time (the last: 0).
-  std::vector<double> at(n);
-  double clock = t.start;
-  for (std::size_t i = 0; i < n; ++i) at[i] = clock += t.deltas[i];
-  std::vector<std::size_t> order(n);
-  std::iota(order.begin(), order.end(), 0);
-  if (!std::is_sorted(at.begin(), at.end()))
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return at[a] < at[b]; });
-  std::vector<double> time(t.nodes.size(), 0);
-  std::vector<std::int64_t> count(t.nodes.size(), 0);
-  std::vector<std::uint32_t> node_of(n);
-  for (std::size_t k = 0; k < n; ++k) {
-    const std::size_t i = order[k];
-    const double id = t.samples[i];
-    auto it =
-        std::fabs(id) < 9e18 && id == std::floor(id) ? t.index.find(static_cast<std::int64_t>(id)) : t.index.end();
-    if (it == t.index.end())
-      return bad_input(fmt::format("{}: sample {} is of node {}, which is no node", t.where, i, id));
-    time[it->second] += k + 1 < n ? at[order[k + 1]] - at[i] : 0;
-    ++count[it->second];
-    node_of[k] = it->second;
-  }
-  std::size_t frames = 0;
-  const std::size_t limit = std::size_t{10'000'000} + 64 * input_bytes_;
-  for (std::uint32_t i = 0; i < t.nodes.size(); ++i) {
-    if (!(std::fabs(time[i]) < 9e18))
-      return bad_input(
-          fmt::format("{}: expected time deltas in microseconds, found deltas that add up to {} for node {}", t.where,
-                      time[i], t.nodes[i].id));
-    if (count[i]) frames += static_cast<std::size_t>(depth[i]);
-  }
-  if (frames > limit)
-    return bad_input(
-        fmt::format("{}: the sampled stacks hold {} frames, more than {} for a file of {} bytes (nodes "
-                    "are nested too deep)",
-                    path_, frames, limit, input_bytes_));
-  const bool timeline = options_.keep_timeline && options_.keep_stacks;
-  std::vector<std::uint32_t> stack_node(timeline ? t.nodes.size() : 0, 0);
-  std::vector<FuncId> stack;
-  for (std::uint32_t i = 0; i < t.nodes.size(); ++i) {
-    if (!count[i]) continue;
-    stack.clear();
-    for (std::uint32_t m = i; m != kNoNode; m = t.nodes[m].parent)
-      if (t.nodes[m].parent != kNoNode || t.nodes[m].name != "(root)") stack.push_back(functions_.of(p, t.nodes[m]));
-    if (stack.empty()) continue;
-    const Cost w[2] = {static_cast<Cost>(std::llround(time[i])), count[i]};
-    builder.add_sample(stack, w, process);
-    if (timeline) stack_node[i] = builder.last_node();
-    if (options_.memory_budget && p.approximate_bytes() > options_.memory_budget)
-      return bad_input(formats::over_budget_message(path_, options_.memory_budget, p.functions.size(), 2));
-  }
-  if (timeline) {
-    const std::uint32_t track = builder.track(number_or(t.pid, 1), number_or(t.tid, 0), names.thread, names.process);
-    for (std::size_t k = 0; k < n; ++k) {
-      const std::uint32_t node = stack_node[node_of[k]];
-      const double now = at[order[k]];
-      if (node != 0) p.timeline.push_back({now * 1e-6, k + 1 < n ? (at[order[k + 1]] - now) * 1e-6 : 0.0, node, track});
-    }
-  }
-  return true;
+  auto track = [&] { return builder.track(number_or(t.pid, 1), number_or(t.tid, 0), names.thread, names.process); };
+  return add_v8_stacks(
+      p, builder, functions_, {t.nodes, t.index, depth}, t.start, n, [&](std::size_t i) { return t.samples[i]; },
+      [&](std::size_t i) { return t.deltas[i]; }, options_, {path_, input_bytes_, t.where, t.where}, process, track);
 }
 
 }  // namespace graphgen::chrome
