@@ -10,6 +10,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "util/test_util.h"
@@ -157,6 +158,73 @@ TEST(Ranks, UnreadableInputsUnderKeepGoingAreNotRanks) {
   auto csv = graphgen(with({"-T", "ranks.csv", "--keep-going", "-q"}, all));
   EXPECT_TRUE(csv.out.starts_with("# not counted, input could not be read: ranks 5 10\nfunction,"))
       << csv.out.substr(0, 200);
+}
+
+// Many small rank files are read a run at a time by the reader threads and
+// by the merge itself; whatever the order they finish in, they are counted
+// in input order, the first unreadable file in the merge's order is the one
+// named, and --keep-going leaves out exactly the unreadable ones.
+TEST(Ranks, ManySmallFilesReadInRunsKeepTheInputOrder) {
+  fs::path dir = test::temp_dir();
+  const std::set<int> broken = {3, 101, 239};
+  std::vector<std::string> all, readable;
+  for (int r = 0; r < 240; ++r) {
+    fs::path f = dir / ("cpu_" + std::to_string(r) + ".prof");
+    if (broken.count(r)) {
+      std::ofstream(f) << "{(broken";
+    } else {
+      fs::copy_file(mpi_dir() / ("cpu_" + std::to_string(r % 8) + ".prof"), f);
+      readable.push_back(f.string());
+    }
+    all.push_back(f.string());
+  }
+  // (pstats.Stats(*files) merges the first file, then the others from the
+  // last back: cpu_239 is the first unreadable one it meets.)
+  auto strict = graphgen(with({"-T", "ranks.json"}, all));
+  EXPECT_EQ(strict.exit_code, 1);
+  EXPECT_TRUE(strict.err.starts_with((dir / "cpu_239.prof").string() + ":")) << strict.err;
+  std::vector<std::string> forward = all;
+  forward.erase(forward.begin() + 239);
+  auto next = graphgen(with({"-T", "ranks.json"}, forward));
+  EXPECT_TRUE(next.err.starts_with((dir / "cpu_101.prof").string() + ":")) << next.err;
+
+  auto ref = test::run(with({"python3", (mpi_dir() / "rank_stats.py").string()}, readable));
+  ASSERT_EQ(ref.exit_code, 0) << ref.err;
+  json want = json::parse(ref.out);
+  auto r = graphgen(with({"-T", "ranks.json", "--keep-going", "-q"}, all));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json got = json::parse(r.out);
+  EXPECT_EQ(got["ranks"], 237);
+  EXPECT_EQ(got["skipped_ranks"], json({3, 101, 239}));
+  std::vector<int> numbers;
+  for (int k = 0; k < 240; ++k)
+    if (!broken.count(k)) numbers.push_back(k);
+  EXPECT_EQ(got["rank_numbers"], json(numbers));
+  std::map<std::string, json> by_key;
+  for (const json& f : got["functions"]) by_key[key(f)] = f;
+  ASSERT_EQ(by_key.size(), want["functions"].size());
+  for (const json& w : want["functions"]) {
+    std::string k = key(w);
+    ASSERT_TRUE(by_key.count(k)) << k;
+    EXPECT_EQ(by_key[k]["present"], w["present"]) << k;
+    expect_measure(by_key[k]["inclusive"], w["inclusive"], k + " inclusive");
+    expect_measure(by_key[k]["self"], w["self"], k + " self");
+  }
+
+  // The merged profile: Python's merge of the readable files counts the same calls.
+  auto calls =
+      test::run(with({"python3", "-c",
+                      "import pstats, sys\n"
+                      "s = pstats.Stats(*sys.argv[1:])\n"
+                      "print('%d function calls' % s.total_calls, end='')\n"
+                      "if s.total_calls != s.prim_calls: print(' (%d primitive calls)' % s.prim_calls, end='')\n"
+                      "print()"},
+                     readable));
+  ASSERT_EQ(calls.exit_code, 0) << calls.err;
+  auto stats = graphgen(with({"-T", "stats", "--keep-going", "-q"}, all));
+  ASSERT_EQ(stats.exit_code, 0) << stats.err;
+  const std::string line = calls.out.substr(0, calls.out.find('\n'));
+  EXPECT_NE(stats.out.find(line + " in "), std::string::npos) << line << "\n" << stats.out.substr(0, 600);
 }
 
 TEST(Ranks, CsvHasEveryFunctionWithThePythonNumbers) {
