@@ -2,6 +2,7 @@
 // globs and @LIST files, in natural order.
 #include "inputs.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -68,6 +69,29 @@ TEST(Inputs, AQuotedGlobMergesWhatTheShellWould) {
   ASSERT_EQ(shell.exit_code, 0) << shell.err;
   ASSERT_EQ(quoted.exit_code, 0) << quoted.err;
   EXPECT_EQ(quoted.out, shell.out);
+}
+
+// A later input of another format is an error that names both, among
+// inputs read a run at a time and checked against the first one's format
+// without trying every format on each.
+TEST(Inputs, AnInputOfAnotherFormatAmongManyIsNamed) {
+  fs::path dir = test::temp_dir();
+  std::vector<std::string> args = {"-T", "stats"};
+  for (int r = 0; r < 40; ++r) {
+    fs::path f = dir / ("cpu_" + std::to_string(r) + ".prof");
+    if (r == 17)
+      fs::copy_file(test::testdata_dir() / "callgrind" / "cxx.callgrind", f);
+    else
+      fs::copy_file(test::testdata_dir() / "mpi" / ("cpu_" + std::to_string(r % 8) + ".prof"), f);
+    args.push_back(f.string());
+  }
+  auto r = test::graphgen(args);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(
+      r.err,
+      fmt::format("graphgen: error: inputs mix formats: {} is pstats but {} is callgrind; give one format at a time\n",
+                  (dir / "cpu_0.prof").string(), (dir / "cpu_17.prof").string()));
+  EXPECT_EQ(r.out, "");
 }
 
 }  // namespace
