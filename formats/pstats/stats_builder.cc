@@ -8,11 +8,22 @@ std::string code_object_label(std::string_view name, std::string_view file, std:
   return fmt::format("<code object {}, file \"{}\", line {}>", name, file, line);
 }
 
-StatsBuilder::StatsBuilder(Profile& p) : p_(p) {
+StatsBuilder::StatsBuilder(Profile& p, std::size_t input_bytes) : p_(p) {
   p.events.push_back({p.strings.intern("time"), p.strings.intern("s"), 1.0, true, kNoString});
   p.label_style = LabelStyle::kPython;
   p.reports_totals = true;
   p.keeps_call_self = true;
+  // A small file (a rank's, often 2 KB) gets its tables at once: a row is
+  // over 100 bytes of marshal data (a key, 4 numbers and a callers dict),
+  // a call over 40, so these are upper bounds. Larger files grow them as
+  // they go, which never holds more than twice what they need.
+  if (input_bytes > 0 && input_bytes <= kSmallInput) {
+    const std::size_t rows = input_bytes / 100 + 1, calls = input_bytes / 40 + 1;
+    p.reserve(rows, calls);
+    p.listed.reserve(rows);
+    keys_.reserve(rows);
+    function_of_.reserve(rows);
+  }
 }
 
 void CallerStats::add_item(std::size_t i, std::int64_t n, double t) {

@@ -46,7 +46,8 @@ class StatsBuilder {
  public:
   /// Makes `p` a pstats profile: one event, time in seconds, Python labels,
   /// the totals the profiler reported, calls with their own times.
-  explicit StatsBuilder(Profile& p);
+  /// `input_bytes`, the file's size, sizes the tables of a small file.
+  explicit StatsBuilder(Profile& p, std::size_t input_bytes = 0);
 
   /// The row of `key`, added the first time it is seen.
   std::uint32_t key(const Key& key);
@@ -63,6 +64,7 @@ class StatsBuilder {
 
  private:
   static constexpr FuncId kNoFunction = UINT32_MAX;
+  static constexpr std::size_t kSmallInput = 64 * 1024;
   Profile& p_;
   std::vector<Key> keys_;
   std::vector<FuncId> function_of_;

@@ -89,7 +89,8 @@ struct Scalar {
 
 class FastReader {
  public:
-  FastReader(std::string_view in, Profile& p, const InputFile* file) : in_(in), passed_(file), p_(p), builder_(p) {}
+  FastReader(std::string_view in, Profile& p, const InputFile* file)
+      : in_(in), passed_(file), p_(p), builder_(p, in.size()) {}
 
   bool run(std::size_t& trailing) {
     std::uint8_t code;

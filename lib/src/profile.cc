@@ -22,6 +22,17 @@ CallId Profile::add_call(const Call& c) {
   return id;
 }
 
+void Profile::reserve(std::size_t function_rows, std::size_t call_rows) {
+  const std::size_t n = events.size();
+  functions.reserve(function_rows);
+  self_cost.reserve(function_rows * n);
+  if (has_total_cost()) total_cost.reserve(function_rows * n);
+  if (keeps_stack_totals) stack_total.reserve(function_rows * n);
+  calls.reserve(call_rows);
+  call_cost.reserve(call_rows * n);
+  if (keeps_call_self) call_self.reserve(call_rows * n);
+}
+
 std::uint32_t Profile::location_row(FuncId f, std::vector<std::uint32_t>& rows, bool add) {
   if (rows.size() <= f) rows.resize(static_cast<std::size_t>(f) + 1, UINT32_MAX);
   Location& l = locations.back();

@@ -320,6 +320,10 @@ struct Profile {
 
   FuncId add_function(const Function& f);
   CallId add_call(const Call& c);
+  /// Room for this many functions and calls in every table add_function
+  /// and add_call grow (set the events and what is kept first): a reader
+  /// of many small files skips the tables' growth, a few allocations each.
+  void reserve(std::size_t functions, std::size_t calls);
   /// The row of function `f` in the last location, added with zero costs
   /// the first time (`add`; else UINT32_MAX when it has none). `rows`
   /// remembers each function's last row between calls: one vector per
