@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cstring>
 
 #include "graphgen/analysis/integrate.h"
 
@@ -86,6 +88,30 @@ std::string join(const std::vector<std::string_view>& items) {
   std::string out;
   for (std::string_view s : items) out += out.empty() ? std::string(s) : ", " + std::string(s);
   return out;
+}
+
+// bpftrace's print of a map keyed by stacks: a line `@name[` (the name may
+// be empty), the key's lines, then `]: COUNT` (after `, ` between keys).
+bool is_bpftrace_print(std::string_view head) {
+  bool opened = false;
+  for (std::size_t at = 0; at < head.size();) {
+    std::size_t end = head.find('\n', at);
+    std::string_view line = head.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.starts_with('@')) {
+      std::size_t k = 1;
+      while (k < line.size() && (std::isalnum(static_cast<unsigned char>(line[k])) || line[k] == '_')) ++k;
+      opened = opened || (k < line.size() && line[k] == '[');
+    } else if (opened) {
+      const std::size_t close = line.find("]: ");
+      if (close != std::string_view::npos && close + 3 < line.size() &&
+          std::isdigit(static_cast<unsigned char>(line[close + 3])))
+        return true;
+    }
+    if (end == std::string_view::npos) break;
+    at = end + 1;
+  }
+  return false;
 }
 
 }  // namespace
@@ -176,6 +202,34 @@ Expected<const InputFormat*> detect_input_format(const InputFile& input) {
         fmt::format("{}: this is heaptrack's data, which graphgen does not read; give it the stacks "
                     "heaptrack_print writes for flame graphs (heaptrack_print -f {} -F stacks.txt)",
                     input.path(), input.path()));
+  // gperftools' CPU profile (CPUPROFILE=): a header of five machine words,
+  // 0, 3, 0, the sampling period, 0; 8-byte words or 4-byte ones.
+  auto word = [&](std::size_t at, std::size_t size) -> std::uint64_t {
+    std::uint64_t w = 0;
+    if (bytes.size() >= at + size) std::memcpy(&w, bytes.data() + at, size);  // (little-endian, as it was written)
+    return w;
+  };
+  if (bytes.size() >= 40 && ((word(0, 8) == 0 && word(8, 8) == 3 && word(16, 8) == 0) ||
+                             (word(0, 4) == 0 && word(4, 4) == 3 && word(8, 4) == 0 && word(12, 4) != 0)))
+    return bad_input(fmt::format(
+        "{}: this is gperftools' CPU profile, which holds addresses only; give graphgen what pprof makes of it "
+        "with the program's symbols (google-pprof --collapsed PROGRAM {} | graphgen -, or pprof -proto PROGRAM "
+        "{} > cpu.pb.gz)",
+        input.path(), input.path(), input.path()));
+  if (head.starts_with("heap profile: ") || head.starts_with("heap_v2/"))
+    return bad_input(fmt::format(
+        "{}: this is a heap profile as gperftools writes it, which holds addresses only; give graphgen the "
+        "stacks its pprof names with the program's symbols (google-pprof --collapsed PROGRAM {} | graphgen -)",
+        input.path(), input.path()));
+  if (head.starts_with("{\"dhatFileVersion\""))
+    return bad_input(fmt::format(
+        "{}: this is valgrind DHAT's heap profile, which graphgen does not read (DHAT's dh_view.html shows it)",
+        input.path()));
+  if (is_bpftrace_print(head))
+    return bad_input(
+        fmt::format("{}: this is bpftrace's print of a map of stacks, which graphgen does not read; give it the stacks "
+                    "FlameGraph's stackcollapse-bpftrace.pl folds from it",
+                    input.path()));
   return bad_input(
       fmt::format("{}:+0x0: cannot tell the profile format from the first bytes {}; "
                   "give it with -f (supported: {})",

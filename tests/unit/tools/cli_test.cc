@@ -71,7 +71,8 @@ TEST(Cli, UnrecognisedBytesAskForAFormat) {
 
 // The files people give by mistake (the heads of real ones: perf 6.1's
 // perf.data and perf report, glibc's gmon.out, valgrind 3.19's massif,
-// heaptrack 1.4's data once unpacked) are named, with what to give instead.
+// heaptrack 1.4's data once unpacked, and those below) are named, with what
+// to give instead.
 TEST(Cli, FilesGivenByMistakeSayWhatToGiveInstead) {
   const struct {
     const char* name;
@@ -94,6 +95,29 @@ TEST(Cli, FilesGivenByMistakeSayWhatToGiveInstead) {
       {"heaptrack.data", "v 10400 3\nX xz -dc in.xz\ns 5 xz\n",
        "this is heaptrack's data, which graphgen does not read; give it the stacks heaptrack_print writes for "
        "flame graphs (heaptrack_print -f "},
+      // gperftools 2.10's CPUPROFILE output (8-byte words: 0, 3, 0, a period
+      // of 1000 µs, 0, then samples) and its 32-bit form; its HEAPPROFILE
+      // output; valgrind 3.19's DHAT; bpftrace 0.17's print of @[ustack].
+      {"cpu.gperf",
+       std::string("\0\0\0\0\0\0\0\0\3\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\xe8\3\0\0\0\0\0\0", 32) + std::string(8, '\0') +
+           std::string("\1\0\0\0\0\0\0\0\5\0\0\0\0\0\0\0\xc4\xe8\xdb\xf2\xfe\x55\0\0", 24),
+       "this is gperftools' CPU profile, which holds addresses only; give graphgen what pprof makes of it with "
+       "the program's symbols (google-pprof --collapsed PROGRAM "},
+      {"cpu32.gperf", std::string("\0\0\0\0\3\0\0\0\0\0\0\0\x10\x27\0\0\0\0\0\0", 20) + std::string(40, '\1'),
+       "this is gperftools' CPU profile, which holds addresses only"},
+      {"prog.0001.heap",
+       "heap profile:      1:     4096 [2845802: 142421792] @ heapprofile\n"
+       "     1:     4096 [     1:     4096] @ 0x7f66394938cc 0x7f66394a10a0 0x55e924f46541\n",
+       "this is a heap profile as gperftools writes it, which holds addresses only; give graphgen the stacks its "
+       "pprof names with the program's symbols (google-pprof --collapsed PROGRAM "},
+      {"dhat.out.9309", "{\"dhatFileVersion\":2\n,\"mode\":\"heap\",\"verb\":\"Allocated\"\n,\"bklt\":true\n",
+       "this is valgrind DHAT's heap profile, which graphgen does not read (DHAT's dh_view.html shows it)"},
+      {"bpftrace.txt",
+       "Attaching 1 probe...\n\n\n@[\n    0x7fec2b798bb4\n    0x7fec2ba61860\n]: 1\n@[\n    0x7fec2b7af848\n]: 1\n",
+       "this is bpftrace's print of a map of stacks, which graphgen does not read; give it the stacks "
+       "FlameGraph's stackcollapse-bpftrace.pl folds from it"},
+      {"offcpu.bt", "@stacks[\n    finish_task_switch+1\n    schedule+60\n, xz]: 12\n",
+       "this is bpftrace's print of a map of stacks"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
