@@ -225,6 +225,11 @@ Expected<const InputFormat*> detect_input_format(const InputFile& input) {
     return bad_input(fmt::format(
         "{}: this is valgrind DHAT's heap profile, which graphgen does not read (DHAT's dh_view.html shows it)",
         input.path()));
+  if (head.starts_with("v8-version,"))
+    return bad_input(fmt::format(
+        "{}: this is V8's log of ticks (node --prof), which graphgen does not read; record node's CPU profile "
+        "instead (node --cpu-prof) and give graphgen its .cpuprofile",
+        input.path()));
   if (is_bpftrace_print(head))
     return bad_input(
         fmt::format("{}: this is bpftrace's print of a map of stacks, which graphgen does not read; give it the stacks "

@@ -97,7 +97,8 @@ TEST(Cli, FilesGivenByMistakeSayWhatToGiveInstead) {
        "flame graphs (heaptrack_print -f "},
       // gperftools 2.10's CPUPROFILE output (8-byte words: 0, 3, 0, a period
       // of 1000 µs, 0, then samples) and its 32-bit form; its HEAPPROFILE
-      // output; valgrind 3.19's DHAT; bpftrace 0.17's print of @[ustack].
+      // output; valgrind 3.19's DHAT; node 18's --prof log; bpftrace 0.17's
+      // print of @[ustack].
       {"cpu.gperf",
        std::string("\0\0\0\0\0\0\0\0\3\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\xe8\3\0\0\0\0\0\0", 32) + std::string(8, '\0') +
            std::string("\1\0\0\0\0\0\0\0\5\0\0\0\0\0\0\0\xc4\xe8\xdb\xf2\xfe\x55\0\0", 24),
@@ -116,6 +117,10 @@ TEST(Cli, FilesGivenByMistakeSayWhatToGiveInstead) {
        "Attaching 1 probe...\n\n\n@[\n    0x7fec2b798bb4\n    0x7fec2ba61860\n]: 1\n@[\n    0x7fec2b7af848\n]: 1\n",
        "this is bpftrace's print of a map of stacks, which graphgen does not read; give it the stacks "
        "FlameGraph's stackcollapse-bpftrace.pl folds from it"},
+      {"isolate-0x9e45ee0-11208-v8.log",  // node 18's --prof
+       "v8-version,11,3,244,8,-node.38,0\nv8-platform,linux,linux\nshared-library,/usr/bin/node,0x400000,0xb71000,0\n",
+       "this is V8's log of ticks (node --prof), which graphgen does not read; record node's CPU profile instead "
+       "(node --cpu-prof) and give graphgen its .cpuprofile"},
       {"offcpu.bt", "@stacks[\n    finish_task_switch+1\n    schedule+60\n, xz]: 12\n",
        "this is bpftrace's print of a map of stacks"},
   };
