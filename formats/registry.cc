@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <optional>
 
 #include "graphgen/analysis/integrate.h"
 
@@ -137,38 +138,11 @@ std::vector<std::string_view> input_format_names() {
   return names;
 }
 
-Expected<const InputFormat*> detect_input_format(const InputFile& input) {
-  std::string_view head = input.bytes().substr(0, 4096);
-  // Text formats decide from whole lines: a first line longer than the head
-  // (collapsed stacks of deep recursion) is read to its end, up to 1 MiB.
-  if (head.find('\n') == std::string_view::npos && input.bytes().size() > head.size()) {
-    std::size_t nl = input.bytes().substr(0, std::size_t{1} << 20).find('\n');
-    if (nl != std::string_view::npos) head = input.bytes().substr(0, nl + 1);
-  }
-  // Sniffing maps the head (and, by the kernel's fault-around, up to 64 KiB):
-  // hand it back, or a thousand inputs sniffed before reading stay resident.
-  struct Release {
-    const InputFile& in;
-    ~Release() { in.release_before(in.bytes().size()); }
-  } release{input};
-  const InputFormat* best = nullptr;
-  Confidence best_conf = Confidence::kNo;
-  bool best_ext = false;
-  for (const InputFormat& f : input_formats()) {
-    Confidence c = f.sniff(head);
-    if (c == Confidence::kNo) continue;
-    bool ext = std::any_of(f.extensions.begin(), f.extensions.end(),
-                           [&](std::string_view e) { return has_extension(input.path(), e); });
-    if (c == Confidence::kMaybe && !ext) continue;
-    if (c > best_conf || (c == best_conf && ext && !best_ext)) {
-      best = &f;
-      best_conf = c;
-      best_ext = ext;
-    }
-  }
-  if (best) return best;
-  if (input.bytes().empty()) return bad_input(fmt::format("{}: expected a profile, found an empty file", input.path()));
-  // Files people give by mistake: say what they are and what to give instead.
+namespace {
+
+// Files people give by mistake: what they are and what to give instead, as
+// the error; nullopt for bytes that are none of them.
+std::optional<Error> given_by_mistake(const InputFile& input, std::string_view head) {
   if (head.find("function calls") != std::string_view::npos &&
       (head.find("Ordered by:") != std::string_view::npos || head.find("ncalls  tottime") != std::string_view::npos))
     return bad_input(
@@ -235,6 +209,43 @@ Expected<const InputFormat*> detect_input_format(const InputFile& input) {
         fmt::format("{}: this is bpftrace's print of a map of stacks, which graphgen does not read; give it the stacks "
                     "FlameGraph's stackcollapse-bpftrace.pl folds from it",
                     input.path()));
+  return std::nullopt;
+}
+
+}  // namespace
+
+Expected<const InputFormat*> detect_input_format(const InputFile& input) {
+  std::string_view head = input.bytes().substr(0, 4096);
+  // Text formats decide from whole lines: a first line longer than the head
+  // (collapsed stacks of deep recursion) is read to its end, up to 1 MiB.
+  if (head.find('\n') == std::string_view::npos && input.bytes().size() > head.size()) {
+    std::size_t nl = input.bytes().substr(0, std::size_t{1} << 20).find('\n');
+    if (nl != std::string_view::npos) head = input.bytes().substr(0, nl + 1);
+  }
+  // Sniffing maps the head (and, by the kernel's fault-around, up to 64 KiB):
+  // hand it back, or a thousand inputs sniffed before reading stay resident.
+  struct Release {
+    const InputFile& in;
+    ~Release() { in.release_before(in.bytes().size()); }
+  } release{input};
+  const InputFormat* best = nullptr;
+  Confidence best_conf = Confidence::kNo;
+  bool best_ext = false;
+  for (const InputFormat& f : input_formats()) {
+    Confidence c = f.sniff(head);
+    if (c == Confidence::kNo) continue;
+    bool ext = std::any_of(f.extensions.begin(), f.extensions.end(),
+                           [&](std::string_view e) { return has_extension(input.path(), e); });
+    if (c == Confidence::kMaybe && !ext) continue;
+    if (c > best_conf || (c == best_conf && ext && !best_ext)) {
+      best = &f;
+      best_conf = c;
+      best_ext = ext;
+    }
+  }
+  if (best) return best;
+  if (input.bytes().empty()) return bad_input(fmt::format("{}: expected a profile, found an empty file", input.path()));
+  if (auto named = given_by_mistake(input, head)) return *named;
   return bad_input(
       fmt::format("{}:+0x0: cannot tell the profile format from the first bytes {}; "
                   "give it with -f (supported: {})",
