@@ -65,6 +65,57 @@ void expect_measure(const json& got, const json& want, const std::string& what) 
   EXPECT_EQ(got["max_rank"], want["max_rank"]) << what;
 }
 
+// Every function of rank_stats.py's `want` in ranks.json's `got`, with the
+// same presence and measures; got's functions by key, for further checks.
+std::map<std::string, json> expect_same_functions(const json& got, const json& want) {
+  std::map<std::string, json> by_key;
+  for (const json& f : got["functions"]) by_key[key(f)] = f;
+  EXPECT_EQ(by_key.size(), want["functions"].size());
+  for (const json& w : want["functions"]) {
+    std::string k = key(w);
+    if (!by_key.count(k)) {
+      ADD_FAILURE() << "missing " << k;
+      continue;
+    }
+    EXPECT_EQ(by_key[k]["present"], w["present"]) << k;
+    expect_measure(by_key[k]["inclusive"], w["inclusive"], k + " inclusive");
+    expect_measure(by_key[k]["self"], w["self"], k + " self");
+  }
+  return by_key;
+}
+
+// `count` rank files in a new folder, copies of the 8 real ranks in turn,
+// those numbered in `broken` cut short (not profiles).
+struct RankFiles {
+  fs::path dir;
+  std::vector<std::string> all, readable;
+};
+RankFiles make_rank_files(int count, const std::set<int>& broken) {
+  RankFiles out;
+  out.dir = test::temp_dir();
+  for (int r = 0; r < count; ++r) {
+    fs::path f = out.dir / ("cpu_" + std::to_string(r) + ".prof");
+    if (broken.count(r)) {
+      std::ofstream(f) << "{(broken";
+    } else {
+      fs::copy_file(mpi_dir() / ("cpu_" + std::to_string(r % 8) + ".prof"), f);
+      out.readable.push_back(f.string());
+    }
+    out.all.push_back(f.string());
+  }
+  return out;
+}
+
+// rank_stats.py's numbers for the readable files, and graphgen's
+// ranks.json of them all under --keep-going.
+std::pair<json, json> keep_going_ranks(const RankFiles& files) {
+  auto ref = test::run(with({"python3", (mpi_dir() / "rank_stats.py").string()}, files.readable));
+  EXPECT_EQ(ref.exit_code, 0) << ref.err;
+  auto r = graphgen(with({"-T", "ranks.json", "--keep-going", "-q"}, files.all));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return {json::parse(ref.out), json::parse(r.out)};
+}
+
 TEST(Ranks, JsonEqualsPythonPstatsOfEachRank) {
   json want = reference();
   auto r = graphgen(with({"-T", "ranks.json"}, rank_files()));
@@ -117,38 +168,15 @@ TEST(Ranks, JsonEqualsPythonPstatsOfEachRank) {
 // and Imb% came out 62.3 % instead of 53.9 %. The statistics are those of
 // the 10 readable ranks, as rank_stats.py computes them from those 10.
 TEST(Ranks, UnreadableInputsUnderKeepGoingAreNotRanks) {
-  fs::path dir = test::temp_dir();
-  std::vector<std::string> all, readable;
-  for (int r = 0; r < 12; ++r) {
-    fs::path f = dir / ("cpu_" + std::to_string(r) + ".prof");
-    if (r == 5 || r == 10) {
-      std::ofstream(f) << "{(broken";  // cut short: not a profile
-    } else {
-      fs::copy_file(mpi_dir() / ("cpu_" + std::to_string(r % 8) + ".prof"), f);
-      readable.push_back(f.string());
-    }
-    all.push_back(f.string());
-  }
-  auto ref = test::run(with({"python3", (mpi_dir() / "rank_stats.py").string()}, readable));
-  ASSERT_EQ(ref.exit_code, 0) << ref.err;
-  json want = json::parse(ref.out);
-  auto r = graphgen(with({"-T", "ranks.json", "--keep-going", "-q"}, all));
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  json got = json::parse(r.out);
+  const RankFiles files = make_rank_files(12, {5, 10});
+  const std::vector<std::string>& all = files.all;
+  auto [want, got] = keep_going_ranks(files);
   EXPECT_EQ(got["ranks"], 10);
   EXPECT_EQ(got["skipped_ranks"], json({5, 10}));
   EXPECT_EQ(got["rank_numbers"], json({0, 1, 2, 3, 4, 6, 7, 8, 9, 11}));
-  std::map<std::string, json> by_key;
-  for (const json& f : got["functions"]) by_key[key(f)] = f;
-  ASSERT_EQ(by_key.size(), want["functions"].size());
-  for (const json& w : want["functions"]) {
-    std::string k = key(w);
-    ASSERT_TRUE(by_key.count(k)) << k;
-    EXPECT_EQ(by_key[k]["present"], w["present"]) << k;
-    expect_measure(by_key[k]["inclusive"], w["inclusive"], k + " inclusive");
-    expect_measure(by_key[k]["self"], w["self"], k + " self");
-    EXPECT_NE(by_key[k]["inclusive"]["min_rank"], 5) << k;
-    EXPECT_NE(by_key[k]["inclusive"]["min_rank"], 10) << k;
+  for (const auto& [k, f] : expect_same_functions(got, want)) {
+    EXPECT_NE(f["inclusive"]["min_rank"], 5) << k;
+    EXPECT_NE(f["inclusive"]["min_rank"], 10) << k;
   }
   // The table and the CSV say which ranks were left out.
   auto text = graphgen(with({"-T", "ranks", "--keep-going", "-q"}, all));
@@ -165,19 +193,10 @@ TEST(Ranks, UnreadableInputsUnderKeepGoingAreNotRanks) {
 // in input order, the first unreadable file in the merge's order is the one
 // named, and --keep-going leaves out exactly the unreadable ones.
 TEST(Ranks, ManySmallFilesReadInRunsKeepTheInputOrder) {
-  fs::path dir = test::temp_dir();
   const std::set<int> broken = {3, 101, 239};
-  std::vector<std::string> all, readable;
-  for (int r = 0; r < 240; ++r) {
-    fs::path f = dir / ("cpu_" + std::to_string(r) + ".prof");
-    if (broken.count(r)) {
-      std::ofstream(f) << "{(broken";
-    } else {
-      fs::copy_file(mpi_dir() / ("cpu_" + std::to_string(r % 8) + ".prof"), f);
-      readable.push_back(f.string());
-    }
-    all.push_back(f.string());
-  }
+  const RankFiles files = make_rank_files(240, broken);
+  const fs::path& dir = files.dir;
+  const std::vector<std::string>& all = files.all;
   // (pstats.Stats(*files) merges the first file, then the others from the
   // last back: cpu_239 is the first unreadable one it meets.)
   auto strict = graphgen(with({"-T", "ranks.json"}, all));
@@ -188,28 +207,14 @@ TEST(Ranks, ManySmallFilesReadInRunsKeepTheInputOrder) {
   auto next = graphgen(with({"-T", "ranks.json"}, forward));
   EXPECT_TRUE(next.err.starts_with((dir / "cpu_101.prof").string() + ":")) << next.err;
 
-  auto ref = test::run(with({"python3", (mpi_dir() / "rank_stats.py").string()}, readable));
-  ASSERT_EQ(ref.exit_code, 0) << ref.err;
-  json want = json::parse(ref.out);
-  auto r = graphgen(with({"-T", "ranks.json", "--keep-going", "-q"}, all));
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  json got = json::parse(r.out);
+  auto [want, got] = keep_going_ranks(files);
   EXPECT_EQ(got["ranks"], 237);
   EXPECT_EQ(got["skipped_ranks"], json({3, 101, 239}));
   std::vector<int> numbers;
   for (int k = 0; k < 240; ++k)
     if (!broken.count(k)) numbers.push_back(k);
   EXPECT_EQ(got["rank_numbers"], json(numbers));
-  std::map<std::string, json> by_key;
-  for (const json& f : got["functions"]) by_key[key(f)] = f;
-  ASSERT_EQ(by_key.size(), want["functions"].size());
-  for (const json& w : want["functions"]) {
-    std::string k = key(w);
-    ASSERT_TRUE(by_key.count(k)) << k;
-    EXPECT_EQ(by_key[k]["present"], w["present"]) << k;
-    expect_measure(by_key[k]["inclusive"], w["inclusive"], k + " inclusive");
-    expect_measure(by_key[k]["self"], w["self"], k + " self");
-  }
+  expect_same_functions(got, want);
 
   // The merged profile: Python's merge of the readable files counts the same calls.
   auto calls =
@@ -219,7 +224,7 @@ TEST(Ranks, ManySmallFilesReadInRunsKeepTheInputOrder) {
                       "print('%d function calls' % s.total_calls, end='')\n"
                       "if s.total_calls != s.prim_calls: print(' (%d primitive calls)' % s.prim_calls, end='')\n"
                       "print()"},
-                     readable));
+                     files.readable));
   ASSERT_EQ(calls.exit_code, 0) << calls.err;
   auto stats = graphgen(with({"-T", "stats", "--keep-going", "-q"}, all));
   ASSERT_EQ(stats.exit_code, 0) << stats.err;
