@@ -46,7 +46,7 @@ class StatsBuilder {
  public:
   /// Makes `p` a pstats profile: one event, time in seconds, Python labels,
   /// the totals the profiler reported, calls with their own times.
-  /// `input_bytes`, the file's size, sizes the tables of a small file.
+  /// `input_bytes`, the file's size, sizes its tables.
   explicit StatsBuilder(Profile& p, std::size_t input_bytes = 0);
 
   /// The row of `key`, added the first time it is seen.
@@ -64,7 +64,11 @@ class StatsBuilder {
 
  private:
   static constexpr FuncId kNoFunction = UINT32_MAX;
-  static constexpr std::size_t kSmallInput = 64 * 1024;
+  // At least this many bytes of marshal data a function and a call, in
+  // nearly every file cProfile writes; what a row and a call reserve.
+  static constexpr std::size_t kBytesPerRow = 96, kBytesPerCall = 44;
+  static constexpr std::size_t kRowBytes = 104, kCallBytes = 40;
+  static constexpr std::size_t kSmallInput = 64 * 1024, kLargeInput = 1024 * 1024;
   Profile& p_;
   std::vector<Key> keys_;
   std::vector<FuncId> function_of_;
