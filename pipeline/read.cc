@@ -30,16 +30,17 @@ struct Slot {
   std::size_t bytes = 0;
 };
 
-// Two threads read ahead, at most kWindow profiles, while the caller folds
-// them in merge order, so the result never depends on the threads' timing
-// and memory stays bounded however many files there are. One input is read
-// by the caller itself.
+// Worker threads read ahead, at most kWindow profiles, while the caller
+// folds them in merge order (and reads the next ones itself when none is
+// ready), so the result never depends on the threads' timing and memory
+// stays bounded however many files there are. One input is read by the
+// caller itself.
 //
-// Small files are taken a run at a time: a worker reads up to kRun
+// Small files are taken a run at a time: a reader takes up to kRun
 // consecutive inputs and hands them over together, and each side wakes the
 // other only when it waits. Handing over each of 10 000 rank files of 2 KB
-// apart cost a sleep and a wake-up per file (5 000 context switches, half
-// the process's CPU time beside the reading).
+// apart cost a sleep and a wake-up per file (5 000 context switches, a third
+// of the process's CPU time).
 class ReadAhead {
  public:
   using Read = std::function<Expected<Profile>(std::size_t pos, Slot& slot)>;
