@@ -36,7 +36,19 @@ std::string function_label(const Profile& p, FuncId f) {
 
 bool module_line(const Profile& p, FuncId f, std::string& out) {
   const Function& fn = p.functions[f];
-  if (p.label_style == LabelStyle::kPython || fn.python || !fn.has_object) return false;
+  if (p.label_style == LabelStyle::kPython || fn.python) return false;
+  // JavaScript's functions are their name, file and line (line_in_identity),
+  // and many are all named `(anonymous)`: the file's last part and the line
+  // tell them apart, as DevTools' links beside each name do.
+  if (p.line_in_identity && !fn.has_object) {
+    std::string_view file = p.str(fn.file);
+    if (file.empty()) return false;
+    if (std::size_t slash = file.rfind('/'); slash != std::string_view::npos && slash + 1 < file.size())
+      file.remove_prefix(slash + 1);
+    out = fn.line > 0 ? fmt::format("{}:{}", file, fn.line) : std::string(file);
+    return true;
+  }
+  if (!fn.has_object) return false;
   std::string_view object = p.str(fn.object);
   if (p.label_style == LabelStyle::kName) {
     std::size_t slash = object.rfind('/');

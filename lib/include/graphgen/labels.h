@@ -18,7 +18,8 @@ std::string function_label(const Profile& p, FuncId f);
 std::string label_prefix(const Profile& p, FuncId f);
 
 /// The line above the name, if any (the object's basename for perf and
-/// callgrind, py-spy's file for collapsed stacks). False when none is shown.
+/// callgrind, py-spy's file for collapsed stacks, `file.js:LINE` for
+/// JavaScript). False when none is shown.
 bool module_line(const Profile& p, FuncId f, std::string& out);
 
 /// gprof2dot's Python module: basename of the filename without extension.

@@ -313,6 +313,30 @@ TEST(Cpuprofile, AnonymousFunctionsAtDifferentLinesStayApart) {
   EXPECT_NE(again.out.find("0.003             0.003          app.js:5((anonymous))"), std::string::npos) << again.out;
 }
 
+// The picture told them apart by nothing: every node of an anonymous
+// function was labelled `(anonymous)` (the file in the tooltip only), as
+// were node's 4 anonymous functions of cjs/loader. The line above the name
+// is the file's last part and the line, as DevTools links them; a function
+// with no file (V8's own) has none.
+TEST(Cpuprofile, GraphLabelsNameEachFunctionsFileAndLine) {
+  const fs::path cpuprofile = test::write_temp("anon.cpuprofile", R"J({"nodes":[
+{"id":1,"callFrame":{"functionName":"(root)","url":"","lineNumber":-1}},
+{"id":2,"parent":1,"callFrame":{"functionName":"","url":"file:///srv/www/app.js","lineNumber":0}},
+{"id":3,"parent":2,"callFrame":{"functionName":"","url":"file:///srv/www/app.js","lineNumber":4}},
+{"id":4,"parent":3,"callFrame":{"functionName":"(garbage collector)","url":"","lineNumber":-1}}],
+"samples":[2,3,4],"timeDeltas":[1000,2000,3000],"startTime":0,"endTime":9000})J");
+  auto r = test::graphgen({"-T", "dot", "-n", "0", "-e", "0", cpuprofile.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("label=\"app.js:1\\n(anonymous)\\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("label=\"app.js:5\\n(anonymous)\\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("label=\"(garbage collector)\\n"), std::string::npos) << r.out;
+  // The stats table's file column and the names -z matches are as before.
+  auto stats = test::graphgen({"-T", "stats", cpuprofile.string()});
+  EXPECT_NE(stats.out.find("file:///srv/www/app.js:5((anonymous))"), std::string::npos) << stats.out;
+  auto list = test::graphgen({"--list-functions", "+", cpuprofile.string()});
+  EXPECT_NE(list.out.find("\t(anonymous)\n"), std::string::npos) << list.out;
+}
+
 // The windowed path (chrome/trace.cc) against the whole document through
 // simdjson: where it takes a trace, the same tables, warnings and errors.
 fuzz::TwoPaths read_trace_both(const fs::path& path) {
