@@ -60,9 +60,10 @@ std::vector<Row> rows_of(const Side& a, const Side& b, const Pairing& pairing) {
   return rows;
 }
 
-// A row's function: its label, and for JavaScript's functions (keyed by
-// name, file and line, many of them `(anonymous)`) the file and line the
-// graph shows above the name: `(anonymous) (loader:1257)`.
+// A table row's function: its label, and for JavaScript's functions (keyed
+// by name, file and line, many of them `(anonymous)`) the file and line the
+// graph shows above the name: `(anonymous) (loader:1257)`. (The CSV keeps
+// the label alone, the name other tables are joined on.)
 std::string row_name(const Profile& p, FuncId f) {
   std::string name = function_label(p, f);
   if (std::string where; p.line_in_identity && module_line(p, f, where)) name += " (" + where + ")";
@@ -137,8 +138,8 @@ std::string write_csv(const Side& a, const Side& b, const Pairing& pairing) {
       "self_after,self_delta\n";
   const std::string unit = unit_of(a);
   for (const Row& r : rows_of(a, b, pairing)) {
-    std::string before = r.before == kNoMatch ? std::string() : row_name(*a.profile, r.before);
-    std::string after = r.after == kNoMatch ? std::string() : row_name(*b.profile, r.after);
+    std::string before = r.before == kNoMatch ? std::string() : function_label(*a.profile, r.before);
+    std::string after = r.after == kNoMatch ? std::string() : function_label(*b.profile, r.after);
     std::string_view rule = r.before == kNoMatch  ? "after only"
                             : r.after == kNoMatch ? "before only"
                                                   : pair_rule_name(r.rule);
