@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "graphgen/analysis/integrate.h"
+#include "graphgen/text.h"
 
 // Every input format, one line each, in the order --help lists them and
 // detection breaks ties; each is <name>::input_format(), the row its folder
@@ -95,10 +96,8 @@ std::string join(const std::vector<std::string_view>& items) {
 // be empty), the key's lines, then `]: COUNT` (after `, ` between keys).
 bool is_bpftrace_print(std::string_view head) {
   bool opened = false;
-  for (std::size_t at = 0; at < head.size();) {
-    std::size_t end = head.find('\n', at);
-    std::string_view line = head.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  LineScanner lines(head);
+  for (std::string_view line; lines.next(line);) {
     if (line.starts_with('@')) {
       std::size_t k = 1;
       while (k < line.size() && (std::isalnum(static_cast<unsigned char>(line[k])) || line[k] == '_')) ++k;
@@ -109,36 +108,9 @@ bool is_bpftrace_print(std::string_view head) {
           std::isdigit(static_cast<unsigned char>(line[close + 3])))
         return true;
     }
-    if (end == std::string_view::npos) break;
-    at = end + 1;
   }
   return false;
 }
-
-}  // namespace
-
-const std::vector<InputFormat>& input_formats() {
-#define GRAPHGEN_ROW(name) name::input_format(),
-  static const std::vector<InputFormat> kFormats = {GRAPHGEN_INPUT_FORMATS(GRAPHGEN_ROW)};
-#undef GRAPHGEN_ROW
-  return kFormats;
-}
-
-const InputFormat* find_input_format(std::string_view name) {
-  for (const InputFormat& f : input_formats())
-    if (f.name == name) return &f;
-  return nullptr;
-}
-
-const InputFormat& cprofile_format() { return *find_input_format("pstats"); }
-
-std::vector<std::string_view> input_format_names() {
-  std::vector<std::string_view> names;
-  for (const InputFormat& f : input_formats()) names.push_back(f.name);
-  return names;
-}
-
-namespace {
 
 // Files people give by mistake: what they are and what to give instead, as
 // the error; nullopt for bytes that are none of them.
@@ -213,6 +185,27 @@ std::optional<Error> given_by_mistake(const InputFile& input, std::string_view h
 }
 
 }  // namespace
+
+const std::vector<InputFormat>& input_formats() {
+#define GRAPHGEN_ROW(name) name::input_format(),
+  static const std::vector<InputFormat> kFormats = {GRAPHGEN_INPUT_FORMATS(GRAPHGEN_ROW)};
+#undef GRAPHGEN_ROW
+  return kFormats;
+}
+
+const InputFormat* find_input_format(std::string_view name) {
+  for (const InputFormat& f : input_formats())
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+const InputFormat& cprofile_format() { return *find_input_format("pstats"); }
+
+std::vector<std::string_view> input_format_names() {
+  std::vector<std::string_view> names;
+  for (const InputFormat& f : input_formats()) names.push_back(f.name);
+  return names;
+}
 
 Expected<const InputFormat*> detect_input_format(const InputFile& input) {
   std::string_view head = input.bytes().substr(0, 4096);
