@@ -207,7 +207,7 @@ std::vector<std::string_view> input_format_names() {
   return names;
 }
 
-Expected<const InputFormat*> detect_input_format(const InputFile& input) {
+std::string_view sniffed_head(const InputFile& input) {
   std::string_view head = input.bytes().substr(0, 4096);
   // Text formats decide from whole lines: a first line longer than the head
   // (collapsed stacks of deep recursion) is read to its end, up to 1 MiB.
@@ -215,6 +215,11 @@ Expected<const InputFormat*> detect_input_format(const InputFile& input) {
     std::size_t nl = input.bytes().substr(0, std::size_t{1} << 20).find('\n');
     if (nl != std::string_view::npos) head = input.bytes().substr(0, nl + 1);
   }
+  return head;
+}
+
+Expected<const InputFormat*> detect_input_format(const InputFile& input) {
+  const std::string_view head = sniffed_head(input);
   // Sniffing maps the head (and, by the kernel's fault-around, up to 64 KiB):
   // hand it back, or a thousand inputs sniffed before reading stay resident.
   struct Release {

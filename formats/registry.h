@@ -117,6 +117,9 @@ const InputFormat* find_input_format(std::string_view name);
 const InputFormat& cprofile_format();
 std::vector<std::string_view> input_format_names();
 
+/// The bytes the formats' sniffers are shown: the first 4 KiB, or the
+/// first line when it is longer (up to 1 MiB).
+std::string_view sniffed_head(const InputFile& input);
 /// Picks the format from the bytes (strongest sniffer wins; the extension
 /// only breaks ties). Error when nothing recognises the file.
 Expected<const InputFormat*> detect_input_format(const InputFile& input);

@@ -202,7 +202,7 @@ Expected<Profile> read_input(const std::string& path, const InputFormat* format,
   // A later input the first one's format is sure of is of that format;
   // only the others go through detection, which tries every format (0.8 µs,
   // a twentieth of the CPU time of reading a 2 KB rank file).
-  if (r.input_format.empty() && format->sniff(opened->bytes().substr(0, 4096)) != Confidence::kStrong) {
+  if (r.input_format.empty() && format->sniff(sniffed_head(*opened)) != Confidence::kStrong) {
     auto detected = detect_input_format(*opened);
     if (!detected) return detected.error();
     if (*detected != format)
