@@ -65,9 +65,12 @@ class StatsBuilder {
  private:
   static constexpr FuncId kNoFunction = UINT32_MAX;
   // At least this many bytes of marshal data a function and a call, in
-  // nearly every file cProfile writes; what a row and a call reserve.
+  // nearly every file cProfile writes; what a row (the function, its self
+  // and total cost, its place in `listed`, its key and key's function) and
+  // a call (with its cost and own time) reserve.
   static constexpr std::size_t kBytesPerRow = 96, kBytesPerCall = 44;
-  static constexpr std::size_t kRowBytes = 104, kCallBytes = 40;
+  static constexpr std::size_t kRowBytes = sizeof(Function) + 2 * sizeof(Cost) + 2 * sizeof(FuncId) + sizeof(Key);
+  static constexpr std::size_t kCallBytes = sizeof(Call) + 2 * sizeof(Cost);
   static constexpr std::size_t kSmallInput = 64 * 1024, kLargeInput = 1024 * 1024;
   Profile& p_;
   std::vector<Key> keys_;
