@@ -970,7 +970,6 @@ class Reader {
       // it, which stops every loop: none checks the end.)
       const char c = *q;
       if (!((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '*')) return false;
-      position = last;
       for (int k = 0; k < positions; ++k) {
         while (is_blank(*q)) ++q;
         if (!read_subposition<true>(q, end, last[k], position[k])) return false;
@@ -993,7 +992,18 @@ class Reader {
     const char* const last_newline = static_cast<const char*>(memrchr(p, '\n', static_cast<std::size_t>(end - p)));
     const char* const newline_end = last_newline ? last_newline + 1 : p;  // (a last line cut short: the scanner's)
     std::size_t lines = 0;
+    // (The positions are copied one at a time, as they were stored: a
+    // vector load of two narrow stores just made waits for both to retire,
+    // a quarter of this loop's time; the empty asm keeps the compiler from
+    // merging the copies.)
     std::array<std::int64_t, kMaxPositions> position;
+    auto take = [&]() __attribute__((always_inline)) {
+      for (int k = 0; k < positions; ++k) {
+        std::int64_t v = position[k];
+        asm("" : "+r"(v));
+        last[k] = v;
+      }
+    };
     std::size_t columns = 0;
     while (lines < room && p < newline_end) {
       const char* q = p;
@@ -1006,7 +1016,7 @@ class Reader {
         p = q = nl + 1;
         if (lines == room || p >= newline_end || !cost_line_at(q, position, columns))
           break;  // (cost_line() finishes it)
-        last = position;
+        take();
         finish_jump(current_, Position{});
         ++lines;
         p = q + 1;
@@ -1018,7 +1028,7 @@ class Reader {
       } else {
         for (std::size_t k = 0; k < columns; ++k) row[cols[k]] = saturating_add(row[cols[k]], costs[cols[k]]);
       }
-      last = position;
+      take();
       if (*first_line == 0 && line_position >= 0) {
         Position at;
         store(line_position, position[line_position], at);
