@@ -1096,12 +1096,14 @@ bool sniff(std::string_view head) {
 
 namespace {
 
-// The event of the first sample header (empty when it names none).
+// The event of the first sample header (empty when it names none). A line
+// indented with spaces may be one, as the reader takes it: perf script
+// without -g (or with -G) pads the command to 16 columns.
 std::string first_event(std::string_view bytes) {
   LineScanner scanner(bytes);
   std::string_view line;
   while (scanner.next(line)) {
-    if (line.empty() || line[0] == '#' || line[0] == '\t' || line[0] == ' ' || side_band(line)) continue;
+    if (line.empty() || line[0] == '#' || line[0] == '\t' || side_band(line)) continue;
     Header h;
     if (parse_header(line, h)) return std::string(h.event);
   }

@@ -389,6 +389,35 @@ TEST(PerfReader, WeighsByPeriodAndFiltersEvents) {
       << missing.error().message;
 }
 
+// Without -g (or with perf script -G) perf pads each header's command with
+// spaces; the first event was looked for on unpadded lines only, so every
+// event was kept and summed (cpu-clock samples and page faults as one
+// count) under a warning that named none of them.
+TEST(PerfReader, WithoutCallchainsTheFirstEventIsKeptToo) {
+  fs::path file = test::testdata_dir() / "perf" / "events-nog.perf";
+  auto total = [](const Profile& p) {
+    Cost t = 0;
+    for (FuncId f = 0; f < p.functions.size(); ++f) t += p.self(f, 0);
+    return t;
+  };
+  Diagnostics warned;
+  InputFile in = open_file(file);
+  auto first = perf::read(in, {}, warned);
+  ASSERT_TRUE(first.has_value()) << first.error().message;
+  // perf report: 27 samples of page-faults, 169 of cpu-clock.
+  EXPECT_EQ(total(*first), 27);
+  ASSERT_EQ(warned.warnings().size(), 1u);
+  EXPECT_EQ(warned.warnings()[0], file.string() +
+                                      ": samples of 2 events (cpu-clock, page-faults): only the first event's are "
+                                      "kept, page-faults (169 other samples left out, as stackcollapse-perf.pl "
+                                      "does); pick another with --event");
+  formats::ReadOptions cpu;
+  cpu.event = "cpu-clock";
+  EXPECT_EQ(total(read_perf(file, cpu)), 169);
+  const std::string text = test::read_file(file);
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 27 + 169);
+}
+
 TEST(PerfReader, ReadsEveryEdgeFile) {
   fs::path corpus = test::corpus_dir();
   if (corpus.empty()) GTEST_SKIP() << test::no_corpus_message();
