@@ -9,6 +9,8 @@
 #include <fstream>
 #include <iostream>
 
+#include "registry.h"
+
 namespace graphgen::pipeline {
 
 namespace {
@@ -18,6 +20,13 @@ namespace fs = std::filesystem;
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 bool has_wildcard(const std::string& s) { return s.find_first_of("*?[") != std::string::npos; }
+
+// Whether the file at `path` begins as a callgrind profile does.
+bool is_callgrind(const std::string& path) {
+  auto file = InputFile::open(path);
+  const formats::InputFormat* callgrind = formats::find_input_format("callgrind");
+  return file && callgrind && callgrind->sniff(formats::sniffed_head(*file)) == formats::Confidence::kStrong;
+}
 
 bool exists(const std::string& path) {
   struct stat st;
@@ -130,8 +139,7 @@ void callgrind_parts(std::vector<std::string>& inputs, Diagnostics& diag) {
     const fs::path path(input);
     const std::string name = path.filename().string();
     struct stat st;
-    if (name.find("callgrind") == std::string::npos || ::stat(input.c_str(), &st) != 0 || !S_ISREG(st.st_mode) ||
-        st.st_size != 0) {
+    if (::stat(input.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size != 0) {
       out.push_back(input);
       continue;
     }
@@ -145,7 +153,10 @@ void callgrind_parts(std::vector<std::string>& inputs, Diagnostics& diag) {
           e.is_regular_file(ec))
         parts.push_back((path.parent_path() / other).string());
     }
-    if (parts.empty()) {
+    std::sort(parts.begin(), parts.end(), natural_less);
+    // A name of the user's (--callgrind-out-file=prof.out): the first part
+    // says whether they are callgrind's.
+    if (parts.empty() || (name.find("callgrind") == std::string::npos && !is_callgrind(parts.front()))) {
       out.push_back(input);  // (an empty file: the reader says so)
       continue;
     }
@@ -153,7 +164,6 @@ void callgrind_parts(std::vector<std::string>& inputs, Diagnostics& diag) {
       return std::find(inputs.begin(), inputs.end(), part) != inputs.end();
     });
     if (given) continue;
-    std::sort(parts.begin(), parts.end(), natural_less);
     diag.warn(
         fmt::format("{} is empty, as valgrind --separate-threads=yes leaves it: its {} thread(s), {}{}, are "
                     "read instead",

@@ -20,8 +20,8 @@ Expected<std::vector<std::string>> expand_inputs(const std::vector<std::string>&
 
 /// valgrind --tool=callgrind --separate-threads=yes writes each thread to
 /// NAME-01, NAME-02... and leaves NAME itself empty; KCacheGrind opens
-/// NAME's parts. An empty input whose name holds "callgrind" and which has
-/// such parts beside it is left out where some of them are inputs too
+/// NAME's parts. An empty input with such parts beside it, whose name
+/// holds "callgrind" or whose first part is a callgrind file, is left out where some of them are inputs too
 /// (`callgrind.out.*`), else read as its parts, with a warning saying so.
 void callgrind_parts(std::vector<std::string>& inputs, Diagnostics& diag);
 

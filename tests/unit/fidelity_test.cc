@@ -672,6 +672,30 @@ TEST(RealProducers, TheEmptyBaseFileOfSeparateThreadsStandsForItsParts) {
   EXPECT_EQ(base.err, "graphgen: warning: " + files[0] +
                           " is empty, as valgrind --separate-threads=yes leaves it: its 3 thread(s), " + files[1] +
                           " to " + files[3] + ", are read instead\n");
+  // A name of the user's (--callgrind-out-file=prof.out, nothing saying
+  // callgrind): its first part says the parts are callgrind's. The empty
+  // file was an error ("found an empty file") even with its parts given.
+  const fs::path own = test::temp_dir() / "own-name";
+  fs::create_directories(own);
+  for (int k = 0; k < 4; ++k)
+    fs::copy_file(files[k], own / (k == 0 ? std::string("prof.out") : "prof.out-0" + std::to_string(k)),
+                  fs::copy_options::overwrite_existing);
+  auto named = graphgen({"prof.out", "-T", "dot"}, own);
+  ASSERT_EQ(named.exit_code, 0) << named.err;
+  EXPECT_EQ(named.out, parts.out);
+  EXPECT_EQ(named.err,
+            "graphgen: warning: prof.out is empty, as valgrind --separate-threads=yes leaves it: its 3 thread(s), "
+            "prof.out-01 to prof.out-03, are read instead\n");
+  auto globbed = graphgen({"prof.out*", "-T", "dot"}, own);
+  ASSERT_EQ(globbed.exit_code, 0) << globbed.err;
+  EXPECT_EQ(globbed.err, "");
+  EXPECT_EQ(globbed.out, parts.out);
+  // Parts that are not callgrind's leave the empty file an empty file.
+  std::ofstream(own / "ranks.out").close();
+  fs::copy_file(test::testdata_dir() / "demo.pstats", own / "ranks.out-01", fs::copy_options::overwrite_existing);
+  auto other = graphgen({"ranks.out", "-T", "dot"}, own);
+  EXPECT_EQ(other.exit_code, 1);
+  EXPECT_EQ(other.err, "ranks.out: expected a profile, found an empty file\n");
   // An empty file with no parts is still an error, and --keep-going skips it.
   const fs::path empty = test::temp_dir() / "callgrind.out.77";
   std::ofstream(empty).close();
