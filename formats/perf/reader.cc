@@ -169,7 +169,8 @@ void read_pid(std::string_view pid, Header& h) {
 // Parses a sample header. comm may contain spaces, so the header is anchored
 // at the timestamp (`secs.usecs:` after a pid or cpu column), or, in output
 // without one (older perf, -F field selections), at the event: the first
-// `name:` after a pid or cpu column (docs/formats.md §5.2). Selections with
+// `name:` after a pid or cpu column (docs/formats.md §5.2). A timestamp
+// anywhere wins over an earlier `name:`. Selections with
 // neither (`-F comm,tid,ip,sym,dso`) end at the pid (or cpu) column, with
 // the one frame after it when recorded without -g.
 bool parse_header(std::string_view line, Header& h) {
@@ -205,10 +206,9 @@ bool parse_header(std::string_view line, Header& h) {
       std::from_chars(t.data(), t.data() + t.size() - 1, h.time);
       break;
     }
-    if (t.size() > 1 && t.back() == ':') {
-      anchor = n - 1;
-      break;
-    }
+    // A `name:` after a number may be the event, or part of a command
+    // (a thread named "x 42 9: y"): a time after it says which.
+    if (t.size() > 1 && t.back() == ':' && anchor == SIZE_MAX) anchor = n - 1;
   }
   // k: the index just after the pid and cpu columns.
   const bool evented = anchor != SIZE_MAX;

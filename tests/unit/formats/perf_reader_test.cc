@@ -326,6 +326,18 @@ TEST(PerfReader, ReadsHeadersFromTheRight) {
   EXPECT_TRUE(labels.count("start_thread"));
 }
 
+// A thread named "x 42 9: y" (prctl): "9:" after the number 42 was taken
+// for the event, so its 12 samples were "another event" and left out. The
+// time after it says it is part of the command.
+TEST(PerfReader, ACommandWithANumberAndAColonKeepsItsSamples) {
+  fs::path dir = test::testdata_dir() / "perf";
+  auto r = test::graphgen({"-T", "folded", (dir / "comm-number-colon.perf").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  // stackcollapse-perf.pl's stacks, in samples (it weighs them by period).
+  EXPECT_EQ(r.out, "names;__libc_start_call_main;spin 6\nx_42_9:_y;start_thread;spin 12\n");
+}
+
 TEST(PerfReader, WithoutCallchainsEachSampleIsOneFrame) {
   Profile p = read_perf(test::testdata_dir() / "perf" / "q-nog.perf");
   EXPECT_TRUE(p.calls.empty());
