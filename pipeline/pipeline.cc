@@ -82,7 +82,10 @@ Expected<const OutputFormat*> resolve_output_format(std::string_view to, std::st
     if (!f)
       return bad_usage(
           fmt::format("-T {}: not a known output format (known: {})", quote_input(to), join(output_format_names())));
-    if (by_path && by_path != f && !same_file_type(*f, path))
+    // (.txt names any text: a stats table or folded stacks there is no
+    // mistake, though the name alone means line_profiler's report.)
+    const bool any_text = by_path && by_path->name == "text" && is_text(*f);
+    if (by_path && by_path != f && !same_file_type(*f, path) && !any_text)
       diag.warn(fmt::format("writing {} to {}, whose name says {}", f->name, quote_input(path), by_path->name));
     return f;
   }

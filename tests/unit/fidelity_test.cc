@@ -278,6 +278,15 @@ TEST(GprofCommandLines, WarnsWhenTheFormatAndTheNameDisagree) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err, "graphgen: warning: writing png to 'x.dot', whose name says dot\n");
   EXPECT_TRUE(test::read_file(dir / "x.dot").starts_with("\x89PNG"));
+  // .txt names any text: a stats table or folded stacks asked for by -T
+  // are no mistake (each warned "whose name says text").
+  for (const char* to : {"stats", "folded"}) {
+    auto text = graphgen({"-T", to, demo().string(), "-o", "report.txt"}, dir);
+    ASSERT_EQ(text.exit_code, 0) << text.err;
+    EXPECT_EQ(text.err.find("whose name says"), std::string::npos) << to << ": " << text.err;
+  }
+  auto image = graphgen({"-T", "png", demo().string(), "-o", "x.txt"}, dir);
+  EXPECT_EQ(image.err, "graphgen: warning: writing png to 'x.txt', whose name says text\n");
 }
 
 // --- 3. time labels are gprof2dot's digits -----------------------------------
