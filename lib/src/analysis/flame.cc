@@ -105,7 +105,12 @@ std::vector<FuncId> flame_roots(const Profile& p, const CallGraph& g) {
 FlameTree from_call_ratios(const Profile& p, std::size_t event, const CallGraph& g, double min_share,
                            std::size_t max_frames) {
   FlameTree tree;
-  tree.approximate = true;
+  // Without calls or reported totals (line_profiler's functions) each
+  // function is a stack of one frame, exactly: nothing is rebuilt or left
+  // out. (A function's reported total without its calls, TAU's flat
+  // profiles, is time in others that no stack can place.)
+  const bool exact = p.calls.empty() && !p.reports_totals;
+  tree.approximate = !exact;
   tree.frames.push_back({});
   const std::size_t n = g.nodes.size();
   if (n == 0 || g.edge_begin.size() != n + 1) return tree;
@@ -133,7 +138,7 @@ FlameTree from_call_ratios(const Profile& p, std::size_t event, const CallGraph&
                      weight * pass[f]});
   };
   for (FuncId root : roots) {
-    if (total_of(g, root) < min_share) {
+    if (!exact && total_of(g, root) < min_share) {
       ++tree.pruned;
       continue;
     }
