@@ -173,27 +173,17 @@ std::vector<Entry> entries_of(const Profile& p, std::size_t event, const CallGra
   return out;
 }
 
-// pstats' strip_dirs: file names without folders; entries that become one
-// add up (add_func_stats), in first-appearance order.
-std::vector<Entry> strip_dirs(const std::vector<Entry>& in, Table& table) {
-  std::vector<std::uint32_t> known;  // by key id: its stripped key's, once
-  auto stripped = [&](std::uint32_t k) {
-    if (k < known.size() && known[k] != UINT32_MAX) return known[k];
-    Key key = table.key(k);
-    std::size_t slash = key.file.rfind('/');
-    if (slash != std::string_view::npos) key.file = key.file.substr(slash + 1);
-    std::uint32_t s = table.intern(key);  // (views of the table's own strings: they stay put)
-    if (known.size() <= k) known.resize(k + 1, UINT32_MAX);
-    known[k] = s;
-    return s;
-  };
+// Entries whose keys `to` makes one add up (pstats' add_func_stats), in
+// first-appearance order.
+template <class To>
+std::vector<Entry> merge_entries(const std::vector<Entry>& in, To&& to) {
   std::vector<Entry> out;
   std::unordered_map<std::uint32_t, std::size_t> at;
   for (const Entry& e : in) {
-    std::uint32_t k = stripped(e.key);
+    std::uint32_t k = to(e.key);
     std::vector<std::pair<std::uint32_t, Caller>> callers;
     for (const auto& [ck, v] : e.callers) {
-      std::uint32_t s = stripped(ck);
+      std::uint32_t s = to(ck);
       auto same = std::find_if(callers.begin(), callers.end(), [&](const auto& c) { return c.first == s; });
       if (same == callers.end())
         callers.emplace_back(s, v);
@@ -230,6 +220,37 @@ std::vector<Entry> strip_dirs(const std::vector<Entry>& in, Table& table) {
     }
   }
   return out;
+}
+
+// pstats' strip_dirs: file names without folders; entries that become one
+// add up.
+std::vector<Entry> strip_dirs(const std::vector<Entry>& in, Table& table) {
+  std::vector<std::uint32_t> known;  // by key id: its stripped key's, once
+  return merge_entries(in, [&](std::uint32_t k) {
+    if (k < known.size() && known[k] != UINT32_MAX) return known[k];
+    Key key = table.key(k);
+    std::size_t slash = key.file.rfind('/');
+    if (slash != std::string_view::npos) key.file = key.file.substr(slash + 1);
+    std::uint32_t s = table.intern(key);  // (views of the table's own strings: they stay put)
+    if (known.size() <= k) known.resize(k + 1, UINT32_MAX);
+    known[k] = s;
+    return s;
+  });
+}
+
+// Functions the model keeps apart that pstats' key cannot tell apart (one
+// Go function in two binaries' profiles merged) are one entry, as the
+// pstats writer writes them and print_stats then prints them.
+std::vector<Entry> merge_equal_keys(std::vector<Entry> in) {
+  std::vector<bool> seen;
+  bool repeated = false;
+  for (const Entry& e : in) {
+    if (seen.size() <= e.key) seen.resize(e.key + 1, false);
+    repeated = repeated || seen[e.key];
+    seen[e.key] = true;
+  }
+  if (!repeated) return in;
+  return merge_entries(in, [](std::uint32_t k) { return k; });
 }
 
 struct SortKey {
@@ -547,7 +568,7 @@ void call_lines(std::string& out, const std::vector<Entry>& entries, const std::
 
 Expected<std::string> write(const Profile& p, std::size_t event, const CallGraph* graph, const Options& o) {
   Table table;
-  std::vector<Entry> entries = entries_of(p, event, graph, table, o.report != Report::kStats);
+  std::vector<Entry> entries = merge_equal_keys(entries_of(p, event, graph, table, o.report != Report::kStats));
   if (o.strip_dirs) entries = strip_dirs(entries, table);
   std::string sort_type;
   auto sorted = sort_order(entries, o.sort, table, sort_type);

@@ -262,6 +262,33 @@ TEST(Pprof, IdsAreLookedUpInTheirOwnTableAndFunctionsMergeByIdentity) {
 // go tool pprof reads graphgen's output as graphgen does: per function
 // name, the flat and cum of `go tool pprof -raw`'s samples equal the self
 // and inclusive cost graphgen reads back. Needs Go (golang-go).
+// One Go function in the profiles of two binaries (a program and its test)
+// stays two functions in the graph (each names its binary), but pstats'
+// key (file, line, name) cannot tell them apart: -T stats printed two
+// rows of one key, 0.290 and 0.160 s, where the pstats output holds one
+// entry, print_stats prints 0.450 and go tool pprof -top 0.45 s.
+TEST(Pprof, FunctionsOfTwoBinariesAreOneStatsRowAsInPstats) {
+  fs::path dir = test::testdata_dir() / "pprof" / "two-binaries";
+  auto r = test::graphgen({"gw-cpu.pb.gz", "gw-test-cpu.pb.gz", "-T", "stats"}, dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::istringstream in(r.out);
+  std::map<std::string, int> rows;
+  std::string unmarshal, marshal;
+  for (std::string line; std::getline(in, line);) {
+    const std::size_t at = line.find("/usr/lib/go-1.19/src/");
+    if (at == std::string::npos) continue;
+    ++rows[line.substr(at)];
+    if (line.ends_with("(encoding/json.Unmarshal)")) unmarshal = line;
+    if (line.ends_with("(encoding/json.Marshal)")) marshal = line;
+  }
+  ASSERT_FALSE(rows.empty()) << r.out;
+  for (const auto& [key, count] : rows) EXPECT_EQ(count, 1) << key;
+  // go tool pprof -top: cum 0.45 s and 0.26 s.
+  EXPECT_NE(unmarshal.find("   0.450   "), std::string::npos) << unmarshal;
+  EXPECT_NE(marshal.find("   0.260   "), std::string::npos) << marshal;
+  EXPECT_NE(r.out.find("function calls in 2.160 seconds"), std::string::npos) << r.out;
+}
+
 TEST(Pprof, GoToolPprofReadsTheOutput) {
   if (test::run({"sh", "-c", "command -v go"}).exit_code != 0) GTEST_SKIP() << "go (golang-go) is not installed";
   const fs::path td = test::testdata_dir();

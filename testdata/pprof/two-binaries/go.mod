@@ -1,0 +1,2 @@
+module gw
+go 1.19
