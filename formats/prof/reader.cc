@@ -222,6 +222,10 @@ class Reader {
     if (primary.has_called) {
       std::uint64_t calls = primary.called + (primary.has_self_calls ? primary.self_calls : 0);
       fn.calls = static_cast<std::int64_t>(std::min<std::uint64_t>(calls, INT64_MAX));
+      // "20+3999960": calls from elsewhere, then from itself (or its
+      // cycle), which pstats counts as primitive calls and the rest.
+      if (primary.has_self_calls)
+        fn.primitive_calls = static_cast<std::int64_t>(std::min<std::uint64_t>(primary.called, INT64_MAX));
     }
     p_.self(f, 0) = float_cost(primary.self);
     p_.listed.push_back(f);

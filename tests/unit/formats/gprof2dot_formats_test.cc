@@ -85,6 +85,18 @@ TEST(Prof, FullAndCallGraphOnlyOutputsOfOneRunGiveOneGraph) {
   EXPECT_EQ(piped.out, full);  // standard input too (gprof2dot: "unexpected end of file")
 }
 
+// gprof's "10000+70000" is calls from elsewhere and from the function
+// itself: pstats' primitive and recursive calls. -T stats printed 80000
+// alone (pstats would print 80000/10000 for a cProfile of it) and -T
+// pstats wrote cc = nc.
+TEST(Prof, RecursiveCallsAreToldFromPrimitiveOnesAsPstatsDoes) {
+  auto r = test::graphgen({"-T", "stats", (td() / "prof/prog.prof").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("80000/10000    0.000    0.000    0.100    0.000 fact\n"), std::string::npos) << r.out;
+  // leaf has no '+': one count.
+  EXPECT_NE(r.out.find("   200000    0.250    0.000    0.250    0.000 leaf\n"), std::string::npos) << r.out;
+}
+
 TEST(Prof, IndicesOfFiveAndMoreDigitsAreReadFromTheLineEnd) {
   // GNU gprof prints an entry's index in front with %-6.6s: [10000] loses
   // its ']' and [100000] its last digit, so both entries begin "[10000".
