@@ -46,7 +46,9 @@
     return {
       id: i, name: f[0], where: f[1] + (f[2] > 0 ? ":" + f[2] : ""), self: f[3], incl: f[4],
       calls: calls, pcalls: f[6],
-      selfpc: calls > 0 ? f[3] / calls : null, inclpc: calls > 0 ? f[4] / calls : null
+      // pstats' percall (cum) is per primitive call (cumtime / cc).
+      selfpc: calls > 0 ? f[3] / calls : null,
+      inclpc: f[6] !== null ? (f[6] > 0 ? f[4] / f[6] : null) : calls > 0 ? f[4] / calls : null
     };
   });
   // Time profiles say it as pstats does (ncalls, tottime, percall, cumtime).
@@ -606,6 +608,12 @@
       });
       result.sorted_by_calls = calls.every(function (c, k) { return k === 0 || calls[k - 1] >= c; });
       result.first_by_calls = names()[0];
+      // The first row of a recursive function (calls "nc/cc"), as shown.
+      var recursive = Array.prototype.find.call(document.querySelectorAll("#table tbody tr"), function (tr) {
+        return tr.children[5].textContent.indexOf("/") >= 0;
+      });
+      if (recursive)
+        result.recursive_row = Array.prototype.map.call(recursive.children, function (td) { return td.textContent; });
       document.querySelector("#table th[data-key=self]").dispatchEvent(new MouseEvent("click", { bubbles: true }));
       result.resorted = names()[0] === result.first_rows[0];
       var f = $("filter");

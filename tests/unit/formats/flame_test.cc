@@ -578,6 +578,25 @@ TEST(Browser, HtmlReportSortsFiltersAndZooms) {
   EXPECT_EQ(result["headers"].get<std::vector<std::string>>(), pstats_names) << result.dump();
 }
 
+// pstats' percall (cum) is cumtime per primitive call: merge_sort, called
+// 7999 times and once from outside (7999/1), takes 0.054 s a primitive
+// call, as -T stats prints; the report divided by all 7999 calls.
+TEST(Browser, HtmlReportsPercallCumPerPrimitiveCall) {
+  if (!have("chromium")) GTEST_SKIP() << "chromium (Debian package chromium) is not installed";
+  fs::path dir = test::temp_dir();
+  auto r = test::graphgen({(test::testdata_dir() / "demo.pstats").string(), "-o", (dir / "demo.html").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto result = selftest(dir / "demo.html", "report-demo.png");
+  EXPECT_TRUE(result.value("pass", false)) << result.dump();
+  ASSERT_TRUE(result.contains("recursive_row")) << result.dump();
+  const auto row = result["recursive_row"].get<std::vector<std::string>>();
+  ASSERT_EQ(row.size(), 9u) << result.dump();
+  EXPECT_EQ(row[0], "wordfreq:14:merge_sort") << result.dump();
+  EXPECT_EQ(row[5], "7,999/1");
+  EXPECT_EQ(row[7], row[3]);  // percall (cum) = cumtime / 1
+  EXPECT_NE(row[6], row[1]);  // percall (tot) = tottime / 7999
+}
+
 // An mprof file's report has a Memory tab: the plot -T memplot draws, shown.
 TEST(Browser, HtmlReportOfAnMprofFileShowsTheMemoryPlot) {
   if (!have("chromium")) GTEST_SKIP() << "chromium (Debian package chromium) is not installed";
