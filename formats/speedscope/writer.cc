@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <unordered_map>
 
 #include "common/markup.h"
 #include "common/units.h"
@@ -52,14 +53,27 @@ Expected<std::string> write(const Profile& p, const FlameTree& tree, std::size_t
   std::vector<std::int64_t> frame_of(p.functions.size(), -1);
   std::string frames;
   std::size_t frame_count = 0;
+  std::unordered_map<std::string, std::int64_t> library_frame;  // one frame a library's unnamed addresses
   auto frame = [&](FuncId f) {
     std::int64_t& id = frame_of[f];
     if (id >= 0) return id;
-    id = static_cast<std::int64_t>(frame_count++);
     const Function& fn = p.functions[f];
+    FlameFrame as_frame;
+    as_frame.function = f;
+    const std::string library = fn.unresolved ? frame_name(p, as_frame) : std::string();
+    if (fn.unresolved) {
+      auto [at, fresh] = library_frame.try_emplace(library, static_cast<std::int64_t>(frame_count));
+      if (!fresh) return id = at->second;
+    }
+    id = static_cast<std::int64_t>(frame_count++);
     // The name alone where the file and line say the rest (Python's
-    // `module:line:name` labels are built from them again when read back).
-    const std::string name = fn.file != kNoString ? std::string(p.str(fn.name)) : function_label(p, f);
+    // `module:line:name` labels are built from them again when read back);
+    // an address perf could not name is its library's, as in the folded
+    // stacks the tree's frames were merged by (`[liblzma.so.5]`), not the
+    // first address met.
+    const std::string name = fn.unresolved          ? library
+                             : fn.file != kNoString ? std::string(p.str(fn.name))
+                                                    : function_label(p, f);
     frames += fmt::format("{}{{\"name\":{}", frames.empty() ? "" : ",", json_text(name));
     if (fn.file != kNoString) frames += ",\"file\":" + json_text(p.str(fn.file));
     if (fn.line > 0) frames += fmt::format(",\"line\":{}", fn.line);
