@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
+#include <filesystem>
 
 #include "bridge.h"
 #include "graphgen/io.h"
@@ -204,6 +205,16 @@ int run_python(const pipeline::Settings& settings, const RunTarget& target) {
   const Interpreter python = choose_interpreter(
       GRAPHGEN_PYTHON_EXECUTABLE, std::to_string(PY_MAJOR_VERSION) + "." + std::to_string(PY_MINOR_VERSION));
   if (!python.note.empty() && !a.quiet) std::fprintf(stderr, "%s\n", python.note.c_str());
+#if PY_VERSION_HEX >= 0x030B0000
+  // Another installation of this version (pyenv's, a self-built one): its
+  // own standard library, not the modules frozen into graphgen's libpython.
+  // Debian's frozen `site` looks for dist-packages under that prefix and
+  // left its site-packages off sys.path.
+  {
+    std::error_code ec;
+    if (!std::filesystem::equivalent(python.program, GRAPHGEN_PYTHON_EXECUTABLE, ec)) config.use_frozen_modules = 0;
+  }
+#endif
   PyStatus status = PyConfig_SetBytesString(&config, &config.program_name, python.program.c_str());
   std::vector<char*> argv;
   for (const std::string& s : target.argv) argv.push_back(const_cast<char*>(s.c_str()));

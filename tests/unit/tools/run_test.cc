@@ -437,6 +437,46 @@ TEST(Run, TheActiveVenvsPackagesAreSeen) {
 #endif
 }
 
+// Another installation of the embedded version (pyenv's 3.11.7 beside
+// Debian's 3.11.2) first on PATH: the program ran with that prefix but with
+// the modules frozen into graphgen's libpython, whose Debian `site` looked
+// for dist-packages there, so that Python's site-packages were not on
+// sys.path (ModuleNotFoundError where `python3 -m cProfile` worked). Made
+// here as a copy of the embedded executable with its own lib/pythonX.Y: the
+// standard library's files linked, its own site.py putting its
+// site-packages on the path.
+TEST(Run, AnotherInstallOfThisVersionRunsOnItsOwnStandardLibrary) {
+  SKIP_WITHOUT_PYTHON();
+#ifdef GRAPHGEN_PYTHON_EXECUTABLE
+  auto where = test::run({GRAPHGEN_PYTHON_EXECUTABLE, "-c",
+                          "import sys, sysconfig; print('%d.%d' % sys.version_info[:2]); "
+                          "print(sysconfig.get_path('stdlib'))"});
+  ASSERT_EQ(where.exit_code, 0);
+  std::istringstream lines(where.out);
+  std::string v, stdlib;
+  std::getline(lines, v);
+  std::getline(lines, stdlib);
+  const fs::path dir = test::temp_dir() / "other-install";
+  fs::remove_all(dir);
+  const fs::path lib = dir / "lib" / ("python" + v);
+  fs::create_directories(dir / "bin");
+  fs::create_directories(lib / "site-packages");
+  fs::copy_file(GRAPHGEN_PYTHON_EXECUTABLE, dir / "bin" / "python3");  // (a copy: its prefix is dir)
+  for (const auto& e : fs::directory_iterator(stdlib))
+    if (e.path().filename() != "site.py" && e.path().filename() != "site-packages")
+      fs::create_symlink(e.path(), lib / e.path().filename());
+  std::ofstream(lib / "site.py") << "import sys\nsys.path.append('" << (lib / "site-packages").string() << "')\n";
+  std::ofstream(lib / "site-packages" / "onlyhere.py") << "WHERE = 'its site-packages'\n";
+  std::ofstream(dir / "app.py") << "import onlyhere\nprint(onlyhere.WHERE)\n";
+  auto r = graphgen({"run", "-o", (dir / "p.pstats").string(), "app.py"}, dir,
+                    {"PATH=" + (dir / "bin").string() + ":/usr/bin:/bin"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "its site-packages\n");
+  EXPECT_EQ(r.err, "");
+  fs::remove_all(dir);
+#endif
+}
+
 // libpython is loaded with graphgen's Python module on first use (embed.h):
 // a graph of a profile does not load it, `graphgen run` does (the dynamic
 // loader's own account of the files it opens).
