@@ -456,8 +456,9 @@ Expected<Output> convert(const Request& r, Diagnostics& diag) {
   RankTable table;
   // (One input of a format whose files hold several ranks has them too.)
   const bool report_located = r.output->needs == Needs::kReport && r.filters.empty() && !want_ranks;
+  std::vector<std::size_t> skipped;
   auto read = read_and_merge(r, format, diag, &out.input_bytes, want_ranks ? &table : nullptr,
-                             report_located ? &table : nullptr);
+                             report_located ? &table : nullptr, &skipped);
   if (!read) return read.error();
   if (report_located && table.ranks > 1) out.ranks = std::move(table);
   if (want_ranks) {
@@ -469,10 +470,8 @@ Expected<Output> convert(const Request& r, Diagnostics& diag) {
   release_freed_memory();
   phases.mark("read");
   if (r.output->needs == Needs::kTotals && r.write.stats.files.empty()) {
-    // pstats' report names its files first, in the order they merged.
     Request with_files = r;
-    for (std::size_t input : merge_order(format->merge_order, r.inputs.size()))
-      with_files.write.stats.files.push_back(stats::file_line(r.inputs[input]));
+    name_merged_files(with_files, *format, skipped);
     if (auto ok = convert_profile(std::move(read).value(), *format, with_files, diag, out); !ok) return ok.error();
     return out;
   }

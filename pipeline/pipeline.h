@@ -129,7 +129,8 @@ struct MergedShare {
   std::size_t files = 0;                 // profiles merged into it
   std::string first_input;               // the first of them, for messages
   std::optional<RankAccumulator> ranks;  // per-rank statistics, when asked
-  std::vector<std::string> skipped;      // inputs --keep-going skipped
+  std::vector<std::string> skipped;      // inputs --keep-going skipped, each with why
+  std::vector<std::size_t> skipped_at;   // their positions in the request's inputs
   std::size_t input_bytes = 0;
 };
 
@@ -168,6 +169,11 @@ Expected<Profile> finish_share(MergedShare share, const Request& request, Diagno
 /// several ranks each (TAU's .ppk, CUBE4), even from one file.
 Expected<Profile> read_and_merge(const Request& request, const InputFormat*& format, Diagnostics& diag,
                                  std::size_t* input_bytes = nullptr, RankTable* ranks = nullptr,
-                                 RankTable* located_ranks = nullptr);
+                                 RankTable* located_ranks = nullptr, std::vector<std::size_t>* skipped = nullptr);
+
+/// pstats' report names the files it read first (-T stats): those of the
+/// request's inputs not in `skipped`, in the order pstats.Stats(*files)
+/// lists them. Does nothing for other outputs, or when they are named.
+void name_merged_files(Request& request, const InputFormat& format, const std::vector<std::size_t>& skipped);
 
 }  // namespace graphgen::pipeline

@@ -16,6 +16,7 @@
 #include "graphgen/analysis/merge.h"
 #include "graphgen/thread.h"
 #include "phases.h"
+#include "stats/writer.h"
 
 namespace graphgen::pipeline {
 
@@ -261,6 +262,7 @@ Expected<MergedShare> read_located(const Request& r, const InputFormat& format, 
     if (!result) {
       if (!r.keep_going || result.error().kind == Error::Kind::kBadUsage) return result.error();
       share.skipped.push_back(fmt::format("{} ({})", r.inputs[pos], result.error().message));
+      share.skipped_at.push_back(pos);
       continue;
     }
     if (r.on_input)
@@ -384,6 +386,7 @@ Expected<MergedShare> read_share(const Request& r, const InputFormat& format, st
     if (!result) {
       if (!r.keep_going || result.error().kind == Error::Kind::kBadUsage) return result.error();
       share.skipped.push_back(fmt::format("{} ({})", r.inputs[input], result.error().message));
+      share.skipped_at.push_back(input);
       if (share.ranks) share.ranks->skip();  // not a rank: no statistic counts it
       return true;
     }
@@ -440,6 +443,7 @@ Expected<bool> combine_shares(MergedShare& into, MergedShare next) {
   if (into.ranks && next.ranks) into.ranks->combine(*next.ranks, map);
   into.skipped.insert(into.skipped.end(), std::make_move_iterator(next.skipped.begin()),
                       std::make_move_iterator(next.skipped.end()));
+  into.skipped_at.insert(into.skipped_at.end(), next.skipped_at.begin(), next.skipped_at.end());
   into.input_bytes += next.input_bytes;
   return true;
 }
@@ -463,7 +467,8 @@ Expected<Profile> finish_share(MergedShare share, const Request& r, Diagnostics&
 }
 
 Expected<Profile> read_and_merge(const Request& r, const InputFormat*& format, Diagnostics& diag,
-                                 std::size_t* input_bytes, RankTable* ranks, RankTable* located_ranks) {
+                                 std::size_t* input_bytes, RankTable* ranks, RankTable* located_ranks,
+                                 std::vector<std::size_t>* skipped) {
   FirstInput first;
   auto detected = input_format_of(r, &first);
   if (!detected) return detected.error();
@@ -474,7 +479,20 @@ Expected<Profile> read_and_merge(const Request& r, const InputFormat*& format, D
   auto share = read_share(r, *format, 0, r.inputs.size(), ranks != nullptr, diag, &first);
   if (!share) return share.error();
   if (input_bytes) *input_bytes += share->input_bytes;
+  if (skipped) *skipped = share->skipped_at;
   return finish_share(std::move(share).value(), r, diag, ranks);
+}
+
+void name_merged_files(Request& r, const InputFormat& format, const std::vector<std::size_t>& skipped) {
+  if (!r.output || r.output->needs != Needs::kTotals || !r.write.stats.files.empty()) return;
+  std::vector<bool> left_out(r.inputs.size(), false);
+  for (std::size_t k : skipped)
+    if (k < left_out.size()) left_out[k] = true;
+  std::vector<std::size_t> read;
+  for (std::size_t k = 0; k < r.inputs.size(); ++k)
+    if (!left_out[k]) read.push_back(k);
+  for (std::size_t k : merge_order(format.merge_order, read.size()))
+    r.write.stats.files.push_back(stats::file_line(r.inputs[read[k]]));
 }
 
 }  // namespace graphgen::pipeline

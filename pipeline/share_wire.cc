@@ -19,7 +19,10 @@ std::string encode_share(const MergedShare& s) {
   w.bytes(s.first_input);
   w.put<std::uint64_t>(s.input_bytes);
   w.put<std::uint64_t>(s.skipped.size());
-  for (const std::string& k : s.skipped) w.bytes(k);
+  for (std::size_t i = 0; i < s.skipped.size(); ++i) {
+    w.bytes(s.skipped[i]);
+    w.put<std::uint64_t>(i < s.skipped_at.size() ? s.skipped_at[i] : UINT64_MAX);
+  }
   w.put<std::uint8_t>(s.ranks.has_value());
   if (s.ranks) s.ranks->encode(w);
   return w.take();
@@ -45,7 +48,12 @@ Expected<MergedShare> decode_share(std::string_view bytes, const Request& reques
   s.first_input = std::string(in.bytes());
   s.input_bytes = in.get<std::uint64_t>();
   auto skipped = in.get<std::uint64_t>();
-  for (std::uint64_t i = 0; i < skipped && in.ok(); ++i) s.skipped.emplace_back(in.bytes());
+  for (std::uint64_t i = 0; i < skipped && in.ok(); ++i) {
+    s.skipped.emplace_back(in.bytes());
+    const auto at = in.get<std::uint64_t>();
+    if (at >= request.inputs.size()) return broken("inputs");
+    s.skipped_at.push_back(static_cast<std::size_t>(at));
+  }
   if (!in.ok()) return broken("inputs");
   if (in.get<std::uint8_t>()) {
     s.ranks.emplace(request.inputs, format.merge_order == MergeOrder::kPstats, kHeatmapColumns);

@@ -188,6 +188,24 @@ TEST(Ranks, UnreadableInputsUnderKeepGoingAreNotRanks) {
       << csv.out.substr(0, 200);
 }
 
+// pstats' report names the files it read: under --keep-going the header
+// listed the unreadable ones too, and in the order of all the inputs
+// (cpu_0, skipped, then 3, 2, 1 where pstats.Stats(cpu_1, cpu_2, cpu_3)
+// names 1, 3, 2). The whole report is Python's for the readable files.
+TEST(Ranks, TheStatsHeaderUnderKeepGoingNamesTheFilesRead) {
+  for (const std::set<int>& broken : {std::set<int>{0}, std::set<int>{4}}) {
+    const RankFiles files = make_rank_files(8, broken);
+    SCOPED_TRACE(*broken.begin());
+    auto python = test::run(with(
+        {"python3", "-c", "import pstats, sys; pstats.Stats(*sys.argv[1:]).sort_stats('cumulative').print_stats()"},
+        files.readable));
+    ASSERT_EQ(python.exit_code, 0) << python.err;
+    auto r = graphgen(with({"-T", "stats", "--keep-going", "-q"}, files.all));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, python.out);
+  }
+}
+
 // Many small rank files are read a run at a time by the reader threads and
 // by the merge itself; whatever the order they finish in, they are counted
 // in input order, the first unreadable file in the merge's order is the one

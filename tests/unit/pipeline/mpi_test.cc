@@ -156,7 +156,8 @@ TEST(GraphgenMpi, FourProcessesWriteWhatOneProcessWrites) {
                                                                      {"ranks.json", {}},
                                                                      {"ranks.txt", {"-T", "ranks"}},
                                                                      {"imb.dot", {"--imbalance"}},
-                                                                     {"ranks.matrix.csv", {}}}) {
+                                                                     {"ranks.matrix.csv", {}},
+                                                                     {"merged.stats", {"-T", "stats"}}}) {
     SCOPED_TRACE(name);
     std::vector<std::string> args = extra;
     args.insert(args.end(), inputs.begin(), inputs.end());
@@ -193,6 +194,22 @@ TEST(GraphgenMpi, FourProcessesWriteWhatOneProcessWrites) {
                 said.find("(--keep-going): 3, 17.") != std::string::npos ||
                 said.starts_with("# not counted, input could not be read: ranks 3 17\n"))
         << said.substr(0, 300);
+  }
+  // pstats' report names the 22 files read, as one process does (graphgen-mpi
+  // printed no file lines at all).
+  {
+    std::vector<std::string> args = {"--keep-going", "-q", "-T", "stats"};
+    args.insert(args.end(), inputs.begin(), inputs.end());
+    auto one = test::graphgen(with_output(args, "one-kept.stats"), dir);
+    ASSERT_EQ(one.exit_code, 0) << one.err;
+    auto four = mpirun(4, with_output(args, "four-kept.stats"), dir);
+    ASSERT_EQ(four.exit_code, 0) << four.err << four.out;
+    const std::string report = test::read_file(dir / "one-kept.stats");
+    EXPECT_EQ(test::read_file(dir / "four-kept.stats"), report);
+    const std::string header = report.substr(0, report.find("\n\n"));
+    EXPECT_EQ(std::count(header.begin(), header.end(), '\n') + 1, 22) << header;
+    EXPECT_EQ(header.find("cpu_3.prof"), std::string::npos) << header;
+    EXPECT_EQ(header.find("cpu_17.prof"), std::string::npos) << header;
   }
   // One bad input: process 0 says which, once, and every process exits 1.
   { std::ofstream(dir / "cpu_99.prof") << "not a profile\n"; }
