@@ -121,7 +121,15 @@ int run(const pipeline::Settings& settings, int rank, int size) {
   auto format = pipeline::input_format_of(*request);
   if (!format) return usage(format.error());
   if (auto ok = formats::check_pair(**format, *request->output); !ok) return usage(ok.error());
-  const bool ranks = request->output->needs == formats::Needs::kRanks || request->write.imbalance;
+  // (The HTML report has a ranks table when there are several inputs and
+  // no filter, as graphgen's has.)
+  const bool report_ranks = request->output->needs == formats::Needs::kReport && request->inputs.size() > 1;
+  if (report_ranks && !request->filters.empty() && rank == 0)
+    diag.warn(
+        "the report has no ranks table: --focus, --ignore, --hide and --show apply to the merged profile, "
+        "not to each rank");
+  const bool ranks = request->output->needs == formats::Needs::kRanks || request->write.imbalance ||
+                     (report_ranks && request->filters.empty());
 
   // This process's share: positions [begin, end) of the merge order.
   const std::size_t n = request->inputs.size();

@@ -157,7 +157,8 @@ TEST(GraphgenMpi, FourProcessesWriteWhatOneProcessWrites) {
                                                                      {"ranks.txt", {"-T", "ranks"}},
                                                                      {"imb.dot", {"--imbalance"}},
                                                                      {"ranks.matrix.csv", {}},
-                                                                     {"merged.stats", {"-T", "stats"}}}) {
+                                                                     {"merged.stats", {"-T", "stats"}},
+                                                                     {"report.html", {}}}) {
     SCOPED_TRACE(name);
     std::vector<std::string> args = extra;
     args.insert(args.end(), inputs.begin(), inputs.end());
