@@ -106,7 +106,11 @@ std::vector<std::string> side_inputs(const Request& r, int side) {
 
 // A side's name for messages: as given, else its (first) file.
 std::string side_name(const Request& r, int side) {
-  if (r.compare_sides.size() == 2) return r.compare_sides[static_cast<std::size_t>(side)];
+  if (r.compare_sides.size() == 2) {
+    std::string given = r.compare_sides[static_cast<std::size_t>(side)];
+    while (given.size() > 1 && given.back() == '/') given.pop_back();  // (after/: a name, not "")
+    return given;
+  }
   std::vector<std::string> files = side_inputs(r, side);
   return files.empty() ? std::string() : files.front();
 }

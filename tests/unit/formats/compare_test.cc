@@ -208,6 +208,20 @@ TEST(Compare, SeveralFilesASideMergeFirst) {
     auto s = test::graphgen(args, dir);
     EXPECT_NE(s.out.find(total), std::string::npos) << s.out.substr(0, 400);
   }
+  // Folders given with a trailing slash are named (the title said "and  (after)").
+  const fs::path sides = test::temp_dir();
+  for (int k = 0; k < 8; ++k) {
+    fs::create_directories(sides / (k < 4 ? "before" : "after"));
+    fs::copy_file(dir / ("cpu_" + std::to_string(k) + ".prof"),
+                  sides / (k < 4 ? "before" : "after") / ("cpu_" + std::to_string(k) + ".prof"),
+                  fs::copy_options::overwrite_existing);
+  }
+  auto folders = test::graphgen({"--compare", "before/", "after/", "-T", "compare"}, sides);
+  ASSERT_EQ(folders.exit_code, 0) << folders.err;
+  EXPECT_TRUE(
+      folders.out.starts_with("Comparison of before (before) and after (after), in seconds: "
+                              "1.27425 -> 1.21716 (-0.0570838, 0.955x).\n"))
+      << folders.out.substr(0, 300);
   // The graph takes the two sides too.
   auto dot = test::graphgen({"--compare", "cpu_[0-3].prof", "cpu_[4-7].prof", "-T", "dot"}, dir);
   ASSERT_EQ(dot.exit_code, 0) << dot.err;
