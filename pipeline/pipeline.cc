@@ -375,7 +375,10 @@ Expected<Output> compare(const Request& r, Diagnostics& diag) {
   if (r.compare_options.normalize)
     return bad_usage("--normalize scales the stacks of --compare: write -T folded or -T flame, or leave it out");
   if (r.output->needs != Needs::kGraph)
-    return bad_usage(fmt::format("--compare draws a graph: write dot or an image, not {}", r.output->name));
+    return bad_usage(
+        fmt::format("--compare writes a graph (dot or an image), a table (compare, compare.csv, html), "
+                    "a differential flame graph (flame) or difffolded.pl's columns (folded), not {}",
+                    r.output->name));
   if (!r.list_functions.empty()) return bad_usage("--list-functions lists one profile: leave out --compare");
   Profile profiles[2];
   const InputFormat* formats[2] = {nullptr, nullptr};

@@ -619,7 +619,9 @@ TEST(Compare, UsageErrors) {
             "compare/prof/prog-a.prof is prof\n");
   auto pstats = graphgen({"--compare", "-T", "pstats", "compare/json/a.json", "compare/json/b.json"}, td());
   EXPECT_EQ(pstats.exit_code, 2);
-  EXPECT_EQ(pstats.err, "graphgen: error: --compare draws a graph: write dot or an image, not pstats\n");
+  EXPECT_EQ(pstats.err,
+            "graphgen: error: --compare writes a graph (dot or an image), a table (compare, compare.csv, html), a "
+            "differential flame graph (flame) or difffolded.pl's columns (folded), not pstats\n");
   auto tolerance =
       graphgen({"--compare-tolerance", "0", "--compare", "compare/json/a.json", "compare/json/b.json"}, td());
   EXPECT_EQ(tolerance.exit_code, 2);
