@@ -358,11 +358,23 @@ Expected<Spec> parse_format(std::string_view f) {
     }
     std::size_t j = i + 1;
     while (j < f.size() && std::string_view("#0- +").find(f[j]) != std::string_view::npos) ++j;
-    while (j < f.size() && std::isdigit(static_cast<unsigned char>(f[j]))) ++j;
+    // Width and precision: at most kMaxDigits each (a label of a billion
+    // digits is no label, and took gigabytes to format).
+    constexpr unsigned kMaxDigits = 40;
+    auto number = [&]() {
+      unsigned v = 0;
+      for (; j < f.size() && std::isdigit(static_cast<unsigned char>(f[j])); ++j)
+        v = std::min(v * 10 + static_cast<unsigned>(f[j] - '0'), kMaxDigits + 1);
+      return v;
+    };
+    bool too_wide = number() > kMaxDigits;
     if (j < f.size() && f[j] == '.') {
       ++j;
-      while (j < f.size() && std::isdigit(static_cast<unsigned char>(f[j]))) ++j;
+      too_wide = number() > kMaxDigits || too_wide;
     }
+    if (too_wide)
+      return bad_usage(
+          fmt::format("--time-format '{}': expected a width and a precision of at most {} each", f, kMaxDigits));
     if (j >= f.size())
       return bad_usage(fmt::format("--time-format '{}': the conversion at column {} has no type letter", f, i + 1));
     if (std::string_view("diouxXeEfFgGsr").find(f[j]) == std::string_view::npos)
@@ -371,7 +383,6 @@ Expected<Spec> parse_format(std::string_view f) {
                       f.substr(i + 1, j - i)));
     if (found)
       return bad_usage(fmt::format("--time-format '{}': expected one conversion for the time, found several", f));
-    if (j - i > 12) return bad_usage(fmt::format("--time-format '{}': width or precision too large", f));
     found = true;
     spec = {i, j + 1, f[j]};
     i = j;

@@ -2,6 +2,7 @@
 // bundled profiles, named after input and options. Set
 // GRAPHGEN_UPDATE_GOLDENS=1 to rewrite the goldens after a deliberate change
 // (and check the diff and ../shared conformance before committing them).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -69,6 +70,17 @@ TEST(TimeFormat, RejectsWhatIsNotOneNumberConversion) {
   EXPECT_EQ(check_time_format("%.3q").error().message,
             "--time-format '%.3q': expected a number conversion (%f, %e, %g, %d, ...), found '%.3q'");
   EXPECT_EQ(check_time_format("100%%").error().kind, Error::Kind::kBadUsage);
+  // A width or precision of billions formatted every label to gigabytes
+  // (8.4 GB for '%.2147483647f' of a 50 kB profile, still growing).
+  EXPECT_TRUE(check_time_format("%40.40f").has_value());
+  for (const char* huge : {"%.2147483647f", "%2147483647f", "%.41f", "%041.3e"}) {
+    auto refused = check_time_format(huge);
+    ASSERT_FALSE(refused.has_value()) << huge;
+    EXPECT_EQ(refused.error().kind, Error::Kind::kBadUsage);
+    EXPECT_EQ(refused.error().message, fmt::format("--time-format '{}': expected a width and a precision of at "
+                                                   "most 40 each",
+                                                   huge));
+  }
 }
 
 struct Golden {
