@@ -557,6 +557,9 @@ Expected<bool> write_settings(const Given& g, const std::vector<std::string>& in
   if (const std::string* v = g.value("top")) {
     auto top = number<std::size_t>(*find_option("top"), *v, "a count of functions");
     if (!top) return top.error();
+    // (0 meant every line of the stats and the default count of the ranks
+    // table, silently: a count is at least 1.)
+    if (*top == 0) return expected_found(*find_option("top"), "a count of functions of at least 1", *v);
     w.top = *top;
   }
   w.stats.sort = g.list("sort");

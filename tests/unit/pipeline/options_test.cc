@@ -171,6 +171,8 @@ TEST(Options, BadValuesNameTheOptionAndTheValue) {
   EXPECT_EQ(with({{"jobs", "0"}, {"each", "true"}}), "--jobs: expected a positive number of jobs, found '0'");
   EXPECT_EQ(with({{"jobs", "2"}}), "--jobs goes with --each");
   EXPECT_EQ(with({{"top", "ten"}}), "--top: expected a count of functions, found 'ten'");
+  // (0 printed every stats line and the ranks table's default 25, silently.)
+  EXPECT_EQ(with({{"top", "0"}}), "--top: expected a count of functions of at least 1, found '0'");
   EXPECT_EQ(with({{"pid", "12a"}}), "--pid: expected a process or thread id, found '12a'");
   EXPECT_EQ(with({{"node-thres", "1"}, {"node-thres", "2"}}), "--node-thres is given twice; give it once");
   EXPECT_EQ(with({{"python", "true"}, {"no-python", "true"}}), "--python and --no-python exclude each other");
