@@ -8,6 +8,7 @@
 
 #include "common/units.h"
 #include "graphgen/labels.h"
+#include "graphgen/utf8.h"
 #include "profile.pb.h"
 
 namespace graphgen::pprof {
@@ -52,9 +53,11 @@ class Builder {
  public:
   explicit Builder(const Profile& p) : p_(p), function_id_(p.functions.size(), 0) { string(""); }
 
+  // (profile.proto's strings are UTF-8: other bytes are U+FFFD, as in the
+  // dot output, where protobuf logged an error for each such string.)
   std::int64_t string(std::string_view s) {
     auto [it, fresh] = strings_.try_emplace(std::string(s), static_cast<std::int64_t>(strings_.size()));
-    if (fresh) out_.add_string_table(std::string(s));
+    if (fresh) out_.add_string_table(valid_utf8(s));
     return it->second;
   }
 

@@ -289,6 +289,23 @@ TEST(Pprof, FunctionsOfTwoBinariesAreOneStatsRowAsInPstats) {
   EXPECT_NE(r.out.find("function calls in 2.160 seconds"), std::string::npos) << r.out;
 }
 
+// profile.proto's strings are UTF-8: a name with other bytes (a folded
+// stack's, as any input may have) made protobuf log an error to stderr for
+// each, -q or not, and wrote the raw bytes. They are U+FFFD, as in dot.
+TEST(Pprof, NamesThatAreNotUtf8AreWrittenAsReplacementCharacters) {
+  const fs::path dir = test::temp_dir();
+  std::ofstream(dir / "u.collapse") << "main;b\xff\xfe"
+                                       "az 5\nmain;c 3\n";
+  auto w = test::graphgen({"-q", "u.collapse", "-o", "u.pb.gz"}, dir);
+  ASSERT_EQ(w.exit_code, 0) << w.err;
+  EXPECT_EQ(w.err, "");
+  auto back = test::graphgen({"u.pb.gz", "-T", "folded"}, dir);
+  ASSERT_EQ(back.exit_code, 0) << back.err;
+  EXPECT_EQ(back.out,
+            "main;b\xef\xbf\xbd\xef\xbf\xbd"
+            "az 5\nmain;c 3\n");
+}
+
 TEST(Pprof, GoToolPprofReadsTheOutput) {
   if (test::run({"sh", "-c", "command -v go"}).exit_code != 0) GTEST_SKIP() << "go (golang-go) is not installed";
   const fs::path td = test::testdata_dir();
