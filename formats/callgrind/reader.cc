@@ -216,6 +216,14 @@ class Reader {
         for (std::size_t e = 0; e < p_.events.size(); ++e)
           p_.reported.self_sums[e] = saturating_add(p_.reported.self_sums[e], p_.self(f, e));
     }
+    // valgrind writes totals: after the last cost line of each dump: a file
+    // of its without one was cut at a line's end (head -n, a full disk),
+    // which reads as a smaller, well-formed profile.
+    if (by_valgrind_ && !p_.reported.summary.empty() && p_.reported.totals.empty() && !p_.events.empty())
+      diag_.warn(
+          fmt::format("{}: no 'totals:' line, which callgrind writes at the end: the file looks cut short; "
+                      "what was read adds up to {} {} of the {} its summary gives",
+                      path_, p_.reported.self_sums[0], p_.str(p_.events[0].name), p_.reported.summary[0]));
     if (ignored_headers_ > 0)
       diag_.warn(fmt::format("{}: ignored {} header line(s) of unknown keys, first {}", path_, ignored_headers_,
                              quote_input(first_ignored_)));
@@ -427,6 +435,7 @@ class Reader {
       return true;
     }
     if (key == "summary" || key == "totals") return reported_line(key == "summary", line, colon + 1);
+    if (key == "creator" && value.starts_with("callgrind-")) by_valgrind_ = true;
     static constexpr std::array<std::string_view, 6> kKept = {"creator", "pid", "cmd", "part", "thread", "desc"};
     for (std::string_view k : kKept) {
       if (key != k) continue;
@@ -1249,6 +1258,7 @@ class Reader {
   FuncId current_ = kNoFunction;
   bool in_call_ = false, in_jump_ = false;
   bool saw_body_ = false;
+  bool by_valgrind_ = false;          // creator: callgrind-X.Y.Z (it ends each dump with totals:)
   bool file_switch_pending_ = false;  // fi=/fe= seen since the last cost line
   std::int64_t call_count_ = 0;
   bool callee_file_implicit_ = false;
