@@ -168,26 +168,47 @@ bool read_all(int fd, std::string& out) {
 }
 }  // namespace
 
-// The rest of `fd` into f's buffer, then closed: f holds the whole file.
-Expected<InputFile> InputFile::read_rest(int fd, InputFile& f) {
-  bool ok = read_all(fd, f.buffer_);
-  std::string why = errno_text();
-  ::close(fd);
-  if (!ok) return io_error(fmt::format("{}: cannot read: {}", f.path_, why));
+// The rest of `fd` into f's buffer, then closed: f holds the whole file;
+// within `limits` (the head checked once, the size bounded).
+Expected<InputFile> InputFile::read_rest(int fd, InputFile& f, const StreamLimits& limits) {
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  bool checked = !limits.check_head;
+  auto check = [&]() -> Expected<bool> {
+    checked = true;
+    InputFile head = from_bytes(f.path_, f.buffer_.substr(0, limits.head_bytes));
+    return limits.check_head(head);
+  };
+  char buf[1 << 16];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n == 0) break;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return io_error(fmt::format("{}: cannot read: {}", f.path_, errno_text()));
+    }
+    f.buffer_.append(buf, static_cast<std::size_t>(n));
+    if (!checked && f.buffer_.size() >= limits.head_bytes)
+      if (auto ok = check(); !ok) return ok.error();
+    if (limits.max_bytes && f.buffer_.size() > limits.max_bytes)
+      return bad_input(
+          fmt::format("{}: more than {} read from a pipe or device, the memory limit (--max-memory "
+                      "raises it)",
+                      f.path_, format_size(limits.max_bytes)));
+  }
+  if (!checked && !f.buffer_.empty())
+    if (auto ok = check(); !ok) return ok.error();
   f.data_ = f.buffer_.data();
   f.size_ = f.buffer_.size();
   return std::move(f);
 }
 
-Expected<InputFile> InputFile::open(const std::string& path) {
+Expected<InputFile> InputFile::open(const std::string& path, const StreamLimits& limits) {
   InputFile f;
   f.path_ = path;
-  if (path == "-") {
-    if (!read_all(0, f.buffer_)) return io_error(fmt::format("<stdin>: cannot read: {}", errno_text()));
-    f.data_ = f.buffer_.data();
-    f.size_ = f.buffer_.size();
-    return f;
-  }
+  if (path == "-") return read_rest(::dup(0), f, limits);
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return io_error(fmt::format("{}: cannot open: {}", path, errno_text()));
   struct stat st {};
@@ -216,8 +237,8 @@ Expected<InputFile> InputFile::open(const std::string& path) {
       if (n <= 0) break;
       done += static_cast<std::size_t>(n);
     }
-    if (done == f.buffer_.size()) return read_rest(fd, f);  // grown since fstat: the rest too
-    f.buffer_.resize(done);                                 // shrank: what was there
+    if (done == f.buffer_.size()) return read_rest(fd, f, StreamLimits());  // grown since fstat: the rest too
+    f.buffer_.resize(done);                                                 // shrank: what was there
     ::close(fd);
     f.data_ = f.buffer_.data();
     f.size_ = f.buffer_.size();
@@ -233,7 +254,7 @@ Expected<InputFile> InputFile::open(const std::string& path) {
       return f;
     }
   }
-  return read_rest(fd, f);
+  return read_rest(fd, f, S_ISREG(st.st_mode) ? StreamLimits{} : limits);
 }
 
 InputFile InputFile::from_bytes(const std::string& path, std::string bytes) {

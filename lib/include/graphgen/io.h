@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,7 +15,19 @@ namespace graphgen {
 /// pipes and standard input ("-").
 class InputFile {
  public:
-  static Expected<InputFile> open(const std::string& path);
+  /// For what is read whole into memory as it comes (standard input, a
+  /// pipe, a device), which has no size to check beforehand.
+  struct StreamLimits {
+    /// More bytes than this is an error (0: no limit).
+    std::size_t max_bytes = 0;
+    /// Called once on the first `head_bytes` (or all, if fewer): an error
+    /// stops the reading there (what is not a profile is not read to its
+    /// end: `yes | graphgen -`).
+    std::function<Expected<bool>(const InputFile& head)> check_head;
+    std::size_t head_bytes = std::size_t{1} << 16;
+  };
+  static Expected<InputFile> open(const std::string& path, const StreamLimits& limits);
+  static Expected<InputFile> open(const std::string& path) { return open(path, StreamLimits()); }
   /// An input held in memory (e.g. decompressed), named `path`.
   static InputFile from_bytes(const std::string& path, std::string bytes);
 
@@ -37,7 +50,7 @@ class InputFile {
   std::size_t readable_after_end() const;
 
  private:
-  static Expected<InputFile> read_rest(int fd, InputFile& f);
+  static Expected<InputFile> read_rest(int fd, InputFile& f, const StreamLimits& limits);
   InputFile() = default;
   void release();
 

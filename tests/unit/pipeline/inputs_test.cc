@@ -94,5 +94,26 @@ TEST(Inputs, AnInputOfAnotherFormatAmongManyIsNamed) {
   EXPECT_EQ(r.out, "");
 }
 
+// Standard input, a pipe or a device is read whole as it comes: `yes |
+// graphgen -` and `graphgen /dev/zero` grew to gigabytes before the format
+// was looked at, and --max-memory did not bound them (a 3 MB stream read
+// under --max-memory 1M). The head is looked at first; the limit holds.
+TEST(Inputs, AStreamIsCheckedAtItsHeadAndHeldWithinTheLimit) {
+  auto endless = test::run({"timeout", "60", "sh", "-c", "yes | \"$0\" -", GRAPHGEN_BINARY});
+  EXPECT_EQ(endless.exit_code, 1) << endless.err;
+  EXPECT_TRUE(endless.err.starts_with("-:+0x0: cannot tell the profile format from the first bytes 'y\\ny\\n"))
+      << endless.err;
+  auto zeros = test::run({"timeout", "60", GRAPHGEN_BINARY, "/dev/zero"});
+  EXPECT_EQ(zeros.exit_code, 1) << zeros.err;
+  EXPECT_TRUE(zeros.err.starts_with("/dev/zero:+0x0: cannot tell the profile format")) << zeros.err;
+  auto limited =
+      test::run({"sh", "-c", "yes 'a;b 1' | head -c 3000000 | \"$0\" --max-memory 1M - -T stats", GRAPHGEN_BINARY});
+  EXPECT_EQ(limited.exit_code, 1) << limited.err;
+  EXPECT_EQ(limited.err, "-: more than 1 MiB read from a pipe or device, the memory limit (--max-memory raises it)\n");
+  auto within = test::run({"sh", "-c", "yes 'a;b 1' | head -c 3000000 | \"$0\" - -T stats", GRAPHGEN_BINARY});
+  EXPECT_EQ(within.exit_code, 0) << within.err;
+  EXPECT_NE(within.out.find("in 500000 samples"), std::string::npos) << within.out;
+}
+
 }  // namespace
 }  // namespace graphgen
