@@ -12,6 +12,7 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "util/test_util.h"
 
@@ -193,12 +194,26 @@ namespace {
 // files merged alone.
 TEST(Compare, SeveralFilesASideMergeFirst) {
   fs::path dir = test::testdata_dir() / "mpi";
-  auto r = test::graphgen({"--compare", "cpu_[0-3].prof", "cpu_[4-7].prof", "-T", "compare"}, dir);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_TRUE(
-      r.out.starts_with("Comparison of cpu_[0-3].prof (before) and cpu_[4-7].prof (after), in seconds: "
-                        "1.27425 -> 1.21716 (-0.0570838, 0.955x).\n"))
-      << r.out.substr(0, 300);
+  // Patterns, and folders given with a trailing slash, which are named (the
+  // title said "and  (after)").
+  const fs::path sides = test::temp_dir();
+  for (int k = 0; k < 8; ++k) {
+    fs::create_directories(sides / (k < 4 ? "before" : "after"));
+    fs::copy_file(dir / ("cpu_" + std::to_string(k) + ".prof"),
+                  sides / (k < 4 ? "before" : "after") / ("cpu_" + std::to_string(k) + ".prof"),
+                  fs::copy_options::overwrite_existing);
+  }
+  for (const auto& [cwd, before, after] :
+       {std::tuple<fs::path, std::string, std::string>{dir, "cpu_[0-3].prof", "cpu_[4-7].prof"},
+        {sides, "before/", "after/"}}) {
+    auto r = test::graphgen({"--compare", before, after, "-T", "compare"}, cwd);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto named = [](std::string s) { return s.ends_with('/') ? s.substr(0, s.size() - 1) : s; };
+    const std::string name = named(before), other = named(after);
+    EXPECT_TRUE(r.out.starts_with("Comparison of " + name + " (before) and " + other +
+                                  " (after), in seconds: 1.27425 -> 1.21716 (-0.0570838, 0.955x).\n"))
+        << r.out.substr(0, 300);
+  }
   // The totals are those of each side merged alone.
   for (const auto& [files, total] : std::vector<std::pair<std::vector<std::string>, std::string>>{
            {{"cpu_0.prof", "cpu_1.prof", "cpu_2.prof", "cpu_3.prof"}, "60120 function calls in 1.274 seconds"},
@@ -208,20 +223,6 @@ TEST(Compare, SeveralFilesASideMergeFirst) {
     auto s = test::graphgen(args, dir);
     EXPECT_NE(s.out.find(total), std::string::npos) << s.out.substr(0, 400);
   }
-  // Folders given with a trailing slash are named (the title said "and  (after)").
-  const fs::path sides = test::temp_dir();
-  for (int k = 0; k < 8; ++k) {
-    fs::create_directories(sides / (k < 4 ? "before" : "after"));
-    fs::copy_file(dir / ("cpu_" + std::to_string(k) + ".prof"),
-                  sides / (k < 4 ? "before" : "after") / ("cpu_" + std::to_string(k) + ".prof"),
-                  fs::copy_options::overwrite_existing);
-  }
-  auto folders = test::graphgen({"--compare", "before/", "after/", "-T", "compare"}, sides);
-  ASSERT_EQ(folders.exit_code, 0) << folders.err;
-  EXPECT_TRUE(
-      folders.out.starts_with("Comparison of before (before) and after (after), in seconds: "
-                              "1.27425 -> 1.21716 (-0.0570838, 0.955x).\n"))
-      << folders.out.substr(0, 300);
   // The graph takes the two sides too.
   auto dot = test::graphgen({"--compare", "cpu_[0-3].prof", "cpu_[4-7].prof", "-T", "dot"}, dir);
   ASSERT_EQ(dot.exit_code, 0) << dot.err;
