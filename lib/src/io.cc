@@ -153,19 +153,6 @@ Error output_too_large(std::string_view format, std::size_t limit) {
 
 namespace {
 std::string errno_text() { return std::strerror(errno); }
-
-bool read_all(int fd, std::string& out) {
-  char buf[1 << 16];
-  for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n == 0) return true;
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    out.append(buf, static_cast<std::size_t>(n));
-  }
-}
 }  // namespace
 
 // The rest of `fd` into f's buffer, then closed: f holds the whole file;
