@@ -476,13 +476,9 @@ Expected<Output> convert(const Request& r, Diagnostics& diag) {
   }
   release_freed_memory();
   phases.mark("read");
-  if (r.output->needs == Needs::kTotals && r.write.stats.files.empty()) {
-    Request with_files = r;
-    name_merged_files(with_files, *format, skipped);
-    if (auto ok = convert_profile(std::move(read).value(), *format, with_files, diag, out); !ok) return ok.error();
-    return out;
-  }
-  if (auto ok = convert_profile(std::move(read).value(), *format, r, diag, out); !ok) return ok.error();
+  const std::optional<Request> named = name_merged_files(r, *format, skipped);
+  if (auto ok = convert_profile(std::move(read).value(), *format, named ? *named : r, diag, out); !ok)
+    return ok.error();
   return out;
 }
 

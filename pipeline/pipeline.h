@@ -171,9 +171,11 @@ Expected<Profile> read_and_merge(const Request& request, const InputFormat*& for
                                  std::size_t* input_bytes = nullptr, RankTable* ranks = nullptr,
                                  RankTable* located_ranks = nullptr, std::vector<std::size_t>* skipped = nullptr);
 
-/// pstats' report names the files it read first (-T stats): those of the
-/// request's inputs not in `skipped`, in the order pstats.Stats(*files)
-/// lists them. Does nothing for other outputs, or when they are named.
-void name_merged_files(Request& request, const InputFormat& format, const std::vector<std::size_t>& skipped);
+/// pstats' report names the files it read first (-T stats): the request
+/// with those of its inputs not in `skipped`, in the order
+/// pstats.Stats(*files) lists them; none for other outputs, or when they
+/// are named already (the request is used as it is).
+std::optional<Request> name_merged_files(const Request& request, const InputFormat& format,
+                                         const std::vector<std::size_t>& skipped);
 
 }  // namespace graphgen::pipeline

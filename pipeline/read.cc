@@ -497,8 +497,12 @@ Expected<Profile> read_and_merge(const Request& r, const InputFormat*& format, D
   return finish_share(std::move(share).value(), r, diag, ranks);
 }
 
-void name_merged_files(Request& r, const InputFormat& format, const std::vector<std::size_t>& skipped) {
-  if (!r.output || r.output->needs != Needs::kTotals || !r.write.stats.files.empty()) return;
+std::optional<Request> name_merged_files(const Request& request, const InputFormat& format,
+                                         const std::vector<std::size_t>& skipped) {
+  if (!request.output || request.output->needs != Needs::kTotals || !request.write.stats.files.empty())
+    return std::nullopt;
+  std::optional<Request> named = request;
+  Request& r = *named;
   std::vector<bool> left_out(r.inputs.size(), false);
   for (std::size_t k : skipped)
     if (k < left_out.size()) left_out[k] = true;
@@ -507,6 +511,7 @@ void name_merged_files(Request& r, const InputFormat& format, const std::vector<
     if (!left_out[k]) read.push_back(k);
   for (std::size_t k : merge_order(format.merge_order, read.size()))
     r.write.stats.files.push_back(stats::file_line(r.inputs[read[k]]));
+  return named;
 }
 
 }  // namespace graphgen::pipeline

@@ -177,15 +177,16 @@ int run(const pipeline::Settings& settings, int rank, int size) {
   out.input_bytes = mine.share->input_bytes;
   RankTable table;
   // (pstats' report names the files read, as graphgen's does.)
-  pipeline::Request named = *request;
-  pipeline::name_merged_files(named, **format, mine.share->skipped_at);
-  auto profile = pipeline::finish_share(std::move(*mine.share), named, warnings, ranks ? &table : nullptr);
+  const std::optional<pipeline::Request> named =
+      pipeline::name_merged_files(*request, **format, mine.share->skipped_at);
+  if (named) request = &*named;
+  auto profile = pipeline::finish_share(std::move(*mine.share), *request, warnings, ranks ? &table : nullptr);
   if (!profile) {
     cli::report(warnings, a.quiet);
     return fail(profile.error());
   }
   if (ranks) out.ranks = std::move(table);
-  auto ok = pipeline::convert_profile(std::move(profile).value(), **format, named, warnings, out);
+  auto ok = pipeline::convert_profile(std::move(profile).value(), **format, *request, warnings, out);
   cli::report(warnings, a.quiet);
   if (!ok) return fail(ok.error());
   auto written = write_output(a.output, out.bytes);
