@@ -180,29 +180,28 @@ Expected<const InputFormat*> format_of(const InputFile& file, const Request& r) 
 // --max-memory, and, when the format is to be detected, only past a head
 // that is a profile.
 Expected<InputFile> open_input(const std::string& path, const Request& r) {
+  // A head that is a profile, or an error saying it is not.
+  auto profile_head = [](const InputFile& head) -> Expected<bool> {
+    if (auto f = detect_input_format(head); !f) return f.error();
+    return true;
+  };
   // (Standard input, a pipe or a device is read whole as it comes: within
   // --max-memory, and only past a head that is a profile, or compressed.)
   InputFile::StreamLimits stream;
   stream.max_bytes = r.max_memory;
   if (r.input_format.empty())
-    stream.check_head = [](const InputFile& head) -> Expected<bool> {
+    stream.check_head = [&](const InputFile& head) -> Expected<bool> {
       if (!compression_of(head.bytes()).empty()) return true;
       // (UTF-16 text is looked at as the UTF-8 it becomes; a head cut
       // inside a character, by the whole read.)
       auto text = as_utf8(InputFile::from_bytes(head.path(), std::string(head.bytes())));
-      if (!text) return true;
-      if (auto f = detect_input_format(*text); !f) return f.error();
-      return true;
+      return text ? profile_head(*text) : true;
     };
   auto file = InputFile::open(path, stream);
   if (!file) return file.error();
   InflateLimits limits;
   limits.max_bytes = r.max_memory;
-  if (r.input_format.empty())
-    limits.check_head = [](const InputFile& head) -> Expected<bool> {
-      if (auto f = detect_input_format(head); !f) return f.error();
-      return true;
-    };
+  if (r.input_format.empty()) limits.check_head = profile_head;
   return prepared(std::move(file).value(), limits);
 }
 
