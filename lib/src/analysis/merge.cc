@@ -22,46 +22,58 @@ std::int64_t add_count(std::int64_t a, std::int64_t b) {
   return saturating_add(a == kUnknownCount ? 0 : a, b);
 }
 
-// Adds row `from` of `src` (width ne_src, event map) into row `to` of `dst`.
-// Adds row `from` of `src` to row `to` of `dst`. Floating costs add
-// exactly: `exact` holds each cell's partials (parallel to `dst`, whose
-// floating cells keep their first value until write_exact()), and
-// `src_exact`, when given, the source's own partials (a profile merged
-// elsewhere, graphgen-mpi), so the sum never depends on grouping.
+// Where one of the added profile's events goes: prepared once per add().
+struct Lane {
+  std::size_t k = 0;      // the event in `into`
+  bool floating = false;  // summed exactly
+  double scale = 1.0;     // an integer cost of another unit: its factor
+};
+
+// Adds row `from` of `src` (one cell per lane) to row `to` of `dst` (ne
+// cells). Floating costs add exactly: `exact` holds each cell's partials
+// (parallel to `dst`, whose floating cells keep their first value until
+// write_exact()), and `src_exact`, when given, the source's own partials
+// (a profile merged elsewhere, graphgen-mpi), so the sum never depends on
+// grouping.
 //
 // A cell's first addend is written as it is, and `written` says so: its
 // partials are made when a second one comes (a lone file, or each cell
 // that only one of the files has, held a table of partials for nothing:
 // a third of a big TAU file's peak).
-void add_row(const Profile& p, std::vector<Cost>& dst, std::size_t to, const std::vector<Cost>& src, std::size_t from,
-             std::size_t src_width, const std::vector<std::size_t>& event_map, const std::vector<double>& scale,
-             std::vector<ExactSum>& exact, std::vector<bool>& written, const std::vector<ExactSum>* src_exact) {
-  const std::size_t ne = p.events.size();
-  for (std::size_t e = 0; e < src_width; ++e) {
-    std::size_t k = event_map[e];
-    std::size_t cell = to * ne + k, source = from * src_width + e;
+void add_row(const Profile& p, std::vector<Cost>& dst, std::size_t ne, std::size_t to, const std::vector<Cost>& src,
+             std::size_t from, const std::vector<Lane>& lanes, std::vector<ExactSum>& exact, std::vector<bool>& written,
+             const std::vector<ExactSum>* src_exact) {
+  const std::size_t width = lanes.size();
+  for (std::size_t e = 0; e < width; ++e) {
+    const Lane& lane = lanes[e];
+    const std::size_t cell = to * ne + lane.k, source = from * width + e;
     Cost v = src[source];
     Cost& d = dst[cell];
-    if (p.events[k].floating) {
-      const bool theirs = src_exact && source < src_exact->size() && !(*src_exact)[source].empty();
-      if (written.size() < dst.size()) written.resize(dst.size());
-      if (!theirs && !written[cell] && d == 0 && (cell >= exact.size() || exact[cell].empty())) {
-        d = v;  // the first addend (what was there before this merger, when not 0, is one)
-        written[cell] = true;
-        continue;
-      }
-      if (exact.size() < dst.size()) exact.resize(dst.size());
-      ExactSum& sum = exact[cell];
-      if (sum.empty() && (d != 0 || written[cell])) sum.add(cost_float(d));  // the first addend
-      written[cell] = true;
-      if (theirs)
-        sum.add((*src_exact)[source]);
-      else
-        sum.add(cost_float(v));
-      continue;  // the cell gets its rounded value when the merger is done (write_exact)
+    if (!lane.floating) {
+      if (lane.scale != 1.0) v = static_cast<Cost>(std::llround(static_cast<double>(v) * lane.scale));
+      d = p.add(lane.k, d, v);
+      continue;
     }
-    if (scale[e] != 1.0) v = static_cast<Cost>(std::llround(static_cast<double>(v) * scale[e]));
-    d = p.add(k, d, v);
+    const bool theirs = src_exact && source < src_exact->size() && !(*src_exact)[source].empty();
+    if (!theirs && cell < exact.size() && !exact[cell].empty()) {  // a third addend or later
+      exact[cell].add(cost_float(v));
+      continue;
+    }
+    if (written.size() < dst.size()) written.resize(dst.size());
+    if (!theirs && !written[cell] && d == 0 && (cell >= exact.size() || exact[cell].empty())) {
+      d = v;  // the first addend (what was there before this merger, when not 0, is one)
+      written[cell] = true;
+      continue;
+    }
+    if (exact.size() < dst.size()) exact.resize(dst.size());
+    ExactSum& sum = exact[cell];
+    if (sum.empty() && (d != 0 || written[cell])) sum.add(cost_float(d));  // the first addend
+    written[cell] = true;
+    if (theirs)
+      sum.add((*src_exact)[source]);
+    else
+      sum.add(cost_float(v));
+    // (the cell gets its rounded value when the merger is done: write_exact)
   }
 }
 
@@ -556,7 +568,7 @@ struct ProfileMerger::Adding {
   const Profile& other;
   const ExactTables* other_exact;
   std::vector<std::size_t> event_map;
-  std::vector<double> scale;  // per event of `other`: its unit in `into`'s
+  std::vector<Lane> lanes;  // per event of `other`: where it goes, and how
   std::vector<CallId> call_map;
 
   // Strings are mapped once each, on first use.
@@ -569,7 +581,7 @@ struct ProfileMerger::Adding {
 
   // Row `from` of `other`'s table added to row `to` of `into`'s.
   void row(Table t, std::vector<Cost>& dst, std::size_t to, const std::vector<Cost>& src, std::size_t from) {
-    add_row(m.into_, dst, to, src, from, other.events.size(), event_map, scale, m.exact_[t], m.written_[t],
+    add_row(m.into_, dst, m.into_.events.size(), to, src, from, lanes, m.exact_[t], m.written_[t],
             other_exact ? &(*other_exact)[t] : nullptr);
   }
 };
@@ -608,12 +620,14 @@ Expected<bool> ProfileMerger::add(const Profile& other, std::string_view other_p
   into.call_costs_from_counts = into.call_costs_from_counts || other.call_costs_from_counts;
   Adding a{*this, other, other_exact, {}, {}, {}};
   if (auto ok = adopt_events(other, other_path, a.event_map); !ok) return ok;
-  a.scale.assign(other.events.size(), 1.0);
+  a.lanes.assign(other.events.size(), Lane());
   for (std::size_t e = 0; e < other.events.size(); ++e) {
     const Event& mine = into.events[a.event_map[e]];
     double theirs = other.events[e].seconds_per_unit;
+    a.lanes[e].k = a.event_map[e];
+    a.lanes[e].floating = mine.floating;
     if (!mine.floating && theirs > 0 && mine.seconds_per_unit > 0 && theirs != mine.seconds_per_unit)
-      a.scale[e] = theirs / mine.seconds_per_unit;
+      a.lanes[e].scale = theirs / mine.seconds_per_unit;
   }
   into.positions |= other.positions;
   string_map_.assign(other.strings.size(), UINT32_MAX);
