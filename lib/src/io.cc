@@ -121,9 +121,16 @@ std::size_t reservable(std::size_t bytes) {
   return left ? std::min(bytes, *left / 8) : bytes;
 }
 
-void share_malloc_arena_under_address_limit() {
+void tune_malloc_for_this_run() {
 #ifdef __GLIBC__
-  if (address_space_left()) ::mallopt(M_ARENA_MAX, 1);
+  if (address_space_left()) {
+    ::mallopt(M_ARENA_MAX, 1);
+    return;  // (and memory given back at once, for the mappings to come)
+  }
+  // Fixed thresholds also end glibc's own adjustment of them, which moved
+  // the mmap threshold up but trimmed each thread's arena every time.
+  ::mallopt(M_MMAP_THRESHOLD, 1 << 20);
+  ::mallopt(M_TRIM_THRESHOLD, 32 << 20);
 #endif
 }
 

@@ -197,7 +197,7 @@ int run(const pipeline::Settings& settings, int rank, int size) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  graphgen::share_malloc_arena_under_address_limit();
+  graphgen::tune_malloc_for_this_run();
   // --help and --version need no MPI: they work where MPI_Init cannot
   // (as root without mpirun's consent, in a chroot without shared memory).
   bool informational = false;

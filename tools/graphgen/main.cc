@@ -276,7 +276,7 @@ int run_command(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  share_malloc_arena_under_address_limit();
+  tune_malloc_for_this_run();
   auto logger = spdlog::stderr_logger_st("graphgen");
   logger->set_pattern("graphgen: %l: %v");
   spdlog::set_default_logger(logger);

@@ -84,15 +84,20 @@ std::string format_size(std::size_t bytes);
 std::size_t reservable(std::size_t bytes);
 /// What RLIMIT_AS leaves of the address space (nothing when it is unlimited).
 std::optional<std::size_t> address_space_left();
-/// Under an address-space limit, one malloc arena for every thread: glibc
-/// gives each thread that allocates an arena of its own, reserving 64 MiB
-/// of address space, so Graphviz's font threads (pango's, fontconfig's) and
-/// graphgen's own ran out of the limit and fontconfig crashed on an
-/// allocation it does not check (`-T svg` of a 1 KB profile under `ulimit -v
-/// 200000`: a third of runs). Unlimited, nothing changes (an arena per
-/// thread keeps the parallel readers from waiting on each other). Called
-/// first thing by the programs, not by the library.
-void share_malloc_arena_under_address_limit();
+/// Sets malloc up for one run of a program. Under an address-space limit,
+/// one malloc arena for every thread: glibc gives each thread that
+/// allocates an arena of its own, reserving 64 MiB of address space, so
+/// Graphviz's font threads (pango's, fontconfig's) and graphgen's own ran
+/// out of the limit and fontconfig crashed on an allocation it does not
+/// check (`-T svg` of a 1 KB profile under `ulimit -v 200000`: a third of
+/// runs). Unlimited (an arena per thread keeps the parallel readers from
+/// waiting on each other), freed memory is kept for reuse up to 32 MiB and
+/// blocks below 1 MiB come from the heap: merging 1 024 rank files, each
+/// reader's arena gave its pages back after every file and faulted them in
+/// again for the next (15 000 page faults, a sixth of the CPU time; 1 200
+/// now). Called first thing by the programs, not by the library (the
+/// Python module leaves its host's malloc alone).
+void tune_malloc_for_this_run();
 /// reservable() in elements of T: how many of `count` to reserve.
 template <class T>
 std::size_t reservable_count(std::size_t count) {
