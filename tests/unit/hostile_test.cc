@@ -502,6 +502,23 @@ fs::path deep_xperf(int n) {
                       "1.0\\n' % (n - 1))\n");
 }
 
+// A file up to a megabyte is read into memory at once (not zeroed first):
+// its bytes, then zeros for simdjson's padding, however it is moved.
+TEST(Hostile, ASmallFileIsItsBytesThenZeros) {
+  std::string text;
+  for (int i = 0; i < 20000; ++i) text += static_cast<char>('a' + i * 7 % 26);
+  text += '\xff';
+  for (const std::string& bytes : {text, std::string("x")}) {
+    auto file = InputFile::open(test::write_temp("small.bin", bytes).string());
+    ASSERT_TRUE(file) << file.error().message;
+    InputFile moved = std::move(file).value();
+    EXPECT_TRUE(moved.bytes() == bytes);
+    ASSERT_GE(moved.readable_after_end(), 64u);
+    const char* after = moved.bytes().data() + moved.bytes().size();
+    EXPECT_EQ(std::string(after, 64), std::string(64, '\0'));
+  }
+}
+
 TEST(Hostile, ADeepStackIsDrawnAsOneChain) {
   for (int n : {10000, 40000}) {
     fs::path f = deep_xperf(n);

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -58,7 +59,9 @@ class InputFile {
   const char* data_ = nullptr;
   std::size_t size_ = 0;
   bool mapped_ = false;
-  std::string buffer_;
+  std::string buffer_;             // a stream's bytes, or inflated ones
+  std::unique_ptr<char[]> owned_;  // a small file's bytes, read at once
+  std::size_t owned_room_ = 0;     // owned_'s bytes after the file's
 };
 
 /// Gives back the pages of a mapped input that a one-pass reader has
