@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -45,9 +47,22 @@ bool valid_utf8_surrogatepass(std::string_view s) {
   return true;
 }
 
+bool is_ascii(std::string_view s) {
+  // Eight bytes at a time: a name is read per function of every rank file.
+  std::size_t i = 0;
+  std::uint64_t high = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, s.data() + i, 8);
+    high |= w;
+  }
+  for (; i < s.size(); ++i) high |= static_cast<unsigned char>(s[i]);
+  return (high & 0x8080808080808080u) == 0;
+}
+
 void append_latin1_as_utf8(std::string_view latin1, std::string& out) {
   // Nearly every such string is plain ASCII: copy it in one go.
-  if (std::all_of(latin1.begin(), latin1.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; })) {
+  if (is_ascii(latin1)) {
     out.append(latin1);
     return;
   }

@@ -18,6 +18,8 @@ bool valid_utf8_surrogatepass(std::string_view s);
 
 /// Appends Latin-1 bytes to `out` as UTF-8.
 void append_latin1_as_utf8(std::string_view latin1, std::string& out);
+/// Whether every byte is below 0x80 (Latin-1 and UTF-8 text alike).
+bool is_ascii(std::string_view s);
 
 /// "a tuple", "an int": a type's name with its article, for messages.
 std::string with_article(std::string_view name);

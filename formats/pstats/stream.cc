@@ -214,7 +214,7 @@ class FastReader {
   }
 
   StringId intern_latin1(std::string_view s, bool as_is) {
-    if (as_is) return p_.strings.intern(s);
+    if (as_is || formats::is_ascii(s)) return p_.strings.intern(s);
     scratch_.clear();
     formats::append_latin1_as_utf8(s, scratch_);
     return p_.strings.intern(scratch_);
