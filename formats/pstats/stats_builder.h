@@ -71,7 +71,6 @@ class StatsBuilder {
   static constexpr std::size_t kBytesPerRow = 96, kBytesPerCall = 44;
   static constexpr std::size_t kRowBytes = sizeof(Function) + 2 * sizeof(Cost) + 2 * sizeof(FuncId) + sizeof(Key);
   static constexpr std::size_t kCallBytes = sizeof(Call) + 2 * sizeof(Cost);
-  static constexpr std::size_t kSmallInput = 64 * 1024, kLargeInput = 1024 * 1024;
   Profile& p_;
   std::vector<Key> keys_;
   std::vector<FuncId> function_of_;
