@@ -11,8 +11,9 @@ constexpr std::size_t kChunkBytes = 64 * 1024;
 
 StringTable::StringTable() {
   views_.emplace_back();
+  hashes_.push_back(FlatIndex::hash_bytes({}));
   index_.find_or_add(
-      FlatIndex::hash_bytes({}), [](std::uint32_t) { return false; }, [] { return kNoString; });
+      hashes_.back(), [](std::uint32_t) { return false; }, [] { return kNoString; });
 }
 
 std::string_view StringTable::store(std::string_view s) {
@@ -38,10 +39,12 @@ std::string_view StringTable::store(std::string_view s) {
 }
 
 StringId StringTable::intern(std::string_view s) {
+  const std::uint64_t h = FlatIndex::hash_bytes(s);
   return index_.find_or_add(
-      FlatIndex::hash_bytes(s), [&](std::uint32_t id) { return views_[id] == s; },
+      h, [&](std::uint32_t id) { return views_[id] == s; },
       [&] {
         views_.push_back(store(s));
+        hashes_.push_back(h);
         return static_cast<StringId>(views_.size() - 1);
       });
 }

@@ -30,13 +30,17 @@ class StringTable {
   /// Room for `strings` strings in all, without regrowing the index.
   void reserve(std::size_t strings) {
     views_.reserve(strings);
+    hashes_.reserve(strings);
     index_.reserve(strings);
   }
   /// The text of an id returned by intern().
   std::string_view view(StringId id) const { return views_[id]; }
+  /// FlatIndex::hash_bytes(view(id)), kept from interning: a merge finds
+  /// each file's functions in the merged profile by their strings' hashes.
+  std::uint64_t hash(StringId id) const { return hashes_[id]; }
   std::size_t size() const { return views_.size(); }
   /// Bytes held: the text and the index.
-  std::size_t bytes() const { return stored_ + views_.size() * (sizeof(std::string_view) + 8); }
+  std::size_t bytes() const { return stored_ + views_.size() * (sizeof(std::string_view) + 16); }
 
  private:
   std::string_view store(std::string_view s);
@@ -45,6 +49,7 @@ class StringTable {
   std::size_t chunk_used_ = 0;
   std::size_t chunk_size_ = 0;
   std::vector<std::string_view> views_;
+  std::vector<std::uint64_t> hashes_;  // parallel to views_
   std::size_t stored_ = 0;
   FlatIndex index_;
 };

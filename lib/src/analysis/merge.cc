@@ -339,15 +339,8 @@ ProfileMerger::ProfileMerger(Profile& into, ExactTables exact, std::size_t files
 }
 
 std::vector<std::uint64_t> ProfileMerger::function_hashes(const Profile& p) const {
-  // Each string is hashed once, however many functions share it (a file's
-  // path, an object's).
-  std::vector<std::uint64_t> string_hash(p.strings.size(), 0);
-  auto hash = [&](StringId s) -> std::uint64_t {
-    if (s == kNoString) return 0;
-    std::uint64_t& h = string_hash[s];
-    if (h == 0) h = FlatIndex::hash_bytes(p.str(s)) | 1;
-    return h;
-  };
+  // (Each string's hash is the one interning it made.)
+  auto hash = [&](StringId s) -> std::uint64_t { return s == kNoString ? 0 : p.strings.hash(s) | 1; };
   const bool by_line = lines_identify(into_);
   return hashes_of(p.functions, [&](const Function& fn) {
     std::uint64_t line = by_line ? static_cast<std::uint64_t>(fn.line) : 0;
