@@ -188,6 +188,10 @@ struct OutputFormat {
   /// Shows every rank's own values, not only their statistics
   /// (RankTable::matrix: memory in proportion to ranks x functions).
   bool per_rank_values = false;
+  /// Writes per-position detail (callgrind's lines, addresses, call sites
+  /// and jumps; line_profiler's lines): readers keep it for these only
+  /// (ReadOptions::keep_positions).
+  bool positions = false;
 };
 
 const std::vector<OutputFormat>& output_formats();

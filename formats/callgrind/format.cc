@@ -43,7 +43,9 @@ const std::vector<OutputFormat>& output_formats() {
        {".callgrind"},
        Needs::kProfile,
        false,
-       write_file},
+       write_file,
+       false,
+       true},
   };
   return kRows;
 }

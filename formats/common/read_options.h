@@ -30,8 +30,13 @@ struct ReadOptions {
   /// line), for its name-only identity.
   bool merge_by_name = false;
   /// Keep per-position detail (callgrind per-line/instruction costs, call
-  /// sites, jumps): writers that show it ask for it, graphs do not need it.
+  /// sites, jumps; line_profiler's lines): the writers that show it ask for
+  /// it (OutputFormat::positions), no other output reads it.
   bool keep_positions = true;
+  /// The output is the pruned call graph (or --list-functions): readers may
+  /// leave out what only the writers of whole profiles show (tracemalloc's
+  /// callsite tree, which -T stats groups by).
+  bool graph_only = false;
   /// Keep the callsite tree of sampled stacks (flame graphs, filters).
   bool keep_stacks = true;
   /// Keep when each sample ran (Profile::timeline), for timelines; only

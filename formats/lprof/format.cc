@@ -9,7 +9,8 @@ using namespace formats;
 
 namespace {
 
-// A graph shows no line (keep_positions false): its rows are not made.
+// Only line_profiler's report shows lines (keep_positions): for every other
+// output their rows are not made.
 Expected<Profile> read_file(const InputFile& in, const ReadOptions& options, Diagnostics& diag) {
   return read(in, diag, options.keep_positions);
 }
@@ -47,7 +48,9 @@ const std::vector<OutputFormat>& output_formats() {
        {".txt"},
        Needs::kLineHits,
        false,
-       write_report},
+       write_report,
+       false,
+       true},
   };
   return kRows;
 }

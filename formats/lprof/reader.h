@@ -27,9 +27,9 @@ bool sniff(std::string_view head);
 /// LineStats addition does) and `hits`, a per-line cost row per profiled
 /// line (duplicate line entries summed). Functions that never ran are kept.
 /// A function at a time as the pickle is read (stream.cc) when it is as
-/// line_profiler writes it, else read_general(). Without `keep_lines` (a
-/// graph's outputs show none: ReadOptions::keep_positions) the profile has
-/// the same functions and costs and no line rows.
+/// line_profiler writes it, else read_general(). Without `keep_lines` (only
+/// line_profiler's report shows them: ReadOptions::keep_positions) the
+/// profile has the same functions and costs and no line rows.
 Expected<Profile> read(const InputFile& input, Diagnostics& diag, bool keep_lines = true);
 /// The streaming path alone: nothing when it leaves the file to the general
 /// path (it never warns, nor refuses: the general path says what is wrong).

@@ -137,7 +137,7 @@ std::string_view description() { return kDescription; }
 SnapshotBuilder::SnapshotBuilder(const InputFile& in, const formats::ReadOptions& options)
     : in_(in),
       options_(options),
-      builder_(p_, {event(p_, "bytes"), event(p_, "blocks")}, options.keep_stacks || options.keep_positions) {
+      builder_(p_, {event(p_, "bytes"), event(p_, "blocks")}, options.keep_stacks || !options.graph_only) {
   // Room for every frame the input can hold (two bytes at least each):
   // growing by doubling held the old array beside the new, the read's peak.
   // Room not used costs no memory (only address space: reservable()).

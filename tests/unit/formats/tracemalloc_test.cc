@@ -288,6 +288,7 @@ TEST(Tracemalloc, AGraphIsReadWithoutTheCallsiteTree) {
   ASSERT_GE(files.size(), 4u);
   formats::ReadOptions graph;
   graph.keep_positions = graph.keep_stacks = false;
+  graph.graph_only = true;
   for (const fs::path& f : files) {
     SCOPED_TRACE(f.string());
     const InputFile in = InputFile::from_bytes(f.string(), f.extension() == ".xz" ? test::unxz(f) : test::read_file(f));
@@ -343,6 +344,7 @@ TEST(Tracemalloc, ALoneSnapshotIsWhatTheMergeWouldMakeOfIt) {
   ASSERT_GE(files.size(), 4u);
   formats::ReadOptions graph;
   graph.keep_positions = graph.keep_stacks = false;
+  graph.graph_only = true;
   for (const formats::ReadOptions& options : {graph, formats::ReadOptions{}}) {
     for (const fs::path& f : files) {
       SCOPED_TRACE(f.string() + (options.keep_stacks ? " (tree)" : " (graph)"));

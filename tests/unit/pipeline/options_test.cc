@@ -226,5 +226,28 @@ TEST(Options, SettingsBecomeTheRequest) {
   EXPECT_TRUE(options_of({{"input", "testdata/demo.pstats"}, {"to", "flame"}}).request.read.keep_stacks);
 }
 
+// Per-position detail (callgrind's lines and addresses, line_profiler's
+// lines) is kept for the writers that show it, callgrind and line_profiler's
+// report, and for no other output: pydoc-sep3's positions held 190 MB and
+// took 0.7 s of the read for -T pstats, which writes none of them.
+TEST(Options, OnlyTheOutputsThatShowPositionsKeepThem) {
+  std::set<std::string> keeping;
+  for (const formats::OutputFormat& f : formats::output_formats()) {
+    const std::string input =
+        f.needs == formats::Needs::kLineHits ? "testdata/lprof/blocks.lprof" : "testdata/demo.pstats";
+    Diagnostics diag;
+    auto o = make_options({{"input", input}, {"to", std::string(f.name)}}, diag);
+    ASSERT_TRUE(o.has_value()) << f.name << ": " << o.error().message;
+    const formats::ReadOptions& read = o->request.read;
+    if (read.keep_positions) keeping.insert(std::string(f.name));
+    EXPECT_EQ(read.graph_only, f.needs == formats::Needs::kGraph) << f.name;
+  }
+  EXPECT_EQ(keeping, (std::set<std::string>{"callgrind", "text"}));
+  // --list-functions prints names only.
+  auto listed = options_of({{"input", "testdata/demo.pstats"}, {"to", "callgrind"}, {"list-functions", "*"}});
+  EXPECT_FALSE(listed.request.read.keep_positions);
+  EXPECT_TRUE(listed.request.read.graph_only);
+}
+
 }  // namespace
 }  // namespace graphgen::pipeline
