@@ -227,10 +227,16 @@ Expected<InputFile> InputFile::open(const std::string& path, const StreamLimits&
     constexpr std::size_t kPadding = 64;
     f.owned_.reset(new char[size + kPadding]);
     std::size_t done = 0;
+    auto read_error = [&] {
+      std::string why = errno_text();
+      ::close(fd);
+      return io_error(fmt::format("{}: cannot read: {}", path, why));
+    };
     while (done < size) {
       ssize_t n = ::read(fd, f.owned_.get() + done, size - done);
       if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;
+      if (n < 0) return read_error();
+      if (n == 0) break;
       done += static_cast<std::size_t>(n);
     }
     if (done == size) {  // grown since fstat? the rest too
@@ -238,6 +244,7 @@ Expected<InputFile> InputFile::open(const std::string& path, const StreamLimits&
       ssize_t n;
       do n = ::read(fd, more, sizeof more);
       while (n < 0 && errno == EINTR);
+      if (n < 0) return read_error();
       if (n > 0) {
         f.buffer_.assign(f.owned_.get(), size);
         f.buffer_.append(more, static_cast<std::size_t>(n));
