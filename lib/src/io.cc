@@ -121,12 +121,13 @@ std::size_t reservable(std::size_t bytes) {
   return left ? std::min(bytes, *left / 8) : bytes;
 }
 
-void tune_malloc_for_this_run() {
+void tune_malloc_for_this_run(bool hosts_a_program) {
 #ifdef __GLIBC__
   if (address_space_left()) {
     ::mallopt(M_ARENA_MAX, 1);
     return;  // (and memory given back at once, for the mappings to come)
   }
+  if (hosts_a_program) return;
   // Fixed thresholds also end glibc's own adjustment of them, which moved
   // the mmap threshold up but trimmed each thread's arena every time.
   ::mallopt(M_MMAP_THRESHOLD, 1 << 20);

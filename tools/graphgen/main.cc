@@ -276,7 +276,6 @@ int run_command(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  tune_malloc_for_this_run();
   auto logger = spdlog::stderr_logger_st("graphgen");
   logger->set_pattern("graphgen: %l: %v");
   spdlog::set_default_logger(logger);
@@ -295,7 +294,9 @@ int main(int argc, char** argv) {
     argv = theirs_argv.data();
     g_chosen_output = theirs->chosen_output;
   }
-  if (argc >= 2 && std::string_view(argv[1]) == "run") return run_command(argc, argv);
+  const bool runs_a_program = argc >= 2 && std::string_view(argv[1]) == "run";
+  tune_malloc_for_this_run(runs_a_program);  // (before any thread starts)
+  if (runs_a_program) return run_command(argc, argv);
   CLI::App app{
       "Reads profiles (Python pstats, valgrind callgrind, perf script, collapsed stacks, line_profiler,\n"
       "gprof2dot's other formats: gprof, VTune, HPROF, JSON, Very Sleepy, sysprof, xperf, DTrace; TAU,\n"
