@@ -59,8 +59,9 @@ void add_row(const Profile& p, std::vector<Cost>& dst, std::size_t ne, std::size
       exact[cell].add(cost_float(v));
       continue;
     }
+    // (Here, unless `theirs`, the cell has no partials yet.)
     if (written.size() < dst.size()) written.resize(dst.size());
-    if (!theirs && !written[cell] && d == 0 && (cell >= exact.size() || exact[cell].empty())) {
+    if (!theirs && !written[cell] && d == 0) {
       d = v;  // the first addend (what was there before this merger, when not 0, is one)
       written[cell] = true;
       continue;
@@ -560,7 +561,6 @@ struct ProfileMerger::Adding {
   ProfileMerger& m;
   const Profile& other;
   const ExactTables* other_exact;
-  std::vector<std::size_t> event_map;
   std::vector<Lane> lanes;  // per event of `other`: where it goes, and how
   std::vector<CallId> call_map;
 
@@ -611,13 +611,14 @@ Expected<bool> ProfileMerger::add(const Profile& other, std::string_view other_p
                     "(nc, cc, tt, ct) tuples (cProfile); profile and cProfile output do not mix",
                     other_path, first_path_));
   into.call_costs_from_counts = into.call_costs_from_counts || other.call_costs_from_counts;
-  Adding a{*this, other, other_exact, {}, {}, {}};
-  if (auto ok = adopt_events(other, other_path, a.event_map); !ok) return ok;
+  Adding a{*this, other, other_exact, {}, {}};
+  std::vector<std::size_t> event_map;
+  if (auto ok = adopt_events(other, other_path, event_map); !ok) return ok;
   a.lanes.assign(other.events.size(), Lane());
   for (std::size_t e = 0; e < other.events.size(); ++e) {
-    const Event& mine = into.events[a.event_map[e]];
+    const Event& mine = into.events[event_map[e]];
     double theirs = other.events[e].seconds_per_unit;
-    a.lanes[e].k = a.event_map[e];
+    a.lanes[e].k = event_map[e];
     a.lanes[e].floating = mine.floating;
     if (!mine.floating && theirs > 0 && mine.seconds_per_unit > 0 && theirs != mine.seconds_per_unit)
       a.lanes[e].scale = theirs / mine.seconds_per_unit;
