@@ -95,10 +95,10 @@ std::optional<std::size_t> address_space_left();
 /// blocks below 1 MiB come from the heap: merging 1 024 rank files, each
 /// reader's arena gave its pages back after every file and faulted them in
 /// again for the next (15 000 page faults, a sixth of the CPU time; 1 200
-/// now). Called first thing by the programs, not by the library (the
-/// Python module leaves its host's malloc alone); `hosts_a_program`
-/// (`graphgen run`: the profiled program runs in this process) keeps
-/// glibc's own thresholds, as under `python3 -m cProfile`.
+/// now). Called by the programs before any thread starts, not by the
+/// library (the Python module leaves its host's malloc alone);
+/// `hosts_a_program` (`graphgen run`: the profiled program runs in this
+/// process) keeps glibc's own thresholds, as under `python3 -m cProfile`.
 void tune_malloc_for_this_run(bool hosts_a_program = false);
 /// reservable() in elements of T: how many of `count` to reserve.
 template <class T>

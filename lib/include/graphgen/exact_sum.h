@@ -8,8 +8,8 @@
 // Most sums are of values whose bits all lie between 2^-96 and 2^120 (a
 // profile's seconds): those are added as 128-bit integers of 2^-96 units,
 // exactly and without a loop, and rounded once by the integer's own
-// conversion. The first addend outside that window (or a running sum past
-// 2^29 of its units' range) moves the sum to the partials, unchanged.
+// conversion. The first addend outside that window (or a running sum that
+// reaches 2^125 units, 2^29) moves the sum to the partials, unchanged.
 #pragma once
 
 #include <bit>
