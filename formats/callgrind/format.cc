@@ -17,9 +17,9 @@ const InputFormat& input_format() {
       .read = read,
       .event_option = EventOption::kColumn,
       .graph_merges_functions = true,
-      // (With positions, the merge folds the reader's repeated jump and
-      // call-site rows, which -T callgrind shows.)
-      .lone_file_is_merged = [](const ReadOptions& o) { return !o.keep_positions; },
+      // (Its rows of positions, call sites and jumps are keyed as the
+      // merge's too.)
+      .lone_file_is_merged = always_merged,
   };
   return kRow;
 }

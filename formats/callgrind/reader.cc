@@ -1229,10 +1229,36 @@ class Reader {
       j.target_file = jfi_set_ ? jfi_ : fi_;
       j.target_line = target_.line;
       j.target_address = target_.address;
-      p_.jumps.push_back(j);
+      add_jump(j);
     }
     jfi_set_ = jfn_set_ = false;
     return true;
+  }
+
+  // A jump's row: one per (source, target, kind), as the merge keys them,
+  // its counts summed (a lone file's profile is the merged one).
+  void add_jump(const Jump& j) {
+    const bool conditional = j.executed != kUnknownCount;
+    std::uint32_t row = jumps_.find_or_add(
+        FlatIndex::mix(FlatIndex::mix(j.function, j.file, FlatIndex::mix(j.line, j.address)),
+                       FlatIndex::mix(j.target, j.target_file, FlatIndex::mix(j.target_line, j.target_address)),
+                       conditional),
+        [&](std::uint32_t r) {
+          const Jump& y = p_.jumps[r];
+          return y.function == j.function && y.file == j.file && y.line == j.line && y.address == j.address &&
+                 y.target == j.target && y.target_file == j.target_file && y.target_line == j.target_line &&
+                 y.target_address == j.target_address && (y.executed != kUnknownCount) == conditional;
+        },
+        [&] {
+          Jump fresh = j;
+          fresh.count = 0;
+          fresh.executed = conditional ? 0 : kUnknownCount;
+          p_.jumps.push_back(fresh);
+          return static_cast<std::uint32_t>(p_.jumps.size() - 1);
+        });
+    Jump& y = p_.jumps[row];
+    y.count = saturating_add(y.count, j.count);
+    if (conditional) y.executed = saturating_add(y.executed, j.executed);
   }
 
   static constexpr StringId kUndefined = UINT32_MAX;
@@ -1275,7 +1301,7 @@ class Reader {
   bool saw_events_ = false;
   FlatIndex functions_;  // (name, object, file) -> FuncId
   FlatIndex calls_;      // (caller, callee) -> CallId
-  FlatIndex lines_, sites_;
+  FlatIndex lines_, sites_, jumps_;
   std::size_t ignored_headers_ = 0;
   std::string first_ignored_;
   std::size_t undefined_ids_ = 0;

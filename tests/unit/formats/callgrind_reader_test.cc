@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "callgrind/reader.h"
+#include "callgrind/writer.h"
 #include "common/decompress.h"
 #include "graphgen/analysis/merge.h"
 #include "graphgen/labels.h"
@@ -243,6 +244,64 @@ TEST(CallgrindReader, SeveralFilesReadInParallelSumLikeOneFileOfSeveralParts) {
   EXPECT_EQ(parallel->line_cost_values, one->line_cost_values);
   Profile single = read_callgrind(parity);
   EXPECT_EQ(parallel->self(0, 0), 2 * single.self(0, 0));
+}
+
+// A lone file read with positions is its own merged profile (the pipeline
+// gives it to -T callgrind without the merge's copy): its position, call
+// site and jump rows are keyed as the merge keys them, a repeated jump
+// (same source, target and kind) one row with its counts summed.
+TEST(CallgrindReader, ALoneFileWithPositionsIsItsOwnMerge) {
+  const fs::path repeated = from_text("jumps.callgrind",
+                                      "positions: line\nevents: Ir\nfl=a.c\nfn=main\n15 3\n"
+                                      "jcnd=1/2 20\n15\njcnd=3/4 20\n15\njump=2 20\n15\njump=5 20\n15\n"
+                                      "cfn=f\ncalls=1 30\n16 7\ncfn=f\ncalls=2 30\n16 1\n20 5\n15 1\n"
+                                      "fn=f\n30 8\n");
+  std::vector<fs::path> files = {repeated};
+  for (const char* name : {"sites.callgrind", "cxx.callgrind", "threads-sep.callgrind-01", "parity.callgrind"})
+    files.push_back(test::testdata_dir() / "callgrind" / name);
+  for (const fs::path& file : files) {
+    SCOPED_TRACE(file.string());
+    // The reader's own profile, as the pipeline takes it.
+    formats::ReadOptions o;
+    Diagnostics diag;
+    auto bytes = InputFile::from_bytes(file.string(), test::read_file(file));
+    auto read = callgrind::read(bytes, o, diag);
+    ASSERT_TRUE(read.has_value());
+    Profile& lone = *read;
+    Profile merged;
+    ProfileMerger merger(merged);
+    ASSERT_TRUE(merger.add(lone, file.string()).has_value());
+    merger.finish();
+    auto written = [](const Profile& p) {
+      auto text = callgrind::write(p, callgrind::WriteOptions{});
+      return text ? *text : text.error().message;
+    };
+    EXPECT_EQ(written(lone), written(merged));
+    ASSERT_EQ(lone.jumps.size(), merged.jumps.size());
+    ASSERT_EQ(lone.line_costs.size(), merged.line_costs.size());
+    ASSERT_EQ(lone.call_sites.size(), merged.call_sites.size());
+    EXPECT_EQ(lone.line_cost_values, merged.line_cost_values);
+    EXPECT_EQ(lone.call_site_cost, merged.call_site_cost);
+    for (std::size_t j = 0; j < lone.jumps.size(); ++j) {
+      EXPECT_EQ(lone.jumps[j].count, merged.jumps[j].count);
+      EXPECT_EQ(lone.jumps[j].executed, merged.jumps[j].executed);
+      EXPECT_EQ(lone.jumps[j].line, merged.jumps[j].line);
+      EXPECT_EQ(lone.jumps[j].target_line, merged.jumps[j].target_line);
+    }
+  }
+  Profile p = read_callgrind(repeated);
+  ASSERT_EQ(p.jumps.size(), 2u);  // jcnd 15 -> 20, jump 15 -> 20
+  EXPECT_EQ(p.jumps[0].count, 4);
+  EXPECT_EQ(p.jumps[0].executed, 6);
+  EXPECT_EQ(p.jumps[1].count, 7);
+  EXPECT_EQ(p.jumps[1].executed, kUnknownCount);
+  ASSERT_EQ(p.call_sites.size(), 1u);  // one site: line 16 into f's line 30
+  EXPECT_EQ(p.call_sites[0].count, 3);
+  auto text = callgrind::write(p, callgrind::WriteOptions{});
+  ASSERT_TRUE(text.has_value());
+  EXPECT_NE(text->find("\njcnd=4/6 "), std::string::npos) << *text;
+  EXPECT_NE(text->find("\njump=7 "), std::string::npos) << *text;
+  EXPECT_EQ(text->find("\njcnd=1/2"), std::string::npos) << *text;
 }
 
 TEST(CallgrindReader, RefusesToSumFilesWithDifferentEvents) {
