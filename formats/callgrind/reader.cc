@@ -1179,7 +1179,7 @@ class Reader {
   void add_line_cost(FuncId f, const Position& at) {
     const std::size_t ne = p_.events.size();
     std::uint32_t row = lines_.find_or_add(
-        FlatIndex::mix(f, fi_, FlatIndex::mix(at.line, at.address)),
+        f, FlatIndex::mix(fi_, at.line, at.address),
         [&](std::uint32_t r) {
           const LineCost& lc = p_.line_costs[r];
           return lc.function == f && lc.file == fi_ && lc.line == at.line && lc.address == at.address;
@@ -1240,7 +1240,8 @@ class Reader {
   void add_jump(const Jump& j) {
     const bool conditional = j.executed != kUnknownCount;
     std::uint32_t row = jumps_.find_or_add(
-        FlatIndex::mix(FlatIndex::mix(j.function, j.file, FlatIndex::mix(j.line, j.address)),
+        j.function,
+        FlatIndex::mix(FlatIndex::mix(j.file, j.line, j.address),
                        FlatIndex::mix(j.target, j.target_file, FlatIndex::mix(j.target_line, j.target_address)),
                        conditional),
         [&](std::uint32_t r) {
@@ -1299,9 +1300,10 @@ class Reader {
   std::uint32_t given_ = 0;             // this cost line's last written event + 1
   std::vector<Cost> costs_;
   bool saw_events_ = false;
-  FlatIndex functions_;  // (name, object, file) -> FuncId
-  FlatIndex calls_;      // (caller, callee) -> CallId
-  FlatIndex lines_, sites_, jumps_;
+  FlatIndex functions_;         // (name, object, file) -> FuncId
+  FlatIndex calls_;             // (caller, callee) -> CallId
+  GroupedIndex lines_, jumps_;  // each function's rows
+  FlatIndex sites_;
   std::size_t ignored_headers_ = 0;
   std::string first_ignored_;
   std::size_t undefined_ids_ = 0;

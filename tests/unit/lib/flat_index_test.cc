@@ -53,5 +53,47 @@ TEST(FlatIndex, LikelyRowIsTheFirstTagMatch) {
   EXPECT_EQ(index.likely_row(FlatIndex::mix(1000)), -1);  // never added
 }
 
+// Each owner's rows in an index of its own: one key under two owners is two
+// rows, and an owner's rows are found whatever its table grew to (8 slots
+// first), with keys whose hashes share one probe path among them.
+TEST(GroupedIndex, AnOwnersRowsAreFoundAndOnlyUnderIt) {
+  GroupedIndex index;
+  struct Row {
+    std::uint32_t owner;
+    std::uint64_t key;
+  };
+  std::vector<Row> rows;
+  auto add = [&](std::uint32_t owner, std::uint64_t key) {
+    return index.find_or_add(
+        owner, hash_of(key), [&](std::uint32_t r) { return rows[r].owner == owner && rows[r].key == key; },
+        [&] {
+          rows.push_back({owner, key});
+          return static_cast<std::uint32_t>(rows.size() - 1);
+        });
+  };
+  auto find = [&](std::uint32_t owner, std::uint64_t key) {
+    return index.find(owner, hash_of(key),
+                      [&](std::uint32_t r) { return rows[r].owner == owner && rows[r].key == key; });
+  };
+  // Owners 5, 0 and 700 (out of order: the table of owners grows), keys
+  // interleaved as a file lists them.
+  const std::uint32_t owners[] = {5, 0, 700};
+  std::vector<std::uint32_t> first;
+  for (std::uint64_t k = 0; k < 300; ++k)
+    for (std::uint32_t o : owners) first.push_back(add(o, k));
+  ASSERT_EQ(rows.size(), 900u);
+  std::size_t i = 0;
+  for (std::uint64_t k = 0; k < 300; ++k)
+    for (std::uint32_t o : owners) {
+      EXPECT_EQ(add(o, k), first[i]);  // found, not added again
+      EXPECT_EQ(find(o, k), static_cast<std::int64_t>(first[i]));
+      ++i;
+    }
+  EXPECT_EQ(rows.size(), 900u);
+  EXPECT_EQ(find(1, 0), -1);     // an owner with no rows
+  EXPECT_EQ(find(9999, 0), -1);  // past every owner
+  EXPECT_EQ(find(5, 300), -1);   // a key never added
+}
+
 }  // namespace
 }  // namespace graphgen
