@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <map>
 #include <tuple>
 #include <utility>
@@ -152,8 +153,20 @@ class Writer {
     return saturating_add(a, b == INT64_MIN ? INT64_MAX : -b);
   }
 
+  // A number in decimal (hex with `base` 16), without fmt's temporary
+  // string: a large profile writes millions of them.
+  template <class Int>
+  void append_number(Int v, int base = 10) {
+    char digits[24];
+    auto [end, ec] = std::to_chars(digits, digits + sizeof digits, v, base);
+    out_.append(digits, end);
+  }
+
   void append_costs(const std::vector<Cost>& costs) {
-    for (Cost c : costs) out_ += fmt::format(" {}", c);
+    for (Cost c : costs) {
+      out_ += ' ';
+      append_number(c);
+    }
   }
   // The costs of a line: as many as the input wrote (`columns`), and every
   // one up to the last that is not 0 (callgrind leaves out trailing zeros;
@@ -162,13 +175,19 @@ class Writer {
     std::size_t n = std::min<std::size_t>(ne_, columns);
     for (std::size_t e = n; e < ne_; ++e)
       if (cost(e, costs[e]) != 0) n = e + 1;
-    for (std::size_t e = 0; e < n; ++e) out_ += fmt::format(" {}", cost(e, costs[e]));
+    for (std::size_t e = 0; e < n; ++e) {
+      out_ += ' ';
+      append_number(cost(e, costs[e]));
+    }
   }
 
   void append_position(std::uint64_t address, std::uint32_t line) {
-    if (with_address_) out_ += fmt::format("0x{:x}", address);
+    if (with_address_) {
+      out_ += "0x";
+      append_number(address, 16);
+    }
     if (with_address_ && with_line_) out_ += ' ';
-    if (with_line_) out_ += fmt::format("{}", line);
+    if (with_line_) append_number(line);
   }
 
   // pstats-style files: one file may hold several functions of one name
@@ -296,7 +315,9 @@ class Writer {
     bool implicit = callee.file == file_ && (file_ == caller.file || implicit_file);
     if (!implicit) out_ += "cfi=" + files_.ref(callee.file, p_.str(callee.file)) + "\n";
     out_ += "cfn=" + function_ref(call.callee) + "\n";
-    out_ += fmt::format("calls={} ", std::max<std::int64_t>(count, 0));
+    out_ += "calls=";
+    append_number(std::max<std::int64_t>(count, 0));
+    out_ += ' ';
     append_position(target_address, target_line);
     out_ += "\n";
     append_position(address, line);
@@ -338,10 +359,16 @@ class Writer {
     switch_file(fn, j.file);
     if (j.target_file != j.file) out_ += "jfi=" + files_.ref(j.target_file, p_.str(j.target_file)) + "\n";
     if (j.target != f) out_ += "jfn=" + function_ref(j.target) + "\n";
-    if (j.executed == kUnknownCount)
-      out_ += fmt::format("jump={} ", j.count);
-    else
-      out_ += fmt::format("jcnd={}/{} ", j.count, j.executed);
+    if (j.executed == kUnknownCount) {
+      out_ += "jump=";
+      append_number(j.count);
+    } else {
+      out_ += "jcnd=";
+      append_number(j.count);
+      out_ += '/';
+      append_number(j.executed);
+    }
+    out_ += ' ';
     append_position(j.target_address, j.target_line);
     out_ += "\n";
     append_position(j.address, j.line);
