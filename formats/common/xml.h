@@ -1,11 +1,13 @@
-// expat over a whole buffer: XML_Parse takes an int length, so files over
-// 2 GiB go in chunks.
+// expat over a whole buffer, a MiB at a time (XML_Parse takes an int
+// length; a file's pages are given back as they are parsed).
 #pragma once
 
 #include <expat.h>
 
 #include <algorithm>
 #include <string_view>
+
+#include "graphgen/io.h"
 
 namespace graphgen::formats {
 
@@ -33,15 +35,20 @@ XML_Parser make_xml_parser(Handler* handler) {
 }
 
 /// Feeds every byte to `xml`; false when expat stops with an error (the
-/// parser's handlers may have stopped it on purpose).
-inline bool parse_xml(XML_Parser xml, std::string_view bytes) {
-  constexpr std::size_t kChunk = std::size_t{16} << 20;
+/// parser's handlers may have stopped it on purpose). With `input` (whose
+/// bytes these are), the pages parsed are given back as the parse goes:
+/// expat keeps what it still needs of a chunk once XML_Parse returns, and
+/// the handlers copy what they keep.
+inline bool parse_xml(XML_Parser xml, std::string_view bytes, const InputFile* input = nullptr) {
+  constexpr std::size_t kChunk = std::size_t{1} << 20;
+  PassedPages passed(input);
   std::size_t at = 0;
   do {
     std::size_t n = std::min(kChunk, bytes.size() - at);
     if (XML_Parse(xml, bytes.data() + at, static_cast<int>(n), at + n == bytes.size()) == XML_STATUS_ERROR)
       return false;
     at += n;
+    passed.at(at);
   } while (at < bytes.size());
   return true;
 }

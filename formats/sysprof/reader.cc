@@ -38,7 +38,7 @@ class Parser {
   ~Parser() { XML_ParserFree(xml_); }
 
   Expected<bool> parse() {
-    if (!formats::parse_xml(xml_, in_.bytes())) {
+    if (!formats::parse_xml(xml_, in_.bytes(), &in_)) {
       if (error_) return *error_;
       return bad_input(
           at_line(in_.path(), XML_GetCurrentLineNumber(xml_), XML_GetCurrentColumnNumber(xml_) + 1,

@@ -11,6 +11,7 @@
 
 #include "fuzz/fuzz.h"
 #include "json/reader.h"
+#include "sysprof/reader.h"
 #include "util/both_ways.h"
 #include "util/test_util.h"
 
@@ -439,6 +440,44 @@ TEST(Sysprof, LoopsAndBrokenXmlAreOneLine) {
   auto other = graphgen({"-f", "sysprof", test::write_temp("o.xml", "<svg></svg>\n").string()});
   EXPECT_EQ(other.exit_code, 1);
   EXPECT_TRUE(other.err.ends_with("o.xml:1:1: expected <profile> (a sysprof file), found <'svg'>\n")) << other.err;
+}
+
+// A big file's pages are given back as expat parses them (a megabyte at a
+// time): a 20 MB file took 50 MiB, the file resident and expat's copy of a
+// 16 MB chunk beside it. Chunks cut names and numbers anywhere.
+TEST(Sysprof, GivesBackThePagesItParsed) {
+  const int n = 40000;
+  std::string text = "<profile>\n<objects>\n";
+  std::int64_t total = 0;
+  for (int i = 1; i <= n; ++i) {
+    const int self = i % 7 + 1;
+    total += self;
+    text += "  <object id=\"" + std::to_string(i) + "\">\n    <name>\"function number " + std::to_string(i) +
+            "\"</name>\n    <total>" + std::to_string(self) + "</total>\n    <self>" + std::to_string(self) +
+            "</self>\n  </object>\n";
+  }
+  text += "</objects>\n<nodes>\n";
+  for (int i = 1; i <= n; ++i)
+    text += "  <node id=\"" + std::to_string(i) + "\">\n    <object>" + std::to_string(i) + "</object>\n    <parent>" +
+            std::to_string(i == 1 ? 0 : 1) + "</parent>\n    <self>" + std::to_string(i % 7 + 1) +
+            "</self>\n  </node>\n";
+  text += "</nodes>\n</profile>\n";
+  auto r =
+      test::read_mapped("pages.sysprof", text,
+                        [](const InputFile& in, const formats::ReadOptions& o,
+                           Diagnostics& d) -> std::optional<Expected<Profile>> { return sysprof::read(in, o, d); });
+  ASSERT_TRUE(r.read.has_value());
+  ASSERT_TRUE(r.read->has_value()) << r.read->error().message;
+  const Profile& p = **r.read;
+  ASSERT_EQ(p.functions.size(), static_cast<std::size_t>(n));
+  std::int64_t sum = 0;
+  for (FuncId f = 0; f < p.functions.size(); ++f) sum += p.self(f, 0);
+  EXPECT_EQ(sum, total);
+  EXPECT_EQ(p.str(p.functions[n - 1].name), "function number " + std::to_string(n));
+  ASSERT_EQ(p.calls.size(), static_cast<std::size_t>(n - 1));  // main calls each of the others
+  EXPECT_EQ(p.inclusive(n - 2, 0), n % 7 + 1);
+  EXPECT_GT(r.file_kib, 8192u);
+  EXPECT_LT(r.resident_kib, 2048u) << "of " << r.file_kib << " KiB";
 }
 
 // --- xperf --------------------------------------------------------------------
