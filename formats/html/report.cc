@@ -220,11 +220,14 @@ std::string_view inline_svg(const std::string& svg) {
   return at == std::string::npos ? std::string_view() : std::string_view(svg).substr(at);
 }
 
-// The page around the data: styles, tabs, the call graph, the memory plot,
-// the script.
-std::string page(const std::string& data, const Options& o) {
+// The page before the data: styles, tabs, the call graph, the memory plot,
+// up to the data's element, in a string with room for `data_bytes` of data
+// and the rest of the page (the data is written into the page itself, not
+// copied there: a 17.5 MB report held both).
+std::string page_head(const Options& o, std::size_t data_bytes) {
   std::string out;
-  out.reserve(data.size() + o.graph_svg.size() + o.memory_svg.size() + kReportJs.size() + kReportCss.size() + 4096);
+  out.reserve(output_reservation(o.max_bytes, data_bytes + o.graph_svg.size() + o.memory_svg.size() + kReportJs.size() +
+                                                  kReportCss.size() + 16384));
   std::string title = xml_text(o.title.empty() ? std::string("profile") : o.title);
   out += fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -287,11 +290,14 @@ std::string page(const std::string& data, const Options& o) {
   }
   out += "</main>\n";
   out += "<script type=\"application/json\" id=\"data\">";
-  out += data;
+  return out;
+}
+
+// The page after the data: the script.
+void page_tail(std::string& out) {
   out += "</script>\n<script>\n";
   out += kReportJs;
   out += "</script>\n</body>\n</html>\n";
-  return out;
 }
 
 }  // namespace
@@ -301,21 +307,20 @@ Expected<std::string> write(const Profile& p, std::size_t event, const CallGraph
   const Event& ev = p.events[event];
   const bool time = is_time(ev);
   const std::string unit = flame::unit_name(p, event);
-  std::string data;
-  data.reserve(output_reservation(o.max_bytes, 4096 + p.functions.size() * 120 + tree.frames.size() * 24));
+  std::string out = page_head(o, 4096 + p.functions.size() * 120 + tree.frames.size() * 24);
   // The total is what the self column adds up to, as pstats' "in T seconds"
   // (cProfile's cumulative times can run a little over it).
   double self_sum = 0;
   for (FuncId f = 0; f < p.functions.size() && f < totals.nodes.size(); ++f) self_sum += node_self(totals, f);
-  data += fmt::format("{{\"title\":{},\"creator\":{},\"event\":{},\"unit\":{},\"time\":{},\"total\":{},",
-                      json_text(o.title, true), json_text(o.creator, true), json_text(p.str(ev.name), true),
-                      json_text(unit, true), time ? "true" : "false", num(self_sum));
-  if (auto ok = function_rows(data, p, totals, o); !ok) return ok.error();
-  if (auto ok = icicle_frames(data, p, ev, tree, o); !ok) return ok.error();
-  if (auto ok = call_rows(data, totals, o); !ok) return ok.error();
-  rank_rows(data, p, ranks, o);
-  data += "}";
-  std::string out = page(data, o);
+  out += fmt::format("{{\"title\":{},\"creator\":{},\"event\":{},\"unit\":{},\"time\":{},\"total\":{},",
+                     json_text(o.title, true), json_text(o.creator, true), json_text(p.str(ev.name), true),
+                     json_text(unit, true), time ? "true" : "false", num(self_sum));
+  if (auto ok = function_rows(out, p, totals, o); !ok) return ok.error();
+  if (auto ok = icicle_frames(out, p, ev, tree, o); !ok) return ok.error();
+  if (auto ok = call_rows(out, totals, o); !ok) return ok.error();
+  rank_rows(out, p, ranks, o);
+  out += "}";
+  page_tail(out);
   if (o.max_bytes && out.size() > o.max_bytes) return output_too_large("html", o.max_bytes);
   return out;
 }
