@@ -62,18 +62,45 @@ std::string event_name(const Profile& p, const Event& e) {
 // A name on one line: controls as visible escapes, invalid UTF-8 as U+FFFD.
 std::string clean(std::string_view s) { return visible_text(s); }
 
-// name=(id) text on first use, (id) after, per kind.
+// A number in decimal (hex with `base` 16), without fmt's temporary
+// string: a large profile writes millions of them.
+template <class Int>
+void append_number(std::string& out, Int v, int base = 10) {
+  char digits[24];
+  auto [end, ec] = std::to_chars(digits, digits + sizeof digits, v, base);
+  out.append(digits, end);
+}
+
+// name=(id) text on first use, (id) after, per kind. Keys are string or
+// function ids, so a table indexed by them finds each (a std::map of 100 000
+// functions' ids was a third of a pstats file's -T callgrind write).
 class Names {
  public:
-  bool known(std::uint64_t key) const { return ids_.count(key) != 0; }
-  std::string ref(std::uint64_t key, std::string_view text) {
-    auto [it, inserted] = ids_.try_emplace(key, static_cast<std::uint32_t>(ids_.size() + 1));
-    if (inserted) return fmt::format("({}) {}", it->second, clean(text.empty() ? "???" : text));
-    return fmt::format("({})", it->second);
+  /// Appends "(id) text" the first time `key` is written, "(id)" after;
+  /// `text()` is only called the first time.
+  template <class Text>
+  void put(std::string& out, std::uint32_t key, Text&& text) {
+    std::uint32_t& id = slot(key);
+    const bool first = id == 0;
+    if (first) id = ++count_;
+    out += '(';
+    append_number(out, id);
+    out += ')';
+    if (!first) return;
+    const auto& t = text();
+    const std::string_view v = t;
+    out += ' ';
+    out += clean(v.empty() ? "???" : v);
   }
 
  private:
-  std::map<std::uint64_t, std::uint32_t> ids_;
+  std::uint32_t& slot(std::uint32_t key) {
+    if (key >= ids_.size()) ids_.resize(std::max<std::size_t>(key + 1, ids_.size() * 2), 0);
+    return ids_[key];
+  }
+
+  std::vector<std::uint32_t> ids_;  // key (below the profile's string or function count) -> id, 0: none yet
+  std::uint32_t count_ = 0;
 };
 
 std::uint32_t clamp_line(std::int64_t line) {
@@ -153,13 +180,9 @@ class Writer {
     return saturating_add(a, b == INT64_MIN ? INT64_MAX : -b);
   }
 
-  // A number in decimal (hex with `base` 16), without fmt's temporary
-  // string: a large profile writes millions of them.
   template <class Int>
   void append_number(Int v, int base = 10) {
-    char digits[24];
-    auto [end, ec] = std::to_chars(digits, digits + sizeof digits, v, base);
-    out_.append(digits, end);
+    callgrind::append_number(out_, v, base);
   }
 
   void append_costs(const std::vector<Cost>& costs) {
@@ -213,10 +236,17 @@ class Writer {
     return with_line_suffix_[f] ? fmt::format("{}:{}", name, fn.line) : name;
   }
 
-  // A function reference: its name the first time, its id after.
-  std::string function_ref(FuncId f) {
-    if (functions_.known(f)) return functions_.ref(f, {});
-    return functions_.ref(f, display(f));
+  // `key`=, then a function's reference: its name the first time, its id after.
+  void function_ref(std::string_view key, FuncId f) {
+    out_ += key;
+    functions_.put(out_, f, [&] { return display(f); });
+    out_ += '\n';
+  }
+  // `key`=, then an object's or file's reference.
+  void name_ref(std::string_view key, Names& names, StringId s) {
+    out_ += key;
+    names.put(out_, s, [&] { return p_.str(s); });
+    out_ += '\n';
   }
 
   // CSR lists per function: its rows, its calls, its jumps; per call its sites.
@@ -263,18 +293,18 @@ class Writer {
   // fi=/fe= so that what follows is in `file`.
   void switch_file(const Function& fn, StringId file) {
     if (file == file_) return;
-    out_ += (file == fn.file ? "fe=" : "fi=") + files_.ref(file, p_.str(file)) + "\n";
+    name_ref(file == fn.file ? "fe=" : "fi=", files_, file);
     file_ = file;
   }
 
   void write_function(FuncId f) {
     const Function& fn = p_.functions[f];
     if (fn.object != kNoString || current_object_ != kNoString) {
-      if (fn.object != current_object_) out_ += "ob=" + objects_.ref(fn.object, p_.str(fn.object)) + "\n";
+      if (fn.object != current_object_) name_ref("ob=", objects_, fn.object);
       current_object_ = fn.object;
     }
-    out_ += "fl=" + files_.ref(fn.file, p_.str(fn.file)) + "\n";
-    out_ += "fn=" + function_ref(f) + "\n";
+    name_ref("fl=", files_, fn.file);
+    function_ref("fn=", f);
     file_ = fn.file;
     // Self costs: at their positions where the input had them, the rest on
     // the function's first line.
@@ -307,14 +337,14 @@ class Writer {
                   bool implicit_file = false, std::uint32_t columns = kAllColumns) {
     const Call& call = p_.calls[c];
     const Function& callee = p_.functions[call.callee];
-    if (callee.object != caller.object) out_ += "cob=" + objects_.ref(callee.object, p_.str(callee.object)) + "\n";
+    if (callee.object != caller.object) name_ref("cob=", objects_, callee.object);
     // Readers disagree on the callee's file when cfi= is absent inside an
     // fi= region (callgrind_annotate: the inlined file; others: fl=), so it
     // is left out only where both mean the same file, or where the input
     // left it out too (then every reader reads it as it read the input).
     bool implicit = callee.file == file_ && (file_ == caller.file || implicit_file);
-    if (!implicit) out_ += "cfi=" + files_.ref(callee.file, p_.str(callee.file)) + "\n";
-    out_ += "cfn=" + function_ref(call.callee) + "\n";
+    if (!implicit) name_ref("cfi=", files_, callee.file);
+    function_ref("cfn=", call.callee);
     out_ += "calls=";
     append_number(std::max<std::int64_t>(count, 0));
     out_ += ' ';
@@ -357,8 +387,8 @@ class Writer {
 
   void write_jump(const Function& fn, FuncId f, const Jump& j) {
     switch_file(fn, j.file);
-    if (j.target_file != j.file) out_ += "jfi=" + files_.ref(j.target_file, p_.str(j.target_file)) + "\n";
-    if (j.target != f) out_ += "jfn=" + function_ref(j.target) + "\n";
+    if (j.target_file != j.file) name_ref("jfi=", files_, j.target_file);
+    if (j.target != f) function_ref("jfn=", j.target);
     if (j.executed == kUnknownCount) {
       out_ += "jump=";
       append_number(j.count);
