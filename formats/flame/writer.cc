@@ -142,40 +142,172 @@ std::string format_value(const Profile& p, std::size_t event, double v) {
   return fmt::format("{} {}", with_separators(v), unit_name(p, event));
 }
 
+namespace {
+
+// One name among a frame's children as the folded lines order them: its
+// own line ("...;name") or the block of lines below it ("...;name;..."),
+// and the children of that name (two children whose names fold to one
+// are one name: their lines add up and their children are one set).
+struct FoldedItem {
+  std::string_view name;
+  bool block = false;
+  std::uint32_t first = 0, count = 0;  // the nodes of this name: nodes[first, first + count)
+};
+
+// The order of the lines the items stand for: folded names hold no ';', so
+// the lines of a block all start "name;" and sort as that key does, and a
+// name's own line as the name alone (bytes compared unsigned, as
+// std::string's).
+bool folded_before(const FoldedItem& a, const FoldedItem& b) {
+  const std::size_t n = std::min(a.name.size(), b.name.size());
+  if (int c = a.name.substr(0, n).compare(b.name.substr(0, n)); c != 0) return c < 0;
+  // Each key's byte at n: the name's next, ';' after a block's name, or
+  // none (-1) after an own line's.
+  auto at = [&](const FoldedItem& x) -> int {
+    if (n < x.name.size()) return static_cast<unsigned char>(x.name[n]);
+    return x.block ? ';' : -1;
+  };
+  // (Equal bytes here: one name's two items are never compared as equal
+  // keys but as own before block; two names equal so far cannot go on with
+  // ';' inside one of them.)
+  return at(a) < at(b);
+}
+
+}  // namespace
+
+// The lines of `tree` in byte order with equal stacks added, as sorting
+// every stack's text would give them, written as a walk of the tree: no
+// stack's text is kept beyond its line (the sorted texts of a call graph's
+// rebuilt stacks were more than the output itself: 64 MB of gprof stacks
+// peaked at 170 MiB).
 Expected<std::string> write_folded(const Profile& p, const FlameTree& tree, std::size_t event, std::size_t max_bytes) {
   const double scale = folded_scale(p.events[event]);
+  const std::size_t n = tree.frames.size();
+  // Each frame's folded name, once.
   Names names(p);
-  std::vector<std::pair<std::string, double>> lines;  // stack, count
-  std::size_t bytes = 0;
-  std::vector<std::uint32_t> path;
-  for (std::uint32_t n = 1; n < tree.frames.size(); ++n) {
-    double count = std::round(tree.frames[n].self * scale);
-    if (!(count >= 1)) continue;
-    path.clear();
-    for (std::uint32_t k = n; k != 0; k = tree.frames[k].parent) path.push_back(k);
-    std::string stack;
-    for (std::size_t i = path.size(); i-- > 0;) {
-      const FlameFrame& f = tree.frames[path[i]];
-      append_folded(stack, names.of(f), f.process != kNoString);
-      if (i) stack += ';';
-    }
-    bytes += stack.size() + 24;
-    if (max_bytes && bytes > max_bytes) return output_too_large("folded", max_bytes);
-    lines.emplace_back(std::move(stack), count);
+  std::string text;
+  std::vector<std::size_t> name_at(n + 1, 0);
+  for (std::uint32_t k = 1; k < n; ++k) {
+    name_at[k] = text.size();
+    const FlameFrame& f = tree.frames[k];
+    append_folded(text, names.of(f), f.process != kNoString);
   }
-  // Frames of one name under one parent are one frame in the tree, but two
-  // names can fold to one (`a;b` and `a:b`): such stacks add up. (Names may
-  // hold spaces: the stack and its count stay apart until written.)
-  std::sort(lines.begin(), lines.end());
+  name_at[n] = text.size();
+  auto name_of = [&](std::uint32_t k) {
+    return std::string_view(text.data() + name_at[k], name_at[k + 1] - name_at[k]);
+  };
+  std::vector<double> counts(n, 0);
+  for (std::uint32_t k = 1; k < n; ++k) counts[k] = std::round(tree.frames[k].self * scale);
+  // Children by parent (CSR).
+  std::vector<std::uint32_t> begin(n + 1, 0), children(n > 0 ? n - 1 : 0);
+  for (std::size_t k = 1; k < n; ++k) ++begin[tree.frames[k].parent + 1];
+  for (std::size_t k = 0; k < n; ++k) begin[k + 1] += begin[k];
+  {
+    std::vector<std::uint32_t> fill(begin.begin(), begin.end() - 1);
+    for (std::uint32_t k = 1; k < n; ++k) children[fill[tree.frames[k].parent]++] = k;
+  }
+
+  // Every line's room (its stack, a count, a blank and a newline in 24),
+  // from each frame's stack length: the whole output's bound, refused over
+  // the limit before anything is written, reserved under it.
+  std::size_t bytes = 0;
+  {
+    std::vector<std::size_t> length(n, 0);
+    for (std::uint32_t k = 1; k < n; ++k) {
+      const std::uint32_t parent = tree.frames[k].parent;
+      length[k] = (parent == 0 ? 0 : length[parent] + 1) + (name_at[k + 1] - name_at[k]);
+      if (counts[k] >= 1) bytes += length[k] + 24;
+    }
+  }
+  if (max_bytes && bytes > max_bytes) return output_too_large("folded", max_bytes);
   std::string out;
-  out.reserve(bytes);
-  for (std::size_t i = 0; i < lines.size();) {
+  out.reserve(output_reservation(max_bytes, bytes));
+  std::string path;
+  std::vector<double> sums;
+  // A set of sibling nodes (one name's children, merged) as items, sorted.
+  struct Level {
+    std::vector<std::uint32_t> nodes;  // grouped by name
+    std::vector<FoldedItem> items;
+    std::size_t next = 0, path_size = 0;
+    bool top = false;  // the root's children: no ';' before their names
+  };
+  // The levels of the walk, kept for their room: a chain of frames (the
+  // usual tree) opens one level a frame.
+  std::vector<Level> levels;
+  std::size_t depth = 0;
+  std::vector<std::uint32_t> parents;
+  auto open = [&](const std::uint32_t* parents, std::size_t count, bool top) {
+    if (levels.size() == depth) levels.emplace_back();  // (moves keep `parents` valid)
+    Level& level = levels[depth++];
+    level.nodes.clear();
+    level.items.clear();
+    level.next = 0;
+    level.path_size = path.size();
+    level.top = top;
+    for (std::size_t i = 0; i < count; ++i)
+      for (std::uint32_t c = begin[parents[i]]; c < begin[parents[i] + 1]; ++c) level.nodes.push_back(children[c]);
+    if (level.nodes.size() == 1) {  // (a chain's frame: its own line first, then the lines below)
+      const std::uint32_t k = level.nodes[0];
+      if (counts[k] >= 1) level.items.push_back({name_of(k), false, 0, 1});
+      if (begin[k] != begin[k + 1]) level.items.push_back({name_of(k), true, 0, 1});
+      return;
+    }
+    if (level.nodes.size() > 1)
+      std::sort(level.nodes.begin(), level.nodes.end(), [&](std::uint32_t a, std::uint32_t b) {
+        const int c = name_of(a).compare(name_of(b));
+        return c != 0 ? c < 0 : a < b;
+      });
+    for (std::size_t i = 0; i < level.nodes.size();) {
+      std::size_t j = i;
+      bool own = false, below = false;
+      for (; j < level.nodes.size() && name_of(level.nodes[j]) == name_of(level.nodes[i]); ++j) {
+        own = own || counts[level.nodes[j]] >= 1;
+        below = below || begin[level.nodes[j]] != begin[level.nodes[j] + 1];
+      }
+      FoldedItem item{name_of(level.nodes[i]), false, static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(j - i)};
+      if (own) level.items.push_back(item);
+      item.block = true;
+      if (below) level.items.push_back(item);
+      i = j;
+    }
+    if (level.items.size() > 1) std::sort(level.items.begin(), level.items.end(), folded_before);
+  };
+  const std::uint32_t root = 0;
+  if (n > 0) open(&root, 1, true);
+  while (depth > 0) {
+    Level& level = levels[depth - 1];
+    if (level.next == level.items.size()) {
+      path.resize(level.path_size);
+      --depth;
+      continue;
+    }
+    const FoldedItem item = level.items[level.next++];
+    path.resize(level.path_size);
+    if (!level.top) path += ';';
+    path += item.name;
+    const std::uint32_t* nodes = level.nodes.data() + item.first;
+    if (item.block) {
+      // (`level` may move in open(): not used after it.) The last item's
+      // block takes its level's place: a chain of frames is walked in one.
+      if (level.next == level.items.size()) {
+        parents.assign(nodes, nodes + item.count);
+        --depth;
+        open(parents.data(), parents.size(), false);
+      } else {
+        open(nodes, item.count, false);
+      }
+      continue;
+    }
+    // The name's own line: the counts of its nodes that have one, added
+    // smallest first (as the sorted texts were).
+    sums.clear();
+    for (std::uint32_t i = 0; i < item.count; ++i)
+      if (counts[nodes[i]] >= 1) sums.push_back(counts[nodes[i]]);
+    std::sort(sums.begin(), sums.end());
     double sum = 0;
-    std::size_t j = i;
-    for (; j < lines.size() && lines[j].first == lines[i].first; ++j) sum += lines[j].second;
-    out += lines[i].first;
-    out += fmt::format(" {:.0f}\n", sum);
-    i = j;
+    for (double c : sums) sum += c;
+    out += path;
+    fmt::format_to(std::back_inserter(out), " {:.0f}\n", sum);
   }
   return out;
 }

@@ -4,6 +4,8 @@
 // from call ratios for pstats, and both pictures driven in headless Chromium
 // (each page has a #selftest that zooms, sorts, filters and searches by
 // itself); screenshots go to <build>/screenshots/ for people to look at.
+#include "graphgen/analysis/flame.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,10 +14,12 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <random>
 #include <regex>
 #include <set>
 #include <sstream>
 
+#include "flame/writer.h"
 #include "util/test_util.h"
 
 namespace graphgen {
@@ -337,6 +341,69 @@ TEST(Folded, CallGraphsAreRebuiltFromCallRatiosAndSaySo) {
 
 // Each (depth, name) of the flame SVG's frames with its width, against the
 // stack prefixes of the folded output.
+// -T folded walks the tree in the order that sorting every stack's text
+// gives, adding equal stacks: checked against that sort itself on random
+// trees whose names start one another ("f", "f2", "f.y", "f x": the
+// separator sorts after some of what follows a name, before the rest) or
+// fold to one ("a;b" and "a:b"), with process frames, counts that round to
+// 0, chains and bushes.
+TEST(Folded, TheWalkWritesWhatSortingEveryStackGives) {
+  const std::vector<std::string> names = {"f",   "f2",  "f.y", "f x", "f;x", "f:x",      "g",  "",
+                                          "a;b", "a:b", "ab",  "a",   "~",   "\xc3\xa9", "f2;"};
+  std::mt19937 rng(2026);
+  for (int round = 0; round < 300; ++round) {
+    Profile p;
+    p.events.push_back({p.strings.intern("samples"), p.strings.intern(""), 0, false, kNoString});
+    for (const std::string& name : names) {
+      Function f;
+      f.name = p.strings.intern(name);
+      p.add_function(f);
+    }
+    FlameTree tree;
+    tree.frames.emplace_back();
+    const std::uint32_t n = 1 + rng() % 80;
+    for (std::uint32_t k = 1; k <= n; ++k) {
+      FlameFrame f;
+      f.parent = rng() % 2 ? k - 1 : rng() % k;  // (chains and bushes)
+      if (rng() % 9 == 0)
+        f.process = p.strings.intern(rng() % 2 ? "my proc" : "my_proc");
+      else
+        f.function = static_cast<FuncId>(rng() % names.size());
+      const double selves[] = {0, 0.4, 1, 2, 2.6, 7};
+      f.self = selves[rng() % 6];
+      tree.frames.push_back(f);
+    }
+    // What the writer did before it walked the tree: every stack's text,
+    // sorted, equal ones added.
+    std::vector<std::pair<std::string, double>> lines;
+    for (std::uint32_t k = 1; k < tree.frames.size(); ++k) {
+      const double count = std::round(tree.frames[k].self);
+      if (!(count >= 1)) continue;
+      std::vector<std::uint32_t> path;
+      for (std::uint32_t at = k; at != 0; at = tree.frames[at].parent) path.push_back(at);
+      std::string stack;
+      for (std::size_t i = path.size(); i-- > 0;) {
+        const FlameFrame& f = tree.frames[path[i]];
+        for (char c : frame_name(p, f)) stack += c == ';' ? ':' : f.process != kNoString && c == ' ' ? '_' : c;
+        if (i) stack += ';';
+      }
+      lines.emplace_back(stack, count);
+    }
+    std::sort(lines.begin(), lines.end());
+    std::string expected;
+    for (std::size_t i = 0; i < lines.size();) {
+      double sum = 0;
+      std::size_t j = i;
+      for (; j < lines.size() && lines[j].first == lines[i].first; ++j) sum += lines[j].second;
+      expected += lines[i].first + " " + std::to_string(static_cast<long long>(sum)) + "\n";
+      i = j;
+    }
+    auto written = flame::write_folded(p, tree, 0, 0);
+    ASSERT_TRUE(written.has_value());
+    ASSERT_EQ(*written, expected) << "round " << round;
+  }
+}
+
 TEST(Flame, OneRectanglePerStackPrefixWithItsWidth) {
   fs::path perf = flame_dir() / "flame.perf";
   auto f = test::graphgen({"-T", "folded", perf.string()});
