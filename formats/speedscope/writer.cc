@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <cmath>
 #include <unordered_map>
 
@@ -105,8 +106,11 @@ Expected<std::string> write(const Profile& p, const FlameTree& tree, std::size_t
       if (tree.frames[n].process == kNoString) path.push_back(frame(tree.frames[n].function));
     Out& out = outs[profile_of[k]];
     out.samples += out.count ? ",[" : "[";
-    for (std::size_t i = path.size(); i-- > 0;)
-      out.samples += fmt::format("{}{}", i + 1 == path.size() ? "" : ",", path[i]);
+    for (std::size_t i = path.size(); i-- > 0;) {
+      if (i + 1 != path.size()) out.samples += ',';
+      char digits[24];
+      out.samples.append(digits, std::to_chars(digits, digits + sizeof digits, path[i]).ptr);
+    }
     out.samples += ']';
     const double w = fr.self * unit.factor;
     out.weights += (out.count ? "," : "") + json_number(w);
@@ -114,15 +118,35 @@ Expected<std::string> write(const Profile& p, const FlameTree& tree, std::size_t
     ++out.count;
     if (o.max_bytes && out.samples.size() + out.weights.size() + frames.size() > o.max_bytes) return too_large();
   }
-  std::string json =
-      fmt::format("{{\"$schema\":{},\"shared\":{{\"frames\":[{}]}},\"profiles\":[", json_text(kSchema), frames);
+  // The document put together in one string, each part let go of once
+  // it is in (the parts and two copies of the whole were held before).
+  std::size_t room = frames.size() + 1024;
+  for (const Out& out : outs) room += out.samples.size() + out.weights.size() + out.name.size() * 6 + 256;
+  std::string json;
+  json.reserve(output_reservation(o.max_bytes, room));
+  json += "{\"$schema\":";
+  json += json_text(kSchema);
+  json += ",\"shared\":{\"frames\":[";
+  json += frames;
+  frames = std::string();
+  json += "]},\"profiles\":[";
   bool first = true;
-  for (const Out& out : outs) {
+  for (Out& out : outs) {
     if (out.count == 0) continue;
-    json += fmt::format(
-        "{}{{\"type\":\"sampled\",\"name\":{},\"unit\":\"{}\",\"startValue\":0,\"endValue\":{},\"samples\":[{}],"
-        "\"weights\":[{}]}}",
-        first ? "" : ",", json_text(out.name), unit.name, json_number(out.total), out.samples, out.weights);
+    json += first ? "{" : ",{";
+    json += "\"type\":\"sampled\",\"name\":";
+    json += json_text(out.name);
+    json += ",\"unit\":\"";
+    json += unit.name;
+    json += "\",\"startValue\":0,\"endValue\":";
+    json += json_number(out.total);
+    json += ",\"samples\":[";
+    json += out.samples;
+    out.samples = std::string();
+    json += "],\"weights\":[";
+    json += out.weights;
+    out.weights = std::string();
+    json += "]}";
     first = false;
   }
   // No stack at all (a call graph whose stacks cannot be rebuilt): one
