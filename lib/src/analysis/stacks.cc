@@ -121,9 +121,28 @@ void StackBuilder::add_sample(const std::vector<FuncId>& leaf_first, const Cost*
     if (record) record->distinct.push_back(f);
   }
   if (!keep_tree_) return;
-  // Callsite tree, root first: the process, then the outermost frame.
-  std::uint32_t node = process.empty() ? 0 : child(0, 0, process_id(process));
-  for (std::size_t i = leaf_first.size(); i-- > 0;) node = child(node, leaf_first[i], kNoString);
+  // Callsite tree, root first: the process, then the outermost frame; the
+  // frames shared with the last sample's path from its root are its nodes.
+  const StringId process_node_id = process.empty() ? kNoString : process_id(process);
+  const std::size_t depth = leaf_first.size();
+  std::size_t same = 0;
+  if (path_valid_ && process_node_id == path_process_) {
+    const std::size_t most = std::min(depth, path_functions_.size());
+    while (same < most && path_functions_[same] == leaf_first[depth - 1 - same]) ++same;
+  } else {
+    path_process_node_ = process.empty() ? 0 : child(0, 0, process_node_id);
+    path_process_ = process_node_id;
+    path_valid_ = true;
+  }
+  std::uint32_t node = same > 0 ? path_nodes_[same - 1] : path_process_node_;
+  path_functions_.resize(depth);
+  path_nodes_.resize(depth);
+  for (std::size_t d = same; d < depth; ++d) {
+    const FuncId f = leaf_first[depth - 1 - d];
+    node = child(node, f, kNoString);
+    path_functions_[d] = f;
+    path_nodes_[d] = node;
+  }
   for (std::size_t e = 0; e < n; ++e)
     p_.stack_node_cost[node * n + e] = p_.add(e, p_.stack_node_cost[node * n + e], weights[e]);
   last_node_ = node;

@@ -6,12 +6,15 @@
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <random>
 
 #include "graphgen/analysis/glob.h"
 #include "graphgen/analysis/graph.h"
 #include "graphgen/analysis/merge.h"
 #include "graphgen/analysis/prune.h"
 #include "graphgen/analysis/select.h"
+#include "graphgen/analysis/stacks.h"
 #include "graphgen/analysis/theme.h"
 
 namespace graphgen {
@@ -359,6 +362,66 @@ namespace {
 
 // What an -O2 build calls the functions it split or specialised: the name
 // an -O0 build gives them, with callgrind's recursion depth kept.
+// The callsite tree holds each path once, numbered as first met, whatever
+// the samples share with the one before (the builder follows the last
+// sample's path without lookups as far as they agree): against a map of
+// every path, on random samples of few functions and processes, with
+// recursion, prefixes of the last sample, repeats and empty stacks.
+TEST(StackBuilder, EachPathIsOneNodeNumberedAsFirstMet) {
+  std::mt19937 rng(11);
+  Profile p;
+  detail::StackBuilder builder(p, "samples", "");
+  std::vector<FuncId> f;
+  for (const char* name : {"a", "b", "c", "d"}) f.push_back(builder.function(name, "", false));
+  const std::vector<std::string> processes = {"", "one", "two"};
+  std::map<std::pair<std::string, std::vector<FuncId>>, std::uint32_t> node_of;  // (process, root first)
+  std::vector<std::uint32_t> parent_of = {0};
+  std::vector<Cost> cost_of = {0};
+  std::vector<FuncId> last;
+  for (int i = 0; i < 4000; ++i) {
+    std::vector<FuncId> root_first;
+    const int kind = static_cast<int>(rng() % 4);
+    if (kind == 0 && !last.empty()) {
+      root_first.assign(last.begin(), last.begin() + static_cast<long>(rng() % last.size()));  // a prefix
+    } else {
+      const std::size_t depth = rng() % 7;
+      for (std::size_t d = 0; d < depth; ++d) root_first.push_back(f[rng() % f.size()]);
+    }
+    last = root_first;
+    const std::string& process = processes[rng() % processes.size()];
+    const Cost weight = 1 + static_cast<Cost>(rng() % 5);
+    builder.add_sample(std::vector<FuncId>(root_first.rbegin(), root_first.rend()), weight, weight, process);
+    if (root_first.empty()) continue;  // (no stack: nothing added)
+    std::uint32_t node = 0;
+    auto step = [&](const std::vector<FuncId>& prefix) {
+      auto [at, fresh] = node_of.try_emplace({process, prefix}, static_cast<std::uint32_t>(parent_of.size()));
+      if (fresh) {
+        parent_of.push_back(node);
+        cost_of.push_back(0);
+      }
+      node = at->second;
+    };
+    if (!process.empty()) step({});
+    for (std::size_t d = 1; d <= root_first.size(); ++d)
+      step({root_first.begin(), root_first.begin() + static_cast<long>(d)});
+    cost_of[node] += weight;
+  }
+  ASSERT_EQ(p.stack_nodes.size(), parent_of.size());
+  for (std::uint32_t n = 1; n < parent_of.size(); ++n) {
+    EXPECT_EQ(p.stack_nodes[n].parent, parent_of[n]) << n;
+    EXPECT_EQ(p.stack_node_cost[n], cost_of[n]) << n;
+  }
+  for (const auto& [key, n] : node_of) {
+    const StackNode& node = p.stack_nodes[n];
+    if (key.second.empty()) {
+      EXPECT_EQ(p.str(node.process), key.first);
+    } else {
+      EXPECT_EQ(node.function, key.second.back());
+      EXPECT_EQ(node.process, kNoString);
+    }
+  }
+}
+
 TEST(Pairing, CloneSuffixesAreCut) {
   std::string scratch;
   EXPECT_EQ(clone_base_name("singlematch.part.0.isra.0", scratch), "singlematch");

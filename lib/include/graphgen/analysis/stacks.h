@@ -110,6 +110,15 @@ class StackBuilder {
   StringId last_process_ = kNoString;  // the interned id of the last process name
   std::string last_process_name_;
   std::vector<std::size_t> seen_in_sample_;
+  // The last sample's path in the callsite tree, root first: the frames a
+  // sample shares with it from the root are found without a lookup (each
+  // lookup of a large tree's index waits on memory; a file's consecutive
+  // samples share most of their frames).
+  std::vector<FuncId> path_functions_;
+  std::vector<std::uint32_t> path_nodes_;
+  StringId path_process_ = kNoString;
+  std::uint32_t path_process_node_ = 0;
+  bool path_valid_ = false;
   StringId process_id(std::string_view process);
   std::uint32_t child(std::uint32_t parent, FuncId f, StringId process);
   void add_sample(const std::vector<FuncId>& leaf_first, const Cost* weights, const Cost* call_weights,
