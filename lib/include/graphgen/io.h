@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <string>
@@ -59,9 +60,12 @@ class InputFile {
   const char* data_ = nullptr;
   std::size_t size_ = 0;
   bool mapped_ = false;
-  std::string buffer_;             // a stream's bytes, or inflated ones
-  std::unique_ptr<char[]> owned_;  // a small file's bytes, read at once
-  std::size_t owned_room_ = 0;     // owned_'s bytes after the file's
+  struct Free {
+    void operator()(char* p) const { std::free(p); }
+  };
+  std::string buffer_;                 // inflated bytes (from_bytes)
+  std::unique_ptr<char, Free> owned_;  // a small file's or a stream's bytes (malloc'd: a stream grows by realloc)
+  std::size_t owned_room_ = 0;         // owned_'s bytes after the file's
 };
 
 /// Gives back the pages of a mapped input that a one-pass reader has
