@@ -173,96 +173,116 @@ bool folded_before(const FoldedItem& a, const FoldedItem& b) {
   return at(a) < at(b);
 }
 
-}  // namespace
-
-// The lines of `tree` in byte order with equal stacks added, as sorting
+// The lines of a tree in byte order with equal stacks added, as sorting
 // every stack's text would give them, written as a walk of the tree: no
 // stack's text is kept beyond its line (the sorted texts of a call graph's
 // rebuilt stacks were more than the output itself: 64 MB of gprof stacks
 // peaked at 170 MiB).
-Expected<std::string> write_folded(const Profile& p, const FlameTree& tree, std::size_t event, std::size_t max_bytes) {
-  const double scale = folded_scale(p.events[event]);
-  const std::size_t n = tree.frames.size();
-  // Each frame's folded name, once.
-  Names names(p);
-  std::string text;
-  std::vector<std::size_t> name_at(n + 1, 0);
-  for (std::uint32_t k = 1; k < n; ++k) {
-    name_at[k] = text.size();
-    const FlameFrame& f = tree.frames[k];
-    append_folded(text, names.of(f), f.process != kNoString);
-  }
-  name_at[n] = text.size();
-  auto name_of = [&](std::uint32_t k) {
-    return std::string_view(text.data() + name_at[k], name_at[k + 1] - name_at[k]);
-  };
-  std::vector<double> counts(n, 0);
-  for (std::uint32_t k = 1; k < n; ++k) counts[k] = std::round(tree.frames[k].self * scale);
-  // Children by parent (CSR).
-  std::vector<std::uint32_t> begin(n + 1, 0), children(n > 0 ? n - 1 : 0);
-  for (std::size_t k = 1; k < n; ++k) ++begin[tree.frames[k].parent + 1];
-  for (std::size_t k = 0; k < n; ++k) begin[k + 1] += begin[k];
-  {
-    std::vector<std::uint32_t> fill(begin.begin(), begin.end() - 1);
-    for (std::uint32_t k = 1; k < n; ++k) children[fill[tree.frames[k].parent]++] = k;
+class FoldedWalk {
+ public:
+  FoldedWalk(const Profile& p, const FlameTree& tree, double scale) : tree_(tree), n_(tree.frames.size()) {
+    // Each frame's folded name and count, once; children by parent (CSR).
+    Names names(p);
+    name_at_.assign(n_ + 1, 0);
+    counts_.assign(n_, 0);
+    for (std::uint32_t k = 1; k < n_; ++k) {
+      name_at_[k] = text_.size();
+      const FlameFrame& f = tree.frames[k];
+      append_folded(text_, names.of(f), f.process != kNoString);
+      counts_[k] = std::round(f.self * scale);
+    }
+    name_at_[n_] = text_.size();
+    begin_.assign(n_ + 1, 0);
+    children_.assign(n_ > 0 ? n_ - 1 : 0, 0);
+    for (std::size_t k = 1; k < n_; ++k) ++begin_[tree.frames[k].parent + 1];
+    for (std::size_t k = 0; k < n_; ++k) begin_[k + 1] += begin_[k];
+    std::vector<std::uint32_t> fill(begin_.begin(), begin_.end() - 1);
+    for (std::uint32_t k = 1; k < n_; ++k) children_[fill[tree.frames[k].parent]++] = k;
   }
 
   // Every line's room (its stack, a count, a blank and a newline in 24),
-  // from each frame's stack length: the whole output's bound, refused over
-  // the limit before anything is written, reserved under it.
-  std::size_t bytes = 0;
-  {
-    std::vector<std::size_t> length(n, 0);
-    for (std::uint32_t k = 1; k < n; ++k) {
-      const std::uint32_t parent = tree.frames[k].parent;
-      length[k] = (parent == 0 ? 0 : length[parent] + 1) + (name_at[k + 1] - name_at[k]);
-      if (counts[k] >= 1) bytes += length[k] + 24;
+  // from each frame's stack length: the whole output's bound.
+  std::size_t bound() const {
+    std::size_t bytes = 0;
+    std::vector<std::size_t> length(n_, 0);
+    for (std::uint32_t k = 1; k < n_; ++k) {
+      const std::uint32_t parent = tree_.frames[k].parent;
+      length[k] = (parent == 0 ? 0 : length[parent] + 1) + (name_at_[k + 1] - name_at_[k]);
+      if (counts_[k] >= 1) bytes += length[k] + 24;
+    }
+    return bytes;
+  }
+
+  void write(std::string& out) {
+    const std::uint32_t root = 0;
+    if (n_ > 0) open(&root, 1, true);
+    while (depth_ > 0) {
+      Level& level = levels_[depth_ - 1];
+      if (level.next == level.items.size()) {
+        path_.resize(level.path_size);
+        --depth_;
+        continue;
+      }
+      const FoldedItem item = level.items[level.next++];
+      path_.resize(level.path_size);
+      if (!level.top) path_ += ';';
+      path_ += item.name;
+      const std::uint32_t* nodes = level.nodes.data() + item.first;
+      if (!item.block) {
+        own_line(out, nodes, item.count);
+      } else if (level.next == level.items.size()) {
+        // (`level` may move in open(): not used after it.) The last item's
+        // block takes its level's place: a chain of frames is walked in one.
+        parents_.assign(nodes, nodes + item.count);
+        --depth_;
+        open(parents_.data(), parents_.size(), false);
+      } else {
+        open(nodes, item.count, false);
+      }
     }
   }
-  if (max_bytes && bytes > max_bytes) return output_too_large("folded", max_bytes);
-  std::string out;
-  out.reserve(output_reservation(max_bytes, bytes));
-  std::string path;
-  std::vector<double> sums;
-  // A set of sibling nodes (one name's children, merged) as items, sorted.
+
+ private:
+  // A set of sibling frames (one name's children, merged) as items, sorted.
   struct Level {
     std::vector<std::uint32_t> nodes;  // grouped by name
     std::vector<FoldedItem> items;
     std::size_t next = 0, path_size = 0;
     bool top = false;  // the root's children: no ';' before their names
   };
-  // The levels of the walk, kept for their room: a chain of frames (the
-  // usual tree) opens one level a frame.
-  std::vector<Level> levels;
-  std::size_t depth = 0;
-  std::vector<std::uint32_t> parents;
-  auto open = [&](const std::uint32_t* parents, std::size_t count, bool top) {
-    if (levels.size() == depth) levels.emplace_back();  // (moves keep `parents` valid)
-    Level& level = levels[depth++];
+
+  std::string_view name_of(std::uint32_t k) const {
+    return std::string_view(text_.data() + name_at_[k], name_at_[k + 1] - name_at_[k]);
+  }
+  bool has_children(std::uint32_t k) const { return begin_[k] != begin_[k + 1]; }
+
+  // The level of the children of `parents` (one name's frames), on top.
+  void open(const std::uint32_t* parents, std::size_t count, bool top) {
+    if (levels_.size() == depth_) levels_.emplace_back();  // (moves keep `parents` valid)
+    Level& level = levels_[depth_++];
     level.nodes.clear();
     level.items.clear();
     level.next = 0;
-    level.path_size = path.size();
+    level.path_size = path_.size();
     level.top = top;
     for (std::size_t i = 0; i < count; ++i)
-      for (std::uint32_t c = begin[parents[i]]; c < begin[parents[i] + 1]; ++c) level.nodes.push_back(children[c]);
+      for (std::uint32_t c = begin_[parents[i]]; c < begin_[parents[i] + 1]; ++c) level.nodes.push_back(children_[c]);
     if (level.nodes.size() == 1) {  // (a chain's frame: its own line first, then the lines below)
       const std::uint32_t k = level.nodes[0];
-      if (counts[k] >= 1) level.items.push_back({name_of(k), false, 0, 1});
-      if (begin[k] != begin[k + 1]) level.items.push_back({name_of(k), true, 0, 1});
+      if (counts_[k] >= 1) level.items.push_back({name_of(k), false, 0, 1});
+      if (has_children(k)) level.items.push_back({name_of(k), true, 0, 1});
       return;
     }
-    if (level.nodes.size() > 1)
-      std::sort(level.nodes.begin(), level.nodes.end(), [&](std::uint32_t a, std::uint32_t b) {
-        const int c = name_of(a).compare(name_of(b));
-        return c != 0 ? c < 0 : a < b;
-      });
+    std::sort(level.nodes.begin(), level.nodes.end(), [&](std::uint32_t a, std::uint32_t b) {
+      const int c = name_of(a).compare(name_of(b));
+      return c != 0 ? c < 0 : a < b;
+    });
     for (std::size_t i = 0; i < level.nodes.size();) {
       std::size_t j = i;
       bool own = false, below = false;
       for (; j < level.nodes.size() && name_of(level.nodes[j]) == name_of(level.nodes[i]); ++j) {
-        own = own || counts[level.nodes[j]] >= 1;
-        below = below || begin[level.nodes[j]] != begin[level.nodes[j] + 1];
+        own = own || counts_[level.nodes[j]] >= 1;
+        below = below || has_children(level.nodes[j]);
       }
       FoldedItem item{name_of(level.nodes[i]), false, static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(j - i)};
       if (own) level.items.push_back(item);
@@ -271,44 +291,44 @@ Expected<std::string> write_folded(const Profile& p, const FlameTree& tree, std:
       i = j;
     }
     if (level.items.size() > 1) std::sort(level.items.begin(), level.items.end(), folded_before);
-  };
-  const std::uint32_t root = 0;
-  if (n > 0) open(&root, 1, true);
-  while (depth > 0) {
-    Level& level = levels[depth - 1];
-    if (level.next == level.items.size()) {
-      path.resize(level.path_size);
-      --depth;
-      continue;
-    }
-    const FoldedItem item = level.items[level.next++];
-    path.resize(level.path_size);
-    if (!level.top) path += ';';
-    path += item.name;
-    const std::uint32_t* nodes = level.nodes.data() + item.first;
-    if (item.block) {
-      // (`level` may move in open(): not used after it.) The last item's
-      // block takes its level's place: a chain of frames is walked in one.
-      if (level.next == level.items.size()) {
-        parents.assign(nodes, nodes + item.count);
-        --depth;
-        open(parents.data(), parents.size(), false);
-      } else {
-        open(nodes, item.count, false);
-      }
-      continue;
-    }
-    // The name's own line: the counts of its nodes that have one, added
-    // smallest first (as the sorted texts were).
-    sums.clear();
-    for (std::uint32_t i = 0; i < item.count; ++i)
-      if (counts[nodes[i]] >= 1) sums.push_back(counts[nodes[i]]);
-    std::sort(sums.begin(), sums.end());
+  }
+
+  // A name's own line: the counts of its frames that have one, added
+  // smallest first (as the sorted texts were).
+  void own_line(std::string& out, const std::uint32_t* nodes, std::uint32_t count) {
+    sums_.clear();
+    for (std::uint32_t i = 0; i < count; ++i)
+      if (counts_[nodes[i]] >= 1) sums_.push_back(counts_[nodes[i]]);
+    std::sort(sums_.begin(), sums_.end());
     double sum = 0;
-    for (double c : sums) sum += c;
-    out += path;
+    for (double c : sums_) sum += c;
+    out += path_;
     fmt::format_to(std::back_inserter(out), " {:.0f}\n", sum);
   }
+
+  const FlameTree& tree_;
+  const std::size_t n_;
+  std::string text_;                  // the frames' folded names
+  std::vector<std::size_t> name_at_;  // frame -> its name in text_ (n_ + 1 ends)
+  std::vector<double> counts_;
+  std::vector<std::uint32_t> begin_, children_;
+  std::vector<Level> levels_;  // kept for their room: a chain opens one a frame
+  std::size_t depth_ = 0;
+  std::vector<std::uint32_t> parents_;
+  std::string path_;
+  std::vector<double> sums_;
+};
+
+}  // namespace
+
+Expected<std::string> write_folded(const Profile& p, const FlameTree& tree, std::size_t event, std::size_t max_bytes) {
+  FoldedWalk walk(p, tree, folded_scale(p.events[event]));
+  // Refused over the limit before anything is written, reserved under it.
+  const std::size_t bytes = walk.bound();
+  if (max_bytes && bytes > max_bytes) return output_too_large("folded", max_bytes);
+  std::string out;
+  out.reserve(output_reservation(max_bytes, bytes));
+  walk.write(out);
   return out;
 }
 

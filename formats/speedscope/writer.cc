@@ -44,6 +44,50 @@ Unit unit_of(const Profile& p, std::size_t event) {
 
 }  // namespace
 
+// The document put together in one string, each part let go of once it
+// is in (the parts and two copies of the whole were held before).
+std::string document(std::string& frames, std::vector<Out>& outs, const Unit& unit, const WriteOptions& o) {
+  std::size_t room = frames.size() + 1024;
+  for (const Out& out : outs) room += out.samples.size() + out.weights.size() + out.name.size() * 6 + 256;
+  std::string json;
+  json.reserve(output_reservation(o.max_bytes, room));
+  json += "{\"$schema\":";
+  json += json_text(kSchema);
+  json += ",\"shared\":{\"frames\":[";
+  json += frames;
+  frames = std::string();
+  json += "]},\"profiles\":[";
+  bool first = true;
+  for (Out& out : outs) {
+    if (out.count == 0) continue;
+    json += first ? "{" : ",{";
+    json += "\"type\":\"sampled\",\"name\":";
+    json += json_text(out.name);
+    json += ",\"unit\":\"";
+    json += unit.name;
+    json += "\",\"startValue\":0,\"endValue\":";
+    json += json_number(out.total);
+    json += ",\"samples\":[";
+    json += out.samples;
+    out.samples = std::string();
+    json += "],\"weights\":[";
+    json += out.weights;
+    out.weights = std::string();
+    json += "]}";
+    first = false;
+  }
+  // No stack at all (a call graph whose stacks cannot be rebuilt): one
+  // empty profile, which speedscope and graphgen open.
+  if (first)
+    json += fmt::format(
+        "{{\"type\":\"sampled\",\"name\":{},\"unit\":\"{}\",\"startValue\":0,\"endValue\":0,\"samples\":[],"
+        "\"weights\":[]}}",
+        json_text(o.name.empty() ? std::string("profile") : o.name), unit.name);
+  json += fmt::format("],\"name\":{},\"activeProfileIndex\":0,\"exporter\":{}}}\n", json_text(o.name),
+                      json_text(o.exporter));
+  return json;
+}
+
 Expected<std::string> write(const Profile& p, const FlameTree& tree, std::size_t event, const WriteOptions& o) {
   const Unit unit = unit_of(p, event);
   auto too_large = [&] {
@@ -118,46 +162,7 @@ Expected<std::string> write(const Profile& p, const FlameTree& tree, std::size_t
     ++out.count;
     if (o.max_bytes && out.samples.size() + out.weights.size() + frames.size() > o.max_bytes) return too_large();
   }
-  // The document put together in one string, each part let go of once
-  // it is in (the parts and two copies of the whole were held before).
-  std::size_t room = frames.size() + 1024;
-  for (const Out& out : outs) room += out.samples.size() + out.weights.size() + out.name.size() * 6 + 256;
-  std::string json;
-  json.reserve(output_reservation(o.max_bytes, room));
-  json += "{\"$schema\":";
-  json += json_text(kSchema);
-  json += ",\"shared\":{\"frames\":[";
-  json += frames;
-  frames = std::string();
-  json += "]},\"profiles\":[";
-  bool first = true;
-  for (Out& out : outs) {
-    if (out.count == 0) continue;
-    json += first ? "{" : ",{";
-    json += "\"type\":\"sampled\",\"name\":";
-    json += json_text(out.name);
-    json += ",\"unit\":\"";
-    json += unit.name;
-    json += "\",\"startValue\":0,\"endValue\":";
-    json += json_number(out.total);
-    json += ",\"samples\":[";
-    json += out.samples;
-    out.samples = std::string();
-    json += "],\"weights\":[";
-    json += out.weights;
-    out.weights = std::string();
-    json += "]}";
-    first = false;
-  }
-  // No stack at all (a call graph whose stacks cannot be rebuilt): one
-  // empty profile, which speedscope and graphgen open.
-  if (first)
-    json += fmt::format(
-        "{{\"type\":\"sampled\",\"name\":{},\"unit\":\"{}\",\"startValue\":0,\"endValue\":0,\"samples\":[],"
-        "\"weights\":[]}}",
-        json_text(o.name.empty() ? std::string("profile") : o.name), unit.name);
-  json += fmt::format("],\"name\":{},\"activeProfileIndex\":0,\"exporter\":{}}}\n", json_text(o.name),
-                      json_text(o.exporter));
+  std::string json = document(frames, outs, unit, o);
   if (o.max_bytes && json.size() > o.max_bytes) return too_large();
   return json;
 }
