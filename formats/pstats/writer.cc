@@ -117,7 +117,6 @@ class Writer {
   Expected<std::string> run() {
     const std::size_t n = p_.functions.size();
     const Event& ev = p_.events[event_];
-    auto value = [&](Cost c) { return event_value(ev, c); };
     key_of_.resize(n);
     for (FuncId f = 0; f < n; ++f) key_of_[f] = key(f);
 
@@ -133,33 +132,19 @@ class Writer {
       if (!p_.has_total_cost() && !p_.keeps_stack_totals && call.caller != call.callee) inclusive[call.caller] += v;
       incoming[call.callee] += v;
     }
-    Adjacency adj = Adjacency::build(p_);
-
+    adj_ = Adjacency::build(p_);
+    inclusive_ = std::move(inclusive);
+    incoming_ = std::move(incoming);
+    // Every function its own key (pstats files, most profiles): nothing to
+    // add up, so each entry is written from the profile as it comes, with
+    // no table of entries and callers beside the output (the 100k-function
+    // file's pstats output held 21 MB of them).
+    if (keys_.size() == n && listed_once()) return encode_direct();
     auto write_entry = [&](FuncId f) {
-      const Function& fn = p_.functions[f];
-      Entry e;
-      e.nc = fn.calls == kUnknownCount ? 0 : fn.calls;
-      e.cc = fn.primitive_calls == kUnknownCount ? e.nc : fn.primitive_calls;
-      e.tt = value(p_.self(f, event_));
-      e.ct = inclusive[f];
-      for (std::uint32_t i = adj.in_begin[f]; i < adj.in_begin[f + 1]; ++i) {
-        CallId c = adj.in_calls[i];
-        const Call& call = p_.calls[c];
-        CallerEntry ce;
-        ce.key = key_of_[call.caller];
-        ce.nc = call.count == kUnknownCount ? 0 : call.count;
-        ce.is_int = p_.call_costs_from_counts && call.primitive_count == kUnknownCount;
-        ce.cc = call.primitive_count == kUnknownCount ? ce.nc : call.primitive_count;
-        double call_inclusive = shown_value(ev, p_.call_value(c, event_));
-        if (p_.keeps_call_self) {
-          ce.tt = value(p_.along(c, event_));
-        } else {
-          double share = incoming[f] > 0 ? call_inclusive / incoming[f] : 0.0;
-          ce.tt = e.tt * share;
-        }
-        ce.ct = call_inclusive;
+      Entry e = numbers_of(f);
+      for (std::uint32_t i = adj_.in_begin[f]; i < adj_.in_begin[f + 1]; ++i) {
         e.callers.push_back(static_cast<std::uint32_t>(callers_.size()));
-        callers_.push_back(ce);
+        callers_.push_back(caller_of(adj_.in_calls[i], f, e.tt));
       }
       add(key_of_[f], std::move(e));
     };
@@ -172,6 +157,49 @@ class Writer {
   }
 
  private:
+  double value(Cost c) const { return event_value(p_.events[event_], c); }
+
+  // No function listed twice (which would add to its own entry).
+  bool listed_once() const {
+    std::vector<bool> seen(p_.functions.size(), false);
+    for (FuncId f : p_.listed) {
+      if (seen[f]) return false;
+      seen[f] = true;
+    }
+    return true;
+  }
+
+  // A function's entry without its callers: its counts and times.
+  Entry numbers_of(FuncId f) const {
+    const Function& fn = p_.functions[f];
+    Entry e;
+    e.nc = fn.calls == kUnknownCount ? 0 : fn.calls;
+    e.cc = fn.primitive_calls == kUnknownCount ? e.nc : fn.primitive_calls;
+    e.tt = value(p_.self(f, event_));
+    e.ct = inclusive_[f];
+    return e;
+  }
+
+  // Call c into f (whose own time is `tt`) as f's caller entry.
+  CallerEntry caller_of(CallId c, FuncId f, double tt) const {
+    const Event& ev = p_.events[event_];
+    const Call& call = p_.calls[c];
+    CallerEntry ce;
+    ce.key = key_of_[call.caller];
+    ce.nc = call.count == kUnknownCount ? 0 : call.count;
+    ce.is_int = p_.call_costs_from_counts && call.primitive_count == kUnknownCount;
+    ce.cc = call.primitive_count == kUnknownCount ? ce.nc : call.primitive_count;
+    double call_inclusive = shown_value(ev, p_.call_value(c, event_));
+    if (p_.keeps_call_self) {
+      ce.tt = value(p_.along(c, event_));
+    } else {
+      double share = incoming_[f] > 0 ? call_inclusive / incoming_[f] : 0.0;
+      ce.tt = tt * share;
+    }
+    ce.ct = call_inclusive;
+    return ce;
+  }
+
   // pstats' key of a function; functions with equal keys share an entry.
   std::uint32_t key(FuncId f) {
     const Function& fn = p_.functions[f];
@@ -251,6 +279,32 @@ class Writer {
       e.text(p_.str(key.name));
   }
 
+  // An entry's key and numbers, up to its callers' dict.
+  void entry_head(Encoder& e, std::uint32_t k, const Entry& entry) {
+    write_key(e, k);
+    e.out += '(';
+    e.i32(5);
+    e.integer(entry.cc);
+    e.integer(entry.nc);
+    e.real(entry.tt);
+    e.real(entry.ct);
+    e.out += '{';
+  }
+
+  void caller(Encoder& e, const CallerEntry& ce) {
+    write_key(e, ce.key);
+    if (ce.is_int) {
+      e.integer(ce.nc);
+      return;
+    }
+    e.out += '(';
+    e.i32(4);
+    e.integer(ce.nc);
+    e.integer(ce.cc);
+    e.real(ce.tt);
+    e.real(ce.ct);
+  }
+
   Expected<std::string> encode() {
     Encoder e;
     e.max_bytes = max_bytes_;
@@ -259,29 +313,37 @@ class Writer {
     for (std::uint32_t k : order_) {
       if (e.over || (max_bytes_ && e.out.size() > max_bytes_)) return output_too_large("pstats", max_bytes_);
       const Entry& entry = entries_[k];
-      write_key(e, k);
-      e.out += '(';
-      e.i32(5);
-      e.integer(entry.cc);
-      e.integer(entry.nc);
-      e.real(entry.tt);
-      e.real(entry.ct);
-      e.out += '{';
-      for (std::uint32_t c : entry.callers) {
-        const CallerEntry& ce = callers_[c];
-        write_key(e, ce.key);
-        if (ce.is_int) {
-          e.integer(ce.nc);
-          continue;
-        }
-        e.out += '(';
-        e.i32(4);
-        e.integer(ce.nc);
-        e.integer(ce.cc);
-        e.real(ce.tt);
-        e.real(ce.ct);
-      }
+      entry_head(e, k, entry);
+      for (std::uint32_t c : entry.callers) caller(e, callers_[c]);
       e.out += '0';
+    }
+    e.out += '0';
+    if (e.over) return output_too_large("pstats", max_bytes_);
+    return std::move(e.out);
+  }
+
+  // encode() for profiles whose functions have a key each: each entry in
+  // the order written, from the profile.
+  Expected<std::string> encode_direct() {
+    Encoder e;
+    e.max_bytes = max_bytes_;
+    const std::size_t n = p_.functions.size();
+    e.out.reserve(output_reservation(max_bytes_, n * 160));
+    e.out += '{';
+    auto one = [&](FuncId f) {
+      const Entry entry = numbers_of(f);
+      entry_head(e, key_of_[f], entry);
+      for (std::uint32_t i = adj_.in_begin[f]; i < adj_.in_begin[f + 1]; ++i)
+        caller(e, caller_of(adj_.in_calls[i], f, entry.tt));
+      e.out += '0';
+      return !(e.over || (max_bytes_ && e.out.size() > max_bytes_));
+    };
+    if (p_.listed.empty()) {
+      for (FuncId f = 0; f < n; ++f)
+        if (!one(f)) return output_too_large("pstats", max_bytes_);
+    } else {
+      for (FuncId f : p_.listed)
+        if (!one(f)) return output_too_large("pstats", max_bytes_);
     }
     e.out += '0';
     if (e.over) return output_too_large("pstats", max_bytes_);
@@ -297,6 +359,8 @@ class Writer {
   std::vector<bool> written_;
   std::vector<std::uint32_t> order_;
   std::vector<CallerEntry> callers_;
+  Adjacency adj_;
+  std::vector<double> inclusive_, incoming_;  // per function: inclusive time, and of the calls into it
   StringId tilde_ = kNoString;
 };
 

@@ -164,6 +164,64 @@ TEST(PstatsWriter, EncodesWhatTheDecoderReadsBack) {
   }
 }
 
+// Two functions on one pstats key (the same file, line and name in two
+// objects) are one entry: their counts and times added, and their callers'
+// entries, one per caller. Every other profile's entries are written
+// straight from the profile (each function its own key): both ways read
+// back as written.
+TEST(PstatsWriter, FunctionsOnOneKeyAreOneEntry) {
+  Profile p;
+  p.events.push_back({p.strings.intern("Ir"), p.strings.intern(""), 0, false, kNoString});
+  auto function = [&](const char* name, const char* object, const char* file, std::int64_t line, Cost self,
+                      std::int64_t calls) {
+    Function f;
+    f.name = p.strings.intern(name);
+    f.object = p.strings.intern(object);
+    f.file = p.strings.intern(file);
+    f.line = line;
+    f.calls = calls;
+    const FuncId id = p.add_function(f);
+    p.self(id, 0) = self;
+    return id;
+  };
+  const FuncId main = function("main", "prog", "main.c", 1, 1, 1);
+  const FuncId a = function("f", "liba.so", "f.c", 5, 4, 2);
+  const FuncId b = function("f", "libb.so", "f.c", 5, 6, 3);
+  const CallId to_a = p.add_call({main, a, 2});
+  const CallId to_b = p.add_call({main, b, 3});
+  p.inclusive(to_a, 0) = 10;
+  p.inclusive(to_b, 0) = 20;
+  for (bool merged : {true, false}) {
+    SCOPED_TRACE(merged ? "one key" : "a key each");
+    if (!merged) p.functions[b].file = p.strings.intern("g.c");
+    auto bytes = pstats::write(p, 0);
+    ASSERT_TRUE(bytes.has_value());
+    Diagnostics d;
+    auto again = pstats::read(*bytes, "again", d);
+    ASSERT_TRUE(again.has_value()) << again.error().message;
+    ASSERT_EQ(again->functions.size(), merged ? 2u : 3u);
+    auto at = [&](const char* file) {
+      for (FuncId f = 0; f < again->functions.size(); ++f)
+        if (again->str(again->functions[f].file) == file) return f;
+      return FuncId{UINT32_MAX};
+    };
+    const FuncId f = at("f.c");
+    ASSERT_NE(f, UINT32_MAX);
+    EXPECT_EQ(again->value(0, again->self(f, 0)), merged ? 10.0 : 4.0);
+    EXPECT_EQ(again->functions[f].calls, merged ? 5 : 2);
+    std::size_t into_f = 0;
+    for (CallId c = 0; c < again->calls.size(); ++c) {
+      if (again->calls[c].callee != f) continue;
+      ++into_f;
+      EXPECT_EQ(again->str(again->functions[again->calls[c].caller].name), "main");
+      EXPECT_EQ(again->calls[c].count, merged ? 5 : 2);
+      EXPECT_EQ(again->value(0, again->inclusive(c, 0)), merged ? 30.0 : 10.0);
+    }
+    EXPECT_EQ(into_f, 1u);
+    EXPECT_EQ(again->value(0, again->total(at("main.c"), 0)), 31.0);
+  }
+}
+
 TEST(PstatsWriter, MergedRanksEqualPstatsStatsInPython) {
   fs::path dir = test::temp_dir();
   fs::path ranks = test::testdata_dir() / "ranks";
