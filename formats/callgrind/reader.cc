@@ -1238,28 +1238,17 @@ class Reader {
   // A jump's row: one per (source, target, kind), as the merge keys them,
   // its counts summed (a lone file's profile is the merged one).
   void add_jump(const Jump& j) {
-    const bool conditional = j.executed != kUnknownCount;
     std::uint32_t row = jumps_.find_or_add(
         j.function,
         FlatIndex::mix(FlatIndex::mix(j.file, j.line, j.address),
                        FlatIndex::mix(j.target, j.target_file, FlatIndex::mix(j.target_line, j.target_address)),
-                       conditional),
-        [&](std::uint32_t r) {
-          const Jump& y = p_.jumps[r];
-          return y.function == j.function && y.file == j.file && y.line == j.line && y.address == j.address &&
-                 y.target == j.target && y.target_file == j.target_file && y.target_line == j.target_line &&
-                 y.target_address == j.target_address && (y.executed != kUnknownCount) == conditional;
-        },
+                       j.conditional()),
+        [&](std::uint32_t r) { return p_.jumps[r].same_row(j); },
         [&] {
-          Jump fresh = j;
-          fresh.count = 0;
-          fresh.executed = conditional ? 0 : kUnknownCount;
-          p_.jumps.push_back(fresh);
+          p_.jumps.push_back(j.empty_row());
           return static_cast<std::uint32_t>(p_.jumps.size() - 1);
         });
-    Jump& y = p_.jumps[row];
-    y.count = saturating_add(y.count, j.count);
-    if (conditional) y.executed = saturating_add(y.executed, j.executed);
+    p_.jumps[row].add(j);
   }
 
   static constexpr StringId kUndefined = UINT32_MAX;

@@ -279,30 +279,29 @@ class Writer {
       e.text(p_.str(key.name));
   }
 
+  // A tuple of `size` items starting with two counts and two times.
+  static void counts_and_times(Encoder& e, std::int32_t size, std::int64_t a, std::int64_t b, double x, double y) {
+    e.out += '(';
+    e.i32(size);
+    e.integer(a);
+    e.integer(b);
+    e.real(x);
+    e.real(y);
+  }
+
   // An entry's key and numbers, up to its callers' dict.
   void entry_head(Encoder& e, std::uint32_t k, const Entry& entry) {
     write_key(e, k);
-    e.out += '(';
-    e.i32(5);
-    e.integer(entry.cc);
-    e.integer(entry.nc);
-    e.real(entry.tt);
-    e.real(entry.ct);
+    counts_and_times(e, 5, entry.cc, entry.nc, entry.tt, entry.ct);
     e.out += '{';
   }
 
   void caller(Encoder& e, const CallerEntry& ce) {
     write_key(e, ce.key);
-    if (ce.is_int) {
+    if (ce.is_int)
       e.integer(ce.nc);
-      return;
-    }
-    e.out += '(';
-    e.i32(4);
-    e.integer(ce.nc);
-    e.integer(ce.cc);
-    e.real(ce.tt);
-    e.real(ce.ct);
+    else
+      counts_and_times(e, 4, ce.nc, ce.cc, ce.tt, ce.ct);
   }
 
   Expected<std::string> encode() {

@@ -78,6 +78,11 @@ std::size_t Profile::add_event(const Event& e) {
   return old;
 }
 
+void Jump::add(const Jump& o) {
+  count = saturating_add(count, o.count);
+  if (conditional()) executed = saturating_add(executed, o.executed);
+}
+
 std::size_t Profile::approximate_bytes() const {
   auto bytes = [](const auto& v) { return v.size() * sizeof(v[0]); };
   return strings.bytes() + bytes(functions) + bytes(self_cost) + bytes(total_cost) + bytes(stack_total) +

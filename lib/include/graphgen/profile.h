@@ -157,6 +157,24 @@ struct Jump {
   std::uint64_t target_address = 0;
   std::int64_t count = 0;                 // jump=: times taken; jcnd=: times followed
   std::int64_t executed = kUnknownCount;  // jcnd=: times the condition ran
+
+  bool conditional() const { return executed != kUnknownCount; }
+  /// One row of a profile's jumps (as the reader and the merge key them):
+  /// the same source, target and kind.
+  bool same_row(const Jump& o) const {
+    return function == o.function && file == o.file && line == o.line && address == o.address && target == o.target &&
+           target_file == o.target_file && target_line == o.target_line && target_address == o.target_address &&
+           conditional() == o.conditional();
+  }
+  /// A new row for this jump, its counts 0 (add() then adds them).
+  Jump empty_row() const {
+    Jump row = *this;
+    row.count = 0;
+    row.executed = conditional() ? 0 : kUnknownCount;
+    return row;
+  }
+  /// Adds another jump's counts to this row (saturating).
+  void add(const Jump& o);
 };
 
 /// Optional layer: sample stacks as a callsite tree (perf, collapsed stacks).

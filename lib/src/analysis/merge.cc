@@ -778,24 +778,13 @@ void ProfileMerger::add_jumps(Adding& a) {
     key.target = map_[j.target];
     key.file = a.str(j.file);
     key.target_file = a.str(j.target_file);
-    bool conditional = key.executed != kUnknownCount;
     std::uint32_t to = jumps_.find_or_add(
-        jump_key(key),
-        [&](std::uint32_t x) {
-          const Jump& y = into.jumps[x];
-          return y.function == key.function && y.file == key.file && y.line == key.line && y.address == key.address &&
-                 y.target == key.target && y.target_file == key.target_file && y.target_line == key.target_line &&
-                 y.target_address == key.target_address && (y.executed != kUnknownCount) == conditional;
-        },
+        jump_key(key), [&](std::uint32_t x) { return into.jumps[x].same_row(key); },
         [&] {
-          Jump fresh = key;
-          fresh.count = 0;
-          fresh.executed = conditional ? 0 : kUnknownCount;
-          into.jumps.push_back(fresh);
+          into.jumps.push_back(key.empty_row());
           return static_cast<std::uint32_t>(into.jumps.size() - 1);
         });
-    into.jumps[to].count = saturating_add(into.jumps[to].count, key.count);
-    if (conditional) into.jumps[to].executed = saturating_add(into.jumps[to].executed, key.executed);
+    into.jumps[to].add(key);
   }
 }
 
