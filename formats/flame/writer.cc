@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string_view>
+#include <unordered_map>
 
 #include "common/markup.h"
 #include "flame/flame_js.h"
@@ -337,34 +338,51 @@ Layout lay_out(const Profile& p, const FlameTree& tree, double min_value) {
   const std::size_t n = tree.frames.size();
   l.start.assign(n, 0);
   l.depth.assign(n, 0);
-  l.names.resize(n);
+  l.name_begin.assign(n, 0);
+  l.name_size.assign(n, 0);
   // Children by parent (CSR), each run sorted by name.
   std::vector<std::uint32_t> begin(n + 1, 0), children(n > 0 ? n - 1 : 0);
   for (std::size_t k = 1; k < n; ++k) ++begin[tree.frames[k].parent + 1];
   for (std::size_t k = 0; k < n; ++k) begin[k + 1] += begin[k];
   std::vector<std::uint32_t> fill(begin.begin(), begin.end() - 1);
   for (std::uint32_t k = 1; k < n; ++k) children[fill[tree.frames[k].parent]++] = k;
-  Names names(p);
   if (n == 0) return l;
-  l.names[0] = "all";
+  // Each function's and process's name once in one string, each frame its
+  // place in it (a string per frame was most of a large report's layout).
+  constexpr std::uint32_t kNotYet = UINT32_MAX;
+  std::vector<std::uint32_t> function_name(p.functions.size(), kNotYet);
+  std::unordered_map<StringId, std::uint32_t> process_name;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> spans;  // by name: its begin and size in text
+  auto name_frame = [&](std::uint32_t k) {
+    const FlameFrame& f = tree.frames[k];
+    std::uint32_t& id =
+        f.process != kNoString ? process_name.try_emplace(f.process, kNotYet).first->second : function_name[f.function];
+    if (id == kNotYet) {
+      id = static_cast<std::uint32_t>(spans.size());
+      const std::string name = frame_name(p, f);
+      spans.emplace_back(static_cast<std::uint32_t>(l.text.size()), static_cast<std::uint32_t>(name.size()));
+      l.text += name;
+    }
+    l.name_begin[k] = spans[id].first;
+    l.name_size[k] = spans[id].second;
+  };
+  l.text = "all";
+  l.name_size[0] = 3;
   l.order.push_back(0);
   std::vector<std::pair<std::string_view, std::uint32_t>> run;
   for (std::size_t i = 0; i < l.order.size(); ++i) {
     std::uint32_t f = l.order[i];
     run.clear();
-    for (std::uint32_t c = begin[f]; c < begin[f + 1]; ++c) {
-      std::uint32_t k = children[c];
-      if (l.names[k].empty()) l.names[k] = names.of(tree.frames[k]);
-      run.emplace_back(l.names[k], k);
-    }
+    // (Named first, viewed after: the text grows while its frames are named.)
+    for (std::uint32_t c = begin[f]; c < begin[f + 1]; ++c) name_frame(children[c]);
+    for (std::uint32_t c = begin[f]; c < begin[f + 1]; ++c) run.emplace_back(l.name(children[c]), children[c]);
     std::sort(run.begin(), run.end());
     double x = l.start[f];
     for (auto& [name, k] : run) {
       l.start[k] = x;
       x += tree.frames[k].total;
       if (tree.frames[k].total < min_value) {
-        l.names[k].clear();
-        l.names[k].shrink_to_fit();
+        l.name_size[k] = 0;
         continue;
       }
       l.depth[k] = l.depth[f] + 1;
@@ -425,7 +443,7 @@ Expected<std::string> write_svg(const Profile& p, const FlameTree& tree, std::si
     const FlameFrame& f = tree.frames[k];
     double x = pad + l.start[k] / total * usable, w = f.total / total * usable;
     double y = o.reverse ? top + l.depth[k] * frame_h : height - bottom - (l.depth[k] + 1) * frame_h;
-    std::string name = valid_utf8(l.names[k]);
+    std::string name = valid_utf8(l.name(k));
     std::string module = k == 0 ? std::string() : frame_module(p, f);
     std::string tip = fmt::format("{} ({}, {:.2f}%", name, format_value(p, event, f.total), 100.0 * f.total / total);
     std::string fill;

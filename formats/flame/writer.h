@@ -67,7 +67,10 @@ struct Layout {
   std::vector<std::uint32_t> order;  // frames in drawing order, parents first
   std::vector<double> start;         // by frame
   std::vector<std::uint32_t> depth;  // by frame
-  std::vector<std::string> names;    // by frame
+  /// A frame's name (empty: a frame left out).
+  std::string_view name(std::uint32_t k) const { return std::string_view(text).substr(name_begin[k], name_size[k]); }
+  std::string text;                                  // each function's and process's name once
+  std::vector<std::uint32_t> name_begin, name_size;  // by frame, in `text`
   std::uint32_t max_depth = 0;
 };
 /// Frames under `min_value` (and everything below them) are left out.

@@ -30,8 +30,8 @@ std::string num(double v) {
 // Strings used many times (frame names, modules), sent once each.
 class StringList {
  public:
-  std::size_t id(const std::string& s) {
-    auto [it, added] = ids_.emplace(s, list_.size());
+  std::size_t id(std::string_view s) {
+    auto [it, added] = ids_.emplace(std::string(s), list_.size());
     if (added) list_.push_back(&it->first);
     return it->second;
   }
@@ -94,7 +94,7 @@ Expected<bool> icicle_frames(std::string& data, const Profile& p, const Event& e
       if (k != 0 && parent < 0) continue;
       index[k] = static_cast<std::int64_t>(written++);
       const long function = k == 0 || f.process != kNoString ? -1 : static_cast<long>(f.function);
-      data += fmt::format("{}[{},{},{},{},{},{}]", k == 0 ? "" : ",", parent, names.id(l.names[k]),
+      data += fmt::format("{}[{},{},{},{},{},{}]", k == 0 ? "" : ",", parent, names.id(l.name(k)),
                           modules.id(k == 0 ? std::string() : frame_module(p, f)), num(shown_value(ev, l.start[k])),
                           num(shown_value(ev, f.total)), function);
       if (o.max_bytes && data.size() > o.max_bytes) return output_too_large("html", o.max_bytes);
