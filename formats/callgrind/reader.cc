@@ -1188,6 +1188,10 @@ class Reader {
           p_.line_costs.push_back({f, fi_, at.line, 0, at.address});
           p_.line_cost_values.resize(p_.line_cost_values.size() + ne, 0);
           return static_cast<std::uint32_t>(p_.line_costs.size() - 1);
+        },
+        [&](std::uint32_t r) {
+          const LineCost& lc = p_.line_costs[r];
+          return FlatIndex::mix(lc.file, lc.line, lc.address);
         });
     p_.line_costs[row].columns = std::max(p_.line_costs[row].columns, given_);
     Cost* values = &p_.line_cost_values[static_cast<std::size_t>(row) * ne];
@@ -1237,17 +1241,20 @@ class Reader {
 
   // A jump's row: one per (source, target, kind), as the merge keys them,
   // its counts summed (a lone file's profile is the merged one).
+  static std::uint64_t jump_hash(const Jump& j) {  // (its function is the index's owner)
+    return FlatIndex::mix(FlatIndex::mix(j.file, j.line, j.address),
+                          FlatIndex::mix(j.target, j.target_file, FlatIndex::mix(j.target_line, j.target_address)),
+                          j.conditional());
+  }
+
   void add_jump(const Jump& j) {
     std::uint32_t row = jumps_.find_or_add(
-        j.function,
-        FlatIndex::mix(FlatIndex::mix(j.file, j.line, j.address),
-                       FlatIndex::mix(j.target, j.target_file, FlatIndex::mix(j.target_line, j.target_address)),
-                       j.conditional()),
-        [&](std::uint32_t r) { return p_.jumps[r].same_row(j); },
+        j.function, jump_hash(j), [&](std::uint32_t r) { return p_.jumps[r].same_row(j); },
         [&] {
           p_.jumps.push_back(j.empty_row());
           return static_cast<std::uint32_t>(p_.jumps.size() - 1);
-        });
+        },
+        [&](std::uint32_t r) { return jump_hash(p_.jumps[r]); });
     p_.jumps[row].add(j);
   }
 

@@ -14,9 +14,7 @@
 
 namespace graphgen {
 
-/// `kFirstSlots`: the table's size when the first key comes (a power of 2).
-template <std::size_t kFirstSlots>
-class BasicFlatIndex {
+class FlatIndex {
  public:
   /// The row whose key equals the probe (`equal(row)` is true), or the row
   /// `add()` returns after the caller stored the new key. `hash` must be
@@ -65,7 +63,7 @@ class BasicFlatIndex {
   /// doubles, rehashing every key, each time it is half full).
   void reserve(std::size_t keys) {
     if (keys == 0) return;
-    std::size_t size = slots_.empty() ? kFirstSlots : slots_.size();
+    std::size_t size = slots_.empty() ? 1024 : slots_.size();
     while ((keys + 1) * 2 > size) size *= 2;
     if (size > slots_.size()) rehash(size);
   }
@@ -109,7 +107,7 @@ class BasicFlatIndex {
     std::uint32_t row_plus_one = 0;  // 0 = empty
   };
 
-  void grow() { rehash(slots_.empty() ? kFirstSlots : slots_.size() * 2); }
+  void grow() { rehash(slots_.empty() ? 1024 : slots_.size() * 2); }
 
   void rehash(std::size_t size) {
     std::vector<Slot> old = std::move(slots_);
@@ -127,31 +125,67 @@ class BasicFlatIndex {
   std::size_t used_ = 0;
 };
 
-using FlatIndex = BasicFlatIndex<1024>;
-
 /// Rows that each belong to one owner (a function's rows of positions),
 /// found by the owner and a key: each owner's rows have an index of their
-/// own, from 8 slots up. A file that lists an owner's rows together (a
-/// callgrind function's block of cost lines) then looks them up in a few
-/// cache lines, where one index of all rows (1.5 million for pydoc-sep3's
-/// instructions) missed the cache on nearly every lookup.
+/// own, from 8 slots up, of 4-byte slots (a row; its hash is asked for
+/// again when the table grows). A file that lists an owner's rows together
+/// (a callgrind function's block of cost lines) then looks them up in a
+/// few cache lines, beside rows just written, where one index of all rows
+/// (1.5 million for pydoc-sep3's instructions) missed the cache on nearly
+/// every lookup.
 class GroupedIndex {
  public:
   /// As FlatIndex::find_or_add(), among the rows of `owner`; `hash` need
-  /// not include the owner.
-  template <class Equal, class Add>
-  std::uint32_t find_or_add(std::uint32_t owner, std::uint64_t hash, Equal&& equal, Add&& add) {
+  /// not include the owner, and `hash_of(row)` gives it again for a row.
+  template <class Equal, class Add, class Hash>
+  std::uint32_t find_or_add(std::uint32_t owner, std::uint64_t hash, Equal&& equal, Add&& add, Hash&& hash_of) {
     if (owner >= owners_.size()) owners_.resize(std::max<std::size_t>(owner + 1, owners_.size() * 2));
-    return owners_[owner].find_or_add(hash, equal, add);
+    Owner& o = owners_[owner];
+    if ((o.used + 1) * 2 > o.slots.size()) grow(o, hash_of);
+    const std::size_t mask = o.slots.size() - 1;
+    for (std::size_t i = hash & mask;; i = (i + 1) & mask) {
+      const std::uint32_t slot = o.slots[i];
+      if (slot == 0) {
+        const std::uint32_t row = add();
+        o.slots[i] = row + 1;
+        ++o.used;
+        return row;
+      }
+      if (equal(slot - 1)) return slot - 1;
+    }
   }
   /// As FlatIndex::find().
   template <class Equal>
   std::int64_t find(std::uint32_t owner, std::uint64_t hash, Equal&& equal) const {
-    return owner < owners_.size() ? owners_[owner].find(hash, equal) : -1;
+    if (owner >= owners_.size() || owners_[owner].slots.empty()) return -1;
+    const Owner& o = owners_[owner];
+    const std::size_t mask = o.slots.size() - 1;
+    for (std::size_t i = hash & mask;; i = (i + 1) & mask) {
+      if (o.slots[i] == 0) return -1;
+      if (equal(o.slots[i] - 1)) return o.slots[i] - 1;
+    }
   }
 
  private:
-  std::vector<BasicFlatIndex<8>> owners_;
+  struct Owner {
+    std::vector<std::uint32_t> slots;  // row + 1; 0 = empty
+    std::uint32_t used = 0;
+  };
+
+  template <class Hash>
+  static void grow(Owner& o, Hash&& hash_of) {
+    std::vector<std::uint32_t> old = std::move(o.slots);
+    o.slots.assign(old.empty() ? 8 : old.size() * 2, 0);
+    const std::size_t mask = o.slots.size() - 1;
+    for (std::uint32_t slot : old) {
+      if (slot == 0) continue;
+      std::size_t i = hash_of(slot - 1) & mask;
+      while (o.slots[i] != 0) i = (i + 1) & mask;
+      o.slots[i] = slot;
+    }
+  }
+
+  std::vector<Owner> owners_;
 };
 
 }  // namespace graphgen

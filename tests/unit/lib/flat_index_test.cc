@@ -55,7 +55,8 @@ TEST(FlatIndex, LikelyRowIsTheFirstTagMatch) {
 
 // Each owner's rows in an index of its own: one key under two owners is two
 // rows, and an owner's rows are found whatever its table grew to (8 slots
-// first), with keys whose hashes share one probe path among them.
+// first, rows placed again by their hashes), with keys whose hashes share
+// one probe path among them.
 TEST(GroupedIndex, AnOwnersRowsAreFoundAndOnlyUnderIt) {
   GroupedIndex index;
   struct Row {
@@ -69,7 +70,8 @@ TEST(GroupedIndex, AnOwnersRowsAreFoundAndOnlyUnderIt) {
         [&] {
           rows.push_back({owner, key});
           return static_cast<std::uint32_t>(rows.size() - 1);
-        });
+        },
+        [&](std::uint32_t r) { return hash_of(rows[r].key); });
   };
   auto find = [&](std::uint32_t owner, std::uint64_t key) {
     return index.find(owner, hash_of(key),
