@@ -274,8 +274,8 @@ namespace {
 
 // The keys of the merged tables, as the indexes hash them.
 std::uint64_t call_key(FuncId caller, FuncId callee) { return FlatIndex::mix(caller, callee); }
-std::uint64_t line_key(const LineCost& lc) {
-  return FlatIndex::mix(lc.function, lc.file, FlatIndex::mix(lc.line, lc.address));
+std::uint64_t line_key(const LineCost& lc) {  // (within its function's rows)
+  return FlatIndex::mix(lc.file, lc.line, lc.address);
 }
 std::uint64_t site_key(const CallSite& cs) {
   return FlatIndex::mix(cs.call, FlatIndex::mix(cs.file, cs.line, cs.address),
@@ -321,7 +321,10 @@ ProfileMerger::ProfileMerger(Profile& into) : into_(into) {
   started_ = true;
   index_rows(functions_, function_hashes(into));
   index_rows(calls_, hashes_of(into.calls, [](const Call& c) { return call_key(c.caller, c.callee); }));
-  index_rows(lines_, hashes_of(into.line_costs, line_key));
+  for (std::uint32_t r = 0; r < into.line_costs.size(); ++r)
+    lines_.find_or_add(
+        into.line_costs[r].function, line_key(into.line_costs[r]), [](std::uint32_t) { return false; },
+        [&] { return r; }, [&](std::uint32_t row) { return line_key(into.line_costs[row]); });
   index_rows(sites_, hashes_of(into.call_sites, site_key));
   index_rows(jumps_, hashes_of(into.jumps, jump_key));
   index_rows(children_,
@@ -726,7 +729,7 @@ void ProfileMerger::add_lines(Adding& a) {
     LineCost key{
         .function = map_[lc.function], .file = a.str(lc.file), .line = lc.line, .columns = 0, .address = lc.address};
     std::uint32_t to = lines_.find_or_add(
-        line_key(key),
+        key.function, line_key(key),
         [&](std::uint32_t x) {
           const LineCost& y = into.line_costs[x];
           return y.function == key.function && y.file == key.file && y.line == key.line && y.address == key.address;
@@ -735,7 +738,8 @@ void ProfileMerger::add_lines(Adding& a) {
           into.line_costs.push_back(key);
           into.line_cost_values.resize(into.line_cost_values.size() + ne, 0);
           return static_cast<std::uint32_t>(into.line_costs.size() - 1);
-        });
+        },
+        [&](std::uint32_t row) { return line_key(into.line_costs[row]); });
     into.line_costs[to].columns = std::max(into.line_costs[to].columns, lc.columns);
     a.row(kLine, into.line_cost_values, to, other.line_cost_values, r);
   }

@@ -144,7 +144,8 @@ class ProfileMerger {
   std::string first_path_;
   bool started_ = false;
   std::size_t files_ = 0;  // profiles added
-  FlatIndex functions_, calls_, lines_, sites_, jumps_, children_;
+  FlatIndex functions_, calls_, sites_, jumps_, children_;
+  GroupedIndex lines_;  // each function's rows of positions (a file lists them together)
   std::vector<bool> is_listed_;
   std::vector<FuncId> map_, renumbered_;
   std::vector<StringId> string_map_;
