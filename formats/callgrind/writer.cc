@@ -4,13 +4,13 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <map>
 #include <tuple>
 #include <utility>
 #include <vector>
 
 #include "graphgen/labels.h"
+#include "graphgen/text.h"
 #include "graphgen/utf8.h"
 
 namespace graphgen::callgrind {
@@ -62,15 +62,6 @@ std::string event_name(const Profile& p, const Event& e) {
 // A name on one line: controls as visible escapes, invalid UTF-8 as U+FFFD.
 std::string clean(std::string_view s) { return visible_text(s); }
 
-// A number in decimal (hex with `base` 16), without fmt's temporary
-// string: a large profile writes millions of them.
-template <class Int>
-void append_number(std::string& out, Int v, int base = 10) {
-  char digits[24];
-  auto [end, ec] = std::to_chars(digits, digits + sizeof digits, v, base);
-  out.append(digits, end);
-}
-
 // name=(id) text on first use, (id) after, per kind. Keys are string or
 // function ids, so a table indexed by them finds each (a std::map of 100 000
 // functions' ids was a third of a pstats file's -T callgrind write).
@@ -84,7 +75,7 @@ class Names {
     const bool first = id == 0;
     if (first) id = ++count_;
     out += '(';
-    append_number(out, id);
+    append_integer(out, id);
     out += ')';
     if (!first) return;
     const auto& t = text();
@@ -182,7 +173,7 @@ class Writer {
 
   template <class Int>
   void append_number(Int v, int base = 10) {
-    callgrind::append_number(out_, v, base);
+    append_integer(out_, v, base);
   }
 
   void append_costs(const std::vector<Cost>& costs) {

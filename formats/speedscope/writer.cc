@@ -2,13 +2,13 @@
 
 #include <fmt/format.h>
 
-#include <charconv>
 #include <cmath>
 #include <unordered_map>
 
 #include "common/markup.h"
 #include "common/units.h"
 #include "graphgen/labels.h"
+#include "graphgen/text.h"
 #include "speedscope/reader.h"
 
 namespace graphgen::speedscope {
@@ -152,8 +152,7 @@ Expected<std::string> write(const Profile& p, const FlameTree& tree, std::size_t
     out.samples += out.count ? ",[" : "[";
     for (std::size_t i = path.size(); i-- > 0;) {
       if (i + 1 != path.size()) out.samples += ',';
-      char digits[24];
-      out.samples.append(digits, std::to_chars(digits, digits + sizeof digits, path[i]).ptr);
+      append_integer(out.samples, path[i]);
     }
     out.samples += ']';
     const double w = fr.self * unit.factor;

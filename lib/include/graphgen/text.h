@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -167,5 +168,14 @@ inline std::string printf_double(const char* format, double value) {
 /// line_profiler report's time); fmt's own beyond, and for NaN and
 /// infinities.
 void append_fixed1(std::string& out, double value, std::size_t width);
+
+/// Appends an integer in decimal (`base` 16: lowercase hex), as fmt's `{}`
+/// (`{:x}`) writes it, without a temporary string: writers that put out
+/// millions of numbers.
+template <class Int>
+void append_integer(std::string& out, Int value, int base = 10) {
+  char digits[72];
+  out.append(digits, std::to_chars(digits, digits + sizeof digits, value, base).ptr);
+}
 
 }  // namespace graphgen
