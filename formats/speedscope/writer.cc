@@ -42,8 +42,6 @@ Unit unit_of(const Profile& p, std::size_t event) {
   return {name == "bytes" || unit == "bytes" ? "bytes" : "none", 1};
 }
 
-}  // namespace
-
 // The document put together in one string, each part let go of once it
 // is in (the parts and two copies of the whole were held before).
 std::string document(std::string& frames, std::vector<Out>& outs, const Unit& unit, const WriteOptions& o) {
@@ -87,6 +85,8 @@ std::string document(std::string& frames, std::vector<Out>& outs, const Unit& un
                       json_text(o.exporter));
   return json;
 }
+
+}  // namespace
 
 Expected<std::string> write(const Profile& p, const FlameTree& tree, std::size_t event, const WriteOptions& o) {
   const Unit unit = unit_of(p, event);
