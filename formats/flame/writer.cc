@@ -145,6 +145,19 @@ std::string format_value(const Profile& p, std::size_t event, double v) {
 
 namespace {
 
+// The frames' children by parent (CSR): frame k's are
+// children[begin[k] .. begin[k + 1]), in frame order.
+void children_by_parent(const FlameTree& tree, std::vector<std::uint32_t>& begin,
+                        std::vector<std::uint32_t>& children) {
+  const std::size_t n = tree.frames.size();
+  begin.assign(n + 1, 0);
+  children.assign(n > 0 ? n - 1 : 0, 0);
+  for (std::size_t k = 1; k < n; ++k) ++begin[tree.frames[k].parent + 1];
+  for (std::size_t k = 0; k < n; ++k) begin[k + 1] += begin[k];
+  std::vector<std::uint32_t> fill(begin.begin(), begin.end() - 1);
+  for (std::uint32_t k = 1; k < n; ++k) children[fill[tree.frames[k].parent]++] = k;
+}
+
 // One name among a frame's children as the folded lines order them: its
 // own line ("...;name") or the block of lines below it ("...;name;..."),
 // and the children of that name (two children whose names fold to one
@@ -193,12 +206,7 @@ class FoldedWalk {
       counts_[k] = std::round(f.self * scale);
     }
     name_at_[n_] = text_.size();
-    begin_.assign(n_ + 1, 0);
-    children_.assign(n_ > 0 ? n_ - 1 : 0, 0);
-    for (std::size_t k = 1; k < n_; ++k) ++begin_[tree.frames[k].parent + 1];
-    for (std::size_t k = 0; k < n_; ++k) begin_[k + 1] += begin_[k];
-    std::vector<std::uint32_t> fill(begin_.begin(), begin_.end() - 1);
-    for (std::uint32_t k = 1; k < n_; ++k) children_[fill[tree.frames[k].parent]++] = k;
+    children_by_parent(tree, begin_, children_);
   }
 
   // Every line's room (its stack, a count, a blank and a newline in 24),
@@ -340,12 +348,9 @@ Layout lay_out(const Profile& p, const FlameTree& tree, double min_value) {
   l.depth.assign(n, 0);
   l.name_begin.assign(n, 0);
   l.name_size.assign(n, 0);
-  // Children by parent (CSR), each run sorted by name.
-  std::vector<std::uint32_t> begin(n + 1, 0), children(n > 0 ? n - 1 : 0);
-  for (std::size_t k = 1; k < n; ++k) ++begin[tree.frames[k].parent + 1];
-  for (std::size_t k = 0; k < n; ++k) begin[k + 1] += begin[k];
-  std::vector<std::uint32_t> fill(begin.begin(), begin.end() - 1);
-  for (std::uint32_t k = 1; k < n; ++k) children[fill[tree.frames[k].parent]++] = k;
+  // Children by parent, each run sorted by name.
+  std::vector<std::uint32_t> begin, children;
+  children_by_parent(tree, begin, children);
   if (n == 0) return l;
   // Each function's and process's name once in one string, each frame its
   // place in it (a string per frame was most of a large report's layout).
