@@ -147,17 +147,28 @@ class Writer {
         callers_.push_back(caller_of(adj_.in_calls[i], f, e.tt));
       }
       add(key_of_[f], std::move(e));
+      return true;
     };
-    if (p_.listed.empty()) {
-      for (FuncId f = 0; f < n; ++f) write_entry(f);
-    } else {
-      for (FuncId f : p_.listed) write_entry(f);
-    }
+    each_written(write_entry);
     return encode();
   }
 
  private:
   double value(Cost c) const { return event_value(p_.events[event_], c); }
+
+  // `write(f)` for each function written, in order: the listed ones (as
+  // pstats lists its entries), else all; false when one says stop.
+  template <class Write>
+  bool each_written(Write&& write) const {
+    if (p_.listed.empty()) {
+      for (FuncId f = 0; f < p_.functions.size(); ++f)
+        if (!write(f)) return false;
+      return true;
+    }
+    for (FuncId f : p_.listed)
+      if (!write(f)) return false;
+    return true;
+  }
 
   // No function listed twice (which would add to its own entry).
   bool listed_once() const {
@@ -326,8 +337,7 @@ class Writer {
   Expected<std::string> encode_direct() {
     Encoder e;
     e.max_bytes = max_bytes_;
-    const std::size_t n = p_.functions.size();
-    e.out.reserve(output_reservation(max_bytes_, n * 160));
+    e.out.reserve(output_reservation(max_bytes_, p_.functions.size() * 160));
     e.out += '{';
     auto one = [&](FuncId f) {
       const Entry entry = numbers_of(f);
@@ -337,13 +347,7 @@ class Writer {
       e.out += '0';
       return !(e.over || (max_bytes_ && e.out.size() > max_bytes_));
     };
-    if (p_.listed.empty()) {
-      for (FuncId f = 0; f < n; ++f)
-        if (!one(f)) return output_too_large("pstats", max_bytes_);
-    } else {
-      for (FuncId f : p_.listed)
-        if (!one(f)) return output_too_large("pstats", max_bytes_);
-    }
+    if (!each_written(one)) return output_too_large("pstats", max_bytes_);
     e.out += '0';
     if (e.over) return output_too_large("pstats", max_bytes_);
     return std::move(e.out);
