@@ -124,8 +124,6 @@ class Builder {
     return frames;
   }
 
-  pb::Profile& out() { return out_; }
-
  private:
   const Profile& p_;
   pb::Profile& out_;
