@@ -112,11 +112,10 @@ std::size_t reservable_count(std::size_t count) {
 std::size_t output_reservation(std::size_t max_bytes, std::size_t estimate);
 
 /// Gives the pages of freed memory back to the system when there are
-/// enough of them (8 MiB). glibc keeps a freed block resident while
-/// anything above it in the heap is alive, so a reader's temporaries (a
-/// pstats reader's reference table and key index, 11 MB for 100 000
-/// functions, in holes too small for the graph's arrays) stayed in the
-/// peak of the analysis after them. Called between phases.
+/// enough of them (16 MiB). glibc keeps a freed block resident while
+/// anything above it in the heap is alive, so a reader's temporaries (the
+/// callgrind reader's position rows beside a 33 MB `-T callgrind` output)
+/// stay in the peak of the phase after them. Called between phases.
 void release_freed_memory();
 
 /// The error of a writer whose output outgrew its budget.
