@@ -172,4 +172,19 @@ void append_fixed1(std::string& out, double value, std::size_t width) {
   out.append(buf, n);
 }
 
+void append_printf_fixed(std::string& out, double value, int precision, std::size_t width) {
+  char buf[320];
+  std::to_chars_result r{};
+  if (std::isfinite(value) && precision >= 0)
+    r = std::to_chars(buf, buf + sizeof buf, value, std::chars_format::fixed, precision);
+  if (!std::isfinite(value) || precision < 0 || r.ec != std::errc()) {
+    const std::string s = printf_double(fmt::format("%{}.{}f", width, precision).c_str(), value);
+    out += s;
+    return;
+  }
+  const auto n = static_cast<std::size_t>(r.ptr - buf);
+  if (n < width) out.append(width - n, ' ');
+  out.append(buf, n);
+}
+
 }  // namespace graphgen

@@ -161,6 +161,14 @@ inline std::string printf_double(const char* format, double value) {
   return big;
 }
 
+/// Appends `value` as printf's `%W.Pf` writes it (`width` W, `precision`
+/// P): the exact binary value rounded half to even, right-aligned. By
+/// std::to_chars, which the standard defines as printf's conversion in the
+/// C locale, without a format parsed and a string made per number (the
+/// stats report of 208 000 functions: a seventh of its time in snprintf);
+/// NaN, infinities and numbers longer than 320 characters by printf.
+void append_printf_fixed(std::string& out, double value, int precision, std::size_t width);
+
 /// Appends `value` as fmt's `{:W.1f}` (printf's `%W.1f`) writes it: the
 /// exact binary value rounded to one decimal, ties to even, right-aligned
 /// in `width` columns. Below 2^53 by integer arithmetic on the fraction's

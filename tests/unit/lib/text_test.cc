@@ -8,6 +8,7 @@
 
 #include <bit>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <random>
 #include <string>
@@ -84,6 +85,77 @@ TEST(Text, OneDecimalIsWhatFmtWrites) {
         ADD_FAILURE() << fmt::format("{:a} in {}: {:?} against fmt's {:?}", v, width, out, want);
     }
   EXPECT_EQ(differ, 0u) << "of " << values.size() * 3;
+}
+
+// append_printf_fixed is snprintf's %W.Pf for every kind of double: the
+// ties of each precision (k + 5/10^(P+1) where exact in binary: k + 1/16,
+// k + 1/2...), their neighbours, negative zero, fractions too small to
+// show, 2^53 and beyond, 1e300 (longer than the buffer: printf's path),
+// NaN and infinities, random bit patterns and magnitudes; precisions 0 to
+// 9 in 1, 8 and 12 columns.
+TEST(Text, FixedIsWhatPrintfWrites) {
+  std::vector<double> values = {0.0,
+                                -0.0,
+                                0.0005,
+                                -0.0005,
+                                0.0625,
+                                -0.0625,
+                                0.1875,
+                                2.5,
+                                0.5,
+                                1.5,
+                                999.9995,
+                                1e-300,
+                                -1e-320,
+                                std::numeric_limits<double>::denorm_min(),
+                                0.1,
+                                0.7,
+                                123456789.25,
+                                1e20,
+                                -1e22,
+                                1e300,
+                                -1e300,
+                                std::numeric_limits<double>::quiet_NaN(),
+                                -std::numeric_limits<double>::quiet_NaN(),
+                                std::numeric_limits<double>::infinity(),
+                                -std::numeric_limits<double>::infinity(),
+                                std::numeric_limits<double>::max(),
+                                std::numeric_limits<double>::lowest()};
+  for (double k = 0; k < 500; ++k)
+    for (int denominator : {2, 4, 8, 16, 32, 64, 1024})
+      for (double tie : {k + 1.0 / denominator, -(k + 3.0 / denominator)}) {
+        values.push_back(tie);
+        values.push_back(std::nextafter(tie, 0.0));
+        values.push_back(std::nextafter(tie, 1e300));
+      }
+  for (double big : {9007199254740992.0, 4503599627370496.0, 1e17})
+    for (int i = -4; i <= 4; ++i) {
+      double v = big;
+      for (int s = 0; s < std::abs(i); ++s) v = std::nextafter(v, i < 0 ? 0.0 : 1e300);
+      values.push_back(v);
+      values.push_back(-v);
+    }
+  std::mt19937_64 random(31);
+  for (int i = 0; i < 30000; ++i) {
+    values.push_back(std::bit_cast<double>(random()));
+    values.push_back(std::ldexp(static_cast<double>(random() >> 11), -static_cast<int>(random() % 70)));
+    values.push_back(static_cast<double>(random() % 1000000) * 1e-6 * static_cast<double>(random() % 1000));
+  }
+  std::size_t differ = 0, runs = 0;
+  std::string out;
+  std::vector<char> want(2048);
+  for (double v : values)
+    for (int precision : {0, 1, 3, 6, 9})
+      for (std::size_t width : {1u, 8u, 12u}) {
+        out.clear();
+        append_printf_fixed(out, v, precision, width);
+        const int n = std::snprintf(want.data(), want.size(), "%*.*f", static_cast<int>(width), precision, v);
+        ++runs;
+        if (out != std::string_view(want.data(), static_cast<std::size_t>(n)) && differ++ < 10)
+          ADD_FAILURE() << fmt::format("{:a} %{}.{}f: {:?} against printf's {:?}", v, width, precision, out,
+                                       std::string_view(want.data(), static_cast<std::size_t>(n)));
+      }
+  EXPECT_EQ(differ, 0u) << "of " << runs;
 }
 
 TEST(Text, BlankLinesAreFoundWhereTheLoopFindsThem) {
