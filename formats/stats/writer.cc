@@ -8,6 +8,7 @@
 #include <charconv>
 #include <cstdio>
 #include <ctime>
+#include <iterator>
 #include <memory>
 #include <regex>
 #include <unordered_map>
@@ -33,14 +34,33 @@ bool key_less(const Key& a, const Key& b) {
   return a.name < b.name;
 }
 
-// pstats' func_std_string, with controls as visible escapes.
-std::string std_string(const Key& k) {
+// pstats' func_std_string, before its controls are escaped, in `text`.
+void plain_std_string(std::string& text, const Key& k) {
+  text.clear();
   if (k.file == "~" && k.line == 0) {
     if (k.name.size() >= 2 && k.name.front() == '<' && k.name.back() == '>')
-      return visible_text(fmt::format("{{{}}}", k.name.substr(1, k.name.size() - 2)));
-    return visible_text(k.name);
+      fmt::format_to(std::back_inserter(text), "{{{}}}", k.name.substr(1, k.name.size() - 2));
+    else
+      text = k.name;
+    return;
   }
-  return visible_text(fmt::format("{}:{}({})", k.file, k.line, k.name));
+  // ("{}:{}({})", without fmt's parse of the format for each of 200 000 names)
+  char line[24];
+  const auto digits = static_cast<std::size_t>(std::to_chars(line, line + sizeof line, k.line).ptr - line);
+  text.reserve(k.file.size() + k.name.size() + 24);
+  text.append(k.file);
+  text += ':';
+  text.append(line, digits);
+  text += '(';
+  text.append(k.name);
+  text += ')';
+}
+
+// pstats' func_std_string, with controls as visible escapes.
+std::string std_string(const Key& k) {
+  std::string text;
+  plain_std_string(text, k);
+  return visible_text(text);
 }
 
 // Python's len(): code points.
@@ -95,6 +115,13 @@ class Table {
         });
   }
   Key key(std::uint32_t i) const { return {strings_.view(rows_[i].file), rows_[i].line, strings_.view(rows_[i].name)}; }
+  /// Key i's row fetched ahead (`texts`: and its strings' texts, once the row is in).
+  void prefetch(std::uint32_t i, bool texts) const {
+    if (!texts) return __builtin_prefetch(&rows_[i]);
+    const std::string_view file = strings_.view(rows_[i].file), name = strings_.view(rows_[i].name);
+    __builtin_prefetch(file.data());
+    __builtin_prefetch(name.data());
+  }
   void reserve(std::size_t n) {
     rows_.reserve(n);
     index_.reserve(n);
@@ -470,15 +497,47 @@ Expected<std::vector<std::uint32_t>> sort_order(const std::vector<Entry>& entrie
     fields.insert(fields.end(), def->fields.begin(), def->fields.end());
     sort_type += (sort_type.empty() ? "" : ", ") + std::string(def->description);
   }
-  std::vector<std::uint32_t> list(entries.size());
-  for (std::uint32_t i = 0; i < list.size(); ++i) list[i] = i;
-  std::stable_sort(list.begin(), list.end(), [&](std::uint32_t a, std::uint32_t b) {
+  // The first field's value beside each entry's index, so that most
+  // comparisons read two neighbours in one array rather than two entries
+  // scattered in memory (a tenth of a 208 000-function report's time);
+  // the rest of the fields where those are equal. The same order: the same
+  // comparison, and a stable sort of the same sequence.
+  struct Item {
+    double value;  // the first field's, when a number (exact: nc and cc below 2^53)
+    std::uint32_t entry;
+  };
+  const int first = fields.empty() ? -1 : fields.front().first;
+  const int first_direction = fields.empty() ? 0 : fields.front().second;
+  std::vector<Item> items(entries.size());
+  for (std::uint32_t i = 0; i < items.size(); ++i) {
+    const Entry& e = entries[i];
+    items[i] = {first == 0   ? static_cast<double>(e.cc)
+                : first == 1 ? static_cast<double>(e.nc)
+                : first == 2 ? e.tt
+                             : e.ct,
+                i};
+  }
+  // (Counts of 2^53 or more, which doubles could round together: each
+  // comparison by the entries, as before.)
+  constexpr std::int64_t kExact = std::int64_t{1} << 53;
+  const bool by_value = (first == 2 || first == 3) ||
+                        ((first == 0 || first == 1) && std::all_of(entries.begin(), entries.end(), [&](const Entry& e) {
+                           const std::int64_t n = first == 0 ? e.cc : e.nc;
+                           return n > -kExact && n < kExact;
+                         }));
+  std::stable_sort(items.begin(), items.end(), [&](const Item& a, const Item& b) {
+    if (by_value) {
+      const int c = a.value < b.value ? -1 : b.value < a.value ? 1 : 0;
+      if (c != 0) return c * first_direction < 0;
+    }
     for (auto [field, direction] : fields) {
-      int c = compare_field(entries[a], entries[b], field, table);
+      int c = compare_field(entries[a.entry], entries[b.entry], field, table);
       if (c != 0) return c * direction < 0;
     }
     return false;
   });
+  std::vector<std::uint32_t> list(items.size());
+  for (std::size_t i = 0; i < items.size(); ++i) list[i] = items[i].entry;
   return list;
 }
 
@@ -501,17 +560,52 @@ void stats_header(std::string& out, const Profile& p, const Event& ev, const std
                      : fmt::format("in {:.0f} {}\n\n", total_tt, visible_text(p.str(ev.name)));
 }
 
-// print_stats' lines.
+// rjust(ncalls(nc, cc), width), appended.
+void append_ncalls(std::string& out, std::int64_t nc, std::int64_t cc, std::size_t width) {
+  char buf[48];  // (two 20-character numbers and '/')
+  char* end = std::to_chars(buf, buf + 21, nc).ptr;
+  if (nc != cc) {
+    *end = '/';
+    end = std::to_chars(end + 1, buf + sizeof buf, cc).ptr;
+  }
+  const auto n = static_cast<std::size_t>(end - buf);
+  if (n < width) out.append(width - n, ' ');
+  out.append(buf, n);
+}
+
+// print_stats' lines, appended in place: a string or two per number and
+// name made the report of 208 000 functions a quarter of its time.
 void stats_lines(std::string& out, const std::vector<Entry>& entries, const std::vector<std::uint32_t>& list,
                  const Table& table) {
   out += "   ncalls  tottime  percall  cumtime  percall filename:lineno(function)\n";
-  for (std::uint32_t i : list) {
-    const Entry& e = entries[i];
-    out += rjust(ncalls(e.nc, e.cc), 9) + " " + f8(e.tt) + " ";
-    out += (e.nc == 0 ? std::string(8, ' ') : f8(e.tt / static_cast<double>(e.nc))) + " ";
-    out += f8(e.ct) + " ";
-    out += (e.cc == 0 ? std::string(8, ' ') : f8(e.ct / static_cast<double>(e.cc))) + " ";
-    out += std_string(table.key(e.key)) + "\n";
+  std::string name;
+  // (The entries in sorted order are scattered: each line's entry, key row
+  // and texts are fetched a few lines ahead, each stage after the last.)
+  constexpr std::size_t kAhead = 4;
+  for (std::size_t at = 0; at < list.size(); ++at) {
+    if (at + 3 * kAhead < list.size()) __builtin_prefetch(&entries[list[at + 3 * kAhead]]);
+    if (at + 2 * kAhead < list.size()) table.prefetch(entries[list[at + 2 * kAhead]].key, false);
+    if (at + kAhead < list.size()) table.prefetch(entries[list[at + kAhead]].key, true);
+    const Entry& e = entries[list[at]];
+    append_ncalls(out, e.nc, e.cc, 9);
+    out += ' ';
+    append_printf_fixed(out, e.tt, 3, 8);
+    out += ' ';
+    if (e.nc == 0)
+      out.append(8, ' ');
+    else
+      append_printf_fixed(out, e.tt / static_cast<double>(e.nc), 3, 8);
+    out += ' ';
+    append_printf_fixed(out, e.ct, 3, 8);
+    out += ' ';
+    if (e.cc == 0)
+      out.append(8, ' ');
+    else
+      append_printf_fixed(out, e.ct / static_cast<double>(e.cc), 3, 8);
+    out += ' ';
+    plain_std_string(name, table.key(e.key));
+    append_visible(out, name);
+    out += '\n';
   }
 }
 
