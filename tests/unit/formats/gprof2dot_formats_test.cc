@@ -404,6 +404,39 @@ TEST(Sleepy, ArchivesThatAreNotVerySleepysSaySo) {
   EXPECT_EQ(std::count(cut.err.begin(), cut.err.end(), '\n'), 1);
 }
 
+// Symbol ids of every form name their own symbols: Very Sleepy's "symN"
+// (found by number), "sym01" (not sym1's), another form, a number too big
+// for the table, an id defined twice (the last wins, as gprof2dot's dict),
+// and sym0.
+TEST(Sleepy, SymbolIdsOfEveryFormAreTheirOwn) {
+  fs::path dir = test::temp_dir();
+  auto made = test::run(
+      {"python3", "-c",
+       "import sys, zipfile\n"
+       "with zipfile.ZipFile(sys.argv[1], 'w') as z:\n"
+       "  z.writestr('Symbols.txt', 'sym1 \"m\" \"one\" \"x.c\" 1\\nsym01 \"m\" \"zero_one\" \"x.c\" 2\\n'\n"
+       "    'sym2 \"m\" \"two_old\" \"x.c\" 3\\nsym2 \"m\" \"two\" \"x.c\" 4\\n0x10 \"m\" \"hex\" \"x.c\" 5\\n'\n"
+       "    'sym99999999999 \"m\" \"big\" \"x.c\" 6\\nsym0 \"n\" \"zero\" \"y.c\" 7\\n')\n"
+       "  z.writestr('Callstacks.txt', '1.0 sym1 sym01\\n2.0 sym2 0x10 sym99999999999\\n3.0 sym01 sym0\\n0.5 sym0\\n'\n"
+       "    '1.5 sym3\\n')\n",
+       (dir / "ids.sleepy").string()});
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  // (The last sample names sym3, which Symbols.txt does not define.)
+  auto unknown = graphgen({"ids.sleepy", "-T", "folded"}, dir);
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_EQ(unknown.err, "ids.sleepy (Callstacks.txt):5:5: expected a symbol id of Symbols.txt, found 'sym3'\n");
+  test::run({"python3", "-c",
+             "import sys, zipfile\n"
+             "a = zipfile.ZipFile(sys.argv[1])\n"
+             "with zipfile.ZipFile(sys.argv[2], 'w') as z:\n"
+             "  z.writestr('Symbols.txt', a.read('Symbols.txt'))\n"
+             "  z.writestr('Callstacks.txt', a.read('Callstacks.txt').replace(b'1.5 sym3\\n', b''))\n",
+             (dir / "ids.sleepy").string(), (dir / "known.sleepy").string()});
+  auto folded = graphgen({"known.sleepy", "-T", "folded"}, dir);
+  EXPECT_EQ(folded.exit_code, 0) << folded.err;
+  EXPECT_EQ(folded.out, "big;hex;two 2000000\nzero 500000\nzero;zero_one 3000000\nzero_one;one 1000000\n");
+}
+
 // libarchive is loaded when an archive is read, not at every start (it
 // and what it brings were 0.8 ms of a 5 ms run): the dynamic loader's own
 // account of what it loaded, for a folded file and for a .sleepy one.
