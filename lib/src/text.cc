@@ -187,4 +187,16 @@ void append_printf_fixed(std::string& out, double value, int precision, std::siz
   out.append(buf, n);
 }
 
+void append_printf_general(std::string& out, double value, int precision) {
+  char buf[64];  // (at most 17 significant digits matter, then the exponent)
+  std::to_chars_result r{};
+  if (std::isfinite(value) && precision >= 1 && precision <= 17)
+    r = std::to_chars(buf, buf + sizeof buf, value, std::chars_format::general, precision);
+  if (!std::isfinite(value) || precision < 1 || precision > 17 || r.ec != std::errc()) {
+    out += printf_double(fmt::format("%.{}g", precision).c_str(), value);
+    return;
+  }
+  out.append(buf, static_cast<std::size_t>(r.ptr - buf));
+}
+
 }  // namespace graphgen

@@ -158,6 +158,62 @@ TEST(Text, FixedIsWhatPrintfWrites) {
   EXPECT_EQ(differ, 0u) << "of " << runs;
 }
 
+// append_printf_general is snprintf's %.Pg, and so is fmt's {:.Pg}, which
+// it replaces: the values of the fixed test (ties, 2^53, 1e300, NaN...),
+// the powers of ten about each exponent's switch to and from e-notation,
+// random values; precisions 1, 6, 9 and 17.
+TEST(Text, GeneralIsWhatPrintfAndFmtWrite) {
+  std::vector<double> values = {0.0,
+                                -0.0,
+                                0.0625,
+                                2.5,
+                                0.5,
+                                1e-300,
+                                -1e-320,
+                                std::numeric_limits<double>::denorm_min(),
+                                0.1,
+                                123456789.25,
+                                1e300,
+                                -1e300,
+                                9007199254740993.0,
+                                std::numeric_limits<double>::quiet_NaN(),
+                                -std::numeric_limits<double>::quiet_NaN(),
+                                std::numeric_limits<double>::infinity(),
+                                -std::numeric_limits<double>::infinity(),
+                                std::numeric_limits<double>::max(),
+                                std::numeric_limits<double>::lowest()};
+  for (int e = -20; e <= 20; ++e)
+    for (double m : {1.0, 9.99999999, 9.999999999999, 5.0, 1.5}) {
+      const double v = m * std::pow(10.0, e);
+      values.push_back(v);
+      values.push_back(-v);
+      values.push_back(std::nextafter(v, 0.0));
+      values.push_back(std::nextafter(v, 1e300));
+    }
+  std::mt19937_64 random(32);
+  for (int i = 0; i < 40000; ++i) {
+    values.push_back(std::bit_cast<double>(random()));
+    values.push_back(std::ldexp(static_cast<double>(random() >> 11), -static_cast<int>(random() % 70)));
+    values.push_back(static_cast<double>(random() % 1000000) * 1e-6 * static_cast<double>(random() % 1000));
+  }
+  std::size_t differ = 0, runs = 0;
+  std::string out;
+  char want[512];
+  for (double v : values)
+    for (int precision : {1, 6, 9, 17}) {
+      out.clear();
+      append_printf_general(out, v, precision);
+      const int n = std::snprintf(want, sizeof want, "%.*g", precision, v);
+      const std::string printf_text(want, static_cast<std::size_t>(n));
+      const std::string fmt_text = fmt::format("{:.{}g}", v, precision);
+      ++runs;
+      if ((out != printf_text || fmt_text != printf_text) && differ++ < 10)
+        ADD_FAILURE() << fmt::format("{:a} %.{}g: {:?}, fmt's {:?}, printf's {:?}", v, precision, out, fmt_text,
+                                     printf_text);
+    }
+  EXPECT_EQ(differ, 0u) << "of " << runs;
+}
+
 TEST(Text, BlankLinesAreFoundWhereTheLoopFindsThem) {
   std::mt19937 rng(5);
   std::size_t found = 0, hashed = 0;
