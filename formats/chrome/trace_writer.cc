@@ -199,26 +199,45 @@ Expected<std::string> write_trace(const Profile& p, const TraceWriteOptions& o, 
   out += first ? named : named.substr(2);  // (no comma before the first)
   std::vector<Edge> edges;
   std::size_t written = 0;
-  for (std::size_t t = 0; t < spans.size(); ++t) {
-    edges.clear();
-    edges_of(p, spans[t], edges);
-    written += edges.size();
-    const std::string thread = fmt::format(",\"pid\":{},\"tid\":{}", ids[t].first, ids[t].second);
-    for (const Edge& e : edges) {
-      std::string& m = members[e.function];
-      if (m.empty()) m = frame_members(p, e.function, shared[e.function]);
-      out += first ? "{\"ph\":\"" : ",\n{\"ph\":\"";
-      first = false;
-      out += e.begin ? "B\",\"ts\":" : "E\",\"ts\":";
-      out += micros(e.at);
-      out += thread;
-      // (E names its frame too: some viewers check that it closes the B.)
-      out += e.begin ? std::string_view(m) : std::string_view(m).substr(0, m.find(",\"cat\":"));
-      if (!e.begin) out += '}';
-      if (o.max_bytes && out.size() > o.max_bytes)
-        return bad_input(
-            fmt::format("the trace output would be over {} bytes; --max-memory raises the limit", o.max_bytes));
+  // Twice over the events: their bytes counted (a trace too large is
+  // refused before it is made), then written into a string of that size.
+  // Grown by doubling, scatter-long's 228 MB trace was copied from 128 MB
+  // into 256: a 452 MiB peak.
+  const bool first_before = first;
+  std::size_t size = out.size();
+  for (int pass = 0; pass < 2; ++pass) {
+    first = first_before;
+    for (std::size_t t = 0; t < spans.size(); ++t) {
+      edges.clear();
+      edges_of(p, spans[t], edges);
+      if (pass == 1) written += edges.size();
+      const std::string thread = fmt::format(",\"pid\":{},\"tid\":{}", ids[t].first, ids[t].second);
+      for (const Edge& e : edges) {
+        std::string& m = members[e.function];
+        if (m.empty()) m = frame_members(p, e.function, shared[e.function]);
+        const std::string_view head = first ? "{\"ph\":\"" : ",\n{\"ph\":\"";
+        first = false;
+        const std::string_view kind = e.begin ? "B\",\"ts\":" : "E\",\"ts\":";
+        const std::string at = micros(e.at);
+        // (E names its frame too: some viewers check that it closes the B.)
+        const std::string_view frame =
+            e.begin ? std::string_view(m) : std::string_view(m).substr(0, m.find(",\"cat\":"));
+        if (pass == 0) {
+          size += head.size() + kind.size() + at.size() + thread.size() + frame.size() + (e.begin ? 0 : 1);
+          if (o.max_bytes && size > o.max_bytes)
+            return bad_input(
+                fmt::format("the trace output would be over {} bytes; --max-memory raises the limit", o.max_bytes));
+          continue;
+        }
+        out += head;
+        out += kind;
+        out += at;
+        out += thread;
+        out += frame;
+        if (!e.begin) out += '}';
+      }
     }
+    if (pass == 0) out.reserve(size + 128 + o.creator.size() * 6);  // (the end, the creator's text escaped)
   }
   if (skipped > 0 && skipped == p.timeline.size())
     return bad_input("-T trace: no sample time fits the trace's clock (within 9e9 seconds of 0)");
