@@ -162,7 +162,7 @@ class Reader {
       if ((line_no_ & 4095) != 0) return std::nullopt;
       if (stop_ && (stop_relative_ || stop_->load(std::memory_order_relaxed))) return abandon();
       if (!budget_) return std::nullopt;
-      const std::size_t held = p_.approximate_bytes();
+      const std::size_t held = p_.approximate_bytes() + lines_.bytes() + jumps_.bytes();
       if (half_budget_stop_ && held > budget_ / 2) half_budget_stop_->store(true, std::memory_order_relaxed);
       if (held <= budget_) return std::nullopt;
       return bad_input(formats::over_budget_message(fmt::format("{}:{}", path_, line_no_), budget_, p_.functions.size(),

@@ -141,7 +141,11 @@ class GroupedIndex {
   std::uint32_t find_or_add(std::uint32_t owner, std::uint64_t hash, Equal&& equal, Add&& add, Hash&& hash_of) {
     if (owner >= owners_.size()) owners_.resize(std::max<std::size_t>(owner + 1, owners_.size() * 2));
     Owner& o = owners_[owner];
-    if ((o.used + 1) * 2 > o.slots.size()) grow(o, hash_of);
+    if ((o.used + 1) * 2 > o.slots.size()) {
+      slot_bytes_ -= o.slots.size() * sizeof(std::uint32_t);
+      grow(o, hash_of);
+      slot_bytes_ += o.slots.size() * sizeof(std::uint32_t);
+    }
     const std::size_t mask = o.slots.size() - 1;
     for (std::size_t i = hash & mask;; i = (i + 1) & mask) {
       const std::uint32_t slot = o.slots[i];
@@ -154,6 +158,10 @@ class GroupedIndex {
       if (equal(slot - 1)) return slot - 1;
     }
   }
+  /// Bytes held: the owners' table and their slots (for a reader's memory
+  /// budget: a file of many owners of a row or two each holds about as
+  /// much here as in its rows).
+  std::size_t bytes() const { return owners_.capacity() * sizeof(Owner) + slot_bytes_; }
   /// As FlatIndex::find().
   template <class Equal>
   std::int64_t find(std::uint32_t owner, std::uint64_t hash, Equal&& equal) const {
@@ -186,6 +194,7 @@ class GroupedIndex {
   }
 
   std::vector<Owner> owners_;
+  std::size_t slot_bytes_ = 0;
 };
 
 }  // namespace graphgen

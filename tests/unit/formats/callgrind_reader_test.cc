@@ -1,6 +1,7 @@
 // The callgrind reader against real files: per-function totals equal what
 // ../shared/conformance/callgrindcmp.py reads, subpositions, several files and parts, and
 // malformed lines refused with their positions.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -520,6 +521,32 @@ TEST(CallgrindReader, SelfLineRunsOfEveryShape) {
         EXPECT_EQ(p->self(0, 0), ir) << keep;
       }
     }
+}
+
+// With positions kept, each function's rows have an index of their own:
+// its bytes count in the memory budget as the rows' do. A file of 20 000
+// functions of one row each, under a budget of exactly what its profile
+// holds at the end: the indexes put it over (it was read whole when only
+// the profile counted), and twice that budget reads it.
+TEST(CallgrindReader, PositionIndexesCountInTheBudget) {
+  std::string text = "positions: line\nevents: Ir\n";
+  for (int i = 0; i < 20000; ++i) text += fmt::format("fn=({}) f{}\n{} 1\n", i, i, i + 1);
+  InputFile in = InputFile::from_bytes("many.callgrind", text);
+  formats::ReadOptions o;
+  o.keep_positions = true;
+  Diagnostics d;
+  auto whole = callgrind::read(in, o, d);
+  ASSERT_TRUE(whole) << whole.error().message;
+  ASSERT_EQ(whole->line_costs.size(), 20000u);
+  const std::size_t bytes = whole->approximate_bytes();
+  o.memory_budget = bytes;
+  Diagnostics d1;
+  auto over = callgrind::read(in, o, d1);
+  ASSERT_FALSE(over);
+  EXPECT_NE(over.error().message.find("the profile needs more than"), std::string::npos) << over.error().message;
+  o.memory_budget = 2 * bytes;
+  Diagnostics d2;
+  EXPECT_TRUE(callgrind::read(in, o, d2));
 }
 
 }  // namespace

@@ -95,6 +95,10 @@ TEST(GroupedIndex, AnOwnersRowsAreFoundAndOnlyUnderIt) {
   EXPECT_EQ(find(1, 0), -1);     // an owner with no rows
   EXPECT_EQ(find(9999, 0), -1);  // past every owner
   EXPECT_EQ(find(5, 300), -1);   // a key never added
+  // Its bytes: three owners of 300 rows, 1 024 slots of 4 bytes each, and
+  // the table of owners (701 or more).
+  EXPECT_GE(index.bytes(), 3u * 1024 * 4 + 701 * 8);
+  EXPECT_LE(index.bytes(), 3u * 1024 * 4 + 1402 * 64);
 }
 
 }  // namespace
