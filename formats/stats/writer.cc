@@ -588,20 +588,15 @@ void stats_lines(std::string& out, const std::vector<Entry>& entries, const std:
     if (at + kAhead < list.size()) table.prefetch(entries[list[at + kAhead]].key, true);
     const Entry& e = entries[list[at]];
     append_ncalls(out, e.nc, e.cc, 9);
-    out += ' ';
-    append_printf_fixed(out, e.tt, 3, 8);
-    out += ' ';
-    if (e.nc == 0)
-      out.append(8, ' ');
-    else
-      append_printf_fixed(out, e.tt / static_cast<double>(e.nc), 3, 8);
-    out += ' ';
-    append_printf_fixed(out, e.ct, 3, 8);
-    out += ' ';
-    if (e.cc == 0)
-      out.append(8, ' ');
-    else
-      append_printf_fixed(out, e.ct / static_cast<double>(e.cc), 3, 8);
+    for (const auto& [total, count] : {std::pair{e.tt, e.nc}, std::pair{e.ct, e.cc}}) {
+      out += ' ';
+      append_printf_fixed(out, total, 3, 8);  // (f8)
+      out += ' ';
+      if (count == 0)
+        out.append(8, ' ');  // (no per-call figure)
+      else
+        append_printf_fixed(out, total / static_cast<double>(count), 3, 8);
+    }
     out += ' ';
     plain_std_string(name, table.key(e.key));
     append_visible(out, name);

@@ -25,55 +25,57 @@ std::size_t blank_line_plainly(std::string_view s, std::size_t from) {
   return std::string_view::npos;
 }
 
+// The doubles every formatting test below takes, after its own: both
+// zeros, the smallest subnormal, the largest finite values, NaN and the
+// infinities of both signs.
+void add_special_doubles(std::vector<double>& values) {
+  for (double v : {0.0, std::numeric_limits<double>::denorm_min(), std::numeric_limits<double>::max(),
+                   std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()}) {
+    values.push_back(v);
+    values.push_back(-v);
+  }
+}
+
+// 2^52, 2^53 and 1e17, `steps` neighbours each way, both signs (and each
+// less 0.75, with `less_three_quarters`).
+void add_big_doubles(std::vector<double>& values, int steps, bool less_three_quarters) {
+  for (double big : {9007199254740992.0, 4503599627370496.0, 1e17})
+    for (int i = -steps; i <= steps; ++i) {
+      double v = big;
+      for (int s = 0; s < std::abs(i); ++s) v = std::nextafter(v, i < 0 ? 0.0 : 1e300);
+      values.push_back(v);
+      values.push_back(-v);
+      if (less_three_quarters) values.push_back(v - 0.75);
+    }
+}
+
+// `count` each of random bit patterns, magnitudes and decimals.
+void add_random_doubles(std::vector<double>& values, std::uint64_t seed, int count) {
+  std::mt19937_64 random(seed);
+  for (int i = 0; i < count; ++i) {
+    values.push_back(std::bit_cast<double>(random()));
+    values.push_back(std::ldexp(static_cast<double>(random() >> 11), -static_cast<int>(random() % 70)));
+    values.push_back(static_cast<double>(random() % 1000000) * 1e-6 * static_cast<double>(random() % 1000));
+  }
+}
+
 // append_fixed1 is fmt's {:W.1f} (which is printf's %W.1f) for every kind
 // of double: the ties of one decimal (k + 1/4, k + 3/4), their neighbours,
 // negative zero and values that round to it, fractions too small to show,
 // 2^53 and beyond (fmt's path), NaN and infinities, and random bit
 // patterns and magnitudes; in 5, 8 and 12 columns.
 TEST(Text, OneDecimalIsWhatFmtWrites) {
-  std::vector<double> values = {0.0,
-                                -0.0,
-                                0.05,
-                                -0.05,
-                                0.04,
-                                -0.04,
-                                0.95,
-                                9.95,
-                                99.95,
-                                1e-300,
-                                -1e-320,
-                                std::numeric_limits<double>::denorm_min(),
-                                4.9e-324,
-                                0.1,
-                                0.7,
-                                123456789.25,
-                                std::numeric_limits<double>::quiet_NaN(),
-                                -std::numeric_limits<double>::quiet_NaN(),
-                                std::numeric_limits<double>::infinity(),
-                                -std::numeric_limits<double>::infinity(),
-                                std::numeric_limits<double>::max(),
-                                std::numeric_limits<double>::lowest()};
+  std::vector<double> values = {0.05,   -0.05,   0.04,     -0.04, 0.95, 9.95,        99.95,
+                                1e-300, -1e-320, 4.9e-324, 0.1,   0.7,  123456789.25};
+  add_special_doubles(values);
   for (double k = 0; k < 2000; ++k)
     for (double tie : {k + 0.25, k + 0.75, -(k + 0.25), -(k + 0.75)}) {
       values.push_back(tie);
       values.push_back(std::nextafter(tie, 0.0));
       values.push_back(std::nextafter(tie, 1e300));
     }
-  for (double big : {9007199254740992.0, 4503599627370496.0, 1e17})
-    for (int i = -8; i <= 8; ++i) {
-      double v = big;
-      for (int s = 0; s < std::abs(i); ++s) v = std::nextafter(v, i < 0 ? 0.0 : 1e300);
-      values.push_back(v);
-      values.push_back(-v);
-      values.push_back(v - 0.75);
-    }
-  std::mt19937_64 random(30);
-  for (int i = 0; i < 200000; ++i) {
-    const double bits = std::bit_cast<double>(random());
-    values.push_back(bits);
-    values.push_back(std::ldexp(static_cast<double>(random() >> 11), -static_cast<int>(random() % 70)));
-    values.push_back(static_cast<double>(random() % 1000000) * 1e-6 * static_cast<double>(random() % 1000));
-  }
+  add_big_doubles(values, 8, true);
+  add_random_doubles(values, 30, 200000);
   std::size_t differ = 0;
   std::string out;
   for (double v : values)
@@ -94,33 +96,9 @@ TEST(Text, OneDecimalIsWhatFmtWrites) {
 // NaN and infinities, random bit patterns and magnitudes; precisions 0 to
 // 9 in 1, 8 and 12 columns.
 TEST(Text, FixedIsWhatPrintfWrites) {
-  std::vector<double> values = {0.0,
-                                -0.0,
-                                0.0005,
-                                -0.0005,
-                                0.0625,
-                                -0.0625,
-                                0.1875,
-                                2.5,
-                                0.5,
-                                1.5,
-                                999.9995,
-                                1e-300,
-                                -1e-320,
-                                std::numeric_limits<double>::denorm_min(),
-                                0.1,
-                                0.7,
-                                123456789.25,
-                                1e20,
-                                -1e22,
-                                1e300,
-                                -1e300,
-                                std::numeric_limits<double>::quiet_NaN(),
-                                -std::numeric_limits<double>::quiet_NaN(),
-                                std::numeric_limits<double>::infinity(),
-                                -std::numeric_limits<double>::infinity(),
-                                std::numeric_limits<double>::max(),
-                                std::numeric_limits<double>::lowest()};
+  std::vector<double> values = {0.0005, -0.0005, 0.0625, -0.0625, 0.1875,       2.5,  0.5,   1.5,   999.9995,
+                                1e-300, -1e-320, 0.1,    0.7,     123456789.25, 1e20, -1e22, 1e300, -1e300};
+  add_special_doubles(values);
   for (double k = 0; k < 500; ++k)
     for (int denominator : {2, 4, 8, 16, 32, 64, 1024})
       for (double tie : {k + 1.0 / denominator, -(k + 3.0 / denominator)}) {
@@ -128,19 +106,8 @@ TEST(Text, FixedIsWhatPrintfWrites) {
         values.push_back(std::nextafter(tie, 0.0));
         values.push_back(std::nextafter(tie, 1e300));
       }
-  for (double big : {9007199254740992.0, 4503599627370496.0, 1e17})
-    for (int i = -4; i <= 4; ++i) {
-      double v = big;
-      for (int s = 0; s < std::abs(i); ++s) v = std::nextafter(v, i < 0 ? 0.0 : 1e300);
-      values.push_back(v);
-      values.push_back(-v);
-    }
-  std::mt19937_64 random(31);
-  for (int i = 0; i < 30000; ++i) {
-    values.push_back(std::bit_cast<double>(random()));
-    values.push_back(std::ldexp(static_cast<double>(random() >> 11), -static_cast<int>(random() % 70)));
-    values.push_back(static_cast<double>(random() % 1000000) * 1e-6 * static_cast<double>(random() % 1000));
-  }
+  add_big_doubles(values, 4, false);
+  add_random_doubles(values, 31, 30000);
   std::size_t differ = 0, runs = 0;
   std::string out;
   std::vector<char> want(2048);
@@ -163,25 +130,9 @@ TEST(Text, FixedIsWhatPrintfWrites) {
 // the powers of ten about each exponent's switch to and from e-notation,
 // random values; precisions 1, 6, 9 and 17.
 TEST(Text, GeneralIsWhatPrintfAndFmtWrite) {
-  std::vector<double> values = {0.0,
-                                -0.0,
-                                0.0625,
-                                2.5,
-                                0.5,
-                                1e-300,
-                                -1e-320,
-                                std::numeric_limits<double>::denorm_min(),
-                                0.1,
-                                123456789.25,
-                                1e300,
-                                -1e300,
-                                9007199254740993.0,
-                                std::numeric_limits<double>::quiet_NaN(),
-                                -std::numeric_limits<double>::quiet_NaN(),
-                                std::numeric_limits<double>::infinity(),
-                                -std::numeric_limits<double>::infinity(),
-                                std::numeric_limits<double>::max(),
-                                std::numeric_limits<double>::lowest()};
+  std::vector<double> values = {0.0625, 2.5,          0.5,   1e-300, -1e-320,
+                                0.1,    123456789.25, 1e300, -1e300, 9007199254740993.0};
+  add_special_doubles(values);
   for (int e = -20; e <= 20; ++e)
     for (double m : {1.0, 9.99999999, 9.999999999999, 5.0, 1.5}) {
       const double v = m * std::pow(10.0, e);
@@ -190,12 +141,7 @@ TEST(Text, GeneralIsWhatPrintfAndFmtWrite) {
       values.push_back(std::nextafter(v, 0.0));
       values.push_back(std::nextafter(v, 1e300));
     }
-  std::mt19937_64 random(32);
-  for (int i = 0; i < 40000; ++i) {
-    values.push_back(std::bit_cast<double>(random()));
-    values.push_back(std::ldexp(static_cast<double>(random() >> 11), -static_cast<int>(random() % 70)));
-    values.push_back(static_cast<double>(random() % 1000000) * 1e-6 * static_cast<double>(random() % 1000));
-  }
+  add_random_doubles(values, 32, 40000);
   std::size_t differ = 0, runs = 0;
   std::string out;
   char want[512];
