@@ -395,6 +395,7 @@ class Reader {
     if (r.spec_.saw_totals) p_.reported.totals = rp.reported.totals;
     if (ignored_headers_ == 0) first_ignored_ = r.first_ignored_;
     ignored_headers_ += r.ignored_headers_;
+    by_valgrind_ = by_valgrind_ || r.by_valgrind_;  // (a creator: line after the cut)
     return true;
   }
 

@@ -153,6 +153,10 @@ TEST(CallgrindSplit, EachStateAtTheCutReadsAsOne) {
       // line changes nothing (the fuzzer's find).
       {"totals after the cut", "", "+1 +1 1\ntotals: 30 4\n", false, true},
       {"unreadable totals after the cut", "totals: 25 3\n", "+1 +1 1\ntotals: 30\x01\n", false, true},
+      // valgrind's creator line after the cut (a later part's header): a
+      // file of valgrind's without totals is cut short, whichever half
+      // said it was valgrind's (the fuzzer's find).
+      {"creator after the cut", "", "+1 +1 1\ncreator: callgrind-3.19.0\n", false, true},
       // The file ends inside a call.
       {"ends in a call", "", "cfn=(2)\ncalls=1 0 0\n"},
       // The last line cut short (a call's cost line without costs is whole).
