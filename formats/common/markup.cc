@@ -69,8 +69,14 @@ std::string xml_text(std::string_view s) {
 }
 
 std::string json_text(std::string_view s, bool in_html) {
-  std::string out = "\"";
+  std::string out;
   out.reserve(s.size() + 2);
+  append_json_text(out, s, in_html);
+  return out;
+}
+
+void append_json_text(std::string& out, std::string_view s, bool in_html) {
+  out += '"';
   each_valid(s, [&](std::string_view piece) {
     if (in_html && is_del_or_c1(piece)) {
       out += fmt::format("\\u{:04x}", piece.size() == 1 ? 0x7F : static_cast<unsigned char>(piece[1]));
@@ -105,7 +111,7 @@ std::string json_text(std::string_view s, bool in_html) {
           out += c;
     }
   });
-  return out + "\"";
+  out += '"';
 }
 
 std::string json_number(double v) {

@@ -22,6 +22,8 @@ std::string xml_text(std::string_view s);
 /// '&', DEL and the C1 controls so the JSON can sit inside an HTML <script>
 /// element.
 std::string json_text(std::string_view s, bool in_html = false);
+/// json_text(s, in_html), appended to `out` (writers of many names).
+void append_json_text(std::string& out, std::string_view s, bool in_html = false);
 
 /// A JSON number: the shortest form that reads back the same; null for
 /// infinities and NaN.

@@ -20,6 +20,7 @@
 namespace graphgen::html {
 namespace {
 
+using formats::append_json_text;
 using formats::json_text;
 using formats::xml_text;
 
@@ -74,19 +75,41 @@ namespace {
 // The table: [label, file, line, self, inclusive, calls, primitive calls].
 Expected<bool> function_rows(std::string& data, const Profile& p, const CallGraph& totals, const Options& o) {
   data += "\"functions\":[";
-  bool first = true;
+  // (Appended in place: a formatted string and six more made for each of
+  // 200 000 functions were a fifth of a report's time.)
+  auto count = [&](std::int64_t c) {
+    if (c == kUnknownCount)
+      data += "null";
+    else
+      append_integer(data, c);
+  };
+  std::string visible;
   for (FuncId f = 0; f < p.functions.size() && f < totals.nodes.size(); ++f) {
     const Function& fn = p.functions[f];
     const GraphNode& n = totals.nodes[f];
     double self = node_self(totals, f), incl = node_total(totals, f);
-    auto count = [](std::int64_t c) { return c == kUnknownCount ? std::string("null") : fmt::format("{}", c); };
     std::int64_t calls = fn.calls != kUnknownCount ? fn.calls : n.called;
-    std::string where(p.str(fn.file));
+    std::string_view where = p.str(fn.file);
     if (where.empty()) where = p.str(fn.object);
-    data += fmt::format("{}[{},{},{},{},{},{},{}]", first ? "" : ",\n",
-                        json_text(visible_text(function_label(p, f)), true), json_text(visible_text(where), true),
-                        fn.line, num(self), num(incl), count(calls), count(fn.primitive_calls));
-    first = false;
+    data += f == 0 ? "[" : ",\n[";
+    visible.clear();
+    append_visible(visible, function_label(p, f));
+    append_json_text(data, visible, true);
+    data += ',';
+    visible.clear();
+    append_visible(visible, where);
+    append_json_text(data, visible, true);
+    data += ',';
+    append_integer(data, fn.line);
+    data += ',';
+    append_num(data, self);
+    data += ',';
+    append_num(data, incl);
+    data += ',';
+    count(calls);
+    data += ',';
+    count(fn.primitive_calls);
+    data += ']';
     if (o.max_bytes && data.size() > o.max_bytes) return output_too_large("html", o.max_bytes);
   }
   data += "],\n";
@@ -152,10 +175,22 @@ Expected<bool> call_rows(std::string& data, const CallGraph& totals, const Optio
   bool first = true;
   for (const GraphEdge& e : totals.edges) {
     if (e.caller >= totals.nodes.size() || e.callee >= totals.nodes.size()) continue;
-    const std::string calls = e.calls == kUnknownCount ? "null" : fmt::format("{}", e.calls);
-    const std::string total = e.total_ratio ? num(*e.total_ratio * totals.whole) : "null";
-    data += fmt::format("{}[{},{},{},{}]", first ? "" : ",", e.caller, e.callee, calls, total);
+    data += first ? "[" : ",[";  // ([caller,callee,calls,total], appended in place)
     first = false;
+    append_integer(data, e.caller);
+    data += ',';
+    append_integer(data, e.callee);
+    data += ',';
+    if (e.calls == kUnknownCount)
+      data += "null";
+    else
+      append_integer(data, e.calls);
+    data += ',';
+    if (e.total_ratio)
+      append_num(data, *e.total_ratio * totals.whole);
+    else
+      data += "null";
+    data += ']';
     if (o.max_bytes && data.size() > o.max_bytes) return output_too_large("html", o.max_bytes);
   }
   data += "]";
