@@ -16,12 +16,20 @@ namespace graphgen {
 
 class FlatIndex {
  public:
+  /// Grows before more than `max_fill_quarters` quarters of its slots are
+  /// used: half by default; three quarters for an index of millions of
+  /// keys whose lookups mostly find them (a callsite tree), where the
+  /// slots are most of the memory and the longer probes stay in a cache
+  /// line or two.
+  FlatIndex() = default;
+  explicit FlatIndex(unsigned max_fill_quarters) : fill_quarters_(max_fill_quarters) {}
+
   /// The row whose key equals the probe (`equal(row)` is true), or the row
   /// `add()` returns after the caller stored the new key. `hash` must be
   /// well mixed (see mix()).
   template <class Equal, class Add>
   std::uint32_t find_or_add(std::uint64_t hash, Equal&& equal, Add&& add) {
-    if ((used_ + 1) * 2 > slots_.size()) grow();
+    if ((used_ + 1) * 4 > slots_.size() * fill_quarters_) grow();
     std::size_t mask = slots_.size() - 1;
     // 32 bits of hash place and tag a slot (tables stay below 2^32 slots).
     const auto tag = static_cast<std::uint32_t>(hash);
@@ -64,7 +72,7 @@ class FlatIndex {
   void reserve(std::size_t keys) {
     if (keys == 0) return;
     std::size_t size = slots_.empty() ? 1024 : slots_.size();
-    while ((keys + 1) * 2 > size) size *= 2;
+    while ((keys + 1) * 4 > size * fill_quarters_) size *= 2;
     if (size > slots_.size()) rehash(size);
   }
 
@@ -123,6 +131,7 @@ class FlatIndex {
 
   std::vector<Slot> slots_;
   std::size_t used_ = 0;
+  unsigned fill_quarters_ = 2;
 };
 
 /// Rows that each belong to one owner (a function's rows of positions),

@@ -197,7 +197,7 @@ FlameTree merge_same_names(const Profile& p, FlameTree tree) {
     return id;
   };
   std::vector<std::uint32_t> map(tree.frames.size(), 0);
-  FlatIndex merged;                 // (new parent, name) -> new frame
+  FlatIndex merged{3};              // (new parent, name) -> new frame (filled as the callsite tree's)
   std::vector<std::uint64_t> keys;  // each new frame's
   keys.reserve(tree.frames.size());
   merged.reserve(tree.frames.size());

@@ -40,6 +40,21 @@ TEST(FlatIndex, ReservedOrGrownTheSameRowsAreFound) {
   EXPECT_EQ(reserved.size(), n);
 }
 
+// Filled to three quarters (the callsite tree's index) or to half, grown
+// or reserved, with a third of the keys on one probe path: the same rows.
+TEST(FlatIndex, FilledToThreeQuartersTheSameRowsAreFound) {
+  for (std::size_t n : {700u, 768u, 5000u, 50000u}) {
+    FlatIndex half, grown{3}, reserved{3};
+    reserved.reserve(n);
+    std::vector<std::uint64_t> a, b, c;
+    std::vector<std::int64_t> ra = rows_after(half, a, n), rb = rows_after(grown, b, n),
+                              rc = rows_after(reserved, c, n);
+    EXPECT_EQ(ra, rb) << n;
+    EXPECT_EQ(ra, rc) << n;
+    EXPECT_EQ(grown.size(), n);
+  }
+}
+
 TEST(FlatIndex, LikelyRowIsTheFirstTagMatch) {
   FlatIndex index;
   EXPECT_EQ(index.likely_row(42), -1);  // empty

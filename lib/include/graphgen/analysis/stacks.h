@@ -104,8 +104,11 @@ class StackBuilder {
   FlatIndex functions_;  // (name, object) -> FuncId
   FlatIndex python_;     // (name, file) -> FuncId of Python frames
   FlatIndex calls_;      // (caller, callee) -> CallId
-  FlatIndex children_;   // (parent node, function or process) -> stack node
-  FlatIndex tracks_;     // (pid, tid) -> track
+  // (parent node, function or process) -> stack node; filled to three
+  // quarters: sleepy's capture of 4.3 million nodes held 128 MB of slots
+  // at half (192 MB while growing), beside 87 MB of nodes.
+  FlatIndex children_{3};
+  FlatIndex tracks_;  // (pid, tid) -> track
   std::uint32_t last_node_ = 0;
   StringId last_process_ = kNoString;  // the interned id of the last process name
   std::string last_process_name_;
