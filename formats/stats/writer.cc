@@ -76,14 +76,6 @@ std::string ljust(const std::string& s, std::size_t width) {
   return n >= width ? s : s + std::string(width - n, ' ');
 }
 
-std::string rjust(const std::string& s, std::size_t width) {
-  std::size_t n = length(s);
-  return n >= width ? s : std::string(width - n, ' ') + s;
-}
-
-// printf's %8.3f, as Python's %-formatting (the exact value, ties to even).
-std::string f8(double x) { return printf_double("%8.3f", x); }
-
 // A caller's stats: (nc, cc, tt, ct), or the pure-Python profiler's count.
 struct Caller {
   bool is_int = false;
@@ -115,6 +107,8 @@ class Table {
         });
   }
   Key key(std::uint32_t i) const { return {strings_.view(rows_[i].file), rows_[i].line, strings_.view(rows_[i].name)}; }
+  /// How many keys: they are 0 to size() - 1.
+  std::size_t size() const { return rows_.size(); }
   /// Key i's row fetched ahead (`texts`: and its strings' texts, once the row is in).
   void prefetch(std::uint32_t i, bool texts) const {
     if (!texts) return __builtin_prefetch(&rows_[i]);
@@ -452,10 +446,6 @@ Expected<std::vector<std::uint32_t>> restrict(const std::vector<std::uint32_t>& 
   return out;
 }
 
-std::string ncalls(std::int64_t nc, std::int64_t cc) {
-  return nc != cc ? fmt::format("{}/{}", nc, cc) : std::to_string(nc);
-}
-
 }  // namespace
 
 const std::vector<std::string>& sort_keys() {
@@ -560,7 +550,8 @@ void stats_header(std::string& out, const Profile& p, const Event& ev, const std
                      : fmt::format("in {:.0f} {}\n\n", total_tt, visible_text(p.str(ev.name)));
 }
 
-// rjust(ncalls(nc, cc), width), appended.
+// pstats' ncalls column, `nc` or `nc/cc` when they differ, right-aligned
+// in `width` columns.
 void append_ncalls(std::string& out, std::int64_t nc, std::int64_t cc, std::size_t width) {
   char buf[48];  // (two 20-character numbers and '/')
   char* end = std::to_chars(buf, buf + 21, nc).ptr;
@@ -590,7 +581,7 @@ void stats_lines(std::string& out, const std::vector<Entry>& entries, const std:
     append_ncalls(out, e.nc, e.cc, 9);
     for (const auto& [total, count] : {std::pair{e.tt, e.nc}, std::pair{e.ct, e.cc}}) {
       out += ' ';
-      append_printf_fixed(out, total, 3, 8);  // (f8)
+      append_printf_fixed(out, total, 3, 8);  // (%8.3f, as Python's %-formatting)
       out += ' ';
       if (count == 0)
         out.append(8, ' ');  // (no per-call figure)
@@ -608,47 +599,83 @@ void stats_lines(std::string& out, const std::vector<Entry>& entries, const std:
 // (or callees) in key order, as pstats' print_call_line writes them.
 void call_lines(std::string& out, const std::vector<Entry>& entries, const std::vector<std::uint32_t>& list,
                 const Table& table, std::size_t width, bool callers) {
-  std::unordered_map<std::uint32_t, std::size_t> entry_of;
-  for (std::size_t i = 0; i < entries.size(); ++i) entry_of.emplace(entries[i].key, i);
+  // (Tables by key, not maps, and each line appended in place: a string
+  // or more for each field of 250 000 lines was most of a report's time.)
+  constexpr std::uint32_t kNone = UINT32_MAX;
+  std::vector<std::uint32_t> entry_of(table.size(), kNone);
+  for (std::size_t i = 0; i < entries.size(); ++i)
+    if (entry_of[entries[i].key] == kNone) entry_of[entries[i].key] = static_cast<std::uint32_t>(i);
   out += ljust("Function ", width) + (callers ? "was called by..." : "called...") + "\n";
   for (const Entry& e : entries)
     if (!e.callers.empty()) {
       if (!e.callers.front().second.is_int) out += std::string(width, ' ') + "    ncalls  tottime  cumtime\n";
       break;
     }
-  // calc_callees: per caller key, its callees and the caller stats.
-  std::unordered_map<std::uint32_t, std::vector<std::pair<std::uint32_t, Caller>>> callees;
-  if (!callers)
+  // calc_callees: per caller key, its callees and the caller stats, in
+  // the entries' order (one array, each caller's run at its place).
+  using Pair = std::pair<std::uint32_t, Caller>;
+  std::vector<std::uint32_t> begin;
+  std::vector<Pair> callees;
+  if (!callers) {
+    begin.assign(table.size() + 1, 0);
     for (const Entry& e : entries)
-      for (const auto& [ck, v] : e.callers) callees[ck].emplace_back(e.key, v);
+      for (const auto& [ck, v] : e.callers) ++begin[ck + 1];
+    for (std::size_t k = 0; k < table.size(); ++k) begin[k + 1] += begin[k];
+    std::vector<std::uint32_t> next(begin.begin(), begin.end() - 1);
+    callees.resize(begin.back());
+    for (const Entry& e : entries)
+      for (const auto& [ck, v] : e.callers) callees[next[ck]++] = {e.key, v};
+  }
+  std::vector<Pair> dict;
+  std::string plain, name;
+  // The visible std_string of key `k` in `name`; its width in code points.
+  auto name_of = [&](std::uint32_t k) {
+    plain_std_string(plain, table.key(k));
+    name.clear();
+    append_visible(name, plain);
+    return length(name);
+  };
   for (std::uint32_t i : list) {
     const Entry& e = entries[i];
-    std::vector<std::pair<std::uint32_t, Caller>> dict = callers ? e.callers : callees[e.key];
-    out += ljust(std_string(table.key(e.key)), width) + (callers ? "<-" : "->") + " ";
+    if (callers)
+      dict.assign(e.callers.begin(), e.callers.end());
+    else
+      dict.assign(callees.begin() + begin[e.key], callees.begin() + begin[e.key + 1]);
+    const std::size_t n = name_of(e.key);
+    out += name;  // (ljust to `width`)
+    if (n < width) out.append(width - n, ' ');
+    out += callers ? "<- " : "-> ";
     if (dict.empty()) {
-      out += "\n";
+      out += '\n';
       continue;
     }
     std::stable_sort(dict.begin(), dict.end(),
                      [&](const auto& a, const auto& b) { return key_less(table.key(a.first), table.key(b.first)); });
-    std::string indent;
+    bool first = true;
     for (const auto& [k, v] : dict) {
-      std::string name = std_string(table.key(k));
-      std::size_t left_width;
-      std::string substats;
+      name_of(k);
+      // The lead: none on the first line, then as many spaces as the
+      // caller's column is wide.
       if (!v.is_int) {
-        substats = rjust(ncalls(v.nc, v.cc), 7 + 2 * indent.size()) + " " + f8(v.tt) + " " + f8(v.ct) + "  " + name;
-        left_width = width + 1;
+        if (!first) out.append(width + 1, ' ');
+        append_ncalls(out, v.nc, v.cc, first ? 7 : 9);
+        out += ' ';
+        append_printf_fixed(out, v.tt, 3, 8);
+        out += ' ';
+        append_printf_fixed(out, v.ct, 3, 8);
+        out += "  ";
+        out += name;
       } else {
-        auto it = entry_of.find(k);
-        double ct = it == entry_of.end() ? 0.0 : entries[it->second].ct;
-        substats = name + "(" + std::to_string(v.nc) + ") " + f8(ct);
-        left_width = width + 3;
+        if (!first) out.append(width + 3, ' ');
+        const std::uint32_t at = entry_of[k];
+        out += name;
+        out += '(';
+        append_integer(out, v.nc);
+        out += ") ";
+        append_printf_fixed(out, at == kNone ? 0.0 : entries[at].ct, 3, 8);
       }
-      std::string lead;
-      for (std::size_t r = 0; r < left_width; ++r) lead += indent;
-      out += lead + substats + "\n";
-      indent = " ";
+      out += '\n';
+      first = false;
     }
   }
 }
