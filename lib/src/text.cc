@@ -174,12 +174,11 @@ void append_fixed1(std::string& out, double value, std::size_t width) {
 
 void append_printf_fixed(std::string& out, double value, int precision, std::size_t width) {
   char buf[320];
-  std::to_chars_result r{};
+  std::to_chars_result r{buf, std::errc::value_too_large};  // (printf's unless to_chars writes it)
   if (std::isfinite(value) && precision >= 0)
     r = std::to_chars(buf, buf + sizeof buf, value, std::chars_format::fixed, precision);
-  if (!std::isfinite(value) || precision < 0 || r.ec != std::errc()) {
-    const std::string s = printf_double(fmt::format("%{}.{}f", width, precision).c_str(), value);
-    out += s;
+  if (r.ec != std::errc()) {
+    out += printf_double(fmt::format("%{}.{}f", width, precision).c_str(), value);
     return;
   }
   const auto n = static_cast<std::size_t>(r.ptr - buf);
@@ -188,11 +187,11 @@ void append_printf_fixed(std::string& out, double value, int precision, std::siz
 }
 
 void append_printf_general(std::string& out, double value, int precision) {
-  char buf[64];  // (at most 17 significant digits matter, then the exponent)
-  std::to_chars_result r{};
+  char buf[64];                                             // (at most 17 significant digits matter, then the exponent)
+  std::to_chars_result r{buf, std::errc::value_too_large};  // (printf's unless to_chars writes it)
   if (std::isfinite(value) && precision >= 1 && precision <= 17)
     r = std::to_chars(buf, buf + sizeof buf, value, std::chars_format::general, precision);
-  if (!std::isfinite(value) || precision < 1 || precision > 17 || r.ec != std::errc()) {
+  if (r.ec != std::errc()) {
     out += printf_double(fmt::format("%.{}g", precision).c_str(), value);
     return;
   }

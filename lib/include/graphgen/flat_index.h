@@ -71,7 +71,7 @@ class FlatIndex {
   /// doubles, rehashing every key, each time it is half full).
   void reserve(std::size_t keys) {
     if (keys == 0) return;
-    std::size_t size = slots_.empty() ? 1024 : slots_.size();
+    std::size_t size = slots_.empty() ? kFirstSlots : slots_.size();
     while ((keys + 1) * 4 > size * fill_quarters_) size *= 2;
     if (size > slots_.size()) rehash(size);
   }
@@ -115,7 +115,9 @@ class FlatIndex {
     std::uint32_t row_plus_one = 0;  // 0 = empty
   };
 
-  void grow() { rehash(slots_.empty() ? 1024 : slots_.size() * 2); }
+  static constexpr std::size_t kFirstSlots = 1024;  // (the table's size when the first key comes)
+
+  void grow() { rehash(slots_.empty() ? kFirstSlots : slots_.size() * 2); }
 
   void rehash(std::size_t size) {
     std::vector<Slot> old = std::move(slots_);
@@ -150,11 +152,7 @@ class GroupedIndex {
   std::uint32_t find_or_add(std::uint32_t owner, std::uint64_t hash, Equal&& equal, Add&& add, Hash&& hash_of) {
     if (owner >= owners_.size()) owners_.resize(std::max<std::size_t>(owner + 1, owners_.size() * 2));
     Owner& o = owners_[owner];
-    if ((o.used + 1) * 2 > o.slots.size()) {
-      slot_bytes_ -= o.slots.size() * sizeof(std::uint32_t);
-      grow(o, hash_of);
-      slot_bytes_ += o.slots.size() * sizeof(std::uint32_t);
-    }
+    if ((o.used + 1) * 2 > o.slots.size()) grow(o, hash_of);
     const std::size_t mask = o.slots.size() - 1;
     for (std::size_t i = hash & mask;; i = (i + 1) & mask) {
       const std::uint32_t slot = o.slots[i];
@@ -190,9 +188,10 @@ class GroupedIndex {
   };
 
   template <class Hash>
-  static void grow(Owner& o, Hash&& hash_of) {
+  void grow(Owner& o, Hash&& hash_of) {
     std::vector<std::uint32_t> old = std::move(o.slots);
     o.slots.assign(old.empty() ? 8 : old.size() * 2, 0);
+    slot_bytes_ += (o.slots.size() - old.size()) * sizeof(std::uint32_t);
     const std::size_t mask = o.slots.size() - 1;
     for (std::uint32_t slot : old) {
       if (slot == 0) continue;
