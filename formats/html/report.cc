@@ -24,19 +24,30 @@ using formats::append_json_text;
 using formats::json_text;
 using formats::xml_text;
 
-// Nine significant digits: what a table or a tooltip can show, at half the
-// bytes of the shortest round trip.
-std::string num(double v) {
-  if (!std::isfinite(v)) return "null";
-  return fmt::format("{:.9g}", v);
-}
-
-// num(v), appended.
+// A number to nine significant digits (what a table or a tooltip can show,
+// at half the bytes of the shortest round trip), appended: to_chars'
+// general form, which is fmt's {:.9g} (the test of append_printf_general
+// holds them equal); null for NaN and infinities.
 void append_num(std::string& out, double v) {
   if (!std::isfinite(v))
     out += "null";
   else
-    append_printf_general(out, v, 9);  // (fmt's {:.9g}: the test holds them equal)
+    append_printf_general(out, v, 9);
+}
+
+// append_num() into a string of its own.
+std::string num(double v) {
+  std::string s;
+  append_num(s, v);
+  return s;
+}
+
+// A count, or null when unknown.
+void append_count(std::string& out, std::int64_t c) {
+  if (c == kUnknownCount)
+    out += "null";
+  else
+    append_integer(out, c);
 }
 
 // Strings used many times (frame names, modules), sent once each.
@@ -77,12 +88,6 @@ Expected<bool> function_rows(std::string& data, const Profile& p, const CallGrap
   data += "\"functions\":[";
   // (Appended in place: a formatted string and six more made for each of
   // 200 000 functions were a fifth of a report's time.)
-  auto count = [&](std::int64_t c) {
-    if (c == kUnknownCount)
-      data += "null";
-    else
-      append_integer(data, c);
-  };
   std::string visible;
   for (FuncId f = 0; f < p.functions.size() && f < totals.nodes.size(); ++f) {
     const Function& fn = p.functions[f];
@@ -106,9 +111,9 @@ Expected<bool> function_rows(std::string& data, const Profile& p, const CallGrap
     data += ',';
     append_num(data, incl);
     data += ',';
-    count(calls);
+    append_count(data, calls);
     data += ',';
-    count(fn.primitive_calls);
+    append_count(data, fn.primitive_calls);
     data += ']';
     if (o.max_bytes && data.size() > o.max_bytes) return output_too_large("html", o.max_bytes);
   }
@@ -181,10 +186,7 @@ Expected<bool> call_rows(std::string& data, const CallGraph& totals, const Optio
     data += ',';
     append_integer(data, e.callee);
     data += ',';
-    if (e.calls == kUnknownCount)
-      data += "null";
-    else
-      append_integer(data, e.calls);
+    append_count(data, e.calls);
     data += ',';
     if (e.total_ratio)
       append_num(data, *e.total_ratio * totals.whole);
