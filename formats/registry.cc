@@ -72,9 +72,10 @@ GRAPHGEN_OUTPUT_FORMATS(GRAPHGEN_DECLARE)
 
 namespace graphgen::formats {
 
-std::optional<CallGraph> graph_from_stacks(const Profile& p, std::size_t event, Diagnostics& diag) {
+std::optional<CallGraph> graph_from_stacks(const Profile& p, std::size_t event, Diagnostics& diag,
+                                           Profile* releasable) {
   if (!p.keeps_stack_totals) return std::nullopt;
-  return graph_from_call_stacks(p, event, diag);
+  return graph_from_call_stacks(p, event, diag, releasable);
 }
 
 namespace {

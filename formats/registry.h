@@ -92,7 +92,10 @@ struct InputFormat {
   /// differ (gprof's call-count integration, VTune's printed shares;
   /// docs/gprof2dot.md); null, or no graph returned: the profile's own
   /// layers decide (reported totals, else call stacks or call ratios).
-  std::optional<CallGraph> (*graph)(const Profile& p, std::size_t event, Diagnostics& diag) = nullptr;
+  /// `releasable`, when given, is `p` itself, whose calls nothing reads
+  /// after the graph (graph_from_call_stacks()).
+  std::optional<CallGraph> (*graph)(const Profile& p, std::size_t event, Diagnostics& diag,
+                                    Profile* releasable) = nullptr;
   /// Whether the costs count samples, which --show-samples adds to a node's
   /// label: false where they are what a tool measured or a program
   /// allocated (gprof's and VTune's seconds, as gprof2dot's readers of
@@ -108,7 +111,7 @@ inline bool always_merged(const ReadOptions&) { return true; }
 /// inclusive cost from the samples whose stack holds it (pprof's cum,
 /// speedscope's total): the call stacks' totals, not gprof2dot's call-ratio
 /// integration (which finds no root in a stack that is one cycle).
-std::optional<CallGraph> graph_from_stacks(const Profile& p, std::size_t event, Diagnostics& diag);
+std::optional<CallGraph> graph_from_stacks(const Profile& p, std::size_t event, Diagnostics& diag, Profile* releasable);
 
 const std::vector<InputFormat>& input_formats();
 const InputFormat* find_input_format(std::string_view name);

@@ -48,13 +48,13 @@ Expected<std::size_t> pick_event(const Profile& p, const InputFormat& format, co
 CallGraph graph_totals(const Profile& p, const InputFormat& format, std::size_t event, const GraphOptions& o,
                        Diagnostics& diag, Profile* releasable) {
   CallGraph graph;
-  std::optional<CallGraph> own = format.graph ? format.graph(p, event, diag) : std::nullopt;
+  std::optional<CallGraph> own = format.graph ? format.graph(p, event, diag, releasable) : std::nullopt;
   if (own) {
     graph = std::move(*own);
   } else if (p.has_total_cost()) {
     graph = releasable ? graph_releasing_calls(*releasable, event, diag) : graph_from_reported_totals(p, event, diag);
   } else if (o.total == TotalMethod::kCallStacks && p.keeps_stack_totals) {
-    graph = graph_from_call_stacks(p, event, diag);
+    graph = graph_from_call_stacks(p, event, diag, releasable);
   } else {
     if (o.total == TotalMethod::kCallStacks)
       diag.warn(fmt::format("--total callstacks needs sample stacks, which {} profiles do not have; using callratios",

@@ -30,8 +30,8 @@ Expected<std::size_t> pick_event(const Profile& p, const InputFormat& format, co
 
 /// Each function's totals, as the format's rules give them (no pruning).
 /// `releasable`, when given, is `p` itself, whose calls nothing reads
-/// after the graph: a graph of reported totals gives them back as it goes
-/// (graph_releasing_calls()).
+/// after the graph: a graph of reported totals or of call stacks gives them
+/// back as it goes (graph_releasing_calls(), graph_from_call_stacks()).
 CallGraph graph_totals(const Profile& p, const InputFormat& format, std::size_t event, const GraphOptions& o,
                        Diagnostics& diag, Profile* releasable = nullptr);
 

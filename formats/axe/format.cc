@@ -12,7 +12,7 @@ namespace {
 
 // The shares VTune printed, for one file (a merge drops them: they hold
 // for one run); else the profile's own layers decide.
-std::optional<CallGraph> shares_graph(const Profile& p, std::size_t event, Diagnostics& diag) {
+std::optional<CallGraph> shares_graph(const Profile& p, std::size_t event, Diagnostics& diag, Profile* /*releasable*/) {
   if (p.reported_share.empty()) return std::nullopt;
   return graph_from_reported_shares(p, event, diag);
 }

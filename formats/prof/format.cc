@@ -11,7 +11,7 @@ using namespace formats;
 namespace {
 
 // gprof2dot's totals for gprof: seconds integrated along call-count ratios.
-std::optional<CallGraph> gprof_graph(const Profile& p, std::size_t event, Diagnostics& diag) {
+std::optional<CallGraph> gprof_graph(const Profile& p, std::size_t event, Diagnostics& diag, Profile* /*releasable*/) {
   RatioRule rule;
   rule.split = RatioRule::Split::kCallCount;
   rule.in_values = true;

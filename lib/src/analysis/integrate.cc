@@ -123,10 +123,28 @@ Cycles cycles_of(const Profile& p) {
 }
 
 // Nodes and edges of a graph with the measures every derived-total graph
-// shares: self ratio, self samples, call counts.
-CallGraph base_graph(const Profile& p, std::size_t event, double& self_sum) {
+// shares: self ratio, self samples, call counts. `owner`, when given, is
+// `p` itself, whose calls nothing reads after the graph: the edges are made
+// first and the calls given back before the nodes (an importtime log of
+// 208 000 modules: 6.4 MiB of calls and their costs beside 21 MiB of graph).
+CallGraph base_graph(const Profile& p, std::size_t event, double& self_sum, Profile* owner = nullptr) {
   CallGraph g;
   const std::size_t n = p.functions.size();
+  g.edges.reserve(p.calls.size());
+  for (const Call& call : p.calls) {
+    GraphEdge e;
+    e.caller = call.caller;
+    e.callee = call.callee;
+    e.calls = call.count;
+    g.edges.push_back(e);
+  }
+  if (owner) {
+    owner->calls = std::vector<Call>();  // (`= {}` would keep the room)
+    owner->call_cost = std::vector<Cost>();
+    owner->call_self = std::vector<Cost>();
+    owner->keeps_call_self = false;
+    release_freed_memory();
+  }
   g.nodes.resize(n);
   Cost sum = p.cost_of(event, 0.0);
   if (p.listed.empty()) {
@@ -146,14 +164,6 @@ CallGraph base_graph(const Profile& p, std::size_t event, double& self_sum) {
                        : p.self(f, event);
     node.has_samples = true;
     node.called = p.functions[f].calls;
-  }
-  g.edges.reserve(p.calls.size());
-  for (const Call& call : p.calls) {
-    GraphEdge e;
-    e.caller = call.caller;
-    e.callee = call.callee;
-    e.calls = call.count;
-    g.edges.push_back(e);
   }
   return g;
 }
@@ -604,7 +614,7 @@ CallGraph graph_from_reported_shares(const Profile& p, std::size_t event, Diagno
   return g;
 }
 
-CallGraph graph_from_call_stacks(const Profile& p, std::size_t event, Diagnostics& /*diag*/) {
+CallGraph graph_from_call_stacks(const Profile& p, std::size_t event, Diagnostics& /*diag*/, Profile* releasable) {
   // The ratios first, the adjacency and cycles gone before the graph is
   // made: they were a sixth of an importtime log's peak beside it.
   std::vector<double> ratios;
@@ -613,13 +623,14 @@ CallGraph graph_from_call_stacks(const Profile& p, std::size_t event, Diagnostic
     ratios = call_ratios(p, cycles, event);
   }
   double self_sum = 0;
-  CallGraph g = base_graph(p, event, self_sum);
+  CallGraph g = base_graph(p, event, self_sum, releasable);
   for (FuncId f = 0; f < p.functions.size(); ++f) {
     double stacks = p.stack_total.empty() ? 0.0 : p.value(event, p.stack_inclusive(f, event));
     g.nodes[f].total_ratio = ratio(stacks, self_sum);
   }
-  for (CallId c = 0; c < p.calls.size(); ++c)
-    if (ratios[c] >= 0) g.edges[c].total_ratio = ratios[c] * *g.nodes[p.calls[c].callee].total_ratio;
+  // (Edge c is call c until sorted: the calls may be gone.)
+  for (CallId c = 0; c < g.edges.size(); ++c)
+    if (ratios[c] >= 0) g.edges[c].total_ratio = ratios[c] * *g.nodes[g.edges[c].callee].total_ratio;
   sort_edges(g);
   return g;
 }

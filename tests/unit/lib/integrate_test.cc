@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <fstream>
 #include <map>
 #include <set>
@@ -45,6 +46,43 @@ TEST(Integration, HundredThousandFrameStacksNeedNoRecursion) {
   EXPECT_NEAR(*g.nodes[99999].total_ratio, 0.7, 1e-12);
   CallGraph s = graph_from_call_stacks(*p, 0, d);
   EXPECT_NEAR(*s.nodes[50000].total_ratio, 0.7, 1e-12);
+}
+
+// Giving the calls back while the graph is made changes no bit of it, only
+// when its memory is free: the edges are made before the calls go.
+TEST(Integration, CallStackGraphReleasingTheCallsIsTheSameGraph) {
+  Diagnostics d;
+  auto p = test::read_profiles(
+      {from_text("rel.collapse", "main;a;b 7\nmain;a;c;b 3\nmain;c 5\nmain;a;a;b 2\nmain;d;a;d 4\nmain 1\n")},
+      "collapse");
+  ASSERT_TRUE(p.has_value());
+  ASSERT_TRUE(p->keeps_stack_totals);
+  const CallGraph kept = graph_from_call_stacks(*p, 0, d);
+  const std::size_t calls = p->calls.size();
+  const CallGraph released = graph_from_call_stacks(*p, 0, d, &*p);
+  EXPECT_TRUE(p->calls.empty());
+  EXPECT_TRUE(p->call_cost.empty());
+  EXPECT_EQ(p->calls.capacity(), 0u);
+  auto bits = [](MaybeDouble v) { return v ? std::bit_cast<std::uint64_t>(*v) : std::uint64_t{1}; };
+  ASSERT_EQ(released.nodes.size(), kept.nodes.size());
+  for (std::size_t f = 0; f < kept.nodes.size(); ++f) {
+    SCOPED_TRACE(f);
+    EXPECT_EQ(bits(released.nodes[f].self_ratio), bits(kept.nodes[f].self_ratio));
+    EXPECT_EQ(bits(released.nodes[f].total_ratio), bits(kept.nodes[f].total_ratio));
+    EXPECT_EQ(released.nodes[f].samples, kept.nodes[f].samples);
+    EXPECT_EQ(released.nodes[f].called, kept.nodes[f].called);
+  }
+  ASSERT_EQ(kept.edges.size(), calls);
+  ASSERT_EQ(released.edges.size(), calls);
+  for (std::size_t i = 0; i < calls; ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(released.edges[i].caller, kept.edges[i].caller);
+    EXPECT_EQ(released.edges[i].callee, kept.edges[i].callee);
+    EXPECT_EQ(released.edges[i].calls, kept.edges[i].calls);
+    EXPECT_EQ(bits(released.edges[i].total_ratio), bits(kept.edges[i].total_ratio));
+  }
+  EXPECT_EQ(released.edge_begin, kept.edge_begin);
+  EXPECT_EQ(bits(released.whole), bits(kept.whole));
 }
 
 // 300 functions that all call each other under main, in random stacks:

@@ -74,7 +74,9 @@ CallGraph graph_from_reported_shares(const Profile& p, std::size_t event, Diagno
 
 /// --total callstacks: a function's total is the weight of the samples whose
 /// stack holds it (Profile::stack_total); a call's total is its ratio times
-/// the callee's total.
-CallGraph graph_from_call_stacks(const Profile& p, std::size_t event, Diagnostics& diag);
+/// the callee's total. `releasable`, when given, is `p` itself, whose calls
+/// nothing reads after the graph: they are given back once the edges hold
+/// what they had, before the nodes are made.
+CallGraph graph_from_call_stacks(const Profile& p, std::size_t event, Diagnostics& diag, Profile* releasable = nullptr);
 
 }  // namespace graphgen
