@@ -65,11 +65,20 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_RELEASE 1)  # (not a native package: Debian's changelog.Debian is the one)
 set(CPACK_STRIP_FILES ON)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-# libarchive is loaded when an archive is read (formats/common/archive_lib.h):
-# dpkg-shlibdeps cannot see it in the binary, so the package names it
-# (libarchive.so.13 is Debian's libarchive13).
-string(REGEX REPLACE "^lib(.*)\\.so\\.([0-9]+)$" "lib\\1\\2" GRAPHGEN_LIBARCHIVE_PACKAGE "${GRAPHGEN_LIBARCHIVE_SONAME}")
+# libarchive is loaded when an archive is read (formats/common/archive_lib.h),
+# Graphviz when a graph is laid out (formats/render/render.cc): dpkg-shlibdeps
+# cannot see them in the binary, so the package names them by their sonames
+# (libarchive.so.13 is Debian's libarchive13, libgvc.so.6 its libgvc6).
+function(graphgen_soname_package var soname)
+  string(REGEX REPLACE "^lib(.*)\\.so\\.([0-9]+)$" "lib\\1\\2" package "${soname}")
+  set(${var} ${package} PARENT_SCOPE)
+endfunction()
+graphgen_soname_package(GRAPHGEN_LIBARCHIVE_PACKAGE "${GRAPHGEN_LIBARCHIVE_SONAME}")
 set(CPACK_DEBIAN_MAIN_PACKAGE_DEPENDS "${GRAPHGEN_LIBARCHIVE_PACKAGE}")
+if(TARGET graphgen_render)
+  graphgen_soname_package(GRAPHGEN_GVC_PACKAGE "${GRAPHGEN_GVC_SONAME}")
+  string(APPEND CPACK_DEBIAN_MAIN_PACKAGE_DEPENDS ", ${GRAPHGEN_GVC_PACKAGE}")
+endif()
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_MAIN_PACKAGE_NAME graphgen)

@@ -46,6 +46,7 @@ apt-get update -qq
 check "apt-get install ./graphgen*.deb (pulls the dependencies)" \
   env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ./graphgen_*.deb ./graphgen-mpi_*.deb
 check "graphgen --version" sh -c 'graphgen --version | grep -q "^graphgen "'
+# Graphviz is loaded when a graph is laid out: the package's Depends must bring it too.
 check "graphgen demo.pstats -o x.png" sh -c 'graphgen demo.pstats -o /tmp/x.png && head -c 8 /tmp/x.png | od -c | grep -q "P   N   G"'
 # libarchive is loaded when an archive is read: the package's Depends must bring it.
 check "graphgen demo.sleepy -T folded" sh -c 'graphgen demo.sleepy -T folded | grep -q "^[^ ]* [0-9]"'

@@ -1,9 +1,10 @@
 #include "common/archive_lib.h"
 
-#include <dlfcn.h>
 #include <fmt/format.h>
 
 #include <string>
+
+#include "graphgen/shared_lib.h"
 
 namespace graphgen::formats {
 
@@ -14,30 +15,13 @@ struct Loaded {
   std::string error;  // empty: loaded
 };
 
-template <class F>
-bool resolve(void* lib, const char* name, F& f, std::string& error) {
-  void* symbol = ::dlsym(lib, name);
-  if (!symbol) {
-    if (error.empty()) error = fmt::format("{} has no {}", GRAPHGEN_LIBARCHIVE_SONAME, name);
-    return false;
-  }
-  f = reinterpret_cast<F>(symbol);
-  return true;
-}
-
 Loaded load() {
+  SharedLibrary lib(GRAPHGEN_LIBARCHIVE_SONAME, "reads archives", "libarchive");
   Loaded l;
-  // Never closed: the process keeps what it loaded.
-  void* lib = ::dlopen(GRAPHGEN_LIBARCHIVE_SONAME, RTLD_NOW | RTLD_LOCAL);
-  if (!lib) {
-    const char* why = ::dlerror();
-    l.error = fmt::format("cannot load {} ({}), which reads archives: install libarchive", GRAPHGEN_LIBARCHIVE_SONAME,
-                          why ? why : "not found");
-    return l;
-  }
-#define GRAPHGEN_ARCHIVE_RESOLVE(member, name) resolve(lib, #name, l.api.member, l.error);
+#define GRAPHGEN_ARCHIVE_RESOLVE(member, name) lib.resolve(#name, l.api.member);
   GRAPHGEN_ARCHIVE_FUNCTIONS(GRAPHGEN_ARCHIVE_RESOLVE)
 #undef GRAPHGEN_ARCHIVE_RESOLVE
+  l.error = lib.error();
   return l;
 }
 
