@@ -4,28 +4,7 @@
 
 #include <string>
 
-#include "graphgen/shared_lib.h"
-
 namespace graphgen::formats {
-
-namespace {
-
-struct Loaded {
-  ArchiveApi api{};
-  std::string error;  // empty: loaded
-};
-
-Loaded load() {
-  SharedLibrary lib(GRAPHGEN_LIBARCHIVE_SONAME, "reads archives", "libarchive");
-  Loaded l;
-#define GRAPHGEN_ARCHIVE_RESOLVE(member, name) lib.resolve(#name, l.api.member);
-  GRAPHGEN_ARCHIVE_FUNCTIONS(GRAPHGEN_ARCHIVE_RESOLVE)
-#undef GRAPHGEN_ARCHIVE_RESOLVE
-  l.error = lib.error();
-  return l;
-}
-
-}  // namespace
 
 std::string ArchiveReader::why(std::string_view otherwise) const {
   const char* message = lib.error_string(a);
@@ -33,9 +12,10 @@ std::string ArchiveReader::why(std::string_view otherwise) const {
 }
 
 Expected<const ArchiveApi*> archive_api(const std::string& path) {
-  static const Loaded loaded = load();  // (thread-safe: C++11 statics)
-  if (!loaded.error.empty()) return bad_input(fmt::format("{}: {}", path, loaded.error));
-  return &loaded.api;
+  std::string why;
+  const ArchiveApi* api = load_api<ArchiveApi>(GRAPHGEN_LIBARCHIVE_SONAME, "reads archives", "libarchive", why);
+  if (!api) return bad_input(fmt::format("{}: {}", path, why));
+  return api;
 }
 
 }  // namespace graphgen::formats

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "graphgen/error.h"
+#include "graphgen/shared_lib.h"
 
 namespace graphgen::formats {
 
@@ -31,11 +32,7 @@ namespace graphgen::formats {
   X(read_data_block, archive_read_data_block)
 
 /// Those functions, with libarchive's own types.
-struct ArchiveApi {
-#define GRAPHGEN_ARCHIVE_MEMBER(member, name) decltype(&::name) member;
-  GRAPHGEN_ARCHIVE_FUNCTIONS(GRAPHGEN_ARCHIVE_MEMBER)
-#undef GRAPHGEN_ARCHIVE_MEMBER
-};
+GRAPHGEN_LIBRARY_API(ArchiveApi, GRAPHGEN_ARCHIVE_FUNCTIONS);
 
 /// libarchive's functions, loaded once; or, for `path`'s error message,
 /// why it could not be (not installed: "cannot load libarchive.so.13").

@@ -47,33 +47,8 @@ namespace {
   X(free_render_data, gvFreeRenderData) \
   X(write, gvwrite)
 
-struct GraphvizApi {
-#define GRAPHGEN_GRAPHVIZ_MEMBER(member, name) decltype(&::name) member;
-  GRAPHGEN_GRAPHVIZ_FUNCTIONS(GRAPHGEN_GRAPHVIZ_MEMBER)
-#undef GRAPHGEN_GRAPHVIZ_MEMBER
-};
+GRAPHGEN_LIBRARY_API(GraphvizApi, GRAPHGEN_GRAPHVIZ_FUNCTIONS);
 
-struct LoadedGraphviz {
-  GraphvizApi api{};
-  std::string error;  // empty: loaded
-};
-
-// Loaded once (thread-safe: C++11 statics); nullptr when it cannot be,
-// with why in `error`.
-const GraphvizApi* graphviz(std::string& error) {
-  static const LoadedGraphviz loaded = [] {
-    SharedLibrary lib(GRAPHGEN_GVC_SONAME, "lays out and draws graphs (PNG, SVG, PDF, the HTML report)",
-                      "Graphviz's libraries (Debian: libgvc6)");
-    LoadedGraphviz l;
-#define GRAPHGEN_GRAPHVIZ_RESOLVE(member, name) lib.resolve(#name, l.api.member);
-    GRAPHGEN_GRAPHVIZ_FUNCTIONS(GRAPHGEN_GRAPHVIZ_RESOLVE)
-#undef GRAPHGEN_GRAPHVIZ_RESOLVE
-    l.error = lib.error();
-    return l;
-  }();
-  error = loaded.error;
-  return loaded.error.empty() ? &loaded.api : nullptr;
-}
 // The loaded functions, once render() has loaded them.
 const GraphvizApi* g_gv = nullptr;
 
@@ -248,7 +223,8 @@ Expected<std::string> render(std::string_view dot_source, std::string_view forma
   std::lock_guard<std::mutex> lock(g_render);
   if (auto e = short_of_address_space(kTextLayoutNeeds, "its fonts and layout")) return *e;
   std::string why;
-  g_gv = graphviz(why);
+  g_gv = load_api<GraphvizApi>(GRAPHGEN_GVC_SONAME, "lays out and draws graphs (PNG, SVG, PDF, the HTML report)",
+                               "Graphviz's libraries (Debian: libgvc6)", why);
   if (!g_gv) return io_error(fmt::format("graphviz: {}", why));
   g_errors.clear();
   g_gv->seterrf(collect_error);

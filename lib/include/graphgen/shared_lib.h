@@ -1,12 +1,14 @@
 // A library loaded the first time a run needs it, not at every start of
-// graphgen: each one a start loads costs it 50 µs to 0.8 ms and some of its
-// memory, used or not (docs/speed.md). libarchive (archives) and Graphviz
-// (pictures) are loaded so, by the soname CMake reads from the library the
+// graphgen: each library a start loads costs it 50 µs to 0.8 ms and some of
+// its memory, used or not (docs/speed.md). libarchive (archives), Graphviz
+// (pictures), zlib, bzip2, xz and zstd (compressed inputs, PNG, pprof) and
+// expat (XML) are loaded so, by the soname CMake reads from the library the
 // build compiled against (`objdump -p`, cmake/Soname.cmake).
 #pragma once
 
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace graphgen {
 
@@ -33,5 +35,31 @@ class SharedLibrary {
   void* handle_ = nullptr;
   std::string error_;
 };
+
+// GRAPHGEN_LIBRARY_API(Name, FUNCTIONS) declares struct Name: a pointer per
+// function of FUNCTIONS(X), a list of X(member, the C function's name), of
+// the C function's own type (from the library's header).
+#define GRAPHGEN_API_MEMBER(member, name) decltype(&::name) member;
+#define GRAPHGEN_API_RESOLVE(member, name) lib.resolve(#name, api.member);
+#define GRAPHGEN_LIBRARY_API(Name, FUNCTIONS)                                              \
+  struct Name {                                                                            \
+    FUNCTIONS(GRAPHGEN_API_MEMBER)                                                         \
+    static void resolve(SharedLibrary& lib, Name& api) { FUNCTIONS(GRAPHGEN_API_RESOLVE) } \
+  }
+
+/// An API's functions from library `soname`, loaded once (the first call
+/// of each API type loads it; thread-safe); null, with why in `error`, when
+/// they cannot be.
+template <class Api>
+const Api* load_api(const char* soname, std::string_view purpose, std::string_view package, std::string& error) {
+  static const std::pair<Api, std::string> loaded = [&] {
+    SharedLibrary lib(soname, purpose, package);
+    Api api{};
+    Api::resolve(lib, api);
+    return std::pair<Api, std::string>(api, lib.error());
+  }();
+  error = loaded.second;
+  return loaded.second.empty() ? &loaded.first : nullptr;
+}
 
 }  // namespace graphgen
