@@ -65,20 +65,30 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_RELEASE 1)  # (not a native package: Debian's changelog.Debian is the one)
 set(CPACK_STRIP_FILES ON)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-# libarchive is loaded when an archive is read (formats/common/archive_lib.h),
-# Graphviz when a graph is laid out (formats/render/render.cc): dpkg-shlibdeps
-# cannot see them in the binary, so the package names them by their sonames
-# (libarchive.so.13 is Debian's libarchive13, libgvc.so.6 its libgvc6).
-function(graphgen_soname_package var soname)
-  string(REGEX REPLACE "^lib(.*)\\.so\\.([0-9]+)$" "lib\\1\\2" package "${soname}")
-  set(${var} ${package} PARENT_SCOPE)
-endfunction()
-graphgen_soname_package(GRAPHGEN_LIBARCHIVE_PACKAGE "${GRAPHGEN_LIBARCHIVE_SONAME}")
-set(CPACK_DEBIAN_MAIN_PACKAGE_DEPENDS "${GRAPHGEN_LIBARCHIVE_PACKAGE}")
-if(TARGET graphgen_render)
-  graphgen_soname_package(GRAPHGEN_GVC_PACKAGE "${GRAPHGEN_GVC_SONAME}")
-  string(APPEND CPACK_DEBIAN_MAIN_PACKAGE_DEPENDS ", ${GRAPHGEN_GVC_PACKAGE}")
-endif()
+# The libraries loaded the first time a run needs them (libarchive,
+# Graphviz, zlib, bzip2, xz, zstd, expat: lib/include/graphgen/shared_lib.h):
+# dpkg-shlibdeps cannot see them in the binary, so the package names the
+# Debian package that owns each soname's file (libgvc.so.6: libgvc6;
+# libz.so.1: zlib1g).
+set(GRAPHGEN_LOADED_PACKAGES "")
+find_program(GRAPHGEN_DPKG_QUERY dpkg-query)
+foreach(var ${GRAPHGEN_LOADED_SONAMES})
+  if(GRAPHGEN_DPKG_QUERY AND ${var}_FILE)
+    # (Merged /usr: dpkg knows some libraries by their /lib path.)
+    string(REGEX REPLACE "^/usr/lib/" "/lib/" unmerged ${${var}_FILE})
+    set(package "")
+    foreach(path ${${var}_FILE} ${unmerged})
+      if(NOT package)
+        execute_process(COMMAND ${GRAPHGEN_DPKG_QUERY} -S ${path} OUTPUT_VARIABLE owner ERROR_QUIET)
+        string(REGEX MATCH "^[^:,]+" package "${owner}")
+      endif()
+    endforeach()
+    if(package AND NOT package IN_LIST GRAPHGEN_LOADED_PACKAGES)
+      list(APPEND GRAPHGEN_LOADED_PACKAGES ${package})
+    endif()
+  endif()
+endforeach()
+string(REPLACE ";" ", " CPACK_DEBIAN_MAIN_PACKAGE_DEPENDS "${GRAPHGEN_LOADED_PACKAGES}")
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_MAIN_PACKAGE_NAME graphgen)

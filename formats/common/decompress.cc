@@ -8,6 +8,9 @@
 
 #include <string>
 
+#include "graphgen/shared_lib.h"
+#include "graphgen/zlib_api.h"
+
 namespace graphgen::formats {
 
 std::string_view compression_of(std::string_view head) {
@@ -25,6 +28,27 @@ std::string_view compression_of(std::string_view head) {
 namespace {
 
 constexpr std::size_t kChunk = std::size_t{1} << 20;
+
+// The decompressors, loaded the first time a file needs one (shared_lib.h):
+// (member, the library's name) of the functions called.
+#define GRAPHGEN_BZ2_FUNCTIONS(X) \
+  X(init, BZ2_bzDecompressInit)   \
+  X(decompress, BZ2_bzDecompress) \
+  X(end, BZ2_bzDecompressEnd)
+GRAPHGEN_LIBRARY_API(Bz2Api, GRAPHGEN_BZ2_FUNCTIONS);
+#define GRAPHGEN_LZMA_FUNCTIONS(X)       \
+  X(stream_decoder, lzma_stream_decoder) \
+  X(code, lzma_code)                     \
+  X(end, lzma_end)
+GRAPHGEN_LIBRARY_API(LzmaApi, GRAPHGEN_LZMA_FUNCTIONS);
+#define GRAPHGEN_ZSTD_FUNCTIONS(X)                \
+  X(frame_content_size, ZSTD_getFrameContentSize) \
+  X(create, ZSTD_createDStream)                   \
+  X(free, ZSTD_freeDStream)                       \
+  X(decompress, ZSTD_decompressStream)            \
+  X(is_error, ZSTD_isError)                       \
+  X(error_name, ZSTD_getErrorName)
+GRAPHGEN_LIBRARY_API(ZstdApi, GRAPHGEN_ZSTD_FUNCTIONS);
 
 // The inflated bytes of one input as they come: the buffer grows a chunk at
 // a time within the limits, and the head is checked once, as soon as it is
@@ -115,6 +139,9 @@ class Inflation {
 };
 
 Expected<std::string> gunzip(std::string_view in, Inflation& out) {
+  std::string missing;
+  const ZlibApi* zlib = zlib_api(missing);
+  if (!zlib) return out.fail(missing);
   // ISIZE, the last four bytes: the size mod 2^32 of the last member (of
   // the whole file when it is one member under 4 GiB, as gzip writes it).
   if (in.size() >= 18)
@@ -125,122 +152,134 @@ Expected<std::string> gunzip(std::string_view in, Inflation& out) {
   std::size_t pos = 0;
   while (pos < in.size()) {  // each gzip member (concatenated files, as gzip -d reads them)
     z_stream z{};
-    if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) return out.fail("");
+    if (inflate_init(*zlib, &z, 16 + MAX_WBITS) != Z_OK) return out.fail("");
     z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data() + pos));
     const std::size_t given = std::min<std::size_t>(in.size() - pos, UINT32_MAX);
     z.avail_in = static_cast<uInt>(given);
     int rc = Z_OK;
     while (rc != Z_STREAM_END) {
       if (auto ok = out.room(pos + given - z.avail_in); !ok) {
-        inflateEnd(&z);
+        zlib->inflate_end(&z);
         return ok.error();
       }
       z.next_out = reinterpret_cast<Bytef*>(out.next());
       z.avail_out = static_cast<uInt>(std::min<std::size_t>(out.avail(), UINT32_MAX));
       const uInt before = z.avail_out;
-      rc = inflate(&z, Z_NO_FLUSH);
+      rc = zlib->inflate(&z, Z_NO_FLUSH);
       out.used += before - z.avail_out;
       if (rc == Z_BUF_ERROR && z.avail_in == 0) rc = Z_DATA_ERROR;
       if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR) {
         std::string why = z.avail_in == 0 && rc == Z_DATA_ERROR && !z.msg ? "unexpected end of file"
                           : z.msg                                         ? quote_input(z.msg)
                                                                           : "corrupt data";
-        inflateEnd(&z);
+        zlib->inflate_end(&z);
         return out.fail(why);
       }
     }
     pos += given - z.avail_in;
-    inflateEnd(&z);
+    zlib->inflate_end(&z);
     if (pos < in.size() && in[pos] != '\x1f') break;  // trailing garbage: gzip -d ignores it with a warning
   }
   return out.finish();
 }
 
 Expected<std::string> bunzip2(std::string_view in, Inflation& out) {
+  std::string missing;
+  const Bz2Api* bz2 =
+      load_api<Bz2Api>(GRAPHGEN_BZ2_SONAME, "reads .bz2 inputs", "bzip2's library (Debian: libbz2-1.0)", missing);
+  if (!bz2) return out.fail(missing);
   std::size_t pos = 0;
   while (pos < in.size()) {
     bz_stream b{};
-    if (BZ2_bzDecompressInit(&b, 0, 0) != BZ_OK) return out.fail("");
+    if (bz2->init(&b, 0, 0) != BZ_OK) return out.fail("");
     b.next_in = const_cast<char*>(in.data() + pos);
     const std::size_t given = std::min<std::size_t>(in.size() - pos, UINT32_MAX);
     b.avail_in = static_cast<unsigned>(given);
     int rc = BZ_OK;
     while (rc != BZ_STREAM_END) {
       if (auto ok = out.room(pos + given - b.avail_in); !ok) {
-        BZ2_bzDecompressEnd(&b);
+        bz2->end(&b);
         return ok.error();
       }
       b.next_out = out.next();
       b.avail_out = static_cast<unsigned>(std::min<std::size_t>(out.avail(), UINT32_MAX));
       const unsigned before = b.avail_out;
-      rc = BZ2_bzDecompress(&b);
+      rc = bz2->decompress(&b);
       out.used += before - b.avail_out;
       if (rc == BZ_OK && b.avail_in == 0 && b.avail_out > 0) rc = BZ_UNEXPECTED_EOF;
       if (rc != BZ_OK && rc != BZ_STREAM_END) {
-        BZ2_bzDecompressEnd(&b);
+        bz2->end(&b);
         return out.fail(rc == BZ_UNEXPECTED_EOF ? "unexpected end of file" : "corrupt data");
       }
     }
     pos += given - b.avail_in;
-    BZ2_bzDecompressEnd(&b);
+    bz2->end(&b);
     if (pos < in.size() && compression_of(in.substr(pos)) != "bzip2") break;
   }
   return out.finish();
 }
 
 Expected<std::string> unxz(std::string_view in, Inflation& out) {
+  std::string missing;
+  const LzmaApi* xz =
+      load_api<LzmaApi>(GRAPHGEN_LZMA_SONAME, "reads .xz inputs", "xz's library (Debian: liblzma5)", missing);
+  if (!xz) return out.fail(missing);
   lzma_stream s = LZMA_STREAM_INIT;
-  if (lzma_stream_decoder(&s, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK) return out.fail("");
+  if (xz->stream_decoder(&s, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK) return out.fail("");
   s.next_in = reinterpret_cast<const std::uint8_t*>(in.data());
   s.avail_in = in.size();
   lzma_ret rc = LZMA_OK;
   while (rc != LZMA_STREAM_END) {
     if (auto ok = out.room(in.size() - s.avail_in); !ok) {
-      lzma_end(&s);
+      xz->end(&s);
       return ok.error();
     }
     s.next_out = reinterpret_cast<std::uint8_t*>(out.next());
     s.avail_out = out.avail();
-    rc = lzma_code(&s, s.avail_in == 0 ? LZMA_FINISH : LZMA_RUN);
+    rc = xz->code(&s, s.avail_in == 0 ? LZMA_FINISH : LZMA_RUN);
     out.used = out.out.size() - s.avail_out;
     if (rc != LZMA_OK && rc != LZMA_STREAM_END) {
-      lzma_end(&s);
+      xz->end(&s);
       return out.fail(rc == LZMA_BUF_ERROR ? "unexpected end of file" : "corrupt data");
     }
   }
-  lzma_end(&s);
+  xz->end(&s);
   return out.finish();
 }
 
 Expected<std::string> unzstd(std::string_view in, Inflation& out) {
+  std::string missing;
+  const ZstdApi* zstd =
+      load_api<ZstdApi>(GRAPHGEN_ZSTD_SONAME, "reads .zst inputs", "zstd's library (Debian: libzstd1)", missing);
+  if (!zstd) return out.fail(missing);
   // The first frame's size, when its header has one (zstd's command does).
-  if (const unsigned long long first = ZSTD_getFrameContentSize(in.data(), in.size());
+  if (const unsigned long long first = zstd->frame_content_size(in.data(), in.size());
       first != ZSTD_CONTENTSIZE_UNKNOWN && first != ZSTD_CONTENTSIZE_ERROR && first <= SIZE_MAX)
     out.expect(static_cast<std::size_t>(first), in.size());
-  ZSTD_DStream* z = ZSTD_createDStream();
+  ZSTD_DStream* z = zstd->create();
   if (!z) return out.fail("");
   ZSTD_inBuffer src{in.data(), in.size(), 0};
   std::size_t rc = 1;
   while (src.pos < src.size || rc != 0) {
     if (auto ok = out.room(src.pos); !ok) {
-      ZSTD_freeDStream(z);
+      zstd->free(z);
       return ok.error();
     }
     ZSTD_outBuffer dst{out.next(), out.avail(), 0};
     std::size_t before = src.pos;
-    rc = ZSTD_decompressStream(z, &dst, &src);
+    rc = zstd->decompress(z, &dst, &src);
     out.used += dst.pos;
-    if (ZSTD_isError(rc)) {
-      std::string why = ZSTD_getErrorName(rc);
-      ZSTD_freeDStream(z);
+    if (zstd->is_error(rc)) {
+      std::string why = zstd->error_name(rc);
+      zstd->free(z);
       return out.fail(quote_input(why));
     }
     if (src.pos == src.size && rc != 0 && dst.pos == 0 && src.pos == before) {
-      ZSTD_freeDStream(z);
+      zstd->free(z);
       return out.fail("unexpected end of file");
     }
   }
-  ZSTD_freeDStream(z);
+  zstd->free(z);
   return out.finish();
 }
 

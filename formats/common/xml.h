@@ -1,15 +1,38 @@
 // expat over a whole buffer, a MiB at a time (XML_Parse takes an int
-// length; a file's pages are given back as they are parsed).
+// length; a file's pages are given back as they are parsed). expat is
+// loaded the first time an XML file is read (shared_lib.h).
 #pragma once
 
 #include <expat.h>
 
 #include <algorithm>
+#include <string>
 #include <string_view>
 
 #include "graphgen/io.h"
+#include "graphgen/shared_lib.h"
 
 namespace graphgen::formats {
+
+// The expat functions called: (member, expat's name).
+#define GRAPHGEN_EXPAT_FUNCTIONS(X)                          \
+  X(create, XML_ParserCreate)                                \
+  X(free, XML_ParserFree)                                    \
+  X(set_user_data, XML_SetUserData)                          \
+  X(set_element_handler, XML_SetElementHandler)              \
+  X(set_character_data_handler, XML_SetCharacterDataHandler) \
+  X(parse, XML_Parse)                                        \
+  X(stop, XML_StopParser)                                    \
+  X(error_code, XML_GetErrorCode)                            \
+  X(error_string, XML_ErrorString)                           \
+  X(line, XML_GetCurrentLineNumber)                          \
+  X(column, XML_GetCurrentColumnNumber)
+
+GRAPHGEN_LIBRARY_API(ExpatApi, GRAPHGEN_EXPAT_FUNCTIONS);
+
+/// expat's functions, loaded once; null, with why in `error`, when they
+/// cannot be.
+const ExpatApi* expat_api(std::string& error);
 
 /// expat's callbacks for a handler class with start(name, attrs),
 /// end(name) and text(chars, length) (a handler may keep them private and
@@ -23,34 +46,63 @@ struct XmlCallbacks {
   static void text(void* h, const XML_Char* s, int len) { static_cast<Handler*>(h)->text(s, len); }
 };
 
-/// A new expat parser whose events go to `handler`; free it with
-/// XML_ParserFree.
-template <class Handler>
-XML_Parser make_xml_parser(Handler* handler) {
-  XML_Parser xml = XML_ParserCreate(nullptr);
-  XML_SetUserData(xml, handler);
-  XML_SetElementHandler(xml, &XmlCallbacks<Handler>::start, &XmlCallbacks<Handler>::end);
-  XML_SetCharacterDataHandler(xml, &XmlCallbacks<Handler>::text);
-  return xml;
-}
+/// An expat parser whose events go to a handler.
+class XmlParser {
+ public:
+  template <class Handler>
+  explicit XmlParser(Handler* handler) : api_(expat_api(missing_)) {
+    if (!api_) return;
+    xml_ = api_->create(nullptr);
+    if (!xml_) {
+      missing_ = "expat could not make a parser (out of memory)";
+      return;
+    }
+    api_->set_user_data(xml_, handler);
+    api_->set_element_handler(xml_, &XmlCallbacks<Handler>::start, &XmlCallbacks<Handler>::end);
+    api_->set_character_data_handler(xml_, &XmlCallbacks<Handler>::text);
+  }
+  ~XmlParser() {
+    if (xml_) api_->free(xml_);
+  }
+  XmlParser(const XmlParser&) = delete;
+  XmlParser& operator=(const XmlParser&) = delete;
 
-/// Feeds every byte to `xml`; false when expat stops with an error (the
-/// parser's handlers may have stopped it on purpose). With `input` (whose
-/// bytes these are), the pages parsed are given back as the parse goes:
-/// expat keeps what it still needs of a chunk once XML_Parse returns, and
-/// the handlers copy what they keep.
-inline bool parse_xml(XML_Parser xml, std::string_view bytes, const InputFile* input = nullptr) {
-  constexpr std::size_t kChunk = std::size_t{1} << 20;
-  PassedPages passed(input);
-  std::size_t at = 0;
-  do {
-    std::size_t n = std::min(kChunk, bytes.size() - at);
-    if (XML_Parse(xml, bytes.data() + at, static_cast<int>(n), at + n == bytes.size()) == XML_STATUS_ERROR)
-      return false;
-    at += n;
-    passed.at(at);
-  } while (at < bytes.size());
-  return true;
-}
+  /// Why there is no parser (expat is not installed), or empty.
+  const std::string& unavailable() const { return missing_; }
+
+  /// Feeds every byte to the parser; false when expat stops with an error
+  /// (the handler may have stopped it on purpose). With `input` (whose
+  /// bytes these are), the pages parsed are given back as the parse goes:
+  /// expat keeps what it still needs of a chunk once XML_Parse returns,
+  /// and the handlers copy what they keep.
+  bool parse(std::string_view bytes, const InputFile* input = nullptr) {
+    constexpr std::size_t kChunk = std::size_t{1} << 20;
+    PassedPages passed(input);
+    std::size_t at = 0;
+    do {
+      std::size_t n = std::min(kChunk, bytes.size() - at);
+      if (api_->parse(xml_, bytes.data() + at, static_cast<int>(n), at + n == bytes.size()) == XML_STATUS_ERROR)
+        return false;
+      at += n;
+      passed.at(at);
+    } while (at < bytes.size());
+    return true;
+  }
+  /// Stops the parse from a handler: parse() returns false.
+  void stop() { api_->stop(xml_, XML_FALSE); }
+  /// Where the parser is: line and column from 1.
+  std::size_t line() const { return api_->line(xml_); }
+  std::size_t column() const { return api_->column(xml_) + 1; }
+  /// expat's words for the error it stopped at.
+  std::string_view error_text() const {
+    const XML_LChar* s = api_->error_string(api_->error_code(xml_));
+    return s ? std::string_view(s) : std::string_view("an error");
+  }
+
+ private:
+  std::string missing_;
+  const ExpatApi* api_;
+  XML_Parser xml_ = nullptr;
+};
 
 }  // namespace graphgen::formats

@@ -1,6 +1,5 @@
 #include "anchor.h"
 
-#include <expat.h>
 #include <fmt/format.h>
 
 #include <charconv>
@@ -16,16 +15,15 @@ namespace {
 
 class Parser {
  public:
-  explicit Parser(const std::string& where) : where_(where), xml_(formats::make_xml_parser(this)) {}
-  ~Parser() { XML_ParserFree(xml_); }
+  explicit Parser(const std::string& where) : where_(where), xml_(this) {}
   Parser(const Parser&) = delete;
   Parser& operator=(const Parser&) = delete;
 
   Expected<Anchor> parse(std::string_view xml) {
-    if (!formats::parse_xml(xml_, xml)) {
+    if (!xml_.unavailable().empty()) return bad_input(fmt::format("{}: {}", where_, xml_.unavailable()));
+    if (!xml_.parse(xml)) {
       if (error_) return *error_;
-      return bad_input(
-          position(fmt::format("expected well-formed XML, found {}", XML_ErrorString(XML_GetErrorCode(xml_)))));
+      return bad_input(position(fmt::format("expected well-formed XML, found {}", xml_.error_text())));
     }
     if (!saw_cube_) return bad_input(fmt::format("{}: expected a <cube> document, found none", where_));
     return std::move(anchor_);
@@ -38,13 +36,11 @@ class Parser {
     if (capture_ && text_.size() < (std::size_t{1} << 20)) text_.append(s, static_cast<std::size_t>(len));
   }
 
-  std::string position(std::string_view message) {
-    return at_line(where_, XML_GetCurrentLineNumber(xml_), XML_GetCurrentColumnNumber(xml_) + 1, message);
-  }
+  std::string position(std::string_view message) { return at_line(where_, xml_.line(), xml_.column(), message); }
 
   void stop(std::string message) {
     if (!error_) error_ = bad_input(position(message));
-    XML_StopParser(xml_, XML_FALSE);
+    xml_.stop();
   }
 
   // The integer attribute `key` (any case), or nullopt with the parser stopped.
@@ -147,7 +143,7 @@ class Parser {
   }
 
   std::string where_;
-  XML_Parser xml_;
+  formats::XmlParser xml_;
   Anchor anchor_;
   std::vector<std::string> path_;
   std::vector<std::size_t> metrics_;

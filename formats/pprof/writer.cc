@@ -1,7 +1,6 @@
 #include "pprof/writer.h"
 
 #include <fmt/format.h>
-#include <zlib.h>
 
 #include <cmath>
 #include <memory>
@@ -10,6 +9,7 @@
 #include "common/units.h"
 #include "graphgen/labels.h"
 #include "graphgen/utf8.h"
+#include "graphgen/zlib_api.h"
 #include "profile.pb.h"
 
 namespace graphgen::pprof {
@@ -133,22 +133,25 @@ class Builder {
 };
 
 Expected<std::string> gzip(const std::string& raw, std::size_t max_bytes) {
+  std::string missing;
+  const ZlibApi* zlib = zlib_api(missing);
+  if (!zlib) return io_error(fmt::format("pprof: {}", missing));
   z_stream z{};
   // windowBits 15 + 16: a gzip wrapper (mtime 0, so the bytes depend on
   // the profile only).
-  if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+  if (deflate_init(*zlib, &z, Z_DEFAULT_COMPRESSION, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
     return bad_input("pprof: zlib could not start compressing");
   // Room for the worst case, not written before zlib writes it (a zeroed
   // string of the bound touched as many pages as the raw profile has).
-  const std::size_t bound = deflateBound(&z, raw.size());
+  const std::size_t bound = zlib->deflate_bound(&z, raw.size());
   std::unique_ptr<char[]> room(new char[bound]);
   z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(raw.data()));
   z.avail_in = static_cast<uInt>(raw.size());
   z.next_out = reinterpret_cast<Bytef*>(room.get());
   z.avail_out = static_cast<uInt>(bound);
-  const int rc = deflate(&z, Z_FINISH);
+  const int rc = zlib->deflate(&z, Z_FINISH);
   std::string out(room.get(), z.total_out);
-  deflateEnd(&z);
+  zlib->deflate_end(&z);
   if (rc != Z_STREAM_END) return bad_input("pprof: zlib could not compress the profile");
   if (max_bytes && out.size() > max_bytes)
     return bad_input(fmt::format("the pprof output would be over {} bytes; --max-memory raises the limit", max_bytes));

@@ -1,7 +1,5 @@
 #include "cairo_png.h"
 
-#include <zlib.h>
-
 #include <algorithm>
 #include <atomic>
 #include <bit>
@@ -11,6 +9,7 @@
 #include <vector>
 
 #include "graphgen/thread.h"
+#include "graphgen/zlib_api.h"
 
 // Why not libpng: it deflates on one thread, and a call graph's picture is
 // tens of millions of pixels (the sympy graph: 7831 x 5419, 170 MB of
@@ -84,13 +83,14 @@ struct Picture {
 // Deflates one part's scanlines as raw deflate: primed with the scanlines
 // before it (up to 32 KiB), ended by a sync flush (byte-aligned, not final)
 // unless it is the last part.
-void deflate_part(const Picture& pic, Part& part, bool last) {
+void deflate_part(const ZlibApi& zlib, const Picture& pic, Part& part, bool last) {
   z_stream z{};
-  if (deflateInit2(&z, 1, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) return;
+  if (deflate_init(zlib, &z, 1, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) return;
   struct End {
+    const ZlibApi& zlib;
     z_stream* z;
-    ~End() { deflateEnd(z); }
-  } end{&z};
+    ~End() { zlib.deflate_end(z); }
+  } end{zlib, &z};
   std::vector<unsigned char> line(pic.line + 1);  // + scanline()'s spare byte
   if (part.first > 0) {
     const unsigned before = std::min<unsigned>(part.first, static_cast<unsigned>((kWindow + pic.line - 1) / pic.line));
@@ -99,12 +99,12 @@ void deflate_part(const Picture& pic, Part& part, bool last) {
       scanline(pic.argb + std::size_t{part.first - before + i} * pic.width, pic.width, pic.alpha,
                dict.data() + i * pic.line);
     const std::size_t use = std::min(dict.size() - 1, kWindow);
-    if (deflateSetDictionary(&z, dict.data() + dict.size() - 1 - use, static_cast<uInt>(use)) != Z_OK) return;
+    if (zlib.deflate_set_dictionary(&z, dict.data() + dict.size() - 1 - use, static_cast<uInt>(use)) != Z_OK) return;
   }
   unsigned char staging[1 << 16];
   for (unsigned y = part.first; y < part.first + part.rows; ++y) {
     scanline(pic.argb + std::size_t{y} * pic.width, pic.width, pic.alpha, line.data());
-    part.adler = adler32(part.adler, line.data(), static_cast<uInt>(pic.line));
+    part.adler = zlib.adler32(part.adler, line.data(), static_cast<uInt>(pic.line));
     const bool final_row = y + 1 == part.first + part.rows;
     const int flush = !final_row ? Z_NO_FLUSH : last ? Z_FINISH : Z_SYNC_FLUSH;
     z.next_in = line.data();
@@ -112,7 +112,7 @@ void deflate_part(const Picture& pic, Part& part, bool last) {
     for (;;) {
       z.next_out = staging;
       z.avail_out = sizeof staging;
-      const int rc = deflate(&z, flush);
+      const int rc = zlib.deflate(&z, flush);
       if (rc == Z_STREAM_ERROR) return;
       part.deflated.append(reinterpret_cast<const char*>(staging), sizeof staging - z.avail_out);
       if (flush == Z_FINISH ? rc == Z_STREAM_END : z.avail_out != 0) break;
@@ -127,12 +127,12 @@ void put32(std::string& out, std::uint32_t v) {
   out.append(b, 4);
 }
 
-void chunk(std::string& out, const char* type, const char* data, std::size_t size) {
+void chunk(const ZlibApi& zlib, std::string& out, const char* type, const char* data, std::size_t size) {
   put32(out, static_cast<std::uint32_t>(size));
   const std::size_t at = out.size();
   out.append(type, 4);
   out.append(data, size);
-  put32(out, static_cast<std::uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(out.data() + at), size + 4)));
+  put32(out, static_cast<std::uint32_t>(zlib.crc32(0, reinterpret_cast<const Bytef*>(out.data() + at), size + 4)));
 }
 
 }  // namespace
@@ -142,6 +142,9 @@ bool encode_cairo_png(const std::uint32_t* argb, unsigned width, unsigned height
   // PNG allows 2^31 - 1 in each (a scanline must fit zlib's 32-bit
   // lengths here); cairo draws at most 32767.
   if (!argb || width == 0 || height == 0 || width > (1u << 28) || height > 0x7fffffffu) return false;
+  std::string missing;
+  const ZlibApi* zlib = zlib_api(missing);
+  if (!zlib) return false;  // (Graphviz's own PNG writer draws it)
   const bool alpha = !opaque(argb, std::size_t{width} * height);
   const Picture pic{argb, width, height, alpha, 1 + std::size_t{width} * (alpha ? 4 : 3)};
   try {
@@ -154,7 +157,7 @@ bool encode_cairo_png(const std::uint32_t* argb, unsigned width, unsigned height
     std::atomic<std::size_t> next{0};
     auto work = [&] {
       try {
-        for (std::size_t i; (i = next++) < parts.size();) deflate_part(pic, parts[i], i + 1 == parts.size());
+        for (std::size_t i; (i = next++) < parts.size();) deflate_part(*zlib, pic, parts[i], i + 1 == parts.size());
       } catch (const std::exception&) {  // out of memory: that part stays not ok
       }
     };
@@ -180,7 +183,7 @@ bool encode_cairo_png(const std::uint32_t* argb, unsigned width, unsigned height
     ihdr += static_cast<char>(8);              // bits per sample
     ihdr += static_cast<char>(alpha ? 6 : 2);  // RGBA or RGB
     ihdr.append(3, '\0');                      // deflate, adaptive filtering (method 0), no interlace
-    chunk(*out, "IHDR", ihdr.data(), ihdr.size());
+    chunk(*zlib, *out, "IHDR", ihdr.data(), ihdr.size());
     // The zlib stream: header of a level-1 stream (as zlib writes it), the
     // parts, the Adler-32 of all scanlines; cut into IDAT chunks.
     std::string pending("\x78\x01", 2);
@@ -192,19 +195,19 @@ bool encode_cairo_png(const std::uint32_t* argb, unsigned width, unsigned height
         data += take;
         size -= take;
         if (pending.size() == kIdatBytes || (flush && size == 0)) {
-          chunk(*out, "IDAT", pending.data(), pending.size());
+          chunk(*zlib, *out, "IDAT", pending.data(), pending.size());
           pending.clear();
         }
       }
     };
     for (const Part& p : parts) {
       emit(p.deflated.data(), p.deflated.size(), false);
-      adler = adler32_combine(adler, p.adler, static_cast<z_off_t>(std::size_t{p.rows} * pic.line));
+      adler = zlib->adler32_combine(adler, p.adler, static_cast<z_off_t>(std::size_t{p.rows} * pic.line));
     }
     std::string trailer;
     put32(trailer, static_cast<std::uint32_t>(adler));
     emit(trailer.data(), trailer.size(), true);
-    chunk(*out, "IEND", "", 0);
+    chunk(*zlib, *out, "IEND", "", 0);
     return true;
   } catch (const std::exception&) {
     return false;

@@ -1,6 +1,5 @@
 #include "reader.h"
 
-#include <expat.h>
 #include <fmt/format.h>
 
 #include <climits>
@@ -32,17 +31,14 @@ enum class Section { kNone, kObjects, kNodes };
 
 class Parser {
  public:
-  Parser(const InputFile& in, const formats::ReadOptions& options) : in_(in), options_(options) {
-    xml_ = formats::make_xml_parser(this);
-  }
-  ~Parser() { XML_ParserFree(xml_); }
+  Parser(const InputFile& in, const formats::ReadOptions& options) : in_(in), options_(options), xml_(this) {}
 
   Expected<bool> parse() {
-    if (!formats::parse_xml(xml_, in_.bytes(), &in_)) {
+    if (!xml_.unavailable().empty()) return bad_input(fmt::format("{}: {}", in_.path(), xml_.unavailable()));
+    if (!xml_.parse(in_.bytes(), &in_)) {
       if (error_) return *error_;
-      return bad_input(
-          at_line(in_.path(), XML_GetCurrentLineNumber(xml_), XML_GetCurrentColumnNumber(xml_) + 1,
-                  fmt::format("expected well-formed XML, found {}", XML_ErrorString(XML_GetErrorCode(xml_)))));
+      return bad_input(at_line(in_.path(), xml_.line(), xml_.column(),
+                               fmt::format("expected well-formed XML, found {}", xml_.error_text())));
     }
     if (!saw_root_)
       return bad_input(fmt::format("{}: expected a <profile> element (a sysprof file), found none", in_.path()));
@@ -60,10 +56,8 @@ class Parser {
   }
 
   void stop(std::string message) {
-    if (!error_)
-      error_ = Error{Error::Kind::kBadInput, at_line(in_.path(), XML_GetCurrentLineNumber(xml_),
-                                                     XML_GetCurrentColumnNumber(xml_) + 1, message)};
-    XML_StopParser(xml_, XML_FALSE);
+    if (!error_) error_ = Error{Error::Kind::kBadInput, at_line(in_.path(), xml_.line(), xml_.column(), message)};
+    xml_.stop();
   }
 
   void start(const char* name, const char** attrs) {
@@ -131,7 +125,7 @@ class Parser {
 
   const InputFile& in_;
   const formats::ReadOptions& options_;
-  XML_Parser xml_;
+  formats::XmlParser xml_;
   int depth_ = 0;
   bool saw_root_ = false;
   Section section_ = Section::kNone;
