@@ -7,7 +7,8 @@
 #
 # apt-get install ./graphgen_*.deb must pull every dependency from Debian;
 # then graphgen --version, a PNG of testdata/demo.pstats, a Very Sleepy archive
-# read (libarchive is loaded on first use), `graphgen run` (its module with
+# read and an .xz file (libarchive, Graphviz and the decompressors are loaded
+# on first use), `graphgen run` (its module with
 # libpython too), `import graphgen`,
 # `python3 -m graphgen`, `man graphgen`, bash completion of `graphgen -T `,
 # graphgen-mpi --version; apt-get purge must leave no file of theirs (man's
@@ -30,7 +31,8 @@ mmdebstrap --variant=minbase --include=ca-certificates,man-db,bash-completion bo
   "deb $mirror bookworm main" "deb $mirror bookworm-updates main" > "$work/log" 2>&1 \
   || { echo "package-check: mmdebstrap failed:"; tail -5 "$work/log"; exit 2; }
 mkdir -p "$chroot_dir/pkg"
-cp "${debs[@]}" "$root_dir/testdata/demo.pstats" "$root_dir/testdata/sleepy/demo.sleepy" "$chroot_dir/pkg/"
+cp "${debs[@]}" "$root_dir/testdata/demo.pstats" "$root_dir/testdata/sleepy/demo.sleepy" \
+  "$root_dir/testdata/compressed/demo.pstats.xz" "$chroot_dir/pkg/"
 cp /etc/resolv.conf "$chroot_dir/etc/resolv.conf"
 cat > "$chroot_dir/pkg/check.sh" <<'EOF'
 #!/bin/bash
@@ -50,6 +52,8 @@ check "graphgen --version" sh -c 'graphgen --version | grep -q "^graphgen "'
 check "graphgen demo.pstats -o x.png" sh -c 'graphgen demo.pstats -o /tmp/x.png && head -c 8 /tmp/x.png | od -c | grep -q "P   N   G"'
 # libarchive is loaded when an archive is read: the package's Depends must bring it.
 check "graphgen demo.sleepy -T folded" sh -c 'graphgen demo.sleepy -T folded | grep -q "^[^ ]* [0-9]"'
+# The decompressors too (xz here; bzip2, zstd and zlib the same way).
+check "graphgen demo.pstats.xz -T stats" sh -c 'graphgen demo.pstats.xz -T stats | grep -q "function calls"'
 check "graphgen run (the embedded Python, loaded on first use)" sh -c 'cd /tmp && printf "sorted(range(9))\n" > s.py && graphgen run -q -T stats -o - s.py | grep -q "function calls"'
 check "python3 -c 'import graphgen'" python3 -c 'import graphgen, cProfile; p = cProfile.Profile(); p.enable(); sorted(range(9)); p.disable(); assert "digraph" in graphgen.render(p)'
 check "python3 -m graphgen --version" sh -c 'python3 -m graphgen --version | grep -q "^graphgen "'
