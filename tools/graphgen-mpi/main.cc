@@ -12,7 +12,6 @@
 // input order and floating costs add exactly, so the result is the
 // single-process merge, byte for byte. Process 0 writes the output.
 #include <mpi.h>
-#include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <climits>
@@ -211,9 +210,7 @@ int main(int argc, char** argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
   }
-  auto logger = spdlog::stderr_logger_st("graphgen-mpi");
-  logger->set_pattern("graphgen-mpi: %l: %v");
-  spdlog::set_default_logger(logger);
+  cli::use_logger("graphgen-mpi");
 
   CLI::App app{
       "graphgen's merge on MPI: under mpirun -np K, each process reads and merges a share of the inputs\n"

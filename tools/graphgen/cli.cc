@@ -1,6 +1,7 @@
 #include "cli.h"
 
 #include <fmt/format.h>
+#include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -32,6 +33,13 @@ int fail(const Error& e) {
   else
     std::fprintf(stderr, "%s\n", message.c_str());
   return e.kind == Error::Kind::kBadUsage ? kExitBadUsage : kExitBadInput;
+}
+
+void use_logger(const char* name) {
+  if (spdlog::get(name)) return;  // (this binary's or module's default already)
+  auto logger = spdlog::stderr_logger_st(name);
+  logger->set_pattern(fmt::format("{}: %l: %v", name));
+  spdlog::set_default_logger(logger);
 }
 
 void report_one(const std::string& warning) { spdlog::warn("{}", one_line(warning)); }

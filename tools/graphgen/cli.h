@@ -78,6 +78,10 @@ int open_in_kcachegrind(const std::string& path, bool temporary);
 /// usage error when the path asks for them and there is no launcher.
 Expected<std::string> mpi_output_path(const std::string& path);
 
+/// Prints warnings on stderr as "NAME: warning: ...". Each binary and module
+/// that prints calls it once: spdlog is compiled into each (header-only), so
+/// each has its own default logger (graphgen-python.so's as graphgen's).
+void use_logger(const char* name);
 /// Prints an error (one line) and returns its exit status.
 int fail(const Error& e);
 /// Prints the warnings, unless quiet.

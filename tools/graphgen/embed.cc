@@ -1,6 +1,7 @@
 // The module graphgen loads for what needs CPython (embed.h).
 #include "embed.h"
 
+#include "cli.h"
 #include "regex.h"
 
 extern "C" {
@@ -8,6 +9,7 @@ extern "C" {
 [[gnu::visibility("default")]] int graphgen_embed_run(const graphgen::pipeline::Settings* settings,
                                                       const graphgen::cli::RunTarget* target) {
   graphgen::python::install_python_regex();  // (for this module's copy of the report)
+  graphgen::cli::use_logger("graphgen");     // (and of spdlog's default logger)
   return graphgen::cli::run_python(*settings, *target);
 }
 

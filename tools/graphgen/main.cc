@@ -4,7 +4,6 @@
 // comes back: formats and passes live in the library (pipeline/pipeline.h),
 // the options in pipeline/options.cc (shared with graphgen-mpi and Python).
 #include <fmt/format.h>
-#include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -276,9 +275,7 @@ int run_command(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  auto logger = spdlog::stderr_logger_st("graphgen");
-  logger->set_pattern("graphgen: %l: %v");
-  spdlog::set_default_logger(logger);
+  cli::use_logger("graphgen");
 
   cli::use_python_regex();
   // pyprof2calltree's -i/--infile, --outfile, -r/--run-script: its command
