@@ -9,7 +9,8 @@
 #   tools/dev.sh demo    build, render testdata/demo.pstats to build/demo.png, print its path
 #   tools/dev.sh format  reformat the sources with clang-format (the test command checks them)
 #   tools/dev.sh package build, then the Debian packages graphgen_*.deb and graphgen-mpi_*.deb in
-#                        build/ (cpack; Depends from dpkg-shlibdeps); tools/package-check.sh
+#                        build/ (cpack; Depends from dpkg-shlibdeps, and from dpkg-query for the
+#                        libraries loaded on first use); tools/package-check.sh
 #                        installs them in a minimal Debian and checks them
 #   tools/dev.sh fuzz [SECONDS [TARGET...]]   the libFuzzer targets (default: all) for SECONDS each
 #                        (default 60), built with clang in build-fuzz/
