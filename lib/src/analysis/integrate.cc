@@ -145,13 +145,7 @@ CallGraph base_graph(const Profile& p, std::size_t event, double& self_sum, Prof
     g.edges.push_back(e);
   }
   if (ratios) *ratios = std::vector<double>();
-  if (owner) {
-    owner->calls = std::vector<Call>();  // (`= {}` would keep the room)
-    owner->call_cost = std::vector<Cost>();
-    owner->call_self = std::vector<Cost>();
-    owner->keeps_call_self = false;
-    release_freed_memory();
-  }
+  if (owner) release_calls(*owner);
   g.nodes.resize(n);
   Cost sum = p.cost_of(event, 0.0);
   if (p.listed.empty()) {
