@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,36 @@ std::vector<std::int64_t> rows_after(FlatIndex& index, std::vector<std::uint64_t
   for (std::uint64_t k = 0; k < n + 100; ++k)
     rows.push_back(index.find(hash_of(k), [&](std::uint32_t r) { return keys[r] == k; }));
   return rows;
+}
+
+// hash_bytes() reads a string's last bytes with loads of a fixed size: the
+// same hash as copying them into a zeroed word, for every length and
+// place, whatever bytes lie around the string.
+TEST(FlatIndex, HashOfBytesDependsOnTheirsAlone) {
+  auto copied = [](std::string_view s, std::uint64_t seed) {
+    std::uint64_t h = seed ^ (s.size() * 0x9E3779B97F4A7C15ull);
+    std::size_t i = 0;
+    for (; i + 8 <= s.size(); i += 8) {
+      std::uint64_t w;
+      std::memcpy(&w, s.data() + i, 8);
+      h = (h ^ w) * 0xFF51AFD7ED558CCDull;
+      h ^= h >> 32;
+    }
+    std::uint64_t tail = 0;
+    if (i < s.size()) std::memcpy(&tail, s.data() + i, s.size() - i);
+    return FlatIndex::mix(h, tail);
+  };
+  std::string around(64, '\xff');
+  for (std::size_t n = 0; n <= 40; ++n)
+    for (std::size_t at = 8; at < 16; ++at) {
+      std::string buf = around;
+      for (std::size_t k = 0; k < n; ++k) buf[at + k] = static_cast<char>('a' + (k * 7 + n) % 26);
+      const std::string_view s(buf.data() + at, n);
+      EXPECT_EQ(FlatIndex::hash_bytes(s, 5), copied(s, 5)) << n << " at " << at;
+      std::string other = buf;
+      for (char& c : other) c = c == '\xff' ? '\x01' : c;
+      EXPECT_EQ(FlatIndex::hash_bytes(std::string_view(other.data() + at, n)), FlatIndex::hash_bytes(s)) << n;
+    }
 }
 
 TEST(FlatIndex, ReservedOrGrownTheSameRowsAreFound) {
