@@ -381,8 +381,10 @@ class Reader {
         Frame f;
         std::size_t lead = 0;
         while (lead < line.size() && is_blank(line[lead])) ++lead;
-        if (parse_frame(line.substr(lead), f)) {
-          add_frame(f);
+        const std::string_view text = line.substr(lead);
+        if (known_frame(text)) continue;
+        if (parse_frame(text, f)) {
+          add_frame(f, text);
           continue;
         }
         if (c == ' ' && line.size() > 1 && line[1] == ' ' && !frames_.empty()) continue;  // -F +srcline
@@ -401,7 +403,7 @@ class Reader {
       start_sample(h, known);
       if (!h.rest.empty()) {  // recorded without -g: the one frame is on the header
         Frame f;
-        if (parse_frame(h.rest, f)) add_frame(f);
+        if (parse_frame(h.rest, f)) add_frame(f, {});
       } else if (keep_ && seen_stack(scanner, data)) {
         if (over_budget())  // (the frames passed add nothing to the profile)
           return bad_input(formats::over_budget_message(path_, options_.memory_budget, profile.functions.size(), 1));
@@ -415,7 +417,10 @@ class Reader {
   // The stack cache serves read_part() alone: freed by the thread that
   // read the part, as soon as it is done (tens of thousands of entries,
   // each with its replay's arrays), not after the other part is folded.
-  void drop_cache() { cache_ = StackCache{}; }
+  void drop_cache() {
+    cache_ = StackCache{};
+    memo_ = FrameMemo{};
+  }
 
   // Folds a later part's reader into this one: what is new is appended in
   // the other's order, so parts folded in order equal one pass.
@@ -730,6 +735,7 @@ class Reader {
     cache_.replays.reserve(bound / kEntrySize);
     cache_.frames.reserve(bound / (3 * sizeof(FuncId)));
     cache_.replayed.reserve(2 * (bound / (3 * sizeof(FuncId))));  // (calls and functions: about twice the frames)
+    memo_.bytes.reserve(bound / 2);  // (its bound: a sixteenth of the part)
   }
 
   bool wanted_process(const Header& h) const {
@@ -850,18 +856,22 @@ class Reader {
     }
   }
 
-  void add_frame(const Frame& f) {
+  // `text`: the frame's line from its first non-blank byte, remembered
+  // with the function it names (empty: not remembered).
+  void add_frame(const Frame& f, std::string_view text) {
     if (!keep_) return;
     FuncId id;
+    // One `[unknown]` per DSO, and a run of them one frame.
+    const bool run_once = f.unresolved && !f.python && options_.fold_unknown;
     if (f.python) {
       id = builder_.python_function(f.symbol, f.file);
-    } else if (f.unresolved && options_.fold_unknown) {
-      // One `[unknown]` per DSO, and a run of them one frame.
+    } else if (run_once) {
       id = builder_.function("[unknown]", f.dso, f.has_dso, {}, true);
-      if (!frames_.empty() && frames_.back() == id) return;
     } else {
       id = builder_.function(f.symbol, f.dso, f.has_dso, {}, f.unresolved);
     }
+    remember_frame(text, id, run_once);
+    if (run_once && !frames_.empty() && frames_.back() == id) return;
     if (id >= kinds_.size()) {
       kinds_.resize(profile.functions.size(), kOther);
       const Function& fn = profile.functions[id];
@@ -876,6 +886,50 @@ class Reader {
       python_dso_[id] = dso.starts_with("libpython") || dso.starts_with("python");
     }
     frames_.push_back(id);
+  }
+
+  // A frame line seen before, byte for byte from its first non-blank
+  // byte, names the same function: the sample gets it without parsing the
+  // line or looking its symbol and DSO up (a new stack's lines are mostly
+  // lines of stacks seen before; the stack cache finds only whole stacks
+  // seen before). True when the line was known.
+  bool known_frame(std::string_view text) {
+    FrameMemo& m = memo_;
+    if (m.off) return false;
+    const std::uint64_t hash = FlatIndex::hash_bytes(text);
+    m.last_hash = hash;  // (for remember_frame(), when the line is new)
+    m.last_text = text.data();
+    const std::int64_t at = m.index.find(hash, [&](std::uint32_t r) { return m.key(r) == text; });
+    if (at < 0) {
+      // Lines that are mostly new (an address in every symbol) cost a
+      // hash and a copy each: stop remembering them.
+      if (++m.misses > 4096 + 4 * m.hits) m.off = true;
+      return false;
+    }
+    ++m.hits;
+    if (!keep_) return true;
+    const FrameMemo::Head k = m.head(static_cast<std::uint32_t>(at));
+    if (k.run_once && !frames_.empty() && frames_.back() == k.id) return true;
+    frames_.push_back(k.id);
+    return true;
+  }
+
+  void remember_frame(std::string_view text, FuncId id, bool run_once) {
+    FrameMemo& m = memo_;
+    if (text.empty() || m.off) return;
+    // Bounded by the part: at most a sixteenth of it.
+    const std::size_t grown = m.bytes.size() + sizeof(FrameMemo::Head) + text.size();
+    if (grown > (part_.end - part_.begin) / 16 || grown > UINT32_MAX - 1 || text.size() > INT32_MAX) return;
+    m.index.find_or_add(
+        text.data() == m.last_text ? m.last_hash : FlatIndex::hash_bytes(text),
+        [&](std::uint32_t r) { return m.key(r) == text; },
+        [&] {
+          const auto at = static_cast<std::uint32_t>(m.bytes.size());
+          const FrameMemo::Head k{static_cast<std::uint32_t>(text.size()), id, run_once};
+          m.bytes.append(reinterpret_cast<const char*>(&k), sizeof k);
+          m.bytes.append(text);
+          return at;
+        });
   }
 
   void flush() {
@@ -1037,6 +1091,29 @@ class Reader {
   std::int64_t pid_ = -1, tid_ = -1;
   std::vector<FuncId> frames_;
   StackCache cache_;
+  // Frame lines seen before and the functions they name (known_frame()):
+  // each a head and the line's bytes after it in one array, found by the
+  // head's place, so a lookup reads the index's slot and one place.
+  struct FrameMemo {
+    struct Head {
+      std::uint32_t size = 0;
+      FuncId id = 0;
+      bool run_once = false;  // an `[unknown]` whose run is one frame
+    };
+    Head head(std::uint32_t at) const {
+      Head k;
+      std::memcpy(&k, bytes.data() + at, sizeof k);
+      return k;
+    }
+    std::string_view key(std::uint32_t at) const { return {bytes.data() + at + sizeof(Head), head(at).size}; }
+    FlatIndex index;
+    std::string bytes;
+    std::size_t hits = 0, misses = 0;
+    bool off = false;
+    std::uint64_t last_hash = 0;  // of the line known_frame() last looked up
+    const char* last_text = nullptr;
+  };
+  FrameMemo memo_;
   Pending pending_;
   std::size_t entry_ = SIZE_MAX;  // the current sample's stack in cache_, if any
   Shape shape_;

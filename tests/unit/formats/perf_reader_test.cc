@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <random>
 #include <set>
 #include <sstream>
 
@@ -287,6 +288,56 @@ TEST(PerfReader, KeptStacksStayWithinAnEighthOfTheInput) {
   EXPECT_LT(r.peak_kb - base.peak_kb, file_kb / 2) << "above a one-sample run: " << (r.peak_kb - base.peak_kb) / 1024
                                                    << " MB for a " << file_kb / 1024 << " MB file";
 #endif
+}
+
+TEST(PerfReader, FrameLinesSeenBeforeNameTheirFunctionsAgain) {
+  // New stacks made of frame lines seen before (each line's function is
+  // remembered by its bytes, not parsed again), indented differently, with
+  // runs of unresolved frames that --fold-unknown makes one: the folded
+  // stacks of every sample, with and without folding.
+  const std::vector<std::pair<std::string, std::string>> lines = {
+      {"1 f+0x1 (/bin/p)", "f"}, {"2 g+0x2 (/bin/p)", "g"}, {"3 [unknown] (/lib/x.so)", "?"},
+      {"4 [unknown] (/lib/x.so)", "?"}, {"7 [unknown] (/lib/y.so)", "?y"}};
+  std::mt19937 rng(11);
+  std::string text;
+  std::map<std::string, Cost> plain, folded;
+  for (int i = 0; i < 400; ++i) {
+    text += "p 7 " + std::to_string(100 + i) + ".5: 1 cycles: \n";
+    std::vector<std::string> names;  // leaf first
+    const int depth = 1 + static_cast<int>(rng() % 6);
+    for (int d = 0; d < depth; ++d) {
+      const auto& [line, name] = lines[rng() % lines.size()];
+      text += (rng() % 2 ? "\t" : "\t      ") + line + "\n";
+      names.push_back(name);
+    }
+    text += "\t5 main+0x5 (/bin/p)\n\n";
+    names.push_back("main");
+    std::string a = "p", b = "p";
+    std::string last;
+    for (auto it = names.rbegin(); it != names.rend(); ++it) {
+      const std::string shown = *it == "?" ? "[x.so]" : *it == "?y" ? "[y.so]" : *it;
+      a += ";" + shown;
+      if (!(it->starts_with("?") && *it == last)) b += ";" + shown;
+      last = *it;
+    }
+    plain[a] += 1;
+    folded[b] += 1;
+  }
+  const fs::path file = from_text("memo.perf", text);
+  auto counts = [](const std::string& out) {
+    std::map<std::string, Cost> m;
+    std::istringstream in(out);
+    std::string line;
+    while (std::getline(in, line)) m[line.substr(0, line.rfind(' '))] += std::stoll(line.substr(line.rfind(' ') + 1));
+    return m;
+  };
+  auto r = test::run({GRAPHGEN_BINARY, "-q", "-T", "folded", file.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(counts(r.out), plain);
+  r = test::run({GRAPHGEN_BINARY, "-q", "--fold-unknown", "-T", "folded", file.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(counts(r.out), folded);
+  EXPECT_NE(plain, folded);  // (the runs were there to fold)
 }
 
 TEST(PerfReader, HeadersLikeTheLastOneAreReadAsInFull) {
