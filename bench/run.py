@@ -26,9 +26,9 @@ of a Sphinx profile (made here when python3-sphinx is installed) and of the
 in headless Chromium (the page's own clock, #selftest). The python table times
 `graphgen run` against `python3 -m cProfile -o` on bench/workload.py.
 With --baseline, every case of the core table also runs an earlier graphgen binary (built from
-an older commit), alternating with the new one, and the table shows both and
-their ratio: changes are judged side by side in one run, never against
-figures from another day.
+an older commit), alternating with the new one (after a run not counted, the two take turns
+at going first), and the table shows both medians and the median of the pairs' ratios:
+changes are judged side by side in one run, never against figures from another day.
 The peers table runs each output against the tool people use for it, in
 turn in one run (FlameGraph's scripts from --flamegraph, go tool pprof,
 Python's pstats and tracemalloc, mprof plot), on scatter-long.perf, the
@@ -156,21 +156,33 @@ def alternate(a, args, path, out, extra=(), reference=None, reference_runs=None)
     """Runs the new binary (and the baseline, and the reference command, in turn) --runs times:
     medians of (wall, read, peak) for graphgen and the baseline, and of (wall, peak) for the reference."""
     new, old, ref = [], [], []
+    base_out = os.path.join(os.path.dirname(out), "baseline-" + os.path.basename(out))
+    warm_out = os.path.join(os.path.dirname(out), "warm-" + os.path.basename(out))
     for i in range(a.runs):
-        new.append(run_once(a.graphgen, args, path, out, extra))
+        # A run right after the reference tool (seconds of Python) is slower:
+        # with the new binary always first, the same binary as both measured
+        # itself at 1.06-1.07x on three rows. So a run not counted first, and
+        # the two binaries take turns at going first.
         if a.baseline:
-            base_out = os.path.join(os.path.dirname(out), "baseline-" + os.path.basename(out))
+            run_once(a.graphgen, args, path, warm_out, extra)
+        if a.baseline and i % 2 == 1:
+            old.append(run_once(a.baseline, args, path, base_out, extra))
+        new.append(run_once(a.graphgen, args, path, out, extra))
+        if a.baseline and i % 2 == 0:
             old.append(run_once(a.baseline, args, path, base_out, extra))
         if reference and i < (a.runs if reference_runs is None else reference_runs):
             ref.append(timed(reference)[:2])
     med = lambda rs, n: tuple(statistics.median(r[i] for r in rs) for i in range(n))
-    return med(new, 3), (med(old, 3) if old else None), (med(ref, 2) if ref else None)
+    # The baseline's medians, and the median of each pair's ratio (new / baseline, the runs of
+    # one turn): a machine whose speed drifts during the runs moves both of a pair alike.
+    base = med(old, 3) + (statistics.median(n[0] / o[0] for n, o in zip(new, old)),) if old else None
+    return med(new, 3), base, (med(ref, 2) if ref else None)
 
 
 def baseline_note(new, old):
     if old is None:
         return ""
-    return " (baseline %.3f s, %.0f MB: %.2f× the time)" % (old[0], old[2], new[0] / old[0])
+    return " (baseline %.3f s, %.0f MB: %.2f× the time)" % (old[0], old[2], old[3])
 
 
 def merge_case(a):
