@@ -26,8 +26,15 @@ Expected<std::string> write_report(const WriteInput& in, [[maybe_unused]] Diagno
   o.rank_rows = in.options.top;
 #ifdef GRAPHGEN_HAVE_RENDER
   bool any = std::any_of(in.graph->nodes.begin(), in.graph->nodes.end(), [](const GraphNode& n) { return n.kept; });
+  std::string missing;
   if (!in.options.report_graph) {
     o.graph_note = "The call graph was left out.";
+  } else if (any && !(missing = render::missing()).empty()) {
+    // The tables, icicle, ranks and memory need no layout: the report
+    // without its graph, and a warning, rather than no report.
+    diag.warn(fmt::format("-T html: the report has no call graph: graphviz: {}", missing));
+    o.graph_note = "Graphviz's libraries were not found when this report was written, so it has no call graph "
+                   "(install them, or write the graph with -T dot).";
   } else if (any) {
     const dot::Options options = dot::write_options(in);
     const dot::Chains chains = dot::find_chains(*in.graph, options.collapse_chains_over);

@@ -218,13 +218,25 @@ void set_layout_progress(LayoutProgress f, std::chrono::milliseconds after) {
   g_progress_after = after;
 }
 
+namespace {
+const GraphvizApi* load_graphviz(std::string& why) {
+  return load_api<GraphvizApi>(GRAPHGEN_GVC_SONAME, "lays out and draws graphs (PNG, SVG, PDF, the HTML report's call graph)",
+                               "Graphviz's libraries (Debian: libgvc6)", why);
+}
+}  // namespace
+
+std::string missing() {
+  std::string why;
+  load_graphviz(why);
+  return why;
+}
+
 Expected<std::string> render(std::string_view dot_source, std::string_view format, std::string_view title,
                              const char* engine) {
   std::lock_guard<std::mutex> lock(g_render);
   if (auto e = short_of_address_space(kTextLayoutNeeds, "its fonts and layout")) return *e;
   std::string why;
-  g_gv = load_api<GraphvizApi>(GRAPHGEN_GVC_SONAME, "lays out and draws graphs (PNG, SVG, PDF, the HTML report)",
-                               "Graphviz's libraries (Debian: libgvc6)", why);
+  g_gv = load_graphviz(why);
   if (!g_gv) return io_error(fmt::format("graphviz: {}", why));
   g_errors.clear();
   g_gv->seterrf(collect_error);

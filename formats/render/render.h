@@ -16,6 +16,10 @@ namespace graphgen::render {
 /// True when this build can render (Graphviz was found at build time).
 bool available();
 
+/// Why Graphviz's libraries cannot be loaded on this machine (they are
+/// loaded the first time a graph is laid out), or "" when they can.
+std::string missing();
+
 /// Lays out `dot_source` with `engine` (dot, or nop2 for a graph whose
 /// positions are given, such as a Drawing's) and renders it as `format`
 /// ("png", "svg", "pdf", ...). `title` names the graph (SVG's <title>).

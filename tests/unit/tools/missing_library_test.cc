@@ -39,7 +39,8 @@ TEST(MissingLibrary, WithoutGraphvizDotIsWrittenAndAPictureSaysWhatToInstall) {
   EXPECT_EQ(lines(png.err), 1u) << png.err;
   EXPECT_NE(png.err.find("graphviz: cannot load libgvc.so."), std::string::npos) << png.err;
   EXPECT_NE(png.err.find("No such file"), std::string::npos) << png.err;
-  EXPECT_NE(png.err.find("which lays out and draws graphs (PNG, SVG, PDF, the HTML report): install Graphviz"),
+  EXPECT_NE(png.err.find("which lays out and draws graphs (PNG, SVG, PDF, the HTML report's call graph): install "
+                         "Graphviz"),
             std::string::npos)
       << png.err;
   EXPECT_FALSE(fs::exists(dir / "x.png"));
@@ -47,6 +48,29 @@ TEST(MissingLibrary, WithoutGraphvizDotIsWrittenAndAPictureSaysWhatToInstall) {
   const auto drawn = without("libnothing.so", {demo, "-o", (dir / "y.png").string()});
   EXPECT_EQ(drawn.exit_code, 0) << drawn.err;
   EXPECT_EQ(test::read_file(dir / "y.png").substr(1, 3), "PNG");
+}
+
+TEST(MissingLibrary, WithoutGraphvizTheReportHasEverythingButItsGraph) {
+  // The report's tables, icicle and memory need no layout: it is written
+  // with a note where the graph would be, and one warning. It failed whole
+  // before.
+  const fs::path dir = test::temp_dir();
+  const std::string demo = (test::source_dir() / "testdata" / "demo.pstats").string();
+  const auto r = without("libgvc.so", {demo, "-o", (dir / "r.html").string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(lines(r.err), 1u) << r.err;
+  EXPECT_NE(r.err.find("warning: -T html: the report has no call graph: graphviz: cannot load libgvc.so."),
+            std::string::npos)
+      << r.err;
+  const std::string html = test::read_file(dir / "r.html");
+  EXPECT_NE(html.find("libraries were not found when this report was written"), std::string::npos);
+  EXPECT_EQ(html.find("id=\"graph-svg\""), std::string::npos);
+  EXPECT_NE(html.find("id=\"icicle-canvas\""), std::string::npos);
+  // With Graphviz, the same report has its graph and no warning.
+  const auto drawn = without("libnothing.so", {demo, "-o", (dir / "d.html").string()});
+  EXPECT_EQ(drawn.exit_code, 0) << drawn.err;
+  EXPECT_EQ(drawn.err, "");
+  EXPECT_NE(test::read_file(dir / "d.html").find("id=\"graph-svg\""), std::string::npos);
 }
 
 TEST(MissingLibrary, EachDecompressorIsNamedWithTheFileThatNeedsIt) {
