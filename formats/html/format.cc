@@ -33,8 +33,9 @@ Expected<std::string> write_report(const WriteInput& in, [[maybe_unused]] Diagno
     // The tables, icicle, ranks and memory need no layout: the report
     // without its graph, and a warning, rather than no report.
     diag.warn(fmt::format("-T html: the report has no call graph: graphviz: {}", missing));
-    o.graph_note = "Graphviz's libraries were not found when this report was written, so it has no call graph "
-                   "(install them, or write the graph with -T dot).";
+    o.graph_note =
+        "Graphviz's libraries were not found when this report was written, so it has no call graph "
+        "(install them, or write the graph with -T dot).";
   } else if (any) {
     const dot::Options options = dot::write_options(in);
     const dot::Chains chains = dot::find_chains(*in.graph, options.collapse_chains_over);

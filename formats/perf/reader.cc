@@ -735,7 +735,8 @@ class Reader {
     cache_.replays.reserve(bound / kEntrySize);
     cache_.frames.reserve(bound / (3 * sizeof(FuncId)));
     cache_.replayed.reserve(2 * (bound / (3 * sizeof(FuncId))));  // (calls and functions: about twice the frames)
-    memo_.bytes.reserve(bound / 2);  // (its bound: a sixteenth of the part)
+    // The frame memo's bound: a sixteenth of the part.
+    memo_.bytes.reserve(bound / 2);
   }
 
   bool wanted_process(const Header& h) const {

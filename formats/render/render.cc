@@ -220,7 +220,8 @@ void set_layout_progress(LayoutProgress f, std::chrono::milliseconds after) {
 
 namespace {
 const GraphvizApi* load_graphviz(std::string& why) {
-  return load_api<GraphvizApi>(GRAPHGEN_GVC_SONAME, "lays out and draws graphs (PNG, SVG, PDF, the HTML report's call graph)",
+  return load_api<GraphvizApi>(GRAPHGEN_GVC_SONAME,
+                               "lays out and draws graphs (PNG, SVG, PDF, the HTML report's call graph)",
                                "Graphviz's libraries (Debian: libgvc6)", why);
 }
 }  // namespace

@@ -295,9 +295,11 @@ TEST(PerfReader, FrameLinesSeenBeforeNameTheirFunctionsAgain) {
   // remembered by its bytes, not parsed again), indented differently, with
   // runs of unresolved frames that --fold-unknown makes one: the folded
   // stacks of every sample, with and without folding.
-  const std::vector<std::pair<std::string, std::string>> lines = {
-      {"1 f+0x1 (/bin/p)", "f"}, {"2 g+0x2 (/bin/p)", "g"}, {"3 [unknown] (/lib/x.so)", "?"},
-      {"4 [unknown] (/lib/x.so)", "?"}, {"7 [unknown] (/lib/y.so)", "?y"}};
+  const std::vector<std::pair<std::string, std::string>> lines = {{"1 f+0x1 (/bin/p)", "f"},
+                                                                  {"2 g+0x2 (/bin/p)", "g"},
+                                                                  {"3 [unknown] (/lib/x.so)", "?"},
+                                                                  {"4 [unknown] (/lib/x.so)", "?"},
+                                                                  {"7 [unknown] (/lib/y.so)", "?y"}};
   std::mt19937 rng(11);
   std::string text;
   std::map<std::string, Cost> plain, folded;
