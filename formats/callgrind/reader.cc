@@ -1020,6 +1020,10 @@ class Reader {
       if (*p == 'j') {
         // A jump (jump= or jcnd=, then its source's position line): kept
         // only with positions, but read as ever, relative positions and all.
+        // One to a function named by jfn= is left to cost_line(): its
+        // target may be a new function, and the pointers above into the
+        // profile's tables would move.
+        if (jfn_set_) break;
         const char* nl = jump_end(p, end, last, positions);
         if (nl == nullptr) break;
         ++lines;
@@ -1224,13 +1228,18 @@ class Reader {
   // The position line after jump=/jcnd= is the jump's source.
   Expected<bool> finish_jump(FuncId f, const Position& at) {
     in_jump_ = false;
+    // The target (jfn=) is a function of the profile whether the jump is
+    // kept or not, and made where a read keeping positions makes it: a
+    // function seen only there, or there first, is the same and in the
+    // same place in either read.
+    const FuncId target = jfn_set_ ? function_for(jfn_, ob_, jfi_set_ ? jfi_ : fl_) : f;
     if (keep_positions_) {
       Jump j = jump_;
       j.function = f;
       j.file = fi_;
       j.line = at.line;
       j.address = at.address;
-      j.target = jfn_set_ ? function_for(jfn_, ob_, jfi_set_ ? jfi_ : fl_) : f;
+      j.target = target;
       j.target_file = jfi_set_ ? jfi_ : fi_;
       j.target_line = target_.line;
       j.target_address = target_.address;
