@@ -1020,10 +1020,7 @@ class Reader {
       if (*p == 'j') {
         // A jump (jump= or jcnd=, then its source's position line): kept
         // only with positions, but read as ever, relative positions and all.
-        // One to a function named by jfn= is left to cost_line(): its
-        // target may be a new function, and the pointers above into the
-        // profile's tables would move.
-        if (jfn_set_) break;
+        if (jfn_set_) break;  // (its target may be new: made there, it would move the tables above)
         const char* nl = jump_end(p, end, last, positions);
         if (nl == nullptr) break;
         ++lines;
