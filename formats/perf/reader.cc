@@ -382,9 +382,10 @@ class Reader {
         std::size_t lead = 0;
         while (lead < line.size() && is_blank(line[lead])) ++lead;
         const std::string_view text = line.substr(lead);
-        if (known_frame(text)) continue;
+        std::uint64_t hash = 0;  // (text's, for remembering it when new)
+        if (known_frame(text, hash)) continue;
         if (parse_frame(text, f)) {
-          add_frame(f, text);
+          add_frame(f, text, hash);
           continue;
         }
         if (c == ' ' && line.size() > 1 && line[1] == ' ' && !frames_.empty()) continue;  // -F +srcline
@@ -403,7 +404,7 @@ class Reader {
       start_sample(h, known);
       if (!h.rest.empty()) {  // recorded without -g: the one frame is on the header
         Frame f;
-        if (parse_frame(h.rest, f)) add_frame(f, {});
+        if (parse_frame(h.rest, f)) add_frame(f, {}, 0);
       } else if (keep_ && seen_stack(scanner, data)) {
         if (over_budget())  // (the frames passed add nothing to the profile)
           return bad_input(formats::over_budget_message(path_, options_.memory_budget, profile.functions.size(), 1));
@@ -858,8 +859,8 @@ class Reader {
   }
 
   // `text`: the frame's line from its first non-blank byte, remembered
-  // with the function it names (empty: not remembered).
-  void add_frame(const Frame& f, std::string_view text) {
+  // with the function it names (empty: not remembered); `hash`: its hash.
+  void add_frame(const Frame& f, std::string_view text, std::uint64_t hash) {
     if (!keep_) return;
     FuncId id;
     // One `[unknown]` per DSO, and a run of them one frame.
@@ -871,7 +872,7 @@ class Reader {
     } else {
       id = builder_.function(f.symbol, f.dso, f.has_dso, {}, f.unresolved);
     }
-    remember_frame(text, id, run_once);
+    remember_frame(text, hash, id, run_once);
     if (run_once && !frames_.empty() && frames_.back() == id) return;
     if (id >= kinds_.size()) {
       kinds_.resize(profile.functions.size(), kOther);
@@ -893,13 +894,11 @@ class Reader {
   // byte, names the same function: the sample gets it without parsing the
   // line or looking its symbol and DSO up (a new stack's lines are mostly
   // lines of stacks seen before; the stack cache finds only whole stacks
-  // seen before). True when the line was known.
-  bool known_frame(std::string_view text) {
+  // seen before). True when the line was known; `hash` is its hash.
+  bool known_frame(std::string_view text, std::uint64_t& hash) {
     FrameMemo& m = memo_;
     if (m.off) return false;
-    const std::uint64_t hash = FlatIndex::hash_bytes(text);
-    m.last_hash = hash;  // (for remember_frame(), when the line is new)
-    m.last_text = text.data();
+    hash = FlatIndex::hash_bytes(text);
     const std::int64_t at = m.index.find(hash, [&](std::uint32_t r) { return m.key(r) == text; });
     if (at < 0) {
       // Lines that are mostly new (an address in every symbol) cost a
@@ -915,15 +914,14 @@ class Reader {
     return true;
   }
 
-  void remember_frame(std::string_view text, FuncId id, bool run_once) {
+  void remember_frame(std::string_view text, std::uint64_t hash, FuncId id, bool run_once) {
     FrameMemo& m = memo_;
     if (text.empty() || m.off) return;
     // Bounded by the part: at most a sixteenth of it.
     const std::size_t grown = m.bytes.size() + sizeof(FrameMemo::Head) + text.size();
     if (grown > (part_.end - part_.begin) / 16 || grown > UINT32_MAX - 1 || text.size() > INT32_MAX) return;
     m.index.find_or_add(
-        text.data() == m.last_text ? m.last_hash : FlatIndex::hash_bytes(text),
-        [&](std::uint32_t r) { return m.key(r) == text; },
+        hash, [&](std::uint32_t r) { return m.key(r) == text; },
         [&] {
           const auto at = static_cast<std::uint32_t>(m.bytes.size());
           const FrameMemo::Head k{static_cast<std::uint32_t>(text.size()), id, run_once};
@@ -1111,8 +1109,6 @@ class Reader {
     std::string bytes;
     std::size_t hits = 0, misses = 0;
     bool off = false;
-    std::uint64_t last_hash = 0;  // of the line known_frame() last looked up
-    const char* last_text = nullptr;
   };
   FrameMemo memo_;
   Pending pending_;
