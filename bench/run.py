@@ -129,7 +129,7 @@ def prepare(work):
                        check=True, stdout=subprocess.DEVNULL)
 
 
-def measure(cmd, stdout=subprocess.DEVNULL):
+def timed(cmd, stdout=subprocess.DEVNULL):
     """Wall seconds, peak MB and stderr of one command, its exit checked. The peak is the
     kernel's account of the process as wait4() reaps it (what /usr/bin/time -f %M prints,
     without starting /usr/bin/time too: that added 0.7 ms to every run, 2 % of pydoc-sep3's)."""
@@ -147,7 +147,7 @@ def measure(cmd, stdout=subprocess.DEVNULL):
 
 def run_once(graphgen, args, path, out, extra=()):
     cmd = [graphgen, "--timings", "-q"] + args + [path] + list(extra) + ["-o", out]
-    wall, peak_mb, err = measure(cmd)
+    wall, peak_mb, err = timed(cmd)
     read = float(re.search(r"timing: read\s+([0-9.]+)", err).group(1))
     return wall, read, peak_mb
 
@@ -208,11 +208,6 @@ def merge_case(a):
 # gprof2dot's other formats: the size at which gprof2dot needs 15-20 s here.
 FORMAT_SIZES = [("prof", 80), ("axe", 120), ("hprof", 200), ("json", 100), ("sleepy", 20), ("sysprof", 100),
                 ("xperf", 200), ("dtrace", 250)]
-
-
-def timed(cmd, stdout=subprocess.DEVNULL):
-    """Wall seconds, peak MB and stderr of one command (measure())."""
-    return measure(cmd, stdout)
 
 
 def formats_section(a):
