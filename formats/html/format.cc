@@ -26,10 +26,11 @@ Expected<std::string> write_report(const WriteInput& in, [[maybe_unused]] Diagno
   o.rank_rows = in.options.top;
 #ifdef GRAPHGEN_HAVE_RENDER
   bool any = std::any_of(in.graph->nodes.begin(), in.graph->nodes.end(), [](const GraphNode& n) { return n.kept; });
-  std::string missing;
+  // (Asked only when there is a graph to draw: it loads Graphviz.)
+  const std::string missing = in.options.report_graph && any ? render::missing() : std::string();
   if (!in.options.report_graph) {
     o.graph_note = "The call graph was left out.";
-  } else if (any && !(missing = render::missing()).empty()) {
+  } else if (!missing.empty()) {
     // The tables, icicle, ranks and memory need no layout: the report
     // without its graph, and a warning, rather than no report.
     diag.warn(fmt::format("-T html: the report has no call graph: graphviz: {}", missing));
