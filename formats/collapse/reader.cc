@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "common/two_parts.h"
 #include "graphgen/analysis/stacks.h"
 #include "graphgen/text.h"
 
@@ -63,33 +64,38 @@ bool sniff(std::string_view head, bool* semicolons) {
   return lines > 0 && with_semicolon * 2 >= lines;
 }
 
-Expected<Profile> read(const InputFile& in, const formats::ReadOptions& options, Diagnostics& diag) {
+namespace {
+
+// The lines of `part` (the whole file, or one of two parts of a large one).
+Expected<Profile> read_part(const formats::FilePart& part, const formats::ReadOptions& options, Diagnostics& diag) {
+  const InputFile& in = *part.input;
+  const std::string_view bytes = part.bytes();
   Profile p;
   p.label_style = LabelStyle::kNameUnderObject;
   detail::StackBuilder builder(p, "samples", "", options.keep_stacks);
   std::vector<FuncId> stack;
   {
-    LineScanner scanner(in.bytes(), &in);
+    LineScanner scanner(bytes, &in, part.begin);
     std::string_view line;
     while (scanner.next(line)) {
-      if ((scanner.line_number() & 1023) == 0 && options.memory_budget && p.approximate_bytes() > options.memory_budget)
+      if ((scanner.line_number() & 1023) == 0 && part.give_up(p))
         return bad_input(formats::over_budget_message(in.path(), options.memory_budget, p.functions.size(), 1));
       if (trim(line).empty()) continue;
       std::string_view frames, count;
       std::uint64_t n = 0;
       const bool split = split_line(line, frames, count);
       const bool counted = split && parse_u64(count, n);
-      if (!counted && scanner.at_end() && !in.bytes().ends_with('\n')) {
+      if (!counted && scanner.at_end() && !bytes.ends_with('\n')) {
         // A file cut short (the collapsing tool killed, a full disk, head -c):
         // the stacks before the cut are whole.
-        diag.warn(cut_last_line(in.path(), scanner.line_number(), line));
+        diag.warn(cut_last_line(in.path(), part.file_line(scanner.line_number()), line));
         break;
       }
       if (!split)
-        return bad_input(at_line(in.path(), scanner.line_number(), 1,
+        return bad_input(at_line(in.path(), part.file_line(scanner.line_number()), 1,
                                  fmt::format("expected 'frame;frame;... count', found {}", quote_input(line))));
       if (!counted)
-        return bad_input(at_line(in.path(), scanner.line_number(),
+        return bad_input(at_line(in.path(), part.file_line(scanner.line_number()),
                                  static_cast<std::size_t>(count.data() - line.data()) + 1,
                                  fmt::format("expected an integer sample count, found {}", quote_input(count))));
       // A stack ending in ';' (heaptrack_print -F writes `a;b; 12`): flamegraph.pl
@@ -117,6 +123,20 @@ Expected<Profile> read(const InputFile& in, const formats::ReadOptions& options,
     }
   }
   return p;
+}
+
+}  // namespace
+
+Expected<Profile> read(const InputFile& in, const formats::ReadOptions& options, Diagnostics& diag,
+                       std::size_t split_above) {
+  // Every line is a stack of its own: a part may begin at any line.
+  return formats::read_in_two_parts(
+      in, options.memory_budget, split_above, formats::next_line,
+      [&](const formats::FilePart& part, Diagnostics& d) { return read_part(part, options, d); }, diag);
+}
+
+Expected<Profile> read(const InputFile& in, const formats::ReadOptions& options, Diagnostics& diag) {
+  return read(in, options, diag, formats::two_parts_above(options));
 }
 
 }  // namespace graphgen::collapse

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/read_options.h"
+#include "common/two_parts.h"
 #include "graphgen/error.h"
 #include "graphgen/io.h"
 #include "graphgen/profile.h"
@@ -22,7 +23,12 @@ namespace graphgen::collapse {
 /// which the lines could be many a text.
 bool sniff(std::string_view head, bool* semicolons = nullptr);
 
-/// Reads one collapsed-stack file.
+/// Reads one collapsed-stack file: a large one on two cores when the
+/// options allow (formats::two_parts_above(); formats/common/two_parts.h).
 Expected<Profile> read(const InputFile& input, const formats::ReadOptions& options, Diagnostics& diag);
+/// The same, in two parts whenever the file is larger than `split_above`
+/// bytes (tests: both reads give the same profile).
+Expected<Profile> read(const InputFile& input, const formats::ReadOptions& options, Diagnostics& diag,
+                       std::size_t split_above);
 
 }  // namespace graphgen::collapse

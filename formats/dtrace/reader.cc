@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "common/two_parts.h"
 #include "graphgen/analysis/stacks.h"
 #include "graphgen/text.h"
 
@@ -79,16 +80,38 @@ bool sniff(std::string_view head) {
   return frames > 0 && (counts > 0 || frames >= 3);
 }
 
-Expected<Profile> read(const InputFile& in, const formats::ReadOptions& options, Diagnostics& diag) {
+namespace {
+
+// Where a part may begin: after a count line, where the stack above it
+// was added and emptied, unless the line before it is a header (whose
+// probe line it is: a stack may go on past it).
+std::size_t after_count(std::string_view bytes, std::size_t from) {
+  std::size_t begin = formats::next_line(bytes, from);
+  if (begin == std::string_view::npos) return begin;
+  std::string_view before = bytes.substr(0, begin - 1);
+  before = before.substr(before.rfind('\n') + 1);  // (npos + 1: the file's first line)
+  while (begin < bytes.size()) {
+    const std::size_t next = formats::next_line(bytes, begin);
+    if (next == std::string_view::npos) return next;
+    const std::string_view line = bytes.substr(begin, next - 1 - begin);
+    if (classify(line) == Kind::kCount && !trim(before).starts_with("CPU")) return next;
+    before = line;
+    begin = next;
+  }
+  return std::string_view::npos;
+}
+
+Expected<Profile> read_part(const formats::FilePart& part, const formats::ReadOptions& options, Diagnostics& diag) {
+  const InputFile& in = *part.input;
   Profile p;
   p.label_style = LabelStyle::kName;
   detail::StackBuilder builder(p, "samples", "", options.keep_stacks);
   std::vector<FuncId> stack;
   std::size_t stack_line = 0;
-  LineScanner scanner(in.bytes(), &in);
+  LineScanner scanner(part.bytes(), &in, part.begin);
   std::string_view line;
   while (scanner.next(line)) {
-    if ((scanner.line_number() & 4095) == 0 && options.memory_budget && p.approximate_bytes() > options.memory_budget)
+    if ((scanner.line_number() & 4095) == 0 && part.give_up(p))
       return bad_input(formats::over_budget_message(in.path(), options.memory_budget, p.functions.size(), 1));
     switch (classify(line)) {
       case Kind::kBlank:
@@ -117,16 +140,29 @@ Expected<Profile> read(const InputFile& in, const formats::ReadOptions& options,
       }
       case Kind::kOther:
         return bad_input(at_line(
-            in.path(), scanner.line_number(), 1,
+            in.path(), part.file_line(scanner.line_number()), 1,
             fmt::format("expected an indented frame 'module`symbol' or a sample count, found {}", quote_input(line))));
     }
   }
   if (!stack.empty())
-    diag.warn(at_line(in.path(), stack_line, 1,
+    diag.warn(at_line(in.path(), part.file_line(stack_line), 1,
                       fmt::format("expected a sample count after the last stack's {} frames, found the end of the "
                                   "file (a cut file?); that stack was left out",
                                   stack.size())));
   return p;
+}
+
+}  // namespace
+
+Expected<Profile> read(const InputFile& in, const formats::ReadOptions& options, Diagnostics& diag,
+                       std::size_t split_above) {
+  return formats::read_in_two_parts(
+      in, options.memory_budget, split_above, after_count,
+      [&](const formats::FilePart& part, Diagnostics& d) { return read_part(part, options, d); }, diag);
+}
+
+Expected<Profile> read(const InputFile& in, const formats::ReadOptions& options, Diagnostics& diag) {
+  return read(in, options, diag, formats::two_parts_above(options));
 }
 
 }  // namespace graphgen::dtrace

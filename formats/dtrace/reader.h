@@ -18,6 +18,7 @@
 #include <string_view>
 
 #include "common/read_options.h"
+#include "common/two_parts.h"
 #include "graphgen/error.h"
 #include "graphgen/io.h"
 #include "graphgen/profile.h"
@@ -28,7 +29,12 @@ namespace graphgen::dtrace {
 /// ended by a count, and nothing else but dtrace's header lines.
 bool sniff(std::string_view head);
 
-/// Reads one aggregation.
+/// Reads one aggregation: a large one on two cores, cut after a count when the
+/// options allow (formats::two_parts_above(); formats/common/two_parts.h).
 Expected<Profile> read(const InputFile& input, const formats::ReadOptions& options, Diagnostics& diag);
+/// The same, in two parts whenever the file is larger than `split_above`
+/// bytes (tests: both reads give the same profile).
+Expected<Profile> read(const InputFile& input, const formats::ReadOptions& options, Diagnostics& diag,
+                       std::size_t split_above);
 
 }  // namespace graphgen::dtrace

@@ -93,6 +93,41 @@ inline std::string tables(const Expected<Profile>& r, const Diagnostics& diag) {
   return out;
 }
 
+/// The sample stacks' tree of a read (tables() leaves it out): each node's
+/// parent, function or process and costs, in order. Empty for an error.
+inline std::string stacks(const Expected<Profile>& r) {
+  if (!r) return {};
+  std::string out;
+  const Profile& p = *r;
+  const std::size_t ne = p.events.size();
+  for (std::size_t n = 0; n < p.stack_nodes.size(); ++n) {
+    const StackNode& s = p.stack_nodes[n];
+    out += fmt::format("node {} parent {} function {} process {}:", n, s.parent, s.function, s.process);
+    for (std::size_t e = 0; e < ne && (n + 1) * ne <= p.stack_node_cost.size(); ++e)
+      out += fmt::format(" {}", p.stack_node_cost[n * ne + e]);
+    out += "\n";
+  }
+  for (std::size_t i = 0; i < p.stack_total.size(); ++i) out += fmt::format("stack_total {}\n", p.stack_total[i]);
+  return out;
+}
+
+/// A reader that reads large files in two parts (formats/common/two_parts.h)
+/// made to cut this small input in two, with and without sample stacks:
+/// both reads must give the same profile, stack tree and warnings.
+template <class Read>
+void two_parts(Read&& read, const std::uint8_t* data, std::size_t size) {
+  InputFile in = input(data, size);
+  for (bool keep_stacks : {true, false}) {
+    formats::ReadOptions o = options(size);
+    o.keep_stacks = keep_stacks;
+    Diagnostics whole_diag, split_diag;
+    const auto whole = read(in, o, whole_diag, SIZE_MAX);
+    const auto split = read(in, o, split_diag, 0);
+    check(whole);
+    if (tables(whole, whole_diag) + stacks(whole) != tables(split, split_diag) + stacks(split)) fail();
+  }
+}
+
 /// One input through a reader's two paths: the fast one (which may leave
 /// the input to the other: `fast` is then empty) and the general one, each
 /// as tables() (and trace() with `timeline`). Where the fast path takes an
