@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <charconv>
+#include <chrono>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -273,6 +274,47 @@ struct Part {
   std::size_t begin, end;
 };
 
+// The tail of a part, handed to the thread that finished its own part
+// first (the other core busy elsewhere, or a half of more work): the
+// reader publishes where it is now and then, and stops at the start of a
+// sample the other thread claimed, when it is not past it yet; the claimed
+// tail is read as a part of its own and folded in after it. The profile is
+// the same wherever the parts are cut.
+class Handoff {
+ public:
+  /// Whether the tail from `claim` on was given up (after the reader is joined).
+  bool given() const { return verdict_.load(std::memory_order_acquire) == kGiven; }
+  /// Where the reader was a few samples ago, or kNotStarted / kFinished.
+  std::size_t at() const { return at_.load(std::memory_order_relaxed); }
+
+  /// The reader at the start of a sample, `pos` bytes into the input: true
+  /// when it stops here, the tail from here on claimed.
+  bool stop_at(std::size_t pos) {
+    if ((++samples_ & 63) == 0) at_.store(pos, std::memory_order_relaxed);
+    const std::size_t claim = claim_.load(std::memory_order_acquire);
+    if (claim == kNone) return false;
+    if (verdict_.load(std::memory_order_relaxed) == kOpen)
+      verdict_.store(pos <= claim ? kGiven : kRefused, std::memory_order_release);
+    return pos == claim && verdict_.load(std::memory_order_relaxed) == kGiven;
+  }
+  /// The reader is at its part's end (or failed): a claim not yet answered is refused.
+  void finished() {
+    at_.store(kFinished, std::memory_order_relaxed);
+    if (verdict_.load(std::memory_order_relaxed) == kOpen) verdict_.store(kRefused, std::memory_order_release);
+  }
+  /// The other thread claims the tail from `pos` (the start of a sample).
+  void claim(std::size_t pos) { claim_.store(pos, std::memory_order_release); }
+
+  static constexpr std::size_t kNotStarted = 0, kFinished = SIZE_MAX;
+
+ private:
+  static constexpr std::size_t kNone = SIZE_MAX;
+  enum : int { kOpen, kGiven, kRefused };
+  std::size_t samples_ = 0;
+  std::atomic<std::size_t> at_{kNotStarted}, claim_{kNone};
+  std::atomic<int> verdict_{kOpen};
+};
+
 // Software clock events count nanoseconds in their period: `cpu-clock`,
 // `task-clock`, with modifiers (`cpu-clock:ppp`, `cpu-clock/period=5000000/`).
 bool is_clock_event(std::string_view event) {
@@ -338,7 +380,15 @@ class Reader {
 
   Profile profile;
 
-  Expected<bool> read_part(const Part& part) {
+  /// Reads `part`; with `handoff`, stops where another thread claims its tail.
+  Expected<bool> read_part(const Part& part, Handoff* handoff = nullptr) {
+    handoff_ = handoff;
+    struct Finished {
+      Handoff* h;
+      ~Finished() {
+        if (h) h->finished();
+      }
+    } finished{handoff};
     const InputFile& input = *part.input;
     path_ = input.path();
     part_ = part;
@@ -362,6 +412,7 @@ class Reader {
       if (line.empty()) {
         remember_stack(scanner);
         flush();
+        if (handoff_ && handoff_->stop_at(part.begin + scanner.position())) break;
         continue;
       }
       char c = line[0];
@@ -1082,6 +1133,7 @@ class Reader {
   std::size_t other_events_ = 0;  // samples of other events, left out
   std::size_t frameless_ = 0;     // kept samples without a frame
   Part part_{};
+  Handoff* handoff_ = nullptr;
   std::string path_;
   bool in_sample_ = false;
   bool keep_ = true;
@@ -1232,10 +1284,69 @@ std::vector<Part> plan_parts(const InputFile& in, std::size_t end, std::size_t s
   return {{&in, 0, cut + 2}, {&in, cut + 2, b.size()}};
 }
 
+// The tail of the other part, for the thread that finished its own first
+// (two parts): as much as makes both end together, by how fast each went,
+// when that is enough to pay for learning its stacks anew.
+class Tail {
+ public:
+  Tail(const InputFile& input, const std::vector<Part>& parts, std::vector<Handoff>& handoffs)
+      : input_(input), parts_(parts), handoffs_(handoffs), start_(std::chrono::steady_clock::now()) {}
+
+  /// The part to read from part `other`'s tail, claimed, or none.
+  std::optional<Part> take(std::size_t other) {
+    if (parts_.size() != 2 || taken_.exchange(true)) return std::nullopt;
+    const std::size_t at = handoffs_[other].at();
+    if (at == Handoff::kNotStarted || at == Handoff::kFinished) return std::nullopt;
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    const Part& mine = parts_[1 - other];
+    const Part& theirs = parts_[other];
+    if (seconds <= 0 || at <= theirs.begin || at >= theirs.end) return std::nullopt;
+    const double my_rate = static_cast<double>(mine.end - mine.begin) / seconds;
+    const double their_rate = static_cast<double>(at - theirs.begin) / seconds;
+    const double left = static_cast<double>(theirs.end - at);
+    // Both end together: (left - x) / their_rate == x / my_rate + kNewPart.
+    const double x = (left / their_rate - kNewPartSeconds) / (1 / their_rate + 1 / my_rate);
+    if (x < kLeastBytes || left - x < kMargin) return std::nullopt;
+    const std::string_view bytes = input_.bytes().substr(0, theirs.end);
+    const std::size_t blank = bytes.find("\n\n", theirs.end - static_cast<std::size_t>(x));
+    if (blank == std::string_view::npos || blank + 2 >= theirs.end) return std::nullopt;
+    from = other;
+    handoffs_[other].claim(blank + 2);
+    return Part{&input_, blank + 2, theirs.end};
+  }
+
+  /// Tests: the tail of the second part from the first sample at or after
+  /// byte `at`, claimed before either thread starts (read after them).
+  std::optional<Part> plan(std::size_t at) {
+    if (parts_.size() != 2 || at < parts_[1].begin + 2 || taken_.exchange(true)) return std::nullopt;
+    const std::size_t blank = input_.bytes().substr(0, parts_[1].end).find("\n\n", at - 2);
+    if (blank == std::string_view::npos || blank + 2 >= parts_[1].end) return std::nullopt;
+    from = 1;
+    handoffs_[1].claim(blank + 2);
+    return Part{&input_, blank + 2, parts_[1].end};
+  }
+
+  std::size_t from = 0;
+  std::unique_ptr<Reader> reader;
+  std::optional<Error> error;
+
+ private:
+  // A part's stacks learnt anew (scatter-long: 6.5 ms of CPU for a second
+  // part), the least worth taking, and what the other reader may have read
+  // past where it last said it was (it says so every 64 samples).
+  static constexpr double kNewPartSeconds = 0.008;
+  static constexpr double kLeastBytes = 4 << 20, kMargin = 2 << 20;
+  const InputFile& input_;
+  const std::vector<Part>& parts_;
+  std::vector<Handoff>& handoffs_;
+  std::chrono::steady_clock::time_point start_;
+  std::atomic<bool> taken_{false};
+};
+
 }  // namespace
 
 Expected<Profile> read(const InputFile& input, const formats::ReadOptions& options, Diagnostics& diag,
-                       std::size_t split_above) {
+                       std::size_t split_above, std::size_t tail_at) {
   const std::size_t end = readable_end(input, diag);
   std::vector<Part> parts = plan_parts(input, end, split_above);
   std::vector<std::unique_ptr<Reader>> readers;
@@ -1246,22 +1357,44 @@ Expected<Profile> read(const InputFile& input, const formats::ReadOptions& optio
   for (std::size_t i = 0; i < parts.size(); ++i)
     readers.push_back(std::make_unique<Reader>(options, event, options.event.empty()));
   // Two workers take parts in turn; the merge below is in part order, so
-  // the result does not depend on which worker read what.
+  // the result does not depend on which worker read what. The first done
+  // may take the tail of the other's part (Handoff).
   std::atomic<std::size_t> next{0};
-  auto work = [&] {
-    for (std::size_t i; (i = next.fetch_add(1)) < parts.size();) {
-      try {
-        if (auto ok = readers[i]->read_part(parts[i]); !ok) errors[i] = ok.error();
-        readers[i]->drop_cache();
-      } catch (const std::bad_alloc&) {
-        errors[i] = bad_input(fmt::format("{}: out of memory while reading it", input.path()));
-      }
+  std::vector<Handoff> handoffs(parts.size());
+  Tail tail(input, parts, handoffs);
+  const std::optional<Part> planned = tail_at ? tail.plan(tail_at) : std::nullopt;
+  auto read_one = [&](Reader& reader, const Part& part, Handoff* handoff, std::optional<Error>& error) {
+    try {
+      if (auto ok = reader.read_part(part, handoff); !ok) error = ok.error();
+      reader.drop_cache();
+    } catch (const std::bad_alloc&) {
+      error = bad_input(fmt::format("{}: out of memory while reading it", input.path()));
     }
+  };
+  auto work = [&] {
+    std::size_t mine = parts.size();
+    for (std::size_t i; (i = next.fetch_add(1)) < parts.size();) {
+      read_one(*readers[i], parts[i], parts.size() == 2 ? &handoffs[i] : nullptr, errors[i]);
+      mine = i;
+    }
+    if (mine < parts.size())
+      if (std::optional<Part> taken = tail.take(1 - mine)) {
+        tail.reader = std::make_unique<Reader>(options, event, options.event.empty());
+        read_one(*tail.reader, *taken, nullptr, tail.error);
+      }
   };
   BesideThread helper;
   if (parts.size() > 1) helper = BesideThread::try_start(work);  // (none: this thread reads every part)
   work();
   if (helper.joinable()) helper.join();
+  if (planned && handoffs[1].given()) {
+    tail.reader = std::make_unique<Reader>(options, event, options.event.empty());
+    read_one(*tail.reader, *planned, nullptr, tail.error);
+  }
+  if (tail.reader && handoffs[tail.from].given()) {  // (refused: its reader read on to its end)
+    readers.insert(readers.begin() + static_cast<std::ptrdiff_t>(tail.from) + 1, std::move(tail.reader));
+    errors.insert(errors.begin() + static_cast<std::ptrdiff_t>(tail.from) + 1, tail.error);
+  }
   for (const auto& e : errors)
     if (e) return *e;
   for (std::size_t i = 1; i < readers.size(); ++i) {

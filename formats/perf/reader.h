@@ -36,8 +36,12 @@ bool sniff(std::string_view head);
 /// Reads one perf script file: samples of `options.event` (when empty, of
 /// the first sample's event, as stackcollapse-perf.pl keeps them),
 /// of the processes `options.pids` / commands `options.comms` (all when
-/// empty), each weighing 1 or its period. `split_above` is for tests.
+/// empty), each weighing 1 or its period. The thread done first takes the
+/// tail of the other's part when that ends them sooner (the other core
+/// busy elsewhere). For tests: `split_above`, and `tail_at`, where the
+/// second part's tail is taken from (the first sample at or after it;
+/// 0: by the threads' speeds).
 Expected<Profile> read(const InputFile& input, const formats::ReadOptions& options, Diagnostics& diag,
-                       std::size_t split_above = kSplitAbove);
+                       std::size_t split_above = kSplitAbove, std::size_t tail_at = 0);
 
 }  // namespace graphgen::perf

@@ -66,19 +66,25 @@ inline std::string trace(const Expected<Profile>& p) {
 /// Everything a read gives, in order: its warnings, then its strings,
 /// functions with every field a graph reads, calls, costs and reported
 /// totals; or its error. Two reads that must agree give the same text.
-inline std::string tables(const Expected<Profile>& r, const Diagnostics& diag) {
+/// With `by_name`, strings are written where their ids were, and the
+/// string table is left out: two reads whose tables hold the same strings
+/// in another order give the same text (perf's parts intern a process name
+/// where its first sample is, which is not where one pass meets it first).
+inline std::string tables(const Expected<Profile>& r, const Diagnostics& diag, bool by_name = false) {
   std::string out;
   for (const std::string& w : diag.warnings()) out += "warning " + w + "\n";
   if (!r) return out + "error " + r.error().message + "\n";
   const Profile& p = *r;
-  for (std::size_t i = 0; i < p.strings.size(); ++i)
-    out += fmt::format("string {} {}\n", i, p.strings.view(static_cast<StringId>(i)));
-  for (const Event& e : p.events) out += fmt::format("event {} {}\n", e.name, e.long_name);
+  auto str = [&](StringId id) { return by_name ? fmt::format("'{}'", p.str(id)) : fmt::format("{}", id); };
+  if (!by_name)
+    for (std::size_t i = 0; i < p.strings.size(); ++i)
+      out += fmt::format("string {} {}\n", i, p.strings.view(static_cast<StringId>(i)));
+  for (const Event& e : p.events) out += fmt::format("event {} {}\n", str(e.name), str(e.long_name));
   const std::size_t ne = p.events.size();
   for (FuncId f = 0; f < p.functions.size(); ++f) {
     const Function& fn = p.functions[f];
-    out += fmt::format("function {} name {} object {} {} file {} line {} calls {}:", f, fn.name, fn.object,
-                       fn.has_object, fn.file, fn.line, fn.calls);
+    out += fmt::format("function {} name {} object {} {} file {} line {} calls {}:", f, str(fn.name), str(fn.object),
+                       fn.has_object, str(fn.file), fn.line, fn.calls);
     for (std::size_t e = 0; e < ne; ++e) out += fmt::format(" {}", p.self(f, e));
     out += "\n";
   }
@@ -95,14 +101,16 @@ inline std::string tables(const Expected<Profile>& r, const Diagnostics& diag) {
 
 /// The sample stacks' tree of a read (tables() leaves it out): each node's
 /// parent, function or process and costs, in order. Empty for an error.
-inline std::string stacks(const Expected<Profile>& r) {
+inline std::string stacks(const Expected<Profile>& r, bool by_name = false) {
   if (!r) return {};
   std::string out;
   const Profile& p = *r;
   const std::size_t ne = p.events.size();
   for (std::size_t n = 0; n < p.stack_nodes.size(); ++n) {
     const StackNode& s = p.stack_nodes[n];
-    out += fmt::format("node {} parent {} function {} process {}:", n, s.parent, s.function, s.process);
+    out += fmt::format(
+        "node {} parent {} function {} process {}:", n, s.parent, s.function,
+        by_name && s.process != kNoString ? fmt::format("'{}'", p.str(s.process)) : fmt::format("{}", s.process));
     for (std::size_t e = 0; e < ne && (n + 1) * ne <= p.stack_node_cost.size(); ++e)
       out += fmt::format(" {}", p.stack_node_cost[n * ne + e]);
     out += "\n";

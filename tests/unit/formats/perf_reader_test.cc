@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "fuzz/fuzz.h"
 #include "graphgen/analysis/merge.h"
 #include "graphgen/labels.h"
 #include "perf/reader.h"
@@ -524,6 +525,43 @@ TEST(PerfReader, PythonWithoutFramePointersIsExplained) {
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(r.err.find("frame pointers"), std::string::npos) << fine << ": " << r.err;
   }
+}
+
+}  // namespace
+}  // namespace graphgen
+
+namespace graphgen {
+namespace {
+
+// The tail of the second part taken by the thread done first (a third
+// part from a sample's start, its reader stopping there): every real
+// recording gives one pass's profile, stack tree, timeline and warnings,
+// wherever the parts are cut (strings by their text: a part interns a
+// process name where its first sample is).
+TEST(PerfReader, ATailTakenFromTheSecondPartReadsAsOnePass) {
+  std::size_t compared = 0, cut_thrice = 0;
+  for (const auto& e : fs::directory_iterator(test::testdata_dir() / "perf" / "real")) {
+    if (e.path().extension() != ".xz") continue;
+    const std::string text = test::unxz(e.path());
+    const InputFile in = InputFile::from_bytes(e.path().filename().string(), text);
+    auto dump = [&](std::size_t split_above, std::size_t tail_at) {
+      Diagnostics d;
+      formats::ReadOptions o = fuzz::timed(text.size());
+      auto p = perf::read(in, o, d, split_above, tail_at);
+      return fuzz::tables(p, d, true) + fuzz::stacks(p, true) + fuzz::trace(p);
+    };
+    const std::string whole = dump(SIZE_MAX, 0);
+    for (std::size_t eighth : {5, 6, 7}) {
+      SCOPED_TRACE(e.path().filename().string() + " tail from " + std::to_string(eighth) + "/8");
+      const std::size_t at = text.size() * eighth / 8;
+      EXPECT_EQ(dump(1024, at), whole);
+      ++compared;
+      // (The second part begins at the first sample past the middle.)
+      cut_thrice += text.find("\n\n", text.size() / 2) + 2 < at && text.find("\n\n", at - 2) != std::string::npos;
+    }
+  }
+  EXPECT_GE(compared, 90u);
+  EXPECT_GE(cut_thrice, 60u);
 }
 
 }  // namespace
