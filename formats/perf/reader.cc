@@ -329,11 +329,12 @@ bool is_clock_event(std::string_view event) {
 // sample, whatever their number (none when it repeats the last one).
 class NameSet {
  public:
-  void add(std::string_view name) {
-    if (name != last_) number(name);
-  }
+  /// (An empty name counts as any: a reader that begins at a sample
+  /// without an event name, the second part of a file, counts it as the
+  /// one that met a named sample first does.)
+  void add(std::string_view name) { number(name); }
   /// add() that also gives the name's number, in the order names were
-  /// first added (an empty name too, unlike add()).
+  /// first added.
   std::uint32_t number(std::string_view name) {
     if (!names_.empty() && name == last_) return last_id_;
     last_id_ = index_.find_or_add(
@@ -354,7 +355,8 @@ class NameSet {
     std::vector<std::string> sorted = names_;
     std::sort(sorted.begin(), sorted.end());
     std::string out;
-    for (std::size_t i = 0; i < sorted.size() && i < limit; ++i) out += (out.empty() ? "" : ", ") + sorted[i];
+    for (std::size_t i = 0; i < sorted.size() && i < limit; ++i)
+      out += (i == 0 ? "" : ", ") + (sorted[i].empty() ? std::string("(no name)") : sorted[i]);
     if (sorted.size() > limit) out += fmt::format(" and {} more", sorted.size() - limit);
     return out;
   }

@@ -566,3 +566,25 @@ TEST(PerfReader, ATailTakenFromTheSecondPartReadsAsOnePass) {
 
 }  // namespace
 }  // namespace graphgen
+
+namespace graphgen {
+namespace {
+
+// A header whose event name is empty (`: 1`, found by fuzz_perf) counts as
+// an event of its own whether a named sample came before it in the same
+// reader or it begins the second part: the same warning both ways.
+TEST(PerfReader, AnUnnamedEventCountsTheSameInTheSecondPart) {
+  const std::string text = "p 1 1.000: 1 c!cles:\n\t1 main (/x)\n\n: 1\n";
+  const InputFile in = InputFile::from_bytes("unnamed.perf", text);
+  Diagnostics whole, split;
+  auto one = perf::read(in, {}, whole, SIZE_MAX);
+  auto two = perf::read(in, {}, split, text.size() / 2);
+  ASSERT_TRUE(one.has_value() && two.has_value());
+  ASSERT_EQ(whole.warnings().size(), 1u);
+  EXPECT_EQ(whole.warnings(), split.warnings());
+  EXPECT_NE(whole.warnings()[0].find("samples of 2 events ((no name), c!cles)"), std::string::npos)
+      << whole.warnings()[0];
+}
+
+}  // namespace
+}  // namespace graphgen
