@@ -45,9 +45,6 @@ struct FilePart {
   const std::atomic<bool>* stop = nullptr;
 
   std::string_view bytes() const { return input->bytes().substr(begin, end - begin); }
-  /// The part ends where the file does (a last line without its newline is
-  /// the file's, cut short).
-  bool at_file_end() const { return end == input->bytes().size(); }
   /// The file's line number of the part's line `line` (counted from 1):
   /// the lines before the part are counted here, for a warning's position.
   std::size_t file_line(std::size_t line) const;

@@ -1309,23 +1309,14 @@ class Tail {
     // Both end together: (left - x) / their_rate == x / my_rate + kNewPart.
     const double x = (left / their_rate - kNewPartSeconds) / (1 / their_rate + 1 / my_rate);
     if (x < kLeastBytes || left - x < kMargin) return std::nullopt;
-    const std::string_view bytes = input_.bytes().substr(0, theirs.end);
-    const std::size_t blank = bytes.find("\n\n", theirs.end - static_cast<std::size_t>(x));
-    if (blank == std::string_view::npos || blank + 2 >= theirs.end) return std::nullopt;
-    from = other;
-    handoffs_[other].claim(blank + 2);
-    return Part{&input_, blank + 2, theirs.end};
+    return claim(other, theirs.end - static_cast<std::size_t>(x));
   }
 
   /// Tests: the tail of the second part from the first sample at or after
   /// byte `at`, claimed before either thread starts (read after them).
   std::optional<Part> plan(std::size_t at) {
     if (parts_.size() != 2 || at < parts_[1].begin + 2 || taken_.exchange(true)) return std::nullopt;
-    const std::size_t blank = input_.bytes().substr(0, parts_[1].end).find("\n\n", at - 2);
-    if (blank == std::string_view::npos || blank + 2 >= parts_[1].end) return std::nullopt;
-    from = 1;
-    handoffs_[1].claim(blank + 2);
-    return Part{&input_, blank + 2, parts_[1].end};
+    return claim(1, at - 2);
   }
 
   std::size_t from = 0;
@@ -1338,6 +1329,17 @@ class Tail {
   // past where it last said it was (it says so every 64 samples).
   static constexpr double kNewPartSeconds = 0.008;
   static constexpr double kLeastBytes = 4 << 20, kMargin = 2 << 20;
+  // The tail of part `other` from the first sample that starts after an
+  // empty line at or after byte `search`.
+  std::optional<Part> claim(std::size_t other, std::size_t search) {
+    const Part& theirs = parts_[other];
+    const std::size_t blank = input_.bytes().substr(0, theirs.end).find("\n\n", search);
+    if (blank == std::string_view::npos || blank + 2 >= theirs.end) return std::nullopt;
+    from = other;
+    handoffs_[other].claim(blank + 2);
+    return Part{&input_, blank + 2, theirs.end};
+  }
+
   const InputFile& input_;
   const std::vector<Part>& parts_;
   std::vector<Handoff>& handoffs_;
