@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <deque>
 #include <exception>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -175,8 +176,12 @@ CallGraph base_graph(const Profile& p, std::size_t event, double& self_sum, Prof
 // members get theirs from each entry point's breadth-first walk.
 class RatioIntegration {
  public:
+  // `long_cycle`: told of each cycle whose walks take more than
+  // `long_cycle_above` steps, before they start.
+  using LongCycle = std::function<void(std::size_t members, std::size_t calls, std::size_t entries)>;
   RatioIntegration(const Profile& p, const Adjacency& adj, const Cycles& cycles, const std::vector<double>& ratios,
-                   std::vector<double> self, std::size_t two_cores_above)
+                   std::vector<double> self, std::size_t two_cores_above, double long_cycle_above = 0,
+                   LongCycle long_cycle = {})
       : total(p.functions.size(), 0.0),
         call_total(p.calls.size(), 0.0),
         has_call_total(p.calls.size(), false),
@@ -187,7 +192,9 @@ class RatioIntegration {
         self_(std::move(self)),
         cycle_total_(cycles.members.size(), 0.0),
         local_(p.functions.size(), 0),
-        two_cores_above_(two_cores_above) {}
+        two_cores_above_(two_cores_above),
+        long_cycle_above_(long_cycle_above),
+        long_cycle_(std::move(long_cycle)) {}
 
   void run() {
     for (FuncId f : cycles_.scc_order) {
@@ -282,8 +289,13 @@ class RatioIntegration {
     Compact c = compact(scc, cycle);
     if (scc.size() > 1 && c.edge_callee.size() == scc.size())
       ring(scc, c, entries);
-    else
+    else {
+      const std::size_t calls = c.edge_callee.size();
+      if (long_cycle_ &&
+          static_cast<double>(entries.size()) * static_cast<double>(calls + scc.size()) > long_cycle_above_)
+        long_cycle_(scc.size(), calls, entries.size());
       walks(scc, c, entries);
+    }
     for (std::uint32_t k = 0; k < scc.size(); ++k) total[scc[k]] = c.member_total[k];
     for (std::size_t e = 0; e < c.edge_callee.size(); ++e) {
       if (!c.edge_has_total[e]) continue;
@@ -523,13 +535,15 @@ class RatioIntegration {
   std::vector<double> cycle_total_;
   std::vector<std::uint32_t> local_;  // a cycle member's index in its cycle
   std::size_t two_cores_above_;
+  double long_cycle_above_;
+  LongCycle long_cycle_;
 };
 
 }  // namespace
 
 // Call ratios of non-negative costs stay within [0, 1]: nothing to warn about,
 // but the builders share one signature.
-CallGraph graph_from_call_ratios(const Profile& p, std::size_t event, Diagnostics& /*diag*/, const RatioRule& rule) {
+CallGraph graph_from_call_ratios(const Profile& p, std::size_t event, Diagnostics& diag, const RatioRule& rule) {
   double self_sum = 0;
   CallGraph g;
   const std::size_t n = p.functions.size();
@@ -565,7 +579,17 @@ CallGraph graph_from_call_ratios(const Profile& p, std::size_t event, Diagnostic
   // What is integrated: shares of the whole, or the event's values.
   std::vector<double> self(n);
   for (FuncId f = 0; f < n; ++f) self[f] = rule.in_values ? p.value(event, p.self(f, event)) : *g.nodes[f].self_ratio;
-  RatioIntegration in(p, adj, cycles, ratios, std::move(self), rule.two_cores_above);
+  // gprof2dot's walk of a cycle from each of its entry points is the
+  // exact rule and costs entries x calls: a huge cycle (an interpreter's
+  // functions calling each other) takes minutes, said before it starts.
+  auto long_cycle = [&](std::size_t members, std::size_t calls, std::size_t entries) {
+    diag.warn(fmt::format(
+        "the call graph has a cycle of {} functions and {} calls entered at {} of them: gprof2dot's totals (--total "
+        "callratios) walk it once from each, which takes a while{}",
+        members, calls, entries,
+        p.keeps_stack_totals ? "; --total callstacks takes the totals from the sample stacks at once" : ""));
+  };
+  RatioIntegration in(p, adj, cycles, ratios, std::move(self), rule.two_cores_above, rule.long_cycle_above, long_cycle);
   in.run();
 
   if (rule.in_values) {

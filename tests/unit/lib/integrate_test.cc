@@ -158,5 +158,28 @@ TEST(Integration, ACycleSummedWithTwoThreadsGivesTheSameBits) {
   EXPECT_GT(calls_with_totals, 10000u);  // the cycle's calls were walked
 }
 
+// A cycle whose walks take long is announced before they start, with the
+// way out for sampled stacks; the totals do not change.
+TEST(Integration, ALongCycleIsAnnouncedBeforeItsWalks) {
+  auto p = test::read_profiles({from_text("cycle3.collapse", dense_cycle())}, "collapse");
+  ASSERT_TRUE(p.has_value());
+  Adjacency adj = Adjacency::build(*p);
+  Cycles cycles = find_cycles(*p, adj);
+  ASSERT_EQ(cycles.members.size(), 1u);
+  RatioRule quiet, told;
+  told.long_cycle_above = 1000;
+  Diagnostics d1, d2;
+  CallGraph a = graph_from_call_ratios(*p, 0, d1, quiet), b = graph_from_call_ratios(*p, 0, d2, told);
+  EXPECT_TRUE(d1.warnings().empty());
+  ASSERT_EQ(d2.warnings().size(), 1u);
+  EXPECT_NE(d2.warnings()[0].find("the call graph has a cycle of 300 functions and "), std::string::npos)
+      << d2.warnings()[0];
+  EXPECT_NE(d2.warnings()[0].find("; --total callstacks takes the totals from the sample stacks at once"),
+            std::string::npos)
+      << d2.warnings()[0];
+  ASSERT_EQ(a.nodes.size(), b.nodes.size());
+  for (std::size_t f = 0; f < a.nodes.size(); ++f) EXPECT_EQ(*a.nodes[f].total_ratio, *b.nodes[f].total_ratio);
+}
+
 }  // namespace
 }  // namespace graphgen

@@ -57,6 +57,10 @@ struct RatioRule {
   /// one finds the cycles and call ratios, above this many functions and
   /// calls in all (the same graph either way).
   std::size_t graph_two_cores_above = 16384;
+  /// A cycle whose walks take more steps than this (its entry points times
+  /// its calls and members) is announced with a warning before they start:
+  /// at 0.6-2.6 ns a step, 2e9 is one to five seconds (tests set it low).
+  double long_cycle_above = 2e9;
 };
 
 /// gprof2dot's default for sampling and call-graph formats (--total
