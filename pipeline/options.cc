@@ -190,8 +190,9 @@ std::vector<OptionSpec> reader_options() {
             "samples of this event [default: the first sample's, as stackcollapse-perf.pl]; an event the profile lacks "
             "is an error"),
       choice(value("--total", "METHOD",
-                   "how totals of sampled stacks are computed: callratios (gprof2dot's call-ratio integration) or "
-                   "callstacks (share of samples whose stack holds the function)",
+                   "how totals of sampled stacks are computed: callratios (gprof2dot's call-ratio integration, "
+                   "slow on a cycle of thousands of functions) or callstacks (share of samples whose stack holds "
+                   "the function; immediate)",
                    total_name(GraphOptions{}.total)),
              {"callratios", "callstacks"}),
       choice(value("--weight", "WEIGHT",
