@@ -180,8 +180,7 @@ class RatioIntegration {
   // `long_cycle_above` steps, before they start.
   using LongCycle = std::function<void(std::size_t members, std::size_t calls, std::size_t entries)>;
   RatioIntegration(const Profile& p, const Adjacency& adj, const Cycles& cycles, const std::vector<double>& ratios,
-                   std::vector<double> self, std::size_t two_cores_above, double long_cycle_above = 0,
-                   LongCycle long_cycle = {})
+                   std::vector<double> self, std::size_t two_cores_above, double long_cycle_above, LongCycle long_cycle)
       : total(p.functions.size(), 0.0),
         call_total(p.calls.size(), 0.0),
         has_call_total(p.calls.size(), false),
@@ -289,13 +288,8 @@ class RatioIntegration {
     Compact c = compact(scc, cycle);
     if (scc.size() > 1 && c.edge_callee.size() == scc.size())
       ring(scc, c, entries);
-    else {
-      const std::size_t calls = c.edge_callee.size();
-      if (long_cycle_ &&
-          static_cast<double>(entries.size()) * static_cast<double>(calls + scc.size()) > long_cycle_above_)
-        long_cycle_(scc.size(), calls, entries.size());
+    else
       walks(scc, c, entries);
-    }
     for (std::uint32_t k = 0; k < scc.size(); ++k) total[scc[k]] = c.member_total[k];
     for (std::size_t e = 0; e < c.edge_callee.size(); ++e) {
       if (!c.edge_has_total[e]) continue;
@@ -364,9 +358,12 @@ class RatioIntegration {
   // in the same order as on one core.
   void walks(const std::vector<FuncId>& scc, Compact& c, const std::vector<std::pair<FuncId, double>>& entries) {
     const std::size_t m = scc.size(), edges = c.edge_callee.size();
+    // (Steps: each walk visits the cycle's members and calls.)
+    const double steps = static_cast<double>(entries.size()) * static_cast<double>(edges + m);
+    if (long_cycle_ && steps > long_cycle_above_) long_cycle_(m, edges, entries.size());
     constexpr std::size_t kSlots = 4;
-    const bool two = entries.size() > 1 && entries.size() * (edges + m) > two_cores_above_ &&
-                     std::thread::hardware_concurrency() > 1;
+    const bool two =
+        entries.size() > 1 && steps > static_cast<double>(two_cores_above_) && std::thread::hardware_concurrency() > 1;
     std::vector<Walk> slot(two ? kSlots : 1);
     for (Walk& w : slot) w.reserve(m, edges);
     auto prepare = [&](Walk& w, std::size_t i) {
@@ -541,8 +538,8 @@ class RatioIntegration {
 
 }  // namespace
 
-// Call ratios of non-negative costs stay within [0, 1]: nothing to warn about,
-// but the builders share one signature.
+// Call ratios of non-negative costs stay within [0, 1]: what is warned of
+// is a cycle whose walks take long.
 CallGraph graph_from_call_ratios(const Profile& p, std::size_t event, Diagnostics& diag, const RatioRule& rule) {
   double self_sum = 0;
   CallGraph g;
