@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "completion.h"
 #include "each.h"
+#include "graphgen/analysis/integrate.h"
 #include "graphgen/io.h"
 #include "pipeline.h"
 #include "pyprof2calltree.h"
@@ -97,6 +98,23 @@ void show_layout_progress(std::chrono::milliseconds after) {
 #endif
 }
 
+// A call graph that is one huge cycle (an interpreter's functions calling
+// each other) integrates for minutes after its warning: on a terminal, a
+// line counts the walks from two seconds on, and goes when they are done.
+void show_cycle_progress(std::chrono::milliseconds after) {
+  set_cycle_progress(
+      [](double seconds, std::size_t walked, std::size_t entries, std::size_t members) {
+        if (seconds < 0)
+          std::fprintf(stderr, "\r\033[K");
+        else
+          std::fprintf(stderr,
+                       "\r\033[Kgraphgen: integrating a cycle of %zu functions: %zu of %zu entry points walked "
+                       "(%.0f s)",
+                       members, walked, entries, seconds);
+      },
+      after);
+}
+
 int run(pipeline::Settings settings) {
   // No input named: standard input, as gprof2dot reads it, unless a person
   // is typing there (then the usage error says what is missing).
@@ -136,7 +154,10 @@ int run(pipeline::Settings settings) {
       shown = true;
       std::fprintf(stderr, "\r\033[Kgraphgen: reading: %zu of %zu inputs", done, total);
     };
-  if (::isatty(STDERR_FILENO) && !a.quiet) show_layout_progress(delay);
+  if (::isatty(STDERR_FILENO) && !a.quiet) {
+    show_layout_progress(delay);
+    show_cycle_progress(delay);
+  }
   if (!a.quiet) diag.print_as_they_come([](const std::string& w) { cli::report_one(w); });
   auto output = pipeline::convert(*request, diag);
   if (shown) std::fprintf(stderr, "\r\033[K");

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <condition_variable>
 #include <deque>
@@ -112,6 +113,46 @@ std::vector<double> call_ratios(const Profile& p, const Cycles& cycles, std::siz
   std::vector<double> weight(p.calls.size());
   for (CallId c = 0; c < p.calls.size(); ++c) weight[c] = p.value(event, p.inclusive(c, event));
   return call_ratios(p, cycles, std::move(weight));
+}
+
+namespace {
+
+CycleProgress g_cycle_progress;
+std::chrono::milliseconds g_cycle_progress_after{2000};
+
+// Tells g_cycle_progress how far a cycle's walks are: called by the thread
+// that sums them after each walk, it looks at the clock only while a
+// function is set, and reports from the delay on, every half second.
+class WalkProgress {
+ public:
+  WalkProgress(std::size_t entries, std::size_t members) : entries_(entries), members_(members) {
+    if (g_cycle_progress) next_ = start_ + g_cycle_progress_after;
+  }
+  WalkProgress(const WalkProgress&) = delete;
+  WalkProgress& operator=(const WalkProgress&) = delete;
+  ~WalkProgress() {
+    if (reported_) g_cycle_progress(-1, entries_, entries_, members_);
+  }
+  void walked(std::size_t done) {
+    if (!g_cycle_progress) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (now < next_) return;
+    reported_ = true;
+    next_ = now + std::chrono::milliseconds(500);
+    g_cycle_progress(std::chrono::duration<double>(now - start_).count(), done, entries_, members_);
+  }
+
+ private:
+  std::size_t entries_, members_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now(), next_;
+  bool reported_ = false;
+};
+
+}  // namespace
+
+void set_cycle_progress(CycleProgress f, std::chrono::milliseconds after) {
+  g_cycle_progress = std::move(f);
+  g_cycle_progress_after = after;
 }
 
 namespace {
@@ -371,10 +412,12 @@ class RatioIntegration {
       w.entry_ratio = entries[i].second;
       rank(c, w);
     };
+    WalkProgress progress(entries.size(), m);
     auto one_core = [&] {
       for (std::size_t i = 0; i < entries.size(); ++i) {
         prepare(slot[0], i);
         sum(scc, c, slot[0]);
+        progress.walked(i + 1);
       }
     };
     if (!two) {
@@ -406,9 +449,12 @@ class RatioIntegration {
         changed.wait(lock, [&] { return ranked > i; });
       }
       sum(scc, c, slot[i % kSlots]);
-      std::lock_guard lock(mutex);
-      summed = i + 1;
-      changed.notify_all();
+      {
+        std::lock_guard lock(mutex);
+        summed = i + 1;
+        changed.notify_all();
+      }
+      progress.walked(i + 1);
     }
     ranker.join();
   }

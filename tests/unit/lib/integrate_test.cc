@@ -181,5 +181,46 @@ TEST(Integration, ALongCycleIsAnnouncedBeforeItsWalks) {
   for (std::size_t f = 0; f < a.nodes.size(); ++f) EXPECT_EQ(*a.nodes[f].total_ratio, *b.nodes[f].total_ratio);
 }
 
+// A cycle's walks tell the progress function how far they are, from its
+// delay on (0: after the first walk), and that they are done; before the
+// delay nothing; the totals do not change.
+TEST(Integration, ACycleWalkTellsItsProgress) {
+  auto p = test::read_profiles({from_text("cycle4.collapse", dense_cycle())}, "collapse");
+  ASSERT_TRUE(p.has_value());
+  Diagnostics d;
+  const CallGraph plain = graph_from_call_ratios(*p, 0, d);
+  struct Call {
+    double seconds;
+    std::size_t walked, entries, members;
+  };
+  std::vector<Call> calls;
+  auto record = [&](double s, std::size_t w, std::size_t e, std::size_t m) { calls.push_back({s, w, e, m}); };
+  struct Reset {
+    ~Reset() { set_cycle_progress({}, std::chrono::milliseconds(2000)); }
+  } reset;
+  for (std::size_t two_cores_above : {std::size_t{0}, SIZE_MAX}) {
+    SCOPED_TRACE(two_cores_above);
+    RatioRule rule;
+    rule.two_cores_above = two_cores_above;
+    calls.clear();
+    set_cycle_progress(record, std::chrono::milliseconds(0));
+    const CallGraph told = graph_from_call_ratios(*p, 0, d, rule);
+    ASSERT_GE(calls.size(), 2u);
+    // Every member of the cycle is entered from main: 300 walks.
+    EXPECT_EQ(calls.front().walked, 1u);
+    EXPECT_EQ(calls.front().entries, 300u);
+    EXPECT_EQ(calls.front().members, 300u);
+    EXPECT_GE(calls.front().seconds, 0.0);
+    EXPECT_LT(calls.back().seconds, 0.0);
+    for (std::size_t i = 1; i + 1 < calls.size(); ++i) EXPECT_GT(calls[i].walked, calls[i - 1].walked);
+    for (std::size_t f = 0; f < plain.nodes.size(); ++f)
+      EXPECT_EQ(*told.nodes[f].total_ratio, *plain.nodes[f].total_ratio);
+    calls.clear();
+    set_cycle_progress(record, std::chrono::hours(1));
+    graph_from_call_ratios(*p, 0, d, rule);
+    EXPECT_TRUE(calls.empty());
+  }
+}
+
 }  // namespace
 }  // namespace graphgen

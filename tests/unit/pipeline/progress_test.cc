@@ -2,6 +2,8 @@
 // with the total (the CLI shows it on a terminal after two seconds).
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "pipeline.h"
 #include "registry.h"
 #include "util/test_util.h"
@@ -69,6 +71,39 @@ TEST(Progress, ATerminalSeesTheLayoutOfACallGraph) {
   }
   auto pipe = test::graphgen({demo, "-o", (dir / "y.png").string()}, dir, {"GRAPHGEN_TEST_PROGRESS_AFTER_MS=0"});
   EXPECT_EQ(pipe.err, "");
+}
+
+// A call graph of one big cycle walks it once from each entry point: on a
+// terminal a line counts the walks and goes when they are done; off a
+// terminal, or with -q, nothing (the delay is 0 here, two seconds really).
+TEST(Progress, ATerminalSeesTheWalksOfABigCycle) {
+  if (test::run({"sh", "-c", "command -v script"}).exit_code != 0) GTEST_SKIP() << "script (bsdutils) is not installed";
+  fs::path dir = test::temp_dir();
+  // 40 functions that call each other under main: one cycle entered at each.
+  std::string stacks;
+  std::uint64_t x = 7;
+  for (int s = 0; s < 400; ++s) {
+    stacks += "main";
+    for (int k = 0; k < 6; ++k) {
+      x = x * 6364136223846793005ull + 1442695040888963407ull;
+      stacks += ";f" + std::to_string((x >> 33) % 40);
+    }
+    stacks += " 1\n";
+  }
+  std::ofstream(dir / "cycle.folded") << stacks;
+  const std::string cmd = std::string("'") + GRAPHGEN_BINARY + "' cycle.folded -o out.dot";
+  auto tty = test::run({"script", "-qec", cmd, "/dev/null"}, dir, {"GRAPHGEN_TEST_PROGRESS_AFTER_MS=0"}, 120);
+  ASSERT_EQ(tty.exit_code, 0) << tty.out;
+  const std::size_t at = tty.out.find(
+      "\r\033[Kgraphgen: integrating a cycle of 40 functions: 1 of 40 entry points "
+      "walked (0 s)");
+  ASSERT_NE(at, std::string::npos) << tty.out;
+  EXPECT_NE(tty.out.find("\r\033[K", at + 2), std::string::npos) << tty.out;  // (cleared when done)
+  auto quiet = test::run({"script", "-qec", cmd + " -q", "/dev/null"}, dir, {"GRAPHGEN_TEST_PROGRESS_AFTER_MS=0"}, 120);
+  EXPECT_EQ(quiet.out.find("integrating"), std::string::npos) << quiet.out;
+  auto pipe = test::graphgen({"cycle.folded", "-o", "out2.dot"}, dir, {"GRAPHGEN_TEST_PROGRESS_AFTER_MS=0"});
+  EXPECT_EQ(pipe.err, "");
+  EXPECT_EQ(test::read_file(dir / "out.dot"), test::read_file(dir / "out2.dot"));
 }
 
 }  // namespace

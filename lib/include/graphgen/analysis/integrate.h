@@ -9,7 +9,9 @@
 // cycles cannot overflow, and no assertion can abort a run.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "graphgen/analysis/graph.h"
@@ -62,6 +64,16 @@ struct RatioRule {
   /// at 0.6-2.6 ns a step, 2e9 is one to five seconds (tests set it low).
   double long_cycle_above = 2e9;
 };
+
+/// A cycle's walks say nothing while they run (a 20 000-function cycle took
+/// 88 s): with a function set, graph_from_call_ratios() calls it from
+/// `after` on, every half second, with the seconds its walks have taken,
+/// the walks done, the cycle's entry points and members, and once more with
+/// seconds < 0 when they are done (only if it was called before). `after`
+/// of 0 calls it after the first walk (tests). Process-wide, as the layout's
+/// (render::set_layout_progress): a front end sets it once, before any work.
+using CycleProgress = std::function<void(double seconds, std::size_t walked, std::size_t entries, std::size_t members)>;
+void set_cycle_progress(CycleProgress f, std::chrono::milliseconds after);
 
 /// gprof2dot's default for sampling and call-graph formats (--total
 /// callratios): self ratio = self / sum of self; totals integrated along the
