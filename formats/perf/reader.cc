@@ -648,17 +648,17 @@ class Reader {
   static constexpr std::size_t kStreamAhead = 2048;
   void look_ahead(std::string_view data, const Block& current) {
     if (ahead_off_) return;
-    // ahead_[k] is k + 1 samples away. kBytesAt away: the kept bytes and
+    // ahead(k) is k + 1 samples away. kBytesAt away: the kept bytes and
     // frames of the entry found for it; kEntryAt away: that entry, named by
     // its slot; kAhead away (below): the slot.
-    if (ahead_n_ >= kBytesAt && ahead_[kBytesAt - 1].row >= 0) {
-      const StackCache::Entry& e = cache_.entries[static_cast<std::size_t>(ahead_[kBytesAt - 1].row)];
+    if (ahead_n_ >= kBytesAt && ahead(kBytesAt - 1).row >= 0) {
+      const StackCache::Entry& e = cache_.entries[static_cast<std::size_t>(ahead(kBytesAt - 1).row)];
       const char* bytes = cache_.bytes.data() + e.offset;
       for (std::size_t o = 0; o < e.size && o < 512; o += 64) __builtin_prefetch(bytes + o);
       __builtin_prefetch(cache_.frames.data() + e.first);
     }
-    if (ahead_n_ >= kEntryAt && ahead_[kEntryAt - 1].has_frames()) {
-      Block& b = ahead_[kEntryAt - 1];
+    if (ahead_n_ >= kEntryAt && ahead(kEntryAt - 1).has_frames()) {
+      Block& b = ahead(kEntryAt - 1);
       b.row = cache_.index.likely_row(b.hash);
       if (b.row >= 0) {
         const char* e = reinterpret_cast<const char*>(&cache_.entries[static_cast<std::size_t>(b.row)]);
@@ -668,7 +668,7 @@ class Reader {
     }
     // The next blocks, up to kAhead away, each with its slot.
     while (ahead_n_ < kAhead) {
-      const Block& last = ahead_n_ > 0 ? ahead_[ahead_n_ - 1] : current;
+      const Block& last = ahead_n_ > 0 ? ahead(ahead_n_ - 1) : current;
       if (!last.has_frames() || last.blank + 2 >= data.size()) return;
       const std::size_t header = last.blank + 2;
       const void* nl = std::memchr(data.data() + header, '\n', data.size() - header);
@@ -676,8 +676,9 @@ class Reader {
       const auto begin = static_cast<std::size_t>(static_cast<const char*>(nl) - data.data()) + 1;
       for (const std::size_t until = std::min(data.size(), header + kStreamAhead); streamed_ < until; streamed_ += 64)
         __builtin_prefetch(data.data() + streamed_);
-      ahead_[ahead_n_] = block_at(data, begin);
-      if (ahead_[ahead_n_].has_frames()) cache_.index.prefetch(ahead_[ahead_n_].hash);
+      Block& next = ahead(ahead_n_);
+      next = block_at(data, begin);
+      if (next.has_frames()) cache_.index.prefetch(next.hash);
       ++ahead_n_;
     }
   }
@@ -685,10 +686,10 @@ class Reader {
   // The block guessed for `begin`, if any, taken off the guesses.
   bool take_ahead(std::size_t begin, Block& b) {
     std::size_t k = 0;
-    while (k < ahead_n_ && ahead_[k].begin < begin) ++k;  // (samples of other events pass)
-    const bool found = k < ahead_n_ && ahead_[k].begin == begin;
-    if (found) b = ahead_[k++];
-    std::copy(ahead_ + k, ahead_ + ahead_n_, ahead_);
+    while (k < ahead_n_ && ahead(k).begin < begin) ++k;  // (samples of other events pass)
+    const bool found = k < ahead_n_ && ahead(k).begin == begin;
+    if (found) b = ahead(k++);
+    ahead_first_ = (ahead_first_ + k) % kAheadRoom;  // (the guesses stay where they are)
     ahead_n_ -= k;
     if (!found) {
       ahead_n_ = 0;
@@ -1170,8 +1171,14 @@ class Reader {
   Shape shape_;
   std::size_t blank_ = 0, blank_from_ = 0;  // the last search for a blank line: its result, its start
   bool blank_searched_ = false;
-  Block ahead_[kAhead];  // the next samples' blocks, nearest first
-  std::size_t ahead_n_ = 0, ahead_hits_ = 0, ahead_misses_ = 0;
+  // The next samples' blocks, nearest first: a ring of kAheadRoom from
+  // ahead_first_ (each sample took its own off the front, and moving the
+  // rest was a call of memmove a sample).
+  static constexpr std::size_t kAheadRoom = 8;
+  static_assert(kAhead <= kAheadRoom);
+  Block ahead_[kAheadRoom];
+  std::size_t ahead_first_ = 0, ahead_n_ = 0, ahead_hits_ = 0, ahead_misses_ = 0;
+  Block& ahead(std::size_t k) { return ahead_[(ahead_first_ + k) % kAheadRoom]; }
   bool ahead_off_ = false;
   enum Kind : std::uint8_t { kOther, kPython, kInterpreter, kUnresolved };
   std::vector<Kind> kinds_;       // per function, for the Python view
