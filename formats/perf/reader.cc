@@ -671,9 +671,9 @@ class Reader {
       const Block& last = ahead_n_ > 0 ? ahead(ahead_n_ - 1) : current;
       if (!last.has_frames() || last.blank + 2 >= data.size()) return;
       const std::size_t header = last.blank + 2;
-      const void* nl = std::memchr(data.data() + header, '\n', data.size() - header);
+      const char* nl = find_newline(data.data() + header, data.size() - header);
       if (nl == nullptr) return;
-      const auto begin = static_cast<std::size_t>(static_cast<const char*>(nl) - data.data()) + 1;
+      const auto begin = static_cast<std::size_t>(nl - data.data()) + 1;
       for (const std::size_t until = std::min(data.size(), header + kStreamAhead); streamed_ < until; streamed_ += 64)
         __builtin_prefetch(data.data() + streamed_);
       Block& next = ahead(ahead_n_);

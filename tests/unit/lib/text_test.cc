@@ -9,6 +9,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <string>
@@ -192,6 +193,21 @@ TEST(Text, BlankLinesAreFoundWhereTheLoopFindsThem) {
   EXPECT_GT(found, 1000u);  // the case looked for was there
   EXPECT_GT(hashed, 1000u);
   EXPECT_EQ(find_blank_line(std::string(100, '\n'), 99), std::string_view::npos);  // no byte after the last
+}
+
+// find_newline() is memchr for '\n' at every length and place: the first
+// newline before, in and after each of its four 16-byte loads, and none.
+TEST(Text, NewlinesAreFoundWhereMemchrFindsThem) {
+  std::size_t found = 0;
+  for (std::size_t size = 0; size < 150; ++size)
+    for (std::size_t at = 0; at <= size; ++at) {
+      std::string s(size, 'x');
+      for (std::size_t later = at; later < size; later += 7) s[later] = '\n';  // (the first at `at`)
+      const void* want = std::memchr(s.data(), '\n', s.size());
+      ASSERT_EQ(static_cast<const void*>(find_newline(s.data(), s.size())), want) << size << " " << at;
+      found += want != nullptr;
+    }
+  EXPECT_GT(found, 10000u);
 }
 
 TEST(Text, BlockHashesDependOnEveryByte) {
