@@ -336,7 +336,8 @@ class NameSet {
   /// add() that also gives the name's number, in the order names were
   /// first added.
   std::uint32_t number(std::string_view name) {
-    if (!names_.empty() && name == last_) return last_id_;
+    if (!names_.empty() && name.size() == last_.size() && same_bytes(name.data(), last_.data(), name.size()))
+      return last_id_;
     last_id_ = index_.find_or_add(
         FlatIndex::hash_bytes(name), [&](std::uint32_t i) { return names_[i] == name; },
         [&] {
@@ -713,8 +714,8 @@ class Reader {
     Block b;
     if (!take_ahead(begin, b)) b = block_at(data, begin);
     look_ahead(data, b);
-    if (!b.has_frames()) return false;  // none, or no frames
-    const std::string_view block = data.substr(begin, b.blank + 1 - begin);
+    if (!b.has_frames()) return false;                                       // none, or no frames
+    const std::string_view block(data.data() + begin, b.blank + 1 - begin);  // (b.blank < data.size())
     std::int64_t row = cache_.index.find(b.hash, [&](std::uint32_t r) {
       const StackCache::Entry& e = cache_.entries[r];
       bool same = e.size == block.size() && std::memcmp(cache_.bytes.data() + e.offset, block.data(), e.size) == 0;
@@ -821,7 +822,7 @@ class Reader {
   bool same_shape(std::string_view line, Header& h) const {
     const Shape& s = shape_;
     const std::size_t p = s.columns.size(), n = line.size();
-    if (!s.valid || n <= p || !is_blank(line[p]) || line.compare(0, p, s.columns) != 0) return false;
+    if (!s.valid || n <= p || !is_blank(line[p]) || !same_bytes(line.data(), s.columns.data(), p)) return false;
     std::size_t i = p;
     auto blanks = [&] {
       while (i < n && is_blank(line[i])) ++i;
@@ -841,19 +842,19 @@ class Reader {
     if (s.has_period) {
       std::size_t b = i;
       if (!digits() || !token_ends()) return false;
-      h.has_period = parse_u64(line.substr(b, i - b), h.period);
+      h.has_period = parse_u64({line.data() + b, i - b}, h.period);  // (in the line: no substr's check)
       blanks();
     }
-    if (line.compare(i, s.event.size(), s.event) != 0) return false;
+    if (s.event.size() > n - i || !same_bytes(line.data() + i, s.event.data(), s.event.size())) return false;
     const std::size_t event_begin = i;
     i += s.event.size();
     if (!token_ends()) return false;
     blanks();
     if (i != n) return false;  // (a frame on the header: read in full)
-    h.comm = line.substr(s.comm_begin, s.comm_size);
+    h.comm = {line.data() + s.comm_begin, s.comm_size};
     h.pid = s.pid;
     h.tid = s.tid;
-    h.event = line.substr(event_begin, s.event.size() - 1);
+    h.event = {line.data() + event_begin, s.event.size() - 1};
     h.time = -1;
     if (options_.keep_timeline) std::from_chars(line.data() + time_begin, line.data() + time_end, h.time);
     return true;

@@ -210,6 +210,43 @@ TEST(Text, NewlinesAreFoundWhereMemchrFindsThem) {
   EXPECT_GT(found, 10000u);
 }
 
+// same_bytes() is memcmp's equality at every length, for a difference at
+// every place (each side of its overlapping loads) and for none.
+TEST(Text, SameBytesIsMemcmpsAnswer) {
+  for (std::size_t n = 0; n < 70; ++n) {
+    std::string a(n, 'p'), b = a;
+    for (std::size_t i = 0; i < n; ++i) a[i] = b[i] = static_cast<char>('a' + i % 26);
+    ASSERT_TRUE(same_bytes(a.data(), b.data(), n)) << n;
+    for (std::size_t i = 0; i < n; ++i) {
+      std::string c = b;
+      c[i] = static_cast<char>(c[i] ^ 0x20);
+      ASSERT_FALSE(same_bytes(a.data(), c.data(), n)) << n << " " << i;
+    }
+  }
+}
+
+// parse_u64(): every digit string that fits in 64 bits, and no other.
+TEST(Text, ParseU64ReadsWhatFitsAndRefusesTheRest) {
+  std::uint64_t v = 7;
+  EXPECT_TRUE(parse_u64("18446744073709551615", v));
+  EXPECT_EQ(v, UINT64_MAX);
+  EXPECT_FALSE(parse_u64("18446744073709551616", v));  // one more
+  EXPECT_FALSE(parse_u64("18446744073709551620", v));  // over by the last digit's add
+  EXPECT_FALSE(parse_u64("28446744073709551615", v));  // over by the last multiply
+  EXPECT_FALSE(parse_u64("99999999999999999999", v));
+  EXPECT_TRUE(parse_u64("00000000000000000001", v));  // 20 digits that fit
+  EXPECT_EQ(v, 1u);
+  EXPECT_TRUE(parse_u64("0", v));
+  EXPECT_EQ(v, 0u);
+  EXPECT_TRUE(parse_u64("50000", v));
+  EXPECT_EQ(v, 50000u);
+  EXPECT_FALSE(parse_u64("", v));
+  EXPECT_FALSE(parse_u64("12a", v));
+  EXPECT_FALSE(parse_u64("-1", v));
+  EXPECT_FALSE(parse_u64("000000000000000000001", v));  // 21 digits
+  EXPECT_EQ(v, 50000u);                                 // (unchanged by a refusal)
+}
+
 TEST(Text, BlockHashesDependOnEveryByte) {
   std::string s(1000, 'a');
   std::uint64_t h = hash_block(s);
