@@ -616,22 +616,28 @@ class Reader {
   };
 
   // The block starting at `begin`, its blank line found and its bytes
-  // hashed in one pass. Each search starts where the last one ended, and
-  // none after a search that found none: every byte once.
-  Block block_at(std::string_view data, std::size_t begin) {
-    Block b;
+  // hashed in one pass, into `b`. Each search starts where the last one
+  // ended, and none after a search that found none: every byte once.
+  // (Written field by field where it is kept: a Block returned and copied
+  // was read in 16-byte halves just after find_block() wrote its 8-byte
+  // fields, a load the processor cannot forward from the stores.)
+  void block_at(std::string_view data, std::size_t begin, Block& b) {
     b.begin = begin;
+    b.row = -1;
     const std::size_t from = begin - 1;
+    std::uint64_t hash = 0;
+    std::size_t blank;
     if (blank_searched_ && from >= blank_from_ && (blank_ == std::string_view::npos || from <= blank_)) {
-      b.blank = blank_;
-      if (b.has_frames()) b.hash = hash_block(data.substr(begin, b.blank + 1 - begin));
-      return b;
+      blank = blank_;
+      if (blank != std::string_view::npos && blank >= begin) hash = hash_block(data.substr(begin, blank + 1 - begin));
+    } else {
+      blank = find_block(data, begin, hash);
+      blank_from_ = from;
+      blank_ = blank;
+      blank_searched_ = true;
     }
-    b.blank = find_block(data, begin, b.hash);
-    blank_from_ = from;
-    blank_ = b.blank;
-    blank_searched_ = true;
-    return b;
+    b.blank = blank;
+    b.hash = hash;
   }
 
   // Samples come faster than memory answers: a lookup waits for the table
@@ -678,7 +684,7 @@ class Reader {
       for (const std::size_t until = std::min(data.size(), header + kStreamAhead); streamed_ < until; streamed_ += 64)
         __builtin_prefetch(data.data() + streamed_);
       Block& next = ahead(ahead_n_);
-      next = block_at(data, begin);
+      block_at(data, begin, next);
       if (next.has_frames()) cache_.index.prefetch(next.hash);
       ++ahead_n_;
     }
@@ -712,7 +718,7 @@ class Reader {
     const std::size_t begin = scanner.position();
     if (begin == 0) return false;
     Block b;
-    if (!take_ahead(begin, b)) b = block_at(data, begin);
+    if (!take_ahead(begin, b)) block_at(data, begin, b);
     look_ahead(data, b);
     if (!b.has_frames()) return false;                                       // none, or no frames
     const std::string_view block(data.data() + begin, b.blank + 1 - begin);  // (b.blank < data.size())
