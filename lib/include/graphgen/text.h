@@ -62,7 +62,7 @@ inline bool same_bytes(const char* a, const char* b, std::size_t n) {
     };
     return load4(a) == load4(b) && load4(a + n - 4) == load4(b + n - 4);
   }
-  return std::memcmp(a, b, n) == 0;
+  return n == 0 || std::memcmp(a, b, n) == 0;  // (an empty string_view's data may be null: not memcmp's)
 }
 
 class LineScanner {
