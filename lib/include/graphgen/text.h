@@ -27,14 +27,16 @@ namespace graphgen {
 inline const char* find_newline(const char* p, std::size_t n) {
 #if defined(__SSE2__)
   const __m128i newline = _mm_set1_epi8('\n');
-  for (std::size_t at = 0; at < 64 && n - at >= 16; at += 16) {
+  std::size_t at = 0;
+  for (; at < 64 && n - at >= 16; at += 16) {
     const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + at));
     const int found = _mm_movemask_epi8(_mm_cmpeq_epi8(bytes, newline));
     if (found != 0) return p + at + static_cast<std::size_t>(__builtin_ctz(static_cast<unsigned>(found)));
-    if (at + 16 >= 64) return static_cast<const char*>(std::memchr(p + at + 16, '\n', n - at - 16));
   }
-#endif
+  return static_cast<const char*>(std::memchr(p + at, '\n', n - at));  // (the rest, from where the loads ended)
+#else
   return static_cast<const char*>(std::memchr(p, '\n', n));
+#endif
 }
 
 /// Whether the `n` bytes at `a` and at `b` are the same: memcmp's answer,
