@@ -126,7 +126,9 @@ std::chrono::milliseconds g_cycle_progress_after{2000};
 class WalkProgress {
  public:
   WalkProgress(std::size_t entries, std::size_t members) : entries_(entries), members_(members) {
-    if (g_cycle_progress) next_ = start_ + g_cycle_progress_after;
+    if (!g_cycle_progress) return;
+    start_ = std::chrono::steady_clock::now();
+    next_ = start_ + g_cycle_progress_after;
   }
   WalkProgress(const WalkProgress&) = delete;
   WalkProgress& operator=(const WalkProgress&) = delete;
@@ -144,7 +146,7 @@ class WalkProgress {
 
  private:
   std::size_t entries_, members_;
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now(), next_;
+  std::chrono::steady_clock::time_point start_, next_;
   bool reported_ = false;
 };
 
