@@ -14,6 +14,7 @@
 
 #include "common/decompress.h"
 #include "graphgen/analysis/merge.h"
+#include "graphgen/io.h"
 #include "graphgen/thread.h"
 #include "phases.h"
 #include "stats/writer.h"
@@ -227,6 +228,10 @@ Expected<Profile> read_input(const std::string& path, const InputFormat* format,
   ReadOptions options = r.read;
   options.memory_budget = r.max_memory ? r.max_memory : default_budget(bytes);
   try {
+    // A lone input's read counts its bytes for a terminal's progress line
+    // (set_read_progress); a merge counts its inputs instead.
+    std::optional<ReadWatch> watch;
+    if (r.inputs.size() == 1) watch.emplace(opened->path(), bytes);
     auto profile = format->read(*opened, options, diag);
     opened.reset();  // unmapped as soon as it is read
     return profile;

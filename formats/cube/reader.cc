@@ -382,9 +382,11 @@ Cost cost_of(const EventTable& e, std::size_t at, bool exclusive, std::size_t& r
 }
 
 // Lets the pages of a member viewed in the mapped archive go once it is
-// read (a member copied out of a sparse archive is not in it).
+// read (a member copied out of a sparse archive is not in it), and counts
+// it as read for the read's progress.
 void release_member(const InputFile& in, std::string_view member) {
   if (auto at = offset_in(in, member.data(), member.size())) in.release_range(*at, *at + member.size());
+  graphgen::detail::count_passed(member.size());
 }
 
 // The metrics graphgen adds up, each read: time first, then by id; and

@@ -74,7 +74,10 @@ Expected<bool> each_line(const InputFile& in, std::string_view name, std::size_t
     return fn(line, ++number);
   };
   const std::string& path = in.path();
+  // How far into the archive the inflating is, for the read's progress.
+  PassedPages passed(&in);
   for (;;) {
+    if (const la_int64_t at = ar.lib.filter_bytes(ar.a, -1); at > 0) passed.at(static_cast<std::size_t>(at));
     const la_ssize_t got = ar.lib.read_data(ar.a, buffer.data(), buffer.size());
     if (got < 0) return bad_input(fmt::format("{}: cannot read its member {}: {}", path, name, ar.why("unreadable")));
     if (got == 0) break;

@@ -12,11 +12,13 @@
 #endif
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 
 namespace graphgen {
 
@@ -353,6 +355,70 @@ void InputFile::release_range(std::size_t begin, std::size_t end) const {
   std::size_t first = (begin + page - 1) / page * page;
   std::size_t last = std::min(end, size_) / page * page;
   if (last > first) ::madvise(const_cast<char*>(data_) + first, last - first, MADV_DONTNEED);
+}
+
+namespace {
+
+ReadProgress g_read_progress;
+std::chrono::milliseconds g_read_progress_after{2000};
+
+// The input being read inside a ReadWatch. `active` says whether the rest
+// may be looked at; the readers' threads add to `passed` and the one that
+// finds the clock past `next` (under the mutex) reports.
+struct Watch {
+  std::atomic<bool> active{false};
+  std::mutex mutex;  // reporting, and the end of the watch
+  std::string path;
+  std::size_t size = 0;
+  std::chrono::steady_clock::time_point start;
+  std::atomic<std::chrono::steady_clock::rep> next{0};
+  std::atomic<std::size_t> passed{0};
+  bool reported = false;
+};
+Watch g_watch;
+
+}  // namespace
+
+void set_read_progress(ReadProgress f, std::chrono::milliseconds after) {
+  g_read_progress = std::move(f);
+  g_read_progress_after = after;
+}
+
+ReadWatch::ReadWatch(std::string_view path, std::size_t size) {
+  if (!g_read_progress) return;
+  std::lock_guard lock(g_watch.mutex);
+  if (g_watch.active.load(std::memory_order_relaxed)) return;
+  g_watch.path = path;
+  g_watch.size = size;
+  g_watch.start = std::chrono::steady_clock::now();
+  g_watch.next.store((g_watch.start + g_read_progress_after).time_since_epoch().count(), std::memory_order_relaxed);
+  g_watch.passed.store(0, std::memory_order_relaxed);
+  g_watch.reported = false;
+  g_watch.active.store(true, std::memory_order_release);
+  active_ = true;
+}
+
+ReadWatch::~ReadWatch() {
+  if (!active_) return;
+  std::lock_guard lock(g_watch.mutex);
+  g_watch.active.store(false, std::memory_order_relaxed);
+  if (g_watch.reported) g_read_progress(-1, g_watch.path, g_watch.size, g_watch.size);
+}
+
+void detail::count_passed(std::size_t bytes) {
+  if (!g_watch.active.load(std::memory_order_acquire)) return;
+  const std::size_t passed = g_watch.passed.fetch_add(bytes, std::memory_order_relaxed) + bytes;
+  const auto now = std::chrono::steady_clock::now();
+  if (now.time_since_epoch().count() < g_watch.next.load(std::memory_order_relaxed)) return;
+  // (Two parts read at once: one reports, the other goes on.)
+  std::unique_lock lock(g_watch.mutex, std::try_to_lock);
+  if (!lock.owns_lock() || !g_watch.active.load(std::memory_order_relaxed)) return;
+  if (now.time_since_epoch().count() < g_watch.next.load(std::memory_order_relaxed)) return;
+  g_watch.next.store((now + std::chrono::milliseconds(500)).time_since_epoch().count(), std::memory_order_relaxed);
+  g_watch.reported = true;
+  // (A part read again, or a tail taken over, counts its bytes twice.)
+  g_read_progress(std::chrono::duration<double>(now - g_watch.start).count(), g_watch.path,
+                  std::min(passed, g_watch.size), g_watch.size);
 }
 
 void InputFile::release() {

@@ -12,7 +12,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <mutex>
 #include <string>
+#include <string_view>
 
 #include "cli.h"
 #include "completion.h"
@@ -115,6 +117,38 @@ void show_cycle_progress(std::chrono::milliseconds after) {
       after);
 }
 
+// The line a read's progress shows on a terminal: cleared before a warning
+// is printed (the lock keeps the readers' threads and the warnings apart).
+std::mutex g_status_mutex;
+bool g_status_shown = false;
+
+// A big input reads for seconds with nothing said (8 GB of perf script, a
+// gigabyte of Very Sleepy capture): on a terminal, a line says how much of
+// it has been read, from two seconds on, and goes when it is done.
+void show_read_progress(std::chrono::milliseconds after) {
+  set_read_progress(
+      [](double seconds, std::string_view path, std::size_t passed, std::size_t size) {
+        std::lock_guard lock(g_status_mutex);
+        g_status_shown = seconds >= 0;
+        if (seconds < 0) {
+          std::fprintf(stderr, "\r\033[K");
+          return;
+        }
+        std::fprintf(stderr, "\r\033[Kgraphgen: reading %s: %s of %s, %.0f %% (%.0f s)", one_line(path).c_str(),
+                     format_size(passed).c_str(), format_size(size).c_str(),
+                     size ? 100.0 * static_cast<double>(passed) / static_cast<double>(size) : 100.0, seconds);
+      },
+      after);
+}
+
+// A warning, under a read's progress line if one is shown.
+void report_as_it_comes(const std::string& warning) {
+  std::lock_guard lock(g_status_mutex);
+  if (g_status_shown) std::fprintf(stderr, "\r\033[K");
+  g_status_shown = false;
+  cli::report_one(warning);
+}
+
 int run(pipeline::Settings settings) {
   // No input named: standard input, as gprof2dot reads it, unless a person
   // is typing there (then the usage error says what is missing).
@@ -155,10 +189,11 @@ int run(pipeline::Settings settings) {
       std::fprintf(stderr, "\r\033[Kgraphgen: reading: %zu of %zu inputs", done, total);
     };
   if (::isatty(STDERR_FILENO) && !a.quiet) {
+    if (request->inputs.size() == 1) show_read_progress(delay);
     show_layout_progress(delay);
     show_cycle_progress(delay);
   }
-  if (!a.quiet) diag.print_as_they_come([](const std::string& w) { cli::report_one(w); });
+  if (!a.quiet) diag.print_as_they_come(report_as_it_comes);
   auto output = pipeline::convert(*request, diag);
   if (shown) std::fprintf(stderr, "\r\033[K");
   cli::report(diag, a.quiet);

@@ -1,6 +1,7 @@
 // Reading inputs in one piece and writing outputs atomically.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdlib>
 #include <functional>
@@ -68,10 +69,43 @@ class InputFile {
   std::size_t owned_room_ = 0;         // owned_'s bytes after the file's
 };
 
+/// A big input is read for seconds with nothing said (8 GB of perf script
+/// take about 5 s, a gigabyte of Very Sleepy capture half a minute): with a
+/// function set, the readers' PassedPages tell it, inside a ReadWatch, from
+/// `after` on and every half second, the seconds the read has taken, the
+/// input's path, the bytes passed (a megabyte at a time, at most `size`) and
+/// its size; once more with seconds < 0 when the read ends (only if it was
+/// called). `after` of 0 reports the first megabyte (tests). Process-wide, as
+/// the layout's (render::set_layout_progress): a front end sets it once,
+/// before any work.
+using ReadProgress = std::function<void(double seconds, std::string_view path, std::size_t passed, std::size_t size)>;
+void set_read_progress(ReadProgress f, std::chrono::milliseconds after);
+
+/// The read of one input while it lives: what PassedPages passes meanwhile
+/// is counted for set_read_progress(). One at a time (a second one while
+/// the first lives counts nothing: a merge says how many inputs it has read
+/// instead).
+class ReadWatch {
+ public:
+  ReadWatch(std::string_view path, std::size_t size);
+  ReadWatch(const ReadWatch&) = delete;
+  ReadWatch& operator=(const ReadWatch&) = delete;
+  ~ReadWatch();
+
+ private:
+  bool active_ = false;
+};
+
+namespace detail {
+/// `bytes` more of the watched input passed (PassedPages, each megabyte).
+void count_passed(std::size_t bytes);
+}  // namespace detail
+
 /// Gives back the pages of a mapped input that a one-pass reader has
 /// passed, a megabyte at a time, so a large input does not stay resident
 /// beside what is read from it (pages come back from the page cache if
-/// read again). Does nothing without an input, or for one held in memory.
+/// read again), and counts them for the read's progress. Does nothing
+/// without an input; an input held in memory is only counted.
 class PassedPages {
  public:
   PassedPages() = default;
@@ -81,6 +115,7 @@ class PassedPages {
   void at(std::size_t pos) {
     if (input_ && pos - released_ > kEvery) {
       input_->release_range(base_, base_ + pos);
+      detail::count_passed(pos - released_);
       released_ = pos;
     }
   }

@@ -1,9 +1,13 @@
-// A merge of many inputs reports its progress: once per input, in order,
-// with the total (the CLI shows it on a terminal after two seconds).
+// Long work says how far it is (the CLI shows it on a terminal after two
+// seconds): a merge of many inputs once per input, in order, with the
+// total; a big input's read by the bytes its reader has passed; a big
+// cycle's walks; Graphviz's layout.
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <mutex>
 
+#include "graphgen/io.h"
 #include "pipeline.h"
 #include "registry.h"
 #include "util/test_util.h"
@@ -104,6 +108,154 @@ TEST(Progress, ATerminalSeesTheWalksOfABigCycle) {
   auto pipe = test::graphgen({"cycle.folded", "-o", "out2.dot"}, dir, {"GRAPHGEN_TEST_PROGRESS_AFTER_MS=0"});
   EXPECT_EQ(pipe.err, "");
   EXPECT_EQ(test::read_file(dir / "out.dot"), test::read_file(dir / "out2.dot"));
+}
+
+// `n` lines of folded stacks (about 23 bytes each), to read past a few
+// megabytes.
+std::string folded_lines(std::size_t n) {
+  std::string text;
+  for (std::size_t i = 0; i < n; ++i)
+    text += "main;parse_" + std::to_string(i % 97) + ";scan_" + std::to_string(i % 13) + " " +
+            std::to_string(i % 7 + 1) + "\n";
+  return text;
+}
+
+// What set_read_progress() was told, reported from any reader's thread.
+struct ReadCalls {
+  struct Call {
+    double seconds;
+    std::string path;
+    std::size_t passed, size;
+  };
+  std::mutex mutex;
+  std::vector<Call> calls;
+  ReadCalls() {
+    set_read_progress(
+        [this](double seconds, std::string_view path, std::size_t passed, std::size_t size) {
+          std::lock_guard lock(mutex);
+          calls.push_back({seconds, std::string(path), passed, size});
+        },
+        std::chrono::milliseconds(0));
+  }
+  ~ReadCalls() { set_read_progress({}, std::chrono::milliseconds(2000)); }
+};
+
+// A lone input's read says how many of its bytes its reader has passed (a
+// megabyte at a time, never more than its size), then that it is done; in
+// one part and in two (11 MiB of folded stacks: over 8 MiB); a merge of
+// several inputs counts its inputs instead.
+TEST(Progress, AReadCountsTheBytesItsReaderPassed) {
+  fs::path dir = test::temp_dir();
+  for (std::size_t lines : {std::size_t{120000}, std::size_t{500000}}) {
+    SCOPED_TRACE(lines);
+    const fs::path input = dir / ("in" + std::to_string(lines) + ".folded");
+    std::ofstream(input) << folded_lines(lines);
+    const std::size_t size = fs::file_size(input);
+    ASSERT_GT(size, std::size_t{2} << 20);
+    ReadCalls seen;
+    pipeline::Request r;
+    r.inputs.push_back(input.string());
+    r.output = formats::find_output_format("folded");
+    Diagnostics diag;
+    auto out = pipeline::convert(r, diag);
+    ASSERT_TRUE(out.has_value()) << out.error().message;
+    std::lock_guard lock(seen.mutex);
+    // The first megabyte reported (the delay is 0), then every half second
+    // at most, and the end once.
+    ASSERT_GE(seen.calls.size(), 2u);
+    EXPECT_GE(seen.calls.front().seconds, 0);
+    EXPECT_EQ(seen.calls.front().path, input.string());
+    EXPECT_GT(seen.calls.front().passed, std::size_t{1} << 20);
+    EXPECT_LE(seen.calls.front().passed, size);
+    EXPECT_EQ(seen.calls.front().size, size);
+    EXPECT_LT(seen.calls.back().seconds, 0);
+    for (std::size_t i = 0; i + 1 < seen.calls.size(); ++i) EXPECT_GE(seen.calls[i].seconds, 0) << i;
+  }
+  ReadCalls merged;
+  pipeline::Request r;
+  r.inputs = {(dir / "in120000.folded").string(), (dir / "in500000.folded").string()};
+  r.output = formats::find_output_format("folded");
+  Diagnostics diag;
+  ASSERT_TRUE(pipeline::convert(r, diag).has_value());
+  std::lock_guard lock(merged.mutex);
+  EXPECT_TRUE(merged.calls.empty());
+}
+
+// A Very Sleepy capture is read as it inflates: its progress is how far
+// into the archive the inflating is (a stored member here, 3 MB).
+TEST(Progress, ASleepyCaptureCountsTheArchiveItHasInflated) {
+  fs::path dir = test::temp_dir();
+  const fs::path input = dir / "big.sleepy";
+  auto made =
+      test::run({"python3", "-c",
+                 "import sys, zipfile\n"
+                 "syms = ''.join('sym%d \"m\" \"f%d\" \"x.c\" %d\\n' % (i, i, i) for i in range(500))\n"
+                 "stacks = ''.join('0.001 sym%d sym%d sym%d\\n' % (i % 500, i % 37, i % 11) for i in range(150000))\n"
+                 "with zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_STORED) as z:\n"
+                 "  z.writestr('Symbols.txt', syms)\n"
+                 "  z.writestr('Callstacks.txt', stacks)\n",
+                 input.string()});
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  const std::size_t size = fs::file_size(input);
+  ASSERT_GT(size, std::size_t{2} << 20);
+  ReadCalls seen;
+  pipeline::Request r;
+  r.inputs.push_back(input.string());
+  r.output = formats::find_output_format("pstats");
+  Diagnostics diag;
+  auto out = pipeline::convert(r, diag);
+  ASSERT_TRUE(out.has_value()) << out.error().message;
+  std::lock_guard lock(seen.mutex);
+  ASSERT_GE(seen.calls.size(), 2u);
+  EXPECT_GE(seen.calls.front().seconds, 0);
+  EXPECT_GT(seen.calls.front().passed, std::size_t{1} << 20);
+  EXPECT_LE(seen.calls.front().passed, size);
+  EXPECT_EQ(seen.calls.front().size, size);
+  EXPECT_LT(seen.calls.back().seconds, 0);
+}
+
+// A watch inside a watch counts nothing, and nothing is counted outside one.
+TEST(Progress, OneReadIsWatchedAtATime) {
+  ReadCalls seen;
+  const std::string bytes(std::size_t{4} << 20, 'x');
+  InputFile input = InputFile::from_bytes("mem", bytes);
+  {
+    PassedPages outside(&input);
+    outside.at(std::size_t{3} << 20);
+  }
+  {
+    ReadWatch first("first", bytes.size());
+    ReadWatch second("second", 1);
+    PassedPages pages(&input);
+    pages.at((std::size_t{1} << 20) + 1);
+  }
+  std::lock_guard lock(seen.mutex);
+  ASSERT_EQ(seen.calls.size(), 2u);
+  EXPECT_EQ(seen.calls[0].path, "first");
+  EXPECT_EQ(seen.calls[0].passed, (std::size_t{1} << 20) + 1);
+  EXPECT_EQ(seen.calls[0].size, bytes.size());
+  EXPECT_LT(seen.calls[1].seconds, 0);
+}
+
+// On a terminal a big input's read shows how much of it has been read and
+// clears its line when done (the delay is 0 here, two seconds really);
+// off a terminal, or with -q, nothing; the output is the same.
+TEST(Progress, ATerminalSeesTheReadOfABigInput) {
+  if (test::run({"sh", "-c", "command -v script"}).exit_code != 0) GTEST_SKIP() << "script (bsdutils) is not installed";
+  fs::path dir = test::temp_dir();
+  std::ofstream(dir / "big.folded") << folded_lines(80000);
+  const std::string cmd = std::string("'") + GRAPHGEN_BINARY + "' big.folded -T folded -o out.folded";
+  auto tty = test::run({"script", "-qec", cmd, "/dev/null"}, dir, {"GRAPHGEN_TEST_PROGRESS_AFTER_MS=0"}, 120);
+  ASSERT_EQ(tty.exit_code, 0) << tty.out;
+  const std::size_t at = tty.out.find("\r\033[Kgraphgen: reading big.folded: 1.0 MiB of ");
+  ASSERT_NE(at, std::string::npos) << tty.out;
+  EXPECT_NE(tty.out.find("\r\033[K", at + 2), std::string::npos) << tty.out;  // (cleared when done)
+  auto quiet = test::run({"script", "-qec", cmd + " -q", "/dev/null"}, dir, {"GRAPHGEN_TEST_PROGRESS_AFTER_MS=0"}, 120);
+  EXPECT_EQ(quiet.out.find("graphgen: reading"), std::string::npos) << quiet.out;
+  auto pipe =
+      test::graphgen({"big.folded", "-T", "folded", "-o", "out2.folded"}, dir, {"GRAPHGEN_TEST_PROGRESS_AFTER_MS=0"});
+  EXPECT_EQ(pipe.err, "");
+  EXPECT_EQ(test::read_file(dir / "out.folded"), test::read_file(dir / "out2.folded"));
 }
 
 }  // namespace
