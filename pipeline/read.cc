@@ -203,6 +203,10 @@ Expected<InputFile> open_input(const std::string& path, const Request& r) {
   InflateLimits limits;
   limits.max_bytes = r.max_memory;
   if (r.input_format.empty()) limits.check_head = profile_head;
+  // A lone compressed input's inflating is watched as its read is.
+  std::optional<ReadWatch> watch;
+  if (r.inputs.size() == 1 && !compression_of(file->bytes().substr(0, 8)).empty())
+    watch.emplace("decompressing", file->path(), file->bytes().size());
   return prepared(std::move(file).value(), limits);
 }
 
@@ -231,7 +235,7 @@ Expected<Profile> read_input(const std::string& path, const InputFormat* format,
     // A lone input's read counts its bytes for a terminal's progress line
     // (set_read_progress); a merge counts its inputs instead.
     std::optional<ReadWatch> watch;
-    if (r.inputs.size() == 1) watch.emplace(opened->path(), bytes);
+    if (r.inputs.size() == 1) watch.emplace("reading", opened->path(), bytes);
     auto profile = format->read(*opened, options, diag);
     opened.reset();  // unmapped as soon as it is read
     return profile;

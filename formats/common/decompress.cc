@@ -28,6 +28,8 @@ std::string_view compression_of(std::string_view head) {
 namespace {
 
 constexpr std::size_t kChunk = std::size_t{1} << 20;
+// The most one call of a library inflates (progress is heard between calls).
+constexpr std::size_t kStep = std::size_t{1} << 20;
 
 // The decompressors, loaded the first time a file needs one (shared_lib.h):
 // (member, the library's name) of the functions called.
@@ -55,8 +57,8 @@ GRAPHGEN_LIBRARY_API(ZstdApi, GRAPHGEN_ZSTD_FUNCTIONS);
 // there, so a file that is no profile stops after its first MiB.
 class Inflation {
  public:
-  Inflation(const std::string& path, std::string_view kind, const InflateLimits& limits)
-      : path_(path), kind_(kind), limits_(limits) {}
+  Inflation(const InputFile& input, std::string_view kind, const InflateLimits& limits)
+      : path_(input.path()), kind_(kind), limits_(limits), passed_(&input) {}
 
   // The whole size the compressed bytes announce (gzip's ISIZE, zstd's
   // frame content size): once the head is checked, the buffer grows to it
@@ -70,8 +72,10 @@ class Inflation {
     if (compressed <= SIZE_MAX / kDeflateMaxRatio && total <= compressed * kDeflateMaxRatio) expected_ = total;
   }
 
-  // Room for more output, `consumed` compressed bytes having been read.
+  // Room for more output, `consumed` compressed bytes having been read
+  // (their pages given back, and counted for the read's progress).
   Expected<bool> room(std::size_t consumed) {
+    passed_.at(consumed);
     if (!head_checked_ && used >= kHeadBytes)
       if (auto ok = check_head(); !ok) return ok.error();
     if (used < out.size()) return true;
@@ -95,7 +99,9 @@ class Inflation {
     return true;
   }
   char* next() { return out.data() + used; }
-  std::size_t avail() const { return out.size() - used; }
+  // At most kStep a call of the library, so that room() hears how far the
+  // input is (a buffer sized from gzip's ISIZE was inflated in one call).
+  std::size_t avail() const { return std::min(out.size() - used, kStep); }
 
   // Once the whole input is inflated: checks a head not yet checked.
   Expected<std::string> finish() {
@@ -136,6 +142,7 @@ class Inflation {
   const InflateLimits& limits_;
   bool head_checked_ = false;
   std::size_t expected_ = 0;
+  PassedPages passed_;
 };
 
 Expected<std::string> gunzip(std::string_view in, Inflation& out) {
@@ -236,8 +243,9 @@ Expected<std::string> unxz(std::string_view in, Inflation& out) {
     }
     s.next_out = reinterpret_cast<std::uint8_t*>(out.next());
     s.avail_out = out.avail();
+    const std::size_t before = s.avail_out;
     rc = xz->code(&s, s.avail_in == 0 ? LZMA_FINISH : LZMA_RUN);
-    out.used = out.out.size() - s.avail_out;
+    out.used += before - s.avail_out;
     if (rc != LZMA_OK && rc != LZMA_STREAM_END) {
       xz->end(&s);
       return out.fail(rc == LZMA_BUF_ERROR ? "unexpected end of file" : "corrupt data");
@@ -348,14 +356,13 @@ Expected<InputFile> prepared(InputFile input, const InflateLimits& limits) {
 Expected<InputFile> decompressed(InputFile input, const InflateLimits& limits) {
   std::string_view kind = compression_of(input.bytes().substr(0, 8));
   if (kind.empty()) return input;
-  const std::string path = input.path();
-  Inflation out(path, kind, limits);
+  Inflation out(input, kind, limits);
   Expected<std::string> bytes = kind == "gzip"    ? gunzip(input.bytes(), out)
                                 : kind == "bzip2" ? bunzip2(input.bytes(), out)
                                 : kind == "xz"    ? unxz(input.bytes(), out)
                                                   : unzstd(input.bytes(), out);
   if (!bytes) return bytes.error();
-  return InputFile::from_bytes(path, std::move(bytes).value());
+  return InputFile::from_bytes(input.path(), std::move(bytes).value());
 }
 
 }  // namespace graphgen::formats

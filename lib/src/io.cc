@@ -368,7 +368,7 @@ std::chrono::milliseconds g_read_progress_after{2000};
 struct Watch {
   std::atomic<bool> active{false};
   std::mutex mutex;  // reporting, and the end of the watch
-  std::string path;
+  std::string doing, path;
   std::size_t size = 0;
   std::chrono::steady_clock::time_point start;
   std::atomic<std::chrono::steady_clock::rep> next{0};
@@ -384,10 +384,11 @@ void set_read_progress(ReadProgress f, std::chrono::milliseconds after) {
   g_read_progress_after = after;
 }
 
-ReadWatch::ReadWatch(std::string_view path, std::size_t size) {
+ReadWatch::ReadWatch(std::string_view doing, std::string_view path, std::size_t size) {
   if (!g_read_progress) return;
   std::lock_guard lock(g_watch.mutex);
   if (g_watch.active.load(std::memory_order_relaxed)) return;
+  g_watch.doing = doing;
   g_watch.path = path;
   g_watch.size = size;
   g_watch.start = std::chrono::steady_clock::now();
@@ -402,7 +403,7 @@ ReadWatch::~ReadWatch() {
   if (!active_) return;
   std::lock_guard lock(g_watch.mutex);
   g_watch.active.store(false, std::memory_order_relaxed);
-  if (g_watch.reported) g_read_progress(-1, g_watch.path, g_watch.size, g_watch.size);
+  if (g_watch.reported) g_read_progress(-1, g_watch.doing, g_watch.path, g_watch.size, g_watch.size);
 }
 
 void detail::count_passed(std::size_t bytes) {
@@ -417,7 +418,7 @@ void detail::count_passed(std::size_t bytes) {
   g_watch.next.store((now + std::chrono::milliseconds(500)).time_since_epoch().count(), std::memory_order_relaxed);
   g_watch.reported = true;
   // (A part read again, or a tail taken over, counts its bytes twice.)
-  g_read_progress(std::chrono::duration<double>(now - g_watch.start).count(), g_watch.path,
+  g_read_progress(std::chrono::duration<double>(now - g_watch.start).count(), g_watch.doing, g_watch.path,
                   std::min(passed, g_watch.size), g_watch.size);
 }
 

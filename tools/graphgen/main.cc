@@ -123,19 +123,20 @@ std::mutex g_status_mutex;
 bool g_status_shown = false;
 
 // A big input reads for seconds with nothing said (8 GB of perf script, a
-// gigabyte of Very Sleepy capture): on a terminal, a line says how much of
-// it has been read, from two seconds on, and goes when it is done.
+// gigabyte of Very Sleepy capture, or of gzip to inflate first): on a
+// terminal, a line says how much of it has been read (or decompressed),
+// from two seconds on, and goes when it is done.
 void show_read_progress(std::chrono::milliseconds after) {
   set_read_progress(
-      [](double seconds, std::string_view path, std::size_t passed, std::size_t size) {
+      [](double seconds, std::string_view doing, std::string_view path, std::size_t passed, std::size_t size) {
         std::lock_guard lock(g_status_mutex);
         g_status_shown = seconds >= 0;
         if (seconds < 0) {
           std::fprintf(stderr, "\r\033[K");
           return;
         }
-        std::fprintf(stderr, "\r\033[Kgraphgen: reading %s: %s of %s, %.0f %% (%.0f s)", one_line(path).c_str(),
-                     format_size(passed).c_str(), format_size(size).c_str(),
+        std::fprintf(stderr, "\r\033[Kgraphgen: %s %s: %s of %s, %.0f %% (%.0f s)", std::string(doing).c_str(),
+                     one_line(path).c_str(), format_size(passed).c_str(), format_size(size).c_str(),
                      size ? 100.0 * static_cast<double>(passed) / static_cast<double>(size) : 100.0, seconds);
       },
       after);

@@ -72,13 +72,14 @@ class InputFile {
 /// A big input is read for seconds with nothing said (8 GB of perf script
 /// take about 5 s, a gigabyte of Very Sleepy capture half a minute): with a
 /// function set, the readers' PassedPages tell it, inside a ReadWatch, from
-/// `after` on and every half second, the seconds the read has taken, the
-/// input's path, the bytes passed (a megabyte at a time, at most `size`) and
-/// its size; once more with seconds < 0 when the read ends (only if it was
-/// called). `after` of 0 reports the first megabyte (tests). Process-wide, as
-/// the layout's (render::set_layout_progress): a front end sets it once,
-/// before any work.
-using ReadProgress = std::function<void(double seconds, std::string_view path, std::size_t passed, std::size_t size)>;
+/// `after` on and every half second, the seconds the read has taken, what
+/// is being done ("reading", "decompressing"), the input's path, the bytes
+/// passed (a megabyte at a time, at most `size`) and its size; once more
+/// with seconds < 0 when the read ends (only if it was called). `after` of
+/// 0 reports the first megabyte (tests). Process-wide, as the layout's
+/// (render::set_layout_progress): a front end sets it once, before any work.
+using ReadProgress = std::function<void(double seconds, std::string_view doing, std::string_view path,
+                                        std::size_t passed, std::size_t size)>;
 void set_read_progress(ReadProgress f, std::chrono::milliseconds after);
 
 /// The read of one input while it lives: what PassedPages passes meanwhile
@@ -87,7 +88,7 @@ void set_read_progress(ReadProgress f, std::chrono::milliseconds after);
 /// instead).
 class ReadWatch {
  public:
-  ReadWatch(std::string_view path, std::size_t size);
+  ReadWatch(std::string_view doing, std::string_view path, std::size_t size);
   ReadWatch(const ReadWatch&) = delete;
   ReadWatch& operator=(const ReadWatch&) = delete;
   ~ReadWatch();

@@ -2,6 +2,7 @@
 // seconds): a merge of many inputs once per input, in order, with the
 // total; a big input's read by the bytes its reader has passed; a big
 // cycle's walks; Graphviz's layout.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -124,16 +125,16 @@ std::string folded_lines(std::size_t n) {
 struct ReadCalls {
   struct Call {
     double seconds;
-    std::string path;
+    std::string doing, path;
     std::size_t passed, size;
   };
   std::mutex mutex;
   std::vector<Call> calls;
   ReadCalls() {
     set_read_progress(
-        [this](double seconds, std::string_view path, std::size_t passed, std::size_t size) {
+        [this](double seconds, std::string_view doing, std::string_view path, std::size_t passed, std::size_t size) {
           std::lock_guard lock(mutex);
-          calls.push_back({seconds, std::string(path), passed, size});
+          calls.push_back({seconds, std::string(doing), std::string(path), passed, size});
         },
         std::chrono::milliseconds(0));
   }
@@ -214,6 +215,56 @@ TEST(Progress, ASleepyCaptureCountsTheArchiveItHasInflated) {
   EXPECT_LT(seen.calls.back().seconds, 0);
 }
 
+// A compressed input is inflated whole before it is read: that is watched
+// too, by the compressed bytes passed, then the read by the inflated ones.
+TEST(Progress, ACompressedInputCountsItsInflatingThenItsRead) {
+  if (test::run({"sh", "-c", "command -v gzip"}).exit_code != 0) GTEST_SKIP() << "gzip is not installed";
+  fs::path dir = test::temp_dir();
+  // Stacks of made-up names that gzip cannot shrink much: 2 MB of gzip.
+  std::string text;
+  std::uint64_t x = 1;
+  for (int i = 0; i < 150000; ++i) {
+    text += "main";
+    for (int k = 0; k < 2; ++k) {
+      x = x * 6364136223846793005ull + 1442695040888963407ull;
+      text += fmt::format(";f{:016x}", x);
+    }
+    text += " 1\n";
+  }
+  std::ofstream(dir / "big.folded") << text;
+  ASSERT_EQ(test::run({"gzip", "-1", (dir / "big.folded").string()}).exit_code, 0);
+  const fs::path input = dir / "big.folded.gz";
+  const std::size_t size = fs::file_size(input);
+  ASSERT_GT(size, std::size_t{2} << 20);
+  // Detected (the head is checked as it inflates), and named (the buffer
+  // is sized from gzip's ISIZE at once).
+  for (const char* format : {"", "collapse"}) {
+    SCOPED_TRACE(format);
+    ReadCalls seen;
+    pipeline::Request r;
+    r.inputs.push_back(input.string());
+    r.input_format = format;
+    r.output = formats::find_output_format("folded");
+    Diagnostics diag;
+    auto out = pipeline::convert(r, diag);
+    ASSERT_TRUE(out.has_value()) << out.error().message;
+    std::lock_guard lock(seen.mutex);
+    ASSERT_GE(seen.calls.size(), 4u);
+    EXPECT_EQ(seen.calls[0].doing, "decompressing");
+    EXPECT_GE(seen.calls[0].seconds, 0);
+    EXPECT_GT(seen.calls[0].passed, std::size_t{1} << 20);
+    EXPECT_EQ(seen.calls[0].size, size);
+    EXPECT_EQ(seen.calls[0].path, input.string());
+    std::size_t read = 0;  // the first of the read's
+    while (read < seen.calls.size() && seen.calls[read].doing == "decompressing") ++read;
+    ASSERT_LT(read, seen.calls.size());
+    EXPECT_LT(seen.calls[read - 1].seconds, 0);  // (the inflating's end)
+    EXPECT_EQ(seen.calls[read].doing, "reading");
+    EXPECT_EQ(seen.calls[read].size, text.size());
+    EXPECT_LT(seen.calls.back().seconds, 0);
+  }
+}
+
 // A watch inside a watch counts nothing, and nothing is counted outside one.
 TEST(Progress, OneReadIsWatchedAtATime) {
   ReadCalls seen;
@@ -224,8 +275,8 @@ TEST(Progress, OneReadIsWatchedAtATime) {
     outside.at(std::size_t{3} << 20);
   }
   {
-    ReadWatch first("first", bytes.size());
-    ReadWatch second("second", 1);
+    ReadWatch first("reading", "first", bytes.size());
+    ReadWatch second("reading", "second", 1);
     PassedPages pages(&input);
     pages.at((std::size_t{1} << 20) + 1);
   }
