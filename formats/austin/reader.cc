@@ -11,6 +11,7 @@
 
 #include "common/python_text.h"
 #include "graphgen/analysis/stacks.h"
+#include "graphgen/io.h"
 #include "graphgen/text.h"
 #include "graphgen/utf8.h"
 
@@ -44,9 +45,11 @@ class Reader {
     if (auto ok = columns(text); !ok) return ok.error();
     builder_.emplace(p_, events_, options_.keep_stacks);
     std::size_t number = 0;
+    PassedPages passed(&in_);  // (given back, and counted for the read's progress)
     for (std::size_t pos = 0; pos < text.size();) {
       std::size_t nl = text.find('\n', pos);
       std::string_view line = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
+      passed.at(pos);
       pos = nl == std::string_view::npos ? text.size() : nl + 1;
       ++number;
       if (!line.empty() && line.back() == '\r') line.remove_suffix(1);

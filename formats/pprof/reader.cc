@@ -288,6 +288,16 @@ class Reader {
     bool prune = false, beneath = false;
   };
 
+  // The bytes of the elements parsed so far, told to the read's progress a
+  // megabyte at a time (the tables are parsed in another order than the
+  // file's, so by amount, not by position).
+  void parsed(const Span& span) {
+    parsed_ += span.bytes.size();
+    if (parsed_ < (std::size_t{1} << 20)) return;
+    detail::count_passed(parsed_);
+    parsed_ = 0;
+  }
+
   Expected<std::string_view> str(std::int64_t index, const Span& where, std::string_view what) const {
     if (index < 0 || static_cast<std::uint64_t>(index) >= raw_.strings.size())
       return bad_input(fmt::format("{}: {} names string {}, but the string table has {}", at(path_, where.offset), what,
@@ -325,6 +335,7 @@ class Reader {
   Expected<bool> mappings() {
     for (std::size_t i = 0; i < raw_.mappings.size(); ++i) {
       const Span span = raw_.mappings[i];
+      parsed(span);
       auto m = parse<pb::Mapping>(span, "Mapping", path_);
       if (!m) return m.error();
       auto file = str(m->filename(), span, "the mapping");
@@ -338,6 +349,7 @@ class Reader {
   Expected<bool> functions() {
     for (std::size_t i = 0; i < raw_.functions.size(); ++i) {
       const Span span = raw_.functions[i];
+      parsed(span);
       auto f = parse<pb::Function>(span, "Function", path_);
       if (!f) return f.error();
       auto name = str(f->name(), span, "the function");
@@ -396,6 +408,7 @@ class Reader {
   Expected<bool> locations() {
     for (std::size_t i = 0; i < raw_.locations.size(); ++i) {
       const Span span = raw_.locations[i];
+      parsed(span);
       auto l = parse<pb::Location>(span, "Location", path_);
       if (!l) return l.error();
       std::string_view object;
@@ -436,6 +449,7 @@ class Reader {
     std::int64_t empty_value = 0;
     for (std::size_t k = 0; k < raw_.samples.size(); ++k) {
       const Span span = raw_.samples[k];
+      parsed(span);
       auto s = parse<pb::Sample>(span, "Sample", path_);
       if (!s) return s.error();
       if (static_cast<std::size_t>(s->value_size()) != order_.size())
@@ -641,6 +655,7 @@ class Reader {
   ById<Loc> location_;
   std::vector<FuncId> frames_;
   std::vector<std::uint32_t> frame_names_;  // pprof's name of each frame, in the string table ("": none)
+  std::size_t parsed_ = 0;                  // bytes parsed, not yet counted for the progress
   FlatIndex functions_;                     // the model's functions, by their identity
 };
 

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <mutex>
 
@@ -261,6 +262,43 @@ TEST(Progress, ACompressedInputCountsItsInflatingThenItsRead) {
     EXPECT_LT(seen.calls[read - 1].seconds, 0);  // (the inflating's end)
     EXPECT_EQ(seen.calls[read].doing, "reading");
     EXPECT_EQ(seen.calls[read].size, text.size());
+    EXPECT_LT(seen.calls.back().seconds, 0);
+  }
+}
+
+// Readers with loops of their own count what they pass too: Austin's
+// lines, and pprof's samples (after its inflating).
+TEST(Progress, AustinAndPprofCountTheirReads) {
+  fs::path dir = test::temp_dir();
+  std::string austin = "# austin: 3.6.0\n# mode: wall\n# interval: 100\n\n";
+  std::string folded;
+  std::uint64_t x = 3;
+  for (int i = 0; i < 60000; ++i) {
+    austin += fmt::format("P4242;T0:4242;app.py:<module>:3;app.py:main:9;app.py:work_{}:{} {}\n", i % 50, i % 7 + 1,
+                          1000 + i % 13);
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    folded += fmt::format("main;f{:016x};g{:x} 1\n", x, x >> 40);
+  }
+  std::ofstream(dir / "big.austin") << austin;
+  std::ofstream(dir / "stacks.folded") << folded;
+  auto made = test::graphgen({"stacks.folded", "-T", "pprof", "-o", "big.pb.gz"}, dir);
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  for (const char* name : {"big.austin", "big.pb.gz"}) {
+    SCOPED_TRACE(name);
+    ReadCalls seen;
+    pipeline::Request r;
+    r.inputs.push_back((dir / name).string());
+    r.output = formats::find_output_format("folded");
+    Diagnostics diag;
+    auto out = pipeline::convert(r, diag);
+    ASSERT_TRUE(out.has_value()) << out.error().message;
+    std::lock_guard lock(seen.mutex);
+    auto read = std::find_if(seen.calls.begin(), seen.calls.end(),
+                             [](const ReadCalls::Call& c) { return c.doing == "reading"; });
+    ASSERT_NE(read, seen.calls.end());
+    EXPECT_GE(read->seconds, 0);
+    EXPECT_GT(read->passed, std::size_t{1} << 20);
+    EXPECT_LE(read->passed, read->size);
     EXPECT_LT(seen.calls.back().seconds, 0);
   }
 }
