@@ -123,14 +123,14 @@ std::string folded_lines(std::size_t n) {
 }
 
 // What set_read_progress() was told, reported from any reader's thread.
+struct ReadCall {
+  double seconds;
+  std::string doing, path;
+  std::size_t passed, size;
+};
 struct ReadCalls {
-  struct Call {
-    double seconds;
-    std::string doing, path;
-    std::size_t passed, size;
-  };
   std::mutex mutex;
-  std::vector<Call> calls;
+  std::vector<ReadCall> calls;
   ReadCalls() {
     set_read_progress(
         [this](double seconds, std::string_view doing, std::string_view path, std::size_t passed, std::size_t size) {
@@ -142,45 +142,56 @@ struct ReadCalls {
   ~ReadCalls() { set_read_progress({}, std::chrono::milliseconds(2000)); }
 };
 
+// What reading `inputs` (of `format`, when named) to folded stacks told
+// set_read_progress(), in order (the delay is 0).
+std::vector<ReadCall> watched_read(const std::vector<fs::path>& inputs, const std::string& format = {}) {
+  ReadCalls seen;
+  pipeline::Request r;
+  for (const fs::path& input : inputs) r.inputs.push_back(input.string());
+  r.input_format = format;
+  r.output = formats::find_output_format("folded");
+  Diagnostics diag;
+  auto out = pipeline::convert(r, diag);
+  EXPECT_TRUE(out.has_value()) << (out ? "" : out.error().message);
+  std::lock_guard lock(seen.mutex);
+  return seen.calls;
+}
+
+// The first report of `doing` is of `input` (its path, `size` bytes),
+// reported at once with the first megabyte passed, and the last report
+// says the work is done.
+void expect_reported(const std::vector<ReadCall>& calls, std::string_view doing, const fs::path& input,
+                     std::size_t size) {
+  auto first = std::find_if(calls.begin(), calls.end(), [&](const ReadCall& c) { return c.doing == doing; });
+  ASSERT_NE(first, calls.end());
+  EXPECT_GE(first->seconds, 0);
+  EXPECT_EQ(first->path, input.string());
+  EXPECT_GT(first->passed, std::size_t{1} << 20);
+  EXPECT_LE(first->passed, size);
+  EXPECT_EQ(first->size, size);
+  EXPECT_LT(calls.back().seconds, 0);
+}
+
 // A lone input's read says how many of its bytes its reader has passed (a
 // megabyte at a time, never more than its size), then that it is done; in
 // one part and in two (11 MiB of folded stacks: over 8 MiB); a merge of
 // several inputs counts its inputs instead.
 TEST(Progress, AReadCountsTheBytesItsReaderPassed) {
   fs::path dir = test::temp_dir();
+  std::vector<fs::path> inputs;
   for (std::size_t lines : {std::size_t{120000}, std::size_t{500000}}) {
     SCOPED_TRACE(lines);
-    const fs::path input = dir / ("in" + std::to_string(lines) + ".folded");
+    const fs::path input = inputs.emplace_back(dir / ("in" + std::to_string(lines) + ".folded"));
     std::ofstream(input) << folded_lines(lines);
     const std::size_t size = fs::file_size(input);
     ASSERT_GT(size, std::size_t{2} << 20);
-    ReadCalls seen;
-    pipeline::Request r;
-    r.inputs.push_back(input.string());
-    r.output = formats::find_output_format("folded");
-    Diagnostics diag;
-    auto out = pipeline::convert(r, diag);
-    ASSERT_TRUE(out.has_value()) << out.error().message;
-    std::lock_guard lock(seen.mutex);
-    // The first megabyte reported (the delay is 0), then every half second
-    // at most, and the end once.
-    ASSERT_GE(seen.calls.size(), 2u);
-    EXPECT_GE(seen.calls.front().seconds, 0);
-    EXPECT_EQ(seen.calls.front().path, input.string());
-    EXPECT_GT(seen.calls.front().passed, std::size_t{1} << 20);
-    EXPECT_LE(seen.calls.front().passed, size);
-    EXPECT_EQ(seen.calls.front().size, size);
-    EXPECT_LT(seen.calls.back().seconds, 0);
-    for (std::size_t i = 0; i + 1 < seen.calls.size(); ++i) EXPECT_GE(seen.calls[i].seconds, 0) << i;
+    auto calls = watched_read({input});
+    expect_reported(calls, "reading", input, size);
+    // Every half second at most between the first and the end.
+    ASSERT_GE(calls.size(), 2u);
+    for (std::size_t i = 0; i + 1 < calls.size(); ++i) EXPECT_GE(calls[i].seconds, 0) << i;
   }
-  ReadCalls merged;
-  pipeline::Request r;
-  r.inputs = {(dir / "in120000.folded").string(), (dir / "in500000.folded").string()};
-  r.output = formats::find_output_format("folded");
-  Diagnostics diag;
-  ASSERT_TRUE(pipeline::convert(r, diag).has_value());
-  std::lock_guard lock(merged.mutex);
-  EXPECT_TRUE(merged.calls.empty());
+  EXPECT_TRUE(watched_read(inputs).empty());
 }
 
 // A Very Sleepy capture is read as it inflates: its progress is how far
@@ -200,20 +211,7 @@ TEST(Progress, ASleepyCaptureCountsTheArchiveItHasInflated) {
   ASSERT_EQ(made.exit_code, 0) << made.err;
   const std::size_t size = fs::file_size(input);
   ASSERT_GT(size, std::size_t{2} << 20);
-  ReadCalls seen;
-  pipeline::Request r;
-  r.inputs.push_back(input.string());
-  r.output = formats::find_output_format("pstats");
-  Diagnostics diag;
-  auto out = pipeline::convert(r, diag);
-  ASSERT_TRUE(out.has_value()) << out.error().message;
-  std::lock_guard lock(seen.mutex);
-  ASSERT_GE(seen.calls.size(), 2u);
-  EXPECT_GE(seen.calls.front().seconds, 0);
-  EXPECT_GT(seen.calls.front().passed, std::size_t{1} << 20);
-  EXPECT_LE(seen.calls.front().passed, size);
-  EXPECT_EQ(seen.calls.front().size, size);
-  EXPECT_LT(seen.calls.back().seconds, 0);
+  expect_reported(watched_read({input}), "reading", input, size);
 }
 
 // A compressed input is inflated whole before it is read: that is watched
@@ -241,28 +239,15 @@ TEST(Progress, ACompressedInputCountsItsInflatingThenItsRead) {
   // is sized from gzip's ISIZE at once).
   for (const char* format : {"", "collapse"}) {
     SCOPED_TRACE(format);
-    ReadCalls seen;
-    pipeline::Request r;
-    r.inputs.push_back(input.string());
-    r.input_format = format;
-    r.output = formats::find_output_format("folded");
-    Diagnostics diag;
-    auto out = pipeline::convert(r, diag);
-    ASSERT_TRUE(out.has_value()) << out.error().message;
-    std::lock_guard lock(seen.mutex);
-    ASSERT_GE(seen.calls.size(), 4u);
-    EXPECT_EQ(seen.calls[0].doing, "decompressing");
-    EXPECT_GE(seen.calls[0].seconds, 0);
-    EXPECT_GT(seen.calls[0].passed, std::size_t{1} << 20);
-    EXPECT_EQ(seen.calls[0].size, size);
-    EXPECT_EQ(seen.calls[0].path, input.string());
-    std::size_t read = 0;  // the first of the read's
-    while (read < seen.calls.size() && seen.calls[read].doing == "decompressing") ++read;
-    ASSERT_LT(read, seen.calls.size());
-    EXPECT_LT(seen.calls[read - 1].seconds, 0);  // (the inflating's end)
-    EXPECT_EQ(seen.calls[read].doing, "reading");
-    EXPECT_EQ(seen.calls[read].size, text.size());
-    EXPECT_LT(seen.calls.back().seconds, 0);
+    auto calls = watched_read({input}, format);
+    ASSERT_FALSE(calls.empty());
+    EXPECT_EQ(calls[0].doing, "decompressing");
+    expect_reported(calls, "decompressing", input, size);
+    expect_reported(calls, "reading", input, text.size());
+    // The inflating's end said before the read's first report.
+    auto read = std::find_if(calls.begin(), calls.end(), [](const ReadCall& c) { return c.doing == "reading"; });
+    ASSERT_NE(read, calls.begin());
+    EXPECT_LT((read - 1)->seconds, 0);
   }
 }
 
@@ -283,24 +268,15 @@ TEST(Progress, AustinAndPprofCountTheirReads) {
   std::ofstream(dir / "stacks.folded") << folded;
   auto made = test::graphgen({"stacks.folded", "-T", "pprof", "-o", "big.pb.gz"}, dir);
   ASSERT_EQ(made.exit_code, 0) << made.err;
-  for (const char* name : {"big.austin", "big.pb.gz"}) {
-    SCOPED_TRACE(name);
-    ReadCalls seen;
-    pipeline::Request r;
-    r.inputs.push_back((dir / name).string());
-    r.output = formats::find_output_format("folded");
-    Diagnostics diag;
-    auto out = pipeline::convert(r, diag);
-    ASSERT_TRUE(out.has_value()) << out.error().message;
-    std::lock_guard lock(seen.mutex);
-    auto read = std::find_if(seen.calls.begin(), seen.calls.end(),
-                             [](const ReadCalls::Call& c) { return c.doing == "reading"; });
-    ASSERT_NE(read, seen.calls.end());
-    EXPECT_GE(read->seconds, 0);
-    EXPECT_GT(read->passed, std::size_t{1} << 20);
-    EXPECT_LE(read->passed, read->size);
-    EXPECT_LT(seen.calls.back().seconds, 0);
+  {
+    SCOPED_TRACE("austin");
+    expect_reported(watched_read({dir / "big.austin"}), "reading", dir / "big.austin", austin.size());
   }
+  SCOPED_TRACE("pprof");
+  auto calls = watched_read({dir / "big.pb.gz"});
+  auto read = std::find_if(calls.begin(), calls.end(), [](const ReadCall& c) { return c.doing == "reading"; });
+  ASSERT_NE(read, calls.end());
+  expect_reported(calls, "reading", dir / "big.pb.gz", read->size);  // (the inflated protobuf's size)
 }
 
 // A watch inside a watch counts nothing, and nothing is counted outside one.
