@@ -135,8 +135,9 @@ void show_read_progress(std::chrono::milliseconds after) {
           std::fprintf(stderr, "\r\033[K");
           return;
         }
+        const std::string name = path == "-" ? std::string("standard input") : one_line(path);
         std::fprintf(stderr, "\r\033[Kgraphgen: %s %s: %s of %s, %.0f %% (%.0f s)", std::string(doing).c_str(),
-                     one_line(path).c_str(), format_size(passed).c_str(), format_size(size).c_str(),
+                     name.c_str(), format_size(passed).c_str(), format_size(size).c_str(),
                      size ? 100.0 * static_cast<double>(passed) / static_cast<double>(size) : 100.0, seconds);
       },
       after);

@@ -317,10 +317,18 @@ TEST(Progress, ATerminalSeesTheReadOfABigInput) {
   EXPECT_NE(tty.out.find("\r\033[K", at + 2), std::string::npos) << tty.out;  // (cleared when done)
   auto quiet = test::run({"script", "-qec", cmd + " -q", "/dev/null"}, dir, {"GRAPHGEN_TEST_PROGRESS_AFTER_MS=0"}, 120);
   EXPECT_EQ(quiet.out.find("graphgen: reading"), std::string::npos) << quiet.out;
+  // Standard input is named so (its path is "-" in messages).
+  const std::string piped = std::string("cat big.folded | '") + GRAPHGEN_BINARY + "' - -T folded -o out3.folded";
+  auto stdin_tty = test::run({"script", "-qec", "sh -c \"" + piped + "\"", "/dev/null"}, dir,
+                             {"GRAPHGEN_TEST_PROGRESS_AFTER_MS=0"}, 120);
+  ASSERT_EQ(stdin_tty.exit_code, 0) << stdin_tty.out;
+  EXPECT_NE(stdin_tty.out.find("\r\033[Kgraphgen: reading standard input: 1.0 MiB of "), std::string::npos)
+      << stdin_tty.out;
   auto pipe =
       test::graphgen({"big.folded", "-T", "folded", "-o", "out2.folded"}, dir, {"GRAPHGEN_TEST_PROGRESS_AFTER_MS=0"});
   EXPECT_EQ(pipe.err, "");
   EXPECT_EQ(test::read_file(dir / "out.folded"), test::read_file(dir / "out2.folded"));
+  EXPECT_EQ(test::read_file(dir / "out.folded"), test::read_file(dir / "out3.folded"));
 }
 
 }  // namespace
