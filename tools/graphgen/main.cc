@@ -5,6 +5,7 @@
 // the options in pipeline/options.cc (shared with graphgen-mpi and Python).
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -32,6 +33,7 @@
 namespace {
 
 using namespace graphgen;
+namespace fs = std::filesystem;
 using cli::fail;
 using cli::kExitOk;
 
@@ -122,6 +124,34 @@ void show_cycle_progress(std::chrono::milliseconds after) {
 std::mutex g_status_mutex;
 bool g_status_shown = false;
 
+// The read's line: the file's name without its folder (one input is read),
+// shortened in its middle when the terminal is narrower than the line, so
+// that the line stays one row that \r can clear.
+std::string read_line(std::string_view doing, std::string_view path, std::size_t passed, std::size_t size,
+                      double seconds) {
+  std::string name =
+      path == "-" ? std::string("standard input") : one_line(fs::path(std::string(path)).filename().string());
+  const std::string head = fmt::format("graphgen: {} ", doing);
+  const std::string tail =
+      fmt::format(": {} of {}, {:.0f} % ({:.0f} s)", format_size(passed), format_size(size),
+                  size ? 100.0 * static_cast<double>(passed) / static_cast<double>(size) : 100.0, seconds);
+  winsize w{};
+  const std::size_t columns = ::ioctl(STDERR_FILENO, TIOCGWINSZ, &w) == 0 && w.ws_col > 0 ? w.ws_col : 80;
+  const std::size_t used = head.size() + tail.size() + 1;  // (the last column left free)
+  const std::size_t room = columns > used + 8 ? columns - used : 8;
+  if (name.size() > room) {
+    // Both ends kept, cut where a UTF-8 character starts.
+    auto starts = [&](std::size_t i) {
+      return i >= name.size() || (static_cast<unsigned char>(name[i]) & 0xC0) != 0x80;
+    };
+    std::size_t left = (room - 3) / 2, right = name.size() - (room - 3 - left);
+    while (left > 0 && !starts(left)) --left;
+    while (!starts(right)) ++right;
+    name = name.substr(0, left) + "..." + name.substr(right);
+  }
+  return head + name + tail;
+}
+
 // A big input reads for seconds with nothing said (8 GB of perf script, a
 // gigabyte of Very Sleepy capture, or of gzip to inflate first): on a
 // terminal, a line says how much of it has been read (or decompressed),
@@ -135,10 +165,7 @@ void show_read_progress(std::chrono::milliseconds after) {
           std::fprintf(stderr, "\r\033[K");
           return;
         }
-        const std::string name = path == "-" ? std::string("standard input") : one_line(path);
-        std::fprintf(stderr, "\r\033[Kgraphgen: %s %s: %s of %s, %.0f %% (%.0f s)", std::string(doing).c_str(),
-                     name.c_str(), format_size(passed).c_str(), format_size(size).c_str(),
-                     size ? 100.0 * static_cast<double>(passed) / static_cast<double>(size) : 100.0, seconds);
+        std::fprintf(stderr, "\r\033[K%s", read_line(doing, path, passed, size, seconds).c_str());
       },
       after);
 }

@@ -329,6 +329,22 @@ TEST(Progress, ATerminalSeesTheReadOfABigInput) {
   EXPECT_EQ(pipe.err, "");
   EXPECT_EQ(test::read_file(dir / "out.folded"), test::read_file(dir / "out2.folded"));
   EXPECT_EQ(test::read_file(dir / "out.folded"), test::read_file(dir / "out3.folded"));
+  // A long name in a folder: the name alone, cut in its middle to fit the
+  // terminal's 80 columns, so that the line stays one row \r can clear.
+  fs::create_directories(dir / "sub");
+  const std::string long_name = std::string(100, 'a') + std::string(100, 'z') + ".folded";
+  fs::copy_file(dir / "big.folded", dir / "sub" / long_name);
+  const std::string narrow =
+      std::string("stty cols 80; '") + GRAPHGEN_BINARY + "' 'sub/" + long_name + "' -T folded -o out4.folded";
+  auto long_tty = test::run({"script", "-qec", narrow, "/dev/null"}, dir, {"GRAPHGEN_TEST_PROGRESS_AFTER_MS=0"}, 120);
+  ASSERT_EQ(long_tty.exit_code, 0) << long_tty.out;
+  const std::size_t start = long_tty.out.find("\r\033[Kgraphgen: reading ");
+  ASSERT_NE(start, std::string::npos) << long_tty.out;
+  const std::string line = long_tty.out.substr(start + 4, long_tty.out.find('\r', start + 4) - start - 4);
+  EXPECT_NE(line.find("aaa...zzz"), std::string::npos) << line;
+  EXPECT_EQ(line.find("sub/"), std::string::npos) << line;
+  EXPECT_LT(line.size(), 80u) << line;
+  EXPECT_NE(line.find(": 1.0 MiB of "), std::string::npos) << line;
 }
 
 }  // namespace
