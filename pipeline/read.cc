@@ -198,7 +198,12 @@ Expected<InputFile> open_input(const std::string& path, const Request& r) {
       auto text = as_utf8(InputFile::from_bytes(head.path(), std::string(head.bytes())));
       return text ? profile_head(*text) : true;
     };
+  // (A lone input from a pipe counts its bytes as they come, its size
+  // unknown: `perf script | graphgen -` waits on perf.)
+  std::optional<ReadWatch> piped;
+  if (r.inputs.size() == 1) piped.emplace("reading", path, 0);
   auto file = InputFile::open(path, stream);
+  piped.reset();
   if (!file) return file.error();
   InflateLimits limits;
   limits.max_bytes = r.max_memory;

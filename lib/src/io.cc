@@ -210,6 +210,7 @@ Expected<InputFile> InputFile::read_rest(int fd, InputFile& f, const StreamLimit
       return io_error(fmt::format("{}: cannot read: {}", f.path_, errno_text()));
     }
     size += static_cast<std::size_t>(n);
+    detail::count_passed(static_cast<std::size_t>(n));
     if (!checked && size >= limits.head_bytes)
       if (auto ok = check(); !ok) return ok.error();
     if (limits.max_bytes && size > limits.max_bytes)
@@ -419,7 +420,7 @@ void detail::count_passed(std::size_t bytes) {
   g_watch.reported = true;
   // (A part read again, or a tail taken over, counts its bytes twice.)
   g_read_progress(std::chrono::duration<double>(now - g_watch.start).count(), g_watch.doing, g_watch.path,
-                  std::min(passed, g_watch.size), g_watch.size);
+                  g_watch.size ? std::min(passed, g_watch.size) : passed, g_watch.size);
 }
 
 void InputFile::release() {

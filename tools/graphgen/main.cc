@@ -124,17 +124,20 @@ void show_cycle_progress(std::chrono::milliseconds after) {
 std::mutex g_status_mutex;
 bool g_status_shown = false;
 
-// The read's line: the file's name without its folder (one input is read),
+// The read's line: the file's name without its folder (one input is read;
+// a pipe's size is not known until it ends),
 // shortened in its middle when the terminal is narrower than the line, so
 // that the line stays one row that \r can clear.
 std::string read_line(std::string_view doing, std::string_view path, std::size_t passed, std::size_t size,
                       double seconds) {
-  std::string name =
-      path == "-" ? std::string("standard input") : one_line(fs::path(std::string(path)).filename().string());
+  // (/dev/fd/63 of a shell's <(perf script) says more than "63".)
+  std::string name = path == "-"                 ? std::string("standard input")
+                     : path.starts_with("/dev/") ? one_line(path)
+                                                 : one_line(fs::path(std::string(path)).filename().string());
   const std::string head = fmt::format("graphgen: {} ", doing);
-  const std::string tail =
-      fmt::format(": {} of {}, {:.0f} % ({:.0f} s)", format_size(passed), format_size(size),
-                  size ? 100.0 * static_cast<double>(passed) / static_cast<double>(size) : 100.0, seconds);
+  const std::string tail = size ? fmt::format(": {} of {}, {:.0f} % ({:.0f} s)", format_size(passed), format_size(size),
+                                              100.0 * static_cast<double>(passed) / static_cast<double>(size), seconds)
+                                : fmt::format(": {} so far ({:.0f} s)", format_size(passed), seconds);
   winsize w{};
   const std::size_t columns = ::ioctl(STDERR_FILENO, TIOCGWINSZ, &w) == 0 && w.ws_col > 0 ? w.ws_col : 80;
   const std::size_t used = head.size() + tail.size() + 1;  // (the last column left free)

@@ -74,7 +74,8 @@ class InputFile {
 /// function set, the readers' PassedPages tell it, inside a ReadWatch, from
 /// `after` on and every half second, the seconds the read has taken, what
 /// is being done ("reading", "decompressing"), the input's path, the bytes
-/// passed (a megabyte at a time, at most `size`) and its size; once more
+/// passed (a megabyte at a time, at most `size`) and its size (0 while a
+/// pipe is read: unknown, and every read counted); once more
 /// with seconds < 0 when the read ends (only if it was called). `after` of
 /// 0 reports the first megabyte (tests). Process-wide, as the layout's
 /// (render::set_layout_progress): a front end sets it once, before any work.
