@@ -70,7 +70,7 @@ class InputFile {
 };
 
 /// A big input is read for seconds with nothing said (8 GB of perf script
-/// take about 5 s, a gigabyte of Very Sleepy capture half a minute): with a
+/// take about 5 s, a gigabyte of Very Sleepy capture some 40 s): with a
 /// function set, the readers' PassedPages tell it, inside a ReadWatch, from
 /// `after` on and every half second, the seconds the read has taken, what
 /// is being done ("reading", "decompressing"), the input's path, the bytes
