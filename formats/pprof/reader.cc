@@ -210,13 +210,21 @@ Expected<Raw> walk(std::string_view data, std::string_view path, bool head = fal
   return raw;
 }
 
-// An element parsed with protoc's class, or the error naming its offset.
+// An element parsed with protoc's class into `m`, or the error naming its
+// offset. A message parsed into again keeps its repeated fields' room: one
+// for all the samples (or locations, functions) allocates nothing each.
 template <class Message>
-Expected<Message> parse(const Span& span, std::string_view what, std::string_view path) {
-  Message m;
+Expected<bool> parse_into(Message& m, const Span& span, std::string_view what, std::string_view path) {
   if (!m.ParseFromArray(span.bytes.data(), static_cast<int>(span.bytes.size())))
     return bad_input(fmt::format("{}: expected a pprof {}, found {} bytes that do not parse as one",
                                  at(path, span.offset), what, span.bytes.size()));
+  return true;
+}
+
+template <class Message>
+Expected<Message> parse(const Span& span, std::string_view what, std::string_view path) {
+  Message m;
+  if (auto ok = parse_into(m, span, what, path); !ok) return ok.error();
   return m;
 }
 
@@ -347,22 +355,22 @@ class Reader {
   }
 
   Expected<bool> functions() {
+    pb::Function f;
     for (std::size_t i = 0; i < raw_.functions.size(); ++i) {
       const Span span = raw_.functions[i];
       parsed(span);
-      auto f = parse<pb::Function>(span, "Function", path_);
-      if (!f) return f.error();
-      auto name = str(f->name(), span, "the function");
+      if (auto ok = parse_into(f, span, "Function", path_); !ok) return ok.error();
+      auto name = str(f.name(), span, "the function");
       if (!name) return name.error();
-      auto system = str(f->system_name(), span, "the function's system name");
+      auto system = str(f.system_name(), span, "the function's system name");
       if (!system) return system.error();
-      auto file = str(f->filename(), span, "the function's file");
+      auto file = str(f.filename(), span, "the function's file");
       if (!file) return file.error();
       // (Each index checked by str() above.)
-      const Named n{static_cast<std::uint32_t>(name->empty() ? f->system_name() : f->name()),
-                    static_cast<std::uint32_t>(f->filename()), f->start_line()};
-      if (!function_.add(f->id(), n))
-        return bad_input(fmt::format("{}: function {} is defined twice", at(path_, span.offset), f->id()));
+      const Named n{static_cast<std::uint32_t>(name->empty() ? f.system_name() : f.name()),
+                    static_cast<std::uint32_t>(f.filename()), f.start_line()};
+      if (!function_.add(f.id(), n))
+        return bad_input(fmt::format("{}: function {} is defined twice", at(path_, span.offset), f.id()));
     }
     return true;
   }
@@ -406,36 +414,36 @@ class Reader {
   // Each location's frames, innermost first (an inlined function before
   // the one it was inlined into).
   Expected<bool> locations() {
+    pb::Location l;
     for (std::size_t i = 0; i < raw_.locations.size(); ++i) {
       const Span span = raw_.locations[i];
       parsed(span);
-      auto l = parse<pb::Location>(span, "Location", path_);
-      if (!l) return l.error();
+      if (auto ok = parse_into(l, span, "Location", path_); !ok) return ok.error();
       std::string_view object;
-      if (l->mapping_id() != 0) {
-        auto m = mapping_.find(l->mapping_id());
+      if (l.mapping_id() != 0) {
+        auto m = mapping_.find(l.mapping_id());
         if (m == mapping_.end())
           return bad_input(fmt::format("{}: location {} refers to mapping {}, which the profile does not define",
-                                       at(path_, span.offset), l->id(), l->mapping_id()));
+                                       at(path_, span.offset), l.id(), l.mapping_id()));
         object = m->second;
       }
       const auto begin = static_cast<std::uint32_t>(frames_.size());
-      for (const pb::Line& line : l->line()) {
+      for (const pb::Line& line : l.line()) {
         const Named* n = function_.find(line.function_id());
         if (!n)
           return bad_input(fmt::format("{}: location {} refers to function {}, which the profile does not define",
-                                       at(path_, span.offset), l->id(), line.function_id()));
+                                       at(path_, span.offset), l.id(), line.function_id()));
         const std::string_view name = raw_.strings[n->name];
-        frames_.push_back(name.empty() ? unresolved(l->address(), object)
+        frames_.push_back(name.empty() ? unresolved(l.address(), object)
                                        : function(name, raw_.strings[n->file], object, n->line, false));
         frame_names_.push_back(n->name);
       }
-      if (l->line().empty()) {
-        frames_.push_back(unresolved(l->address(), object));
+      if (l.line().empty()) {
+        frames_.push_back(unresolved(l.address(), object));
         frame_names_.push_back(0);
       }
-      if (!location_.add(l->id(), Loc{begin, static_cast<std::uint32_t>(frames_.size())}))
-        return bad_input(fmt::format("{}: location {} is defined twice", at(path_, span.offset), l->id()));
+      if (!location_.add(l.id(), Loc{begin, static_cast<std::uint32_t>(frames_.size())}))
+        return bad_input(fmt::format("{}: location {} is defined twice", at(path_, span.offset), l.id()));
     }
     return true;
   }
@@ -447,19 +455,19 @@ class Reader {
     std::set<std::string_view> label_keys;
     std::size_t labelled = 0, empty = 0;
     std::int64_t empty_value = 0;
+    pb::Sample s;
     for (std::size_t k = 0; k < raw_.samples.size(); ++k) {
       const Span span = raw_.samples[k];
       parsed(span);
-      auto s = parse<pb::Sample>(span, "Sample", path_);
-      if (!s) return s.error();
-      if (static_cast<std::size_t>(s->value_size()) != order_.size())
+      if (auto ok = parse_into(s, span, "Sample", path_); !ok) return ok.error();
+      if (static_cast<std::size_t>(s.value_size()) != order_.size())
         return bad_input(fmt::format("{}: expected {} value{} in sample {} (one per sample type), found {}",
                                      at(path_, span.offset), order_.size(), order_.size() == 1 ? "" : "s", k,
-                                     s->value_size()));
-      for (std::size_t e = 0; e < order_.size(); ++e) weights[e] = s->value(static_cast<int>(order_[e]));
+                                     s.value_size()));
+      for (std::size_t e = 0; e < order_.size(); ++e) weights[e] = s.value(static_cast<int>(order_[e]));
       stack.clear();
       locs.clear();
-      for (std::uint64_t id : s->location_id()) {
+      for (std::uint64_t id : s.location_id()) {
         const Loc* l = location_.find(id);
         if (!l)
           return bad_input(fmt::format("{}: sample {} refers to location {}, which the profile does not define",
@@ -476,7 +484,7 @@ class Reader {
       }
       std::string_view process;
       bool other_labels = false;
-      for (const pb::Label& label : s->label()) {
+      for (const pb::Label& label : s.label()) {
         auto key = str(label.key(), span, "a label");
         if (!key) return key.error();
         if (*key == "process" && label.str() != 0) {
