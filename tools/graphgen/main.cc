@@ -83,6 +83,28 @@ Expected<bool> check_not_binary_to_terminal(const pipeline::Options& a, const pi
                   name, ending));
 }
 
+// The one progress line a terminal shows at a time (a read, a merge, a
+// cycle's walks, the layout): written whole under a lock, since readers'
+// threads report, and cleared before a warning is printed under it.
+std::mutex g_status_mutex;
+bool g_status_shown = false;
+
+void show_status(const std::string& line) {
+  std::lock_guard lock(g_status_mutex);
+  std::fprintf(stderr, "\r\033[K%s", line.c_str());
+  g_status_shown = true;
+}
+
+void clear_status_locked() {
+  if (g_status_shown) std::fprintf(stderr, "\r\033[K");
+  g_status_shown = false;
+}
+
+void clear_status() {
+  std::lock_guard lock(g_status_mutex);
+  clear_status_locked();
+}
+
 // Graphviz's layout of a big graph takes seconds (13 s for sympy's) and
 // says nothing: on a terminal, a line says what is being laid out and for
 // how long, from two seconds on, and goes when it is done.
@@ -91,10 +113,10 @@ void show_layout_progress(std::chrono::milliseconds after) {
   render::set_layout_progress(
       [](double seconds, std::size_t nodes, std::size_t edges) {
         if (seconds < 0)
-          std::fprintf(stderr, "\r\033[K");
+          clear_status();
         else
-          std::fprintf(stderr, "\r\033[Kgraphgen: laying out the call graph: %zu nodes, %zu edges (%.0f s)", nodes,
-                       edges, seconds);
+          show_status(
+              fmt::format("graphgen: laying out the call graph: {} nodes, {} edges ({:.0f} s)", nodes, edges, seconds));
       },
       after);
 #else
@@ -109,25 +131,20 @@ void show_cycle_progress(std::chrono::milliseconds after) {
   set_cycle_progress(
       [](double seconds, std::size_t walked, std::size_t entries, std::size_t members) {
         if (seconds < 0)
-          std::fprintf(stderr, "\r\033[K");
+          clear_status();
         else
-          std::fprintf(stderr,
-                       "\r\033[Kgraphgen: integrating a cycle of %zu functions: %zu of %zu entry points walked "
-                       "(%.0f s)",
-                       members, walked, entries, seconds);
+          show_status(
+              fmt::format("graphgen: integrating a cycle of {} functions: {} of {} entry points walked "
+                          "({:.0f} s)",
+                          members, walked, entries, seconds));
       },
       after);
 }
 
-// The line a read's progress shows on a terminal: cleared before a warning
-// is printed (the lock keeps the readers' threads and the warnings apart).
-std::mutex g_status_mutex;
-bool g_status_shown = false;
-
-// The read's line: the file's name without its folder (one input is read;
-// a pipe's size is not known until it ends),
+// The read's line: the file's name without its folder (one input is read),
 // shortened in its middle when the terminal is narrower than the line, so
-// that the line stays one row that \r can clear.
+// that the line stays one row that \r can clear; a pipe's size is not known
+// until it ends.
 std::string read_line(std::string_view doing, std::string_view path, std::size_t passed, std::size_t size,
                       double seconds) {
   // (/dev/fd/63 of a shell's <(perf script) says more than "63".)
@@ -162,22 +179,18 @@ std::string read_line(std::string_view doing, std::string_view path, std::size_t
 void show_read_progress(std::chrono::milliseconds after) {
   set_read_progress(
       [](double seconds, std::string_view doing, std::string_view path, std::size_t passed, std::size_t size) {
-        std::lock_guard lock(g_status_mutex);
-        g_status_shown = seconds >= 0;
-        if (seconds < 0) {
-          std::fprintf(stderr, "\r\033[K");
-          return;
-        }
-        std::fprintf(stderr, "\r\033[K%s", read_line(doing, path, passed, size, seconds).c_str());
+        if (seconds < 0)
+          clear_status();
+        else
+          show_status(read_line(doing, path, passed, size, seconds));
       },
       after);
 }
 
-// A warning, under a read's progress line if one is shown.
+// A warning, in place of the progress line if one is shown.
 void report_as_it_comes(const std::string& warning) {
   std::lock_guard lock(g_status_mutex);
-  if (g_status_shown) std::fprintf(stderr, "\r\033[K");
-  g_status_shown = false;
+  clear_status_locked();
   cli::report_one(warning);
 }
 
@@ -218,7 +231,7 @@ int run(pipeline::Settings settings) {
       if (now - started < delay || (shown && now - last < std::chrono::milliseconds(200) && done < total)) return;
       last = now;
       shown = true;
-      std::fprintf(stderr, "\r\033[Kgraphgen: reading: %zu of %zu inputs", done, total);
+      show_status(fmt::format("graphgen: reading: {} of {} inputs", done, total));
     };
   if (::isatty(STDERR_FILENO) && !a.quiet) {
     if (request->inputs.size() == 1) show_read_progress(delay);
@@ -227,7 +240,7 @@ int run(pipeline::Settings settings) {
   }
   if (!a.quiet) diag.print_as_they_come(report_as_it_comes);
   auto output = pipeline::convert(*request, diag);
-  if (shown) std::fprintf(stderr, "\r\033[K");
+  clear_status();  // (a merge's count, if shown)
   cli::report(diag, a.quiet);
   if (!output) return fail(output.error());
   // --list-functions prints to standard output whatever -o says.

@@ -56,6 +56,22 @@ TEST(Progress, ATerminalSeesTheCountOfALongMerge) {
   EXPECT_EQ(pipe.err, "");
 }
 
+// A warning that comes while a merge's count is shown takes the count's
+// line instead of running on after it (each progress line and each
+// warning go through one status line).
+TEST(Progress, AWarningDuringAMergeClearsTheCountFirst) {
+  if (test::run({"sh", "-c", "command -v script"}).exit_code != 0) GTEST_SKIP() << "script (bsdutils) is not installed";
+  fs::path dir = test::temp_dir();
+  // Austin recordings whose source graphgen cannot read: a warning each.
+  for (const char* name : {"a.austin", "b.austin"})
+    std::ofstream(dir / name) << "# austin: 3.6.0\n# mode: wall\n\nP1;T0:1;app.py:main:9 100\n";
+  const std::string cmd = std::string("'") + GRAPHGEN_BINARY + "' a.austin b.austin -o out.dot";
+  auto tty = test::run({"script", "-qec", cmd, "/dev/null"}, dir, {"GRAPHGEN_TEST_PROGRESS_AFTER_MS=0"}, 120);
+  ASSERT_EQ(tty.exit_code, 0) << tty.out;
+  EXPECT_NE(tty.out.find("inputs\r\033[Kgraphgen: warning: "), std::string::npos) << tty.out;
+  EXPECT_EQ(tty.out.find("inputsgraphgen: warning"), std::string::npos) << tty.out;
+}
+
 // Graphviz says nothing while it lays out a graph (13 s for sympy's): on a
 // terminal a line says what and for how long, and goes when it is done; off
 // a terminal, or with -q, nothing.
