@@ -114,6 +114,16 @@ class Inflation {
   Error fail(std::string_view why) const {
     return bad_input(fmt::format("{}: cannot decompress ({}){}{}", path_, kind_, why.empty() ? "" : ": ", why));
   }
+  // The compressed bytes went wrong `offset` bytes in: cut short there, or
+  // (`why`, the library's word if it has one) not what the format allows.
+  Error cut_at(std::size_t offset) const {
+    return bad_input(
+        fmt::format("{}:+0x{:x}: expected more {}-compressed data, found the end of the file", path_, offset, kind_));
+  }
+  Error corrupt_at(std::size_t offset, std::string_view why = {}) const {
+    return bad_input(fmt::format("{}:+0x{:x}: expected {}-compressed data, found corrupt data{}{}{}", path_, offset,
+                                 kind_, why.empty() ? "" : " (", why, why.empty() ? "" : ")"));
+  }
 
   std::string out;
   std::size_t used = 0;
@@ -176,11 +186,11 @@ Expected<std::string> gunzip(std::string_view in, Inflation& out) {
       out.used += before - z.avail_out;
       if (rc == Z_BUF_ERROR && z.avail_in == 0) rc = Z_DATA_ERROR;
       if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR) {
-        std::string why = z.avail_in == 0 && rc == Z_DATA_ERROR && !z.msg ? "unexpected end of file"
-                          : z.msg                                         ? quote_input(z.msg)
-                                                                          : "corrupt data";
+        const std::size_t at = pos + given - z.avail_in;
+        Error e = z.avail_in == 0 && rc == Z_DATA_ERROR && !z.msg ? out.cut_at(at)
+                                                                  : out.corrupt_at(at, z.msg ? quote_input(z.msg) : "");
         zlib->inflate_end(&z);
-        return out.fail(why);
+        return e;
       }
     }
     pos += given - z.avail_in;
@@ -216,7 +226,8 @@ Expected<std::string> bunzip2(std::string_view in, Inflation& out) {
       if (rc == BZ_OK && b.avail_in == 0 && b.avail_out > 0) rc = BZ_UNEXPECTED_EOF;
       if (rc != BZ_OK && rc != BZ_STREAM_END) {
         bz2->end(&b);
-        return out.fail(rc == BZ_UNEXPECTED_EOF ? "unexpected end of file" : "corrupt data");
+        const std::size_t at = pos + given - b.avail_in;
+        return rc == BZ_UNEXPECTED_EOF ? out.cut_at(at) : out.corrupt_at(at);
       }
     }
     pos += given - b.avail_in;
@@ -248,7 +259,8 @@ Expected<std::string> unxz(std::string_view in, Inflation& out) {
     out.used += before - s.avail_out;
     if (rc != LZMA_OK && rc != LZMA_STREAM_END) {
       xz->end(&s);
-      return out.fail(rc == LZMA_BUF_ERROR ? "unexpected end of file" : "corrupt data");
+      const std::size_t at = in.size() - s.avail_in;
+      return rc == LZMA_BUF_ERROR ? out.cut_at(at) : out.corrupt_at(at);
     }
   }
   xz->end(&s);
@@ -266,13 +278,18 @@ Expected<std::string> unzstd(std::string_view in, Inflation& out) {
     out.expect(static_cast<std::size_t>(first), in.size());
   ZSTD_DStream* z = zstd->create();
   if (!z) return out.fail("");
-  ZSTD_inBuffer src{in.data(), in.size(), 0};
+  // The input given 64 KiB at a time: a call that fails does not say how
+  // far it read, so the error is placed at the end of what it was given,
+  // within 64 KiB after the damage (given whole, at the start of the file).
+  constexpr std::size_t kSlice = std::size_t{64} << 10;
+  ZSTD_inBuffer src{in.data(), std::min(in.size(), kSlice), 0};
   std::size_t rc = 1;
-  while (src.pos < src.size || rc != 0) {
+  while (src.pos < in.size() || rc != 0) {
     if (auto ok = out.room(src.pos); !ok) {
       zstd->free(z);
       return ok.error();
     }
+    if (src.pos == src.size) src.size = std::min(in.size(), src.pos + kSlice);
     ZSTD_outBuffer dst{out.next(), out.avail(), 0};
     std::size_t before = src.pos;
     rc = zstd->decompress(z, &dst, &src);
@@ -280,11 +297,11 @@ Expected<std::string> unzstd(std::string_view in, Inflation& out) {
     if (zstd->is_error(rc)) {
       std::string why = zstd->error_name(rc);
       zstd->free(z);
-      return out.fail(quote_input(why));
+      return out.corrupt_at(src.size, quote_input(why));
     }
-    if (src.pos == src.size && rc != 0 && dst.pos == 0 && src.pos == before) {
+    if (src.pos == in.size() && rc != 0 && dst.pos == 0 && src.pos == before) {
       zstd->free(z);
-      return out.fail("unexpected end of file");
+      return out.cut_at(src.pos);
     }
   }
   zstd->free(z);

@@ -598,7 +598,42 @@ TEST(RealProducers, CompressedProfilesAreReadAsTheyAre) {
   std::ofstream(dir / "cut.gz", std::ios::binary) << gz.substr(0, gz.size() / 2);
   auto cut = graphgen({"cut.gz"}, dir);
   EXPECT_EQ(cut.exit_code, 1);
-  EXPECT_EQ(cut.err, "cut.gz: cannot decompress (gzip): unexpected end of file\n");
+  EXPECT_EQ(cut.err, fmt::format("cut.gz:+0x{:x}: expected more gzip-compressed data, found the end of the file\n",
+                                 gz.size() / 2));
+}
+
+// A compressed input that is cut short or damaged is an error at the byte
+// where its library stopped, in the form every reader's errors take
+// (file:+0xOFF: expected..., found...), not a message without a place.
+TEST(RealProducers, BrokenCompressedInputsSayWhere) {
+  fs::path td = test::testdata_dir();
+  fs::path dir = test::temp_dir();
+  for (auto [file, kind] : {std::pair{"demo.pstats.gz", "gzip"}, std::pair{"demo.pstats.bz2", "bzip2"},
+                            std::pair{"demo.pstats.xz", "xz"}, std::pair{"demo.pstats.zst", "zstd"}}) {
+    SCOPED_TRACE(file);
+    const std::string bytes = test::read_file(td / "compressed" / file);
+    const std::string ending = fs::path(file).extension().string();
+    const std::size_t half = bytes.size() / 2;
+    std::ofstream(dir / ("cut" + ending), std::ios::binary) << bytes.substr(0, half);
+    auto cut = graphgen({"cut" + ending}, dir);
+    EXPECT_EQ(cut.exit_code, 1);
+    EXPECT_EQ(cut.err, fmt::format("cut{}:+0x{:x}: expected more {}-compressed data, found the end of the file\n",
+                                   ending, half, kind));
+    // Sixteen bytes of the middle overwritten: found where the library
+    // noticed, at or after them.
+    std::string damaged = bytes;
+    for (std::size_t i = half; i < half + 16; ++i) damaged[i] = '\x55';
+    std::ofstream(dir / ("bad" + ending), std::ios::binary) << damaged;
+    auto bad = graphgen({"bad" + ending}, dir);
+    EXPECT_EQ(bad.exit_code, 1);
+    std::smatch m;
+    const std::regex form("bad\\" + ending + ":\\+0x([0-9a-f]+): expected " + kind +
+                          "-compressed data, found corrupt data( \\(.+\\))?\n");
+    ASSERT_TRUE(std::regex_match(bad.err, m, form)) << bad.err;
+    const std::size_t at = std::stoul(m[1].str(), nullptr, 16);
+    EXPECT_GE(at, half) << bad.err;
+    EXPECT_LE(at, bytes.size()) << bad.err;
+  }
 }
 
 // Windows PowerShell's `>` saves text as UTF-16 with a byte-order mark, and

@@ -488,7 +488,9 @@ TEST(Hostile, AnInflatedInputTakesTheSizeItsTrailerAnnounces) {
   for (int k = 0; k < 4; ++k) bytes[bytes.size() - 4 + k] = static_cast<char>(lie >> (8 * k));
   auto lied = formats::decompressed(InputFile::from_bytes("lie.gz", std::move(bytes)), limits);
   ASSERT_FALSE(lied);
-  EXPECT_NE(lied.error().message.find("lie.gz: cannot decompress (gzip)"), std::string::npos) << lied.error().message;
+  EXPECT_NE(lied.error().message.find("expected gzip-compressed data, found corrupt data ('incorrect length check')"),
+            std::string::npos)
+      << lied.error().message;
 }
 
 // --- 11. a deep stack lays out in seconds -------------------------------------
