@@ -85,7 +85,14 @@ class JsonDocument {
     std::string found = simdjson::error_message(e);
     if (e == simdjson::INCORRECT_TYPE) found = "a value of another type";
     return Error{Error::Kind::kBadInput,
-                 fmt::format("{}: expected {}, found {}", where(here()), what, one_line(found))};
+                 fmt::format("{}: expected {}, found {}", where(cut_short(e) ? in_.bytes().size() : here()), what,
+                             one_line(found))};
+  }
+  /// A document cut short (an array, an object or a string never closed):
+  /// found so at the input's end, where the parser stood before it began
+  /// (every such error said +0x0).
+  static bool cut_short(simdjson::error_code e) {
+    return e == simdjson::INCOMPLETE_ARRAY_OR_OBJECT || e == simdjson::UNCLOSED_STRING;
   }
 
  private:

@@ -122,6 +122,7 @@ class Reader : formats::JsonCursor {
     std::size_t offset = 0;
     const char* at = nullptr;
     if (doc && doc->current_location().get(at) == simdjson::SUCCESS && at >= base_) offset = at - base_;
+    if (formats::JsonDocument::cut_short(e)) offset = in_.bytes().size();
     std::string found = simdjson::error_message(e);
     if (e == simdjson::INCORRECT_TYPE) found = "a value of another type";
     std::string_view rest = in_.bytes().substr(std::min(offset, in_.bytes().size()));

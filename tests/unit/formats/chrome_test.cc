@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -126,6 +127,33 @@ TEST(Cpuprofile, SamplesAreASecondEventAndStacksAreExact) {
 
 namespace graphgen {
 namespace {
+
+// A JSON profile cut short is an error at its end, where what it opened
+// was to be closed: a .cpuprofile, a speedscope file, gprof2dot's JSON (each
+// said +0x0, the file's start, wherever it was cut).
+TEST(Trace, AJsonProfileCutShortIsAnErrorAtItsEnd) {
+  fs::path dir = test::temp_dir();
+  for (const fs::path& whole :
+       {chrome_dir() / "node-single.cpuprofile", test::testdata_dir() / "speedscope" / "evented.speedscope.json",
+        test::testdata_dir() / "json" / "procmod.json"}) {
+    SCOPED_TRACE(whole.string());
+    const std::string bytes = test::read_file(whole);
+    const std::string name = "cut-" + whole.filename().string();
+    for (std::size_t cut : {bytes.size() / 3, bytes.size() / 2}) {
+      SCOPED_TRACE(cut);
+      std::ofstream(dir / name, std::ios::binary) << bytes.substr(0, cut);
+      auto r = test::graphgen({name, "-o", "x.dot"}, dir);
+      EXPECT_EQ(r.exit_code, 1);
+      const std::string at = name + ":+0x" + [&] {
+        std::ostringstream hex;
+        hex << std::hex << cut;
+        return hex.str();
+      }() + ": expected ";
+      EXPECT_EQ(r.err.rfind(at, 0), 0u) << r.err;
+      EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;  // (one line)
+    }
+  }
+}
 
 // By hand, cut short as a trace of a killed program is: slices nest
 // (X inside B/E), a second thread's last slice is never closed.
