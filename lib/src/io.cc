@@ -354,22 +354,17 @@ namespace {
 std::atomic<std::size_t> g_given_back{0};
 }  // namespace
 
-std::size_t detail::page_start(std::size_t offset) {
-  static const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-  return offset / page * page;
-}
-
 std::size_t detail::given_back() { return g_given_back.load(std::memory_order_relaxed); }
 
-void InputFile::release_range(std::size_t begin, std::size_t end) const {
-  if (!mapped_) return;
+std::size_t InputFile::release_range(std::size_t begin, std::size_t end) const {
+  if (!mapped_) return begin;
   auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
   std::size_t first = (begin + page - 1) / page * page;
   std::size_t last = std::min(end, size_) / page * page;
-  if (last > first) {
-    ::madvise(const_cast<char*>(data_) + first, last - first, MADV_DONTNEED);
-    g_given_back.fetch_add(last - first, std::memory_order_relaxed);
-  }
+  if (last <= first) return first;
+  ::madvise(const_cast<char*>(data_) + first, last - first, MADV_DONTNEED);
+  g_given_back.fetch_add(last - first, std::memory_order_relaxed);
+  return last;
 }
 
 namespace {

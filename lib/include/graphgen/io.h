@@ -45,8 +45,10 @@ class InputFile {
   /// Lets the kernel drop mapped pages before `offset`, which a one-pass
   /// reader will not read again (keeps resident memory small).
   void release_before(std::size_t offset) const { release_range(0, offset); }
-  /// The same for the pages wholly inside [begin, end).
-  void release_range(std::size_t begin, std::size_t end) const;
+  /// The same for the pages wholly inside [begin, end). Gives where those
+  /// pages end (or where the first whole page would begin): the next range
+  /// of a reader going on from there starts on a page's edge.
+  std::size_t release_range(std::size_t begin, std::size_t end) const;
   const std::string& path() const { return path_; }
   /// How many bytes after bytes() may be read (not written): the rest of a
   /// mapped file's last page, a buffer's spare capacity. simdjson reads
@@ -102,8 +104,6 @@ class ReadWatch {
 namespace detail {
 /// `bytes` more of the watched input passed (PassedPages, each megabyte).
 void count_passed(std::size_t bytes);
-/// The start of the memory page holding byte `offset` of a mapping.
-std::size_t page_start(std::size_t offset);
 /// Bytes of mapped inputs given back so far, counted once for each time
 /// they were given (what the tests see of release_range()).
 std::size_t given_back();
@@ -122,14 +122,13 @@ class PassedPages {
   /// The reader is at `pos`: what lies before it is not read again.
   void at(std::size_t pos) {
     if (input_ && pos - released_ > kEvery) {
-      // From the page where the last call stopped (it could not give that
-      // one back whole), not from `base_` again: each call walked the page
-      // tables of everything passed so far, a megabyte more each time, so
-      // an input of n megabytes cost n^2/2 megabytes of walking (a 1.4 GB
-      // file: a million megabytes). The page at `base_` is the other
-      // part's too, when a part begins inside it: release_range() keeps it.
-      input_->release_range(released_ == 0 ? base_ : std::max(base_, detail::page_start(base_ + released_)),
-                            base_ + pos);
+      // From where the last call's pages ended, not from `base_` again:
+      // each call walked the page tables of everything passed so far, a
+      // megabyte more each time, so an input of n megabytes cost n^2/2
+      // megabytes of walking (a 1.4 GB file: a million megabytes). The page
+      // at `base_` is the other part's too, when a part begins inside it:
+      // release_range() keeps it.
+      given_ = input_->release_range(std::max(base_, given_), base_ + pos);
       detail::count_passed(pos - released_);
       released_ = pos;
     }
@@ -139,6 +138,7 @@ class PassedPages {
   static constexpr std::size_t kEvery = std::size_t{1} << 20;
   const InputFile* input_ = nullptr;
   std::size_t base_ = 0, released_ = 0;
+  std::size_t given_ = 0;  // where the pages given back end, in the input
 };
 
 /// Writes `data` where the user named:
