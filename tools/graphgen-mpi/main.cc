@@ -18,7 +18,7 @@
 #include <cstdio>
 #include <string>
 
-#include "cli.h"
+#include "cli_parser.h"
 #include "graphgen/io.h"
 #include "graphgen/wire.h"
 #include "pipeline.h"

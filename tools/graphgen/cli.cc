@@ -14,6 +14,7 @@
 #include <set>
 #include <utility>
 
+#include "cli_parser.h"
 #include "graphgen/io.h"
 #include "registry.h"
 

@@ -1,13 +1,10 @@
-// The command line shared by graphgen, graphgen run and graphgen-mpi: the
-// options of pipeline/options.h on CLI11, and how errors, warnings and help
-// are printed.
+// What graphgen, graphgen run and graphgen-mpi share besides their parser
+// (cli_parser.h): exit statuses, how errors, warnings and help are printed,
+// kcachegrind, MPI output paths.
 #pragma once
 
-#include <CLI/CLI.hpp>
-#include <set>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "graphgen/error.h"
 #include "options.h"
@@ -19,34 +16,9 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitBadInput = 1;
 inline constexpr int kExitBadUsage = 2;
 
-/// The options of one front end as added to its parser, each with its
-/// spec (pipeline/options.h, where options are written once).
-struct Parser {
-  std::vector<std::pair<const pipeline::OptionSpec*, CLI::Option*>> options;
-};
-
-/// Every option `front_end` offers into `app`, in --help's order and
-/// groups, with --help (the most used options) and --help-all (every
-/// group), at most 100 columns wide.
-Parser add_options(CLI::App& app, pipeline::FrontEnd front_end);
-
-/// --help at 100 columns: each option's text wrapped under its names, the
-/// choices said once (in the text, not after the value's name).
-class HelpFormatter : public CLI::Formatter {
- public:
-  std::string make_option(const CLI::Option* opt, bool positional) const override;
-};
-
-/// The options --help shows (OptionSpec::common); the others are hidden
-/// there and listed by --help-all.
-std::set<const CLI::Option*>& common_options();
-
 /// Help text at 100 columns: a longer line is wrapped, under its table's
 /// last column where it is a row of one (the output formats).
 std::string wrap_help(std::string_view text);
-
-/// What the parsed command line gave, as settings for make_options().
-pipeline::Settings settings_of(const Parser& parser);
 
 /// Whether -q is among `settings` (warnings of make_options() itself are
 /// printed before its Options exist).
@@ -54,10 +26,6 @@ bool quiet(const pipeline::Settings& settings);
 
 /// The output formats table for --help's footer.
 std::string output_formats_help();
-
-/// Parses the command line; -1 to go on, else the exit status (help,
-/// version, a usage error, all printed).
-int parse(CLI::App& app, int argc, char** argv, std::string_view tool);
 
 /// -k: the path the callgrind output goes to (-o, else a new temporary
 /// file, for the viewer).

@@ -17,7 +17,7 @@
 #include <string>
 #include <string_view>
 
-#include "cli.h"
+#include "cli_parser.h"
 #include "completion.h"
 #include "each.h"
 #include "graphgen/analysis/integrate.h"
