@@ -83,9 +83,10 @@ class Reader : formats::JsonCursor {
       if (auto e = field.unescaped_key().get(key); e) return fail(&doc, "a member name", e);
       od::value value = field.value();
       if (key == "version") {
+        const std::size_t at = here(doc);
         std::int64_t v = 0;
         if (auto e = value.get_int64().get(v); e) return fail(&doc, "\"version\": 0", e);
-        if (v != 0) return bad_input(fmt::format("{}: expected \"version\": 0, found version {}", in_.path(), v));
+        if (v != 0) return bad_at(at, fmt::format("expected \"version\": 0, found version {}", v));
         version = true;
       } else if (key == "costs") {
         if (auto ok = costs(doc, value); !ok) return ok.error();
@@ -102,8 +103,7 @@ class Reader : formats::JsonCursor {
     for (auto [present, what] :
          {std::pair{version, "\"version\""}, std::pair{functions, "\"functions\""}, std::pair{events, "\"events\""}})
       if (!present)
-        return bad_input(
-            fmt::format("{}: expected the member {} (gprof2dot's JSON schema), found none", in_.path(), what));
+        return bad_at(closing(), fmt::format("expected the member {} (gprof2dot's JSON schema), found none", what));
     return build(diag);
   }
 
@@ -115,6 +115,26 @@ class Reader : formats::JsonCursor {
 
   std::size_t bytes() const {
     return names_.size() * sizeof(Fn) + chain_.size() * sizeof(std::uint32_t) + events_.size() * sizeof(Event);
+  }
+
+  // Where `doc`'s iterator stands in the input (the next token's first
+  // byte), or the input's end.
+  std::size_t here(od::document& doc) const {
+    const char* at = nullptr;
+    if (base_ && doc.current_location().get(at) == simdjson::SUCCESS && at >= base_)
+      return static_cast<std::size_t>(at - base_);
+    return in_.bytes().size();
+  }
+  // The root object's closing '}' (the last byte but blanks): where a member
+  // never found was still expected.
+  std::size_t closing() const {
+    const std::string_view text = in_.bytes();
+    const std::size_t last = text.find_last_not_of(" \t\r\n");
+    return last == std::string_view::npos ? 0 : last;
+  }
+  // file:+0xOFF: MESSAGE.
+  Error bad_at(std::size_t offset, std::string_view message) const {
+    return bad_input(fmt::format("{}:+0x{:x}: {}", in_.path(), offset, message));
   }
 
   // file:+0xOFF: expected WHAT, found simdjson's reason.
@@ -158,6 +178,7 @@ class Reader : formats::JsonCursor {
     od::array list;
     if (auto e = value.get_array().get(list); e) return fail(&doc, "\"functions\": [{\"name\": ...}, ...]", e);
     for (auto item : list) {
+      const std::size_t at = here(doc);
       od::object obj;
       if (auto e = item.get_object().get(obj); e) return fail(&doc, "a function {\"name\": ...}", e);
       Fn fn;
@@ -179,8 +200,7 @@ class Reader : formats::JsonCursor {
         }
       }
       if (!named)
-        return bad_input(fmt::format("{}: expected \"name\" in function {} of \"functions\", found none", in_.path(),
-                                     names_.size()));
+        return bad_at(at, fmt::format("expected \"name\" in function {} of \"functions\", found none", names_.size()));
       names_.push_back(std::move(fn));
       if (options_.memory_budget && (names_.size() & 4095) == 0 && bytes() > options_.memory_budget)
         return bad_input(formats::over_budget_message(in_.path(), options_.memory_budget, names_.size(), 1));
@@ -193,6 +213,7 @@ class Reader : formats::JsonCursor {
     if (auto e = value.get_array().get(list); e)
       return fail(&doc, "\"events\": [{\"callchain\": [...], \"cost\": [...]}, ...]", e);
     for (auto item : list) {
+      const std::size_t at = here(doc);
       od::object obj;
       if (auto e = item.get_object().get(obj); e) return fail(&doc, "an event {\"callchain\": ..., \"cost\": ...}", e);
       Event ev;
@@ -205,15 +226,17 @@ class Reader : formats::JsonCursor {
           od::array chain;
           if (auto e = f.value().get_array().get(chain); e) return fail(&doc, "\"callchain\": [function, ...]", e);
           for (auto x : chain) {
+            const std::size_t x_at = here(doc);
             double v = 0;
             if (auto e = x.get_double().get(v); e) return fail(&doc, "a function position", e);
             if (!(v >= 0 && v < 4294967295.0 && v == std::floor(v)))
-              return bad_input(fmt::format("{}: expected function positions in event {}'s callchain, found {}",
-                                           in_.path(), events_.size(), v));
+              return bad_at(x_at, fmt::format("expected function positions in event {}'s callchain, found {}",
+                                              events_.size() + empty_chains_, v));
             chain_.push_back(static_cast<std::uint32_t>(v));
           }
           has_chain = true;
         } else if (key == "cost") {
+          const std::size_t costs_at = here(doc);
           od::array costs;
           if (auto e = f.value().get_array().get(costs); e) return fail(&doc, "\"cost\": [number, ...]", e);
           for (auto x : costs) {
@@ -228,16 +251,16 @@ class Reader : formats::JsonCursor {
             has_cost = true;
           }
           if (!has_cost)
-            return bad_input(fmt::format("{}: expected a number in event {}'s \"cost\", found an empty list",
-                                         in_.path(), events_.size()));
+            return bad_at(costs_at, fmt::format("expected a number in event {}'s \"cost\", found an empty list",
+                                                events_.size() + empty_chains_));
         }
       }
       if (!has_chain || !has_cost)
-        return bad_input(fmt::format("{}: expected \"callchain\" and \"cost\" in event {}, found {} alone", in_.path(),
-                                     events_.size(),
-                                     has_chain  ? "\"callchain\""
-                                     : has_cost ? "\"cost\""
-                                                : "neither"));
+        return bad_at(at, fmt::format("expected \"callchain\" and \"cost\" in event {}, found {} alone",
+                                      events_.size() + empty_chains_,
+                                      has_chain  ? "\"callchain\""
+                                      : has_cost ? "\"cost\""
+                                                 : "neither"));
       ev.size = static_cast<std::uint32_t>(chain_.size() - ev.first);
       if (ev.size == 0) {
         ++empty_chains_;
@@ -274,11 +297,12 @@ class Reader : formats::JsonCursor {
       const Event& ev = events_[i];
       stack.assign(chain_.begin() + ev.first, chain_.begin() + ev.first + ev.size);
       for (FuncId f : stack)
-        if (f >= p.functions.size())
-          return bad_input(
-              fmt::format("{}: expected positions of \"functions\" (0 to {}) in event {}'s callchain, "
-                          "found {}",
-                          in_.path(), static_cast<std::int64_t>(p.functions.size()) - 1, i, f));
+        if (f >= p.functions.size()) {
+          const auto [at, event] = locate(i, f);
+          return bad_at(at, fmt::format("expected positions of \"functions\" (0 to {}) in event {}'s callchain, "
+                                        "found {}",
+                                        static_cast<std::int64_t>(p.functions.size()) - 1, event, f));
+        }
       ++p.functions[stack.front()].calls;
       builder.add_sample(stack, builder.cost(ev.cost));
     }
@@ -288,6 +312,56 @@ class Reader : formats::JsonCursor {
   }
 
  private:
+  // Where the callchain of the `kept`-th event with a callchain names `f`,
+  // and that event's place among all the events: read again, as only an
+  // error needs it (the events keep no offsets). The input's end, and
+  // `kept`, when the document does not read so far.
+  std::pair<std::size_t, std::size_t> locate(std::size_t kept, FuncId f) const {
+    std::pair<std::size_t, std::size_t> found{in_.bytes().size(), kept};
+    formats::PaddedInput text(in_);
+    od::parser parser;
+    od::document doc;
+    od::object root;
+    if (parser.iterate(text.view()).get(doc) || doc.get_object().get(root)) return found;
+    auto offset = [&]() -> std::size_t {
+      const char* at = nullptr;
+      if (doc.current_location().get(at) == simdjson::SUCCESS && at >= text.data())
+        return static_cast<std::size_t>(at - text.data());
+      return in_.bytes().size();
+    };
+    for (auto field : root) {
+      std::string_view key;
+      if (field.unescaped_key().get(key)) return found;
+      if (key != "events") continue;
+      od::array events;
+      if (field.value().get_array().get(events)) return found;
+      std::size_t index = 0, with_chain = 0;
+      for (auto item : events) {
+        od::object event;
+        if (item.get_object().get(event)) return found;
+        bool any = false;
+        for (auto member : event) {
+          if (member.unescaped_key().get(key)) return found;
+          if (key != "callchain") continue;
+          od::array chain;
+          if (member.value().get_array().get(chain)) return found;
+          for (auto x : chain) {
+            any = true;
+            const std::size_t x_at = offset();
+            double v = 0;
+            if (x.get_double().get(v)) return found;
+            if (with_chain == kept && v == static_cast<double>(f)) return {x_at, index};
+          }
+        }
+        with_chain += any;
+        ++index;
+        if (with_chain > kept) return found;
+      }
+      return found;
+    }
+    return found;
+  }
+
   // ---- The streaming path's rules ----
   // A cost: a JSON number (JsonCursor::json_number).
   bool cost_number(double& out) {

@@ -23,6 +23,13 @@ using test::graphgen;
 
 fs::path td() { return test::testdata_dir(); }
 
+// An offset as error messages write it after "+0x".
+std::string hex(std::uintmax_t n) {
+  char buffer[24];
+  std::snprintf(buffer, sizeof buffer, "%jx", n);
+  return buffer;
+}
+
 // graphgen's dot for `args` (plus -T dot), failing the test on an error.
 std::string dot_of(std::vector<std::string> args, const fs::path& cwd = {}) {
   args.insert(args.end(), {"-T", "dot"});
@@ -261,16 +268,19 @@ TEST(Json, NonFiniteCostsAndBadPositionsAreRefused) {
   EXPECT_EQ(inf.err,
             "json/overflow.json:+0xc6: expected a cost (a number), found '1e999', a number beyond a double "
             "(costs must be finite numbers)\n");
-  auto range = graphgen({test::write_temp("r.json", R"({"version": 0, "costs": [{"description": "x"}],
-    "functions": [{"name": "a"}], "events": [{"callchain": [0, 3], "cost": [1]}]})")
-                             .string()});
+  // Each message says where: the position that is out of range (its
+  // offset, found again after the read: 0x6f is the '3'), the version.
+  const std::string ranged = R"({"version": 0, "costs": [{"description": "x"}],
+    "functions": [{"name": "a"}], "events": [{"callchain": [0, 3], "cost": [1]}]})";
+  ASSERT_EQ(ranged.find("3]"), 0x6fu);
+  auto range = graphgen({test::write_temp("r.json", ranged).string()});
   EXPECT_EQ(range.exit_code, 1);
-  EXPECT_TRUE(
-      range.err.ends_with("r.json: expected positions of \"functions\" (0 to 0) in event 0's callchain, found 3\n"))
+  EXPECT_TRUE(range.err.ends_with(
+      "r.json:+0x6f: expected positions of \"functions\" (0 to 0) in event 0's callchain, found 3\n"))
       << range.err;
   auto version = graphgen({test::write_temp("v.json", R"({"version": 1, "functions": [], "events": []})").string()});
   EXPECT_EQ(version.exit_code, 1);
-  EXPECT_TRUE(version.err.ends_with("v.json: expected \"version\": 0, found version 1\n")) << version.err;
+  EXPECT_TRUE(version.err.ends_with("v.json:+0xc: expected \"version\": 0, found version 1\n")) << version.err;
 }
 
 TEST(Json, MembersInAnyOrderAndTheEventFromCosts) {
