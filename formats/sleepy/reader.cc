@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -29,13 +30,18 @@ std::string lower(std::string_view s) {
 // in the process, not two (libzip brought libcrypto, loaded at every start).
 using Archive = formats::ArchiveReader;
 
+// Where an archive that does not open went wrong: its first byte when it
+// does not begin as a zip does ("PK"), else its end, where a zip's list of
+// members is read from (a zip cut short has lost it).
+std::size_t directory_offset(const InputFile& in) { return in.bytes().starts_with("PK") ? in.bytes().size() : 0; }
+
 Expected<bool> open_zip(Archive& ar, const InputFile& in) {
   if (!ar.a) return bad_input(fmt::format("{}: cannot read it: out of memory", in.path()));
   ar.lib.support_format_zip_seekable(ar.a);
   if (ar.lib.open_memory(ar.a, in.bytes().data(), in.bytes().size()) != ARCHIVE_OK)
-    return bad_input(
-        fmt::format("{}: expected a Very Sleepy profile (a zip archive), found bytes libarchive cannot open: {}",
-                    in.path(), ar.why("unreadable")));
+    return bad_input(fmt::format(
+        "{}:+0x{:x}: expected a Very Sleepy profile (a zip archive), found bytes libarchive cannot open: {}", in.path(),
+        directory_offset(in), ar.why("unreadable")));
   return true;
 }
 
@@ -47,10 +53,11 @@ Expected<bool> open_member(Archive& ar, const InputFile& in, std::string_view na
     archive_entry* e = nullptr;
     const int rc = ar.lib.next_header(ar.a, &e);
     if (rc == ARCHIVE_EOF)
-      return bad_input(
-          fmt::format("{}: expected the member {} in this Very Sleepy archive, found none", in.path(), name));
+      return bad_input(fmt::format("{}:+0x{:x}: expected the member {} in this Very Sleepy archive, found none",
+                                   in.path(), in.bytes().size(), name));
     if (rc < ARCHIVE_WARN)
-      return bad_input(fmt::format("{}: cannot read its list of members: {}", in.path(), ar.why("unreadable")));
+      return bad_input(fmt::format("{}:+0x{:x}: cannot read its list of members: {}", in.path(), in.bytes().size(),
+                                   ar.why("unreadable")));
     const char* member_name = ar.lib.entry_pathname(e);
     if (member_name && lower(member_name) == want) return true;
   }
@@ -77,9 +84,12 @@ Expected<bool> each_line(const InputFile& in, std::string_view name, std::size_t
   // How far into the archive the inflating is, for the read's progress.
   PassedPages passed(&in);
   for (;;) {
-    if (const la_int64_t at = ar.lib.filter_bytes(ar.a, -1); at > 0) passed.at(static_cast<std::size_t>(at));
+    const la_int64_t at = ar.lib.filter_bytes(ar.a, -1);
+    if (at > 0) passed.at(static_cast<std::size_t>(at));
     const la_ssize_t got = ar.lib.read_data(ar.a, buffer.data(), buffer.size());
-    if (got < 0) return bad_input(fmt::format("{}: cannot read its member {}: {}", path, name, ar.why("unreadable")));
+    if (got < 0)
+      return bad_input(fmt::format("{}:+0x{:x}: cannot read its member {}: {}", path, std::max<la_int64_t>(at, 0), name,
+                                   ar.why("unreadable")));
     if (got == 0) break;
     std::string_view chunk(buffer.data(), static_cast<std::size_t>(got));
     for (std::size_t nl; (nl = chunk.find('\n')) != std::string_view::npos; chunk.remove_prefix(nl + 1)) {
