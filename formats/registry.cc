@@ -243,7 +243,7 @@ Expected<const InputFormat*> detect_input_format(const InputFile& input) {
     }
   }
   if (best) return best;
-  if (input.bytes().empty()) return bad_input(fmt::format("{}: expected a profile, found an empty file", input.path()));
+  if (input.bytes().empty()) return bad_input(at_line(input.path(), 1, 1, "expected a profile, found an empty file"));
   if (auto named = given_by_mistake(input, head)) return *named;
   return bad_input(
       fmt::format("{}:+0x0: cannot tell the profile format from the first bytes {}; "

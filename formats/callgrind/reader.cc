@@ -1332,7 +1332,7 @@ Expected<Profile> read_from(const InputFile& input, const formats::ReadOptions& 
   reader.finish();
   if (p.events.empty())
     return bad_input(
-        fmt::format("{}: expected an 'events:' line, found none (not a callgrind profile?)", input.path()));
+        at_end(input.path(), input.bytes(), "expected an 'events:' line, found none (not a callgrind profile?)"));
   return p;
 }
 

@@ -72,10 +72,9 @@ class Reader {
         return bad_input(formats::over_budget_message(in_.path(), options_.memory_budget, rows_.size(), 1));
     }
     if (rows_.empty())
-      return bad_input(
-          fmt::format("{}: expected lines of 'import time: SELF | CUMULATIVE | MODULE' "
-                      "(python -X importtime), found none",
-                      in_.path()));
+      return bad_input(at_end(in_.path(), in_.bytes(),
+                              "expected lines of 'import time: SELF | CUMULATIVE | MODULE' "
+                              "(python -X importtime), found none"));
     build();
     return std::move(p_);
   }

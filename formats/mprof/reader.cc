@@ -52,7 +52,7 @@ class Reader {
         return bad_input(formats::over_budget_message(in_.path(), options_.memory_budget, trace_.calls.size(), 1));
     }
     if (trace_.runs.empty() && trace_.calls.empty())
-      return bad_input(fmt::format("{}: expected mprof's MEM, CHLD or FUNC lines, found none", in_.path()));
+      return bad_input(at_end(in_.path(), in_.bytes(), "expected mprof's MEM, CHLD or FUNC lines, found none"));
     build_calls();
     p_.memory.push_back(std::move(trace_));
     return std::move(p_);

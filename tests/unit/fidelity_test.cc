@@ -762,13 +762,14 @@ TEST(RealProducers, TheEmptyBaseFileOfSeparateThreadsStandsForItsParts) {
   fs::copy_file(test::testdata_dir() / "demo.pstats", own / "ranks.out-01", fs::copy_options::overwrite_existing);
   auto other = graphgen({"ranks.out", "-T", "dot"}, own);
   EXPECT_EQ(other.exit_code, 1);
-  EXPECT_EQ(other.err, "ranks.out: expected a profile, found an empty file\n");
+  EXPECT_EQ(other.err, "ranks.out:1:1: expected a profile, found an empty file\n");
   // An empty file with no parts is still an error, and --keep-going skips it.
   const fs::path empty = test::temp_dir() / "callgrind.out.77";
   std::ofstream(empty).close();
   auto lone = graphgen({empty.string(), "-T", "dot"});
   EXPECT_EQ(lone.exit_code, 1);
-  EXPECT_NE(lone.err.find("callgrind.out.77: expected a profile, found an empty file"), std::string::npos) << lone.err;
+  EXPECT_NE(lone.err.find("callgrind.out.77:1:1: expected a profile, found an empty file"), std::string::npos)
+      << lone.err;
   auto lenient = graphgen({empty.string(), files[1], "-T", "dot", "--keep-going"});
   ASSERT_EQ(lenient.exit_code, 0) << lenient.err;
   EXPECT_NE(lenient.err.find("skipped 1 of 2 inputs"), std::string::npos) << lenient.err;

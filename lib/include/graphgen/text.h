@@ -145,6 +145,16 @@ inline std::string at_line(std::string_view path, std::size_t line, std::size_t 
   return s;
 }
 
+/// `path:line:col: message` at the end of `text` (the line and column
+/// after its last byte): where something a text file lacks was still
+/// expected ("found none").
+inline std::string at_end(std::string_view path, std::string_view text, std::string_view message) {
+  const auto lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+  const std::size_t last = text.rfind('\n');
+  const std::size_t col = (last == std::string_view::npos ? text.size() : text.size() - last - 1) + 1;
+  return at_line(path, lines + 1, col, message);
+}
+
 /// The warning for a text file's last line `text` (line `line`), left out
 /// because no newline follows it: the writer killed, a full disk, head -c.
 inline std::string cut_last_line(std::string_view path, std::size_t line, std::string_view text) {

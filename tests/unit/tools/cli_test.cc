@@ -66,7 +66,7 @@ TEST(Cli, UnrecognisedBytesAskForAFormat) {
             "give it with -f (supported: " +
                 formats + ")\n");
   r = graphgen({"empty.pstats"}, test::testdata_dir() / "bad" / "pstats");
-  EXPECT_EQ(r.err, "empty.pstats: expected a profile, found an empty file\n");
+  EXPECT_EQ(r.err, "empty.pstats:1:1: expected a profile, found an empty file\n");
 }
 
 // The files people give by mistake (the heads of real ones: perf 6.1's
@@ -350,7 +350,7 @@ TEST(Cli, ReadsStandardInputWhenNoInputIsNamed) {
   // Nothing piped in is an empty input, not a usage error.
   auto empty = graphgen({});
   EXPECT_EQ(empty.exit_code, 1);
-  EXPECT_EQ(empty.err, "-: expected a profile, found an empty file\n");
+  EXPECT_EQ(empty.err, "-:1:1: expected a profile, found an empty file\n");
 }
 
 // --timings: one line a phase, its seconds and the peak memory so far,
