@@ -71,7 +71,8 @@ class Reader {
       }
     }
     if (!nodes)
-      return bad_input(fmt::format("{}: expected the member \"nodes\" of a CPU profile, found none", in_.path()));
+      return bad_input(
+          fmt::format("{}: expected the member \"nodes\" of a CPU profile, found none", where(json_.closing())));
     if (deltas_.size() != samples_.size())
       return bad_input(fmt::format("{}: expected one time delta per sample, found {} deltas for {} samples",
                                    where(deltas_offset_), deltas_.size(), samples_.size()));

@@ -100,7 +100,8 @@ class Reader : formats::JsonCursor {
         if (saw_v8_) break;
       }
       if (!found)
-        return bad_input(fmt::format("{}: expected the member \"traceEvents\" of a trace, found none", in_.path()));
+        return bad_input(fmt::format("{}: expected the member \"traceEvents\" of a trace, found none",
+                                     json_->where(json_->closing())));
     }
     if (saw_v8_) return Profile();  // (the caller reads the samples)
     return build();

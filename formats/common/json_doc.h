@@ -80,6 +80,12 @@ class JsonDocument {
   }
   /// `file:+0xOFF`.
   std::string where(std::size_t offset) const { return fmt::format("{}:+0x{:x}", in_.path(), offset); }
+  /// The input's last byte but blanks (a document's closing '}'): where a
+  /// member never found was still expected.
+  std::size_t closing() const {
+    const std::size_t last = in_.bytes().find_last_not_of(" \t\r\n");
+    return last == std::string_view::npos ? 0 : last;
+  }
   /// file:+0xOFF: expected WHAT, found simdjson's reason.
   Error fail(std::string_view what, simdjson::error_code e) {
     std::string found = simdjson::error_message(e);

@@ -87,6 +87,7 @@ class Reader {
     if (auto e = json_.doc().get_object().get(root); e)
       return fail("a speedscope file {\"shared\": ..., \"profiles\": ...}", e);
     bool shared = false, profiles = false;
+    std::size_t profiles_at = 0;  // (where "profiles" begins)
     for (auto field : root) {
       std::string_view key;
       if (auto e = field.unescaped_key().get(key); e) return fail("a member name", e);
@@ -94,6 +95,7 @@ class Reader {
         if (auto ok = shared_frames(field.value()); !ok) return ok.error();
         shared = true;
       } else if (key == "profiles") {
+        profiles_at = here();
         if (auto ok = profile_list(field.value()); !ok) return ok.error();
         profiles = true;
       } else if (key == "exporter") {
@@ -105,9 +107,10 @@ class Reader {
       return bad_input(
           fmt::format("{}: expected the members \"shared\" and \"profiles\" of a speedscope file, found "
                       "no {}",
-                      in_.path(), shared ? "\"profiles\"" : "\"shared\""));
+                      where(json_.closing()), shared ? "\"profiles\"" : "\"shared\""));
     if (raw_.empty())
-      return bad_input(fmt::format("{}: expected at least one profile in \"profiles\", found none", in_.path()));
+      return bad_input(
+          fmt::format("{}: expected at least one profile in \"profiles\", found none", where(profiles_at)));
     return true;
   }
 
