@@ -34,6 +34,14 @@ GRAPHGEN_LIBRARY_API(ExpatApi, GRAPHGEN_EXPAT_FUNCTIONS);
 /// cannot be.
 const ExpatApi* expat_api(std::string& error);
 
+/// `path:line:col: message` at the start of the element `tag` (e.g.
+/// "<cnode") of `xml` whose id= (or Id=, ID=) attribute is `id`, skipping
+/// the first `skip` such elements (1: the second of two); at 1:1 when
+/// there is none. Searched for only when an error names the element: the
+/// readers keep no positions of what they parse.
+std::string at_xml_element(std::string_view path, std::string_view xml, std::string_view tag, std::int64_t id,
+                           std::string_view message, std::size_t skip = 0);
+
 /// expat's callbacks for a handler class with start(name, attrs),
 /// end(name) and text(chars, length) (a handler may keep them private and
 /// name this struct its friend).

@@ -25,7 +25,7 @@ class Parser {
       if (error_) return *error_;
       return bad_input(position(fmt::format("expected well-formed XML, found {}", xml_.error_text())));
     }
-    if (!saw_cube_) return bad_input(fmt::format("{}: expected a <cube> document, found none", where_));
+    if (!saw_cube_) return bad_input(at_end(where_, xml, "expected a <cube> document, found none"));
     return std::move(anchor_);
   }
 

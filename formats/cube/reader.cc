@@ -16,6 +16,7 @@
 
 #include "anchor.h"
 #include "common/archive_lib.h"
+#include "common/xml.h"
 #include "graphgen/text.h"
 
 namespace graphgen::cube {
@@ -85,8 +86,9 @@ Expected<Members> unpack(const InputFile& in, std::size_t budget) {
     la_int64_t size = lib.entry_size(e);
     if (size < 0 || static_cast<std::uint64_t>(size) > in.bytes().size() ||
         total + static_cast<std::size_t>(size) > budget)
-      return bad_input(fmt::format("{}: expected members no larger than the archive, found {} of {} bytes", in.path(),
-                                   quote_input(name), size));
+      return bad_input(fmt::format("{}:+0x{:x}: expected members no larger than the archive, found {} of {} bytes",
+                                   in.path(), std::max<la_int64_t>(lib.filter_bytes(ar.a, -1), 0), quote_input(name),
+                                   size));
     total += static_cast<std::size_t>(size);
     const auto want = static_cast<std::size_t>(size);
     const void* block = nullptr;
@@ -115,7 +117,8 @@ Expected<Members> unpack(const InputFile& in, std::size_t budget) {
     *into = copy;
   }
   if (m.anchor.empty())
-    return bad_input(fmt::format("{}: expected anchor.xml in the CUBE4 archive, found none", in.path()));
+    return bad_input(
+        fmt::format("{}:+0x{:x}: expected anchor.xml in the CUBE4 archive, found none", in.path(), in.bytes().size()));
   return m;
 }
 
@@ -436,15 +439,15 @@ Expected<Anchor> checked_anchor(const InputFile& input, std::string_view xml, st
   if (!parsed) return parsed.error();
   Anchor& a = *parsed;
   const std::size_t cn = a.cnodes.size(), nl = a.locations.size();
-  if (cn == 0)
-    return bad_input(fmt::format("{}: anchor.xml: expected a call tree (<cnode>), found none", input.path()));
-  if (nl == 0)
-    return bad_input(fmt::format("{}: anchor.xml: expected a location (<location>), found none", input.path()));
+  const std::string anchor_path = input.path() + ": anchor.xml";
+  if (cn == 0) return bad_input(at_end(anchor_path, xml, "expected a call tree (<cnode>), found none"));
+  if (nl == 0) return bad_input(at_end(anchor_path, xml, "expected a location (<location>), found none"));
   std::sort(a.locations.begin(), a.locations.end(), [](auto& x, auto& y) { return x.id < y.id; });
   for (std::size_t l = 0; l < nl; ++l)
     if (a.locations[l].id != static_cast<std::int64_t>(l))
-      return bad_input(fmt::format("{}: anchor.xml: expected locations numbered 0 to {}, found Id {}", input.path(),
-                                   nl - 1, a.locations[l].id));
+      return bad_input(formats::at_xml_element(
+          anchor_path, xml, "<location", a.locations[l].id,
+          fmt::format("expected locations numbered 0 to {}, found Id {}", nl - 1, a.locations[l].id)));
   if (cn > budget / 32 / nl) return bad_input(formats::over_budget_message(input.path(), budget, cn, nl));
   std::unordered_map<std::int64_t, std::size_t> region_of;
   for (std::size_t r = 0; r < a.regions.size(); ++r) region_of.emplace(a.regions[r].id, r);
@@ -452,8 +455,9 @@ Expected<Anchor> checked_anchor(const InputFile& input, std::string_view xml, st
   for (std::size_t c = 0; c < cn; ++c) {
     auto it = region_of.find(a.cnodes[c].region);
     if (it == region_of.end())
-      return bad_input(fmt::format("{}: anchor.xml: expected a <region id=\"{}\"> for cnode {}, found none",
-                                   input.path(), a.cnodes[c].region, a.cnodes[c].id));
+      return bad_input(formats::at_xml_element(
+          anchor_path, xml, "<cnode", a.cnodes[c].id,
+          fmt::format("expected a <region id=\"{}\"> for cnode {}, found none", a.cnodes[c].region, a.cnodes[c].id)));
     region[c] = it->second;
   }
   return std::move(parsed).value();

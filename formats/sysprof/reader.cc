@@ -41,7 +41,7 @@ class Parser {
                                fmt::format("expected well-formed XML, found {}", xml_.error_text())));
     }
     if (!saw_root_)
-      return bad_input(fmt::format("{}: expected a <profile> element (a sysprof file), found none", in_.path()));
+      return bad_input(at_end(in_.path(), in_.bytes(), "expected a <profile> element (a sysprof file), found none"));
     return true;
   }
 
@@ -134,6 +134,12 @@ class Parser {
   std::optional<Error> error_;
 };
 
+// An error at the element `tag` of that id after `skip` others (searched
+// for again: the parse keeps no positions).
+Error at(const InputFile& in, const char* tag, std::int64_t id, const std::string& message, std::size_t skip = 0) {
+  return bad_input(formats::at_xml_element(in.path(), in.bytes(), tag, id, message, skip));
+}
+
 }  // namespace
 
 bool sniff(std::string_view head) {
@@ -159,7 +165,7 @@ Expected<Profile> read(const InputFile& in, const formats::ReadOptions& options,
   std::unordered_map<StringId, std::uint32_t> instances;
   for (const Object& o : parser.objects) {
     if (!function_of.try_emplace(o.id, -1).second)
-      return bad_input(fmt::format("{}: expected one <object id=\"{}\">, found two", in.path(), o.id));
+      return at(in, "<object", o.id, fmt::format("expected one <object id=\"{}\">, found two", o.id), 1);
     if (o.self == 0) continue;
     Function f;
     f.name = p.strings.intern(o.name);
@@ -171,12 +177,13 @@ Expected<Profile> read(const InputFile& in, const formats::ReadOptions& options,
   std::unordered_map<std::int64_t, std::uint32_t> node_at;
   for (std::uint32_t i = 0; i < parser.nodes.size(); ++i)
     if (!node_at.try_emplace(parser.nodes[i].id, i).second)
-      return bad_input(fmt::format("{}: expected one <node id=\"{}\">, found two", in.path(), parser.nodes[i].id));
+      return at(in, "<node", parser.nodes[i].id,
+                fmt::format("expected one <node id=\"{}\">, found two", parser.nodes[i].id), 1);
   auto sampled = [&](const Node& n) -> Expected<std::int64_t> {
     auto it = function_of.find(n.object);
     if (it == function_of.end())
-      return bad_input(
-          fmt::format("{}: node {} names object {}, which is not in <objects>", in.path(), n.id, n.object));
+      return at(in, "<node", n.id,
+                fmt::format("expected a node's object among <objects>, found object {} (node {})", n.object, n.id));
     return it->second;
   };
   // The nearest ancestor with a sampled object, per node: memoised, walked
@@ -193,7 +200,8 @@ Expected<Profile> read(const InputFile& in, const formats::ReadOptions& options,
       if (n.parent == 0) break;
       auto it = node_at.find(n.parent);
       if (it == node_at.end())
-        return bad_input(fmt::format("{}: node {} has parent {}, which is not a node", in.path(), n.id, n.parent));
+        return at(in, "<node", n.id,
+                  fmt::format("expected a node's parent among <nodes>, found parent {} (node {})", n.parent, n.id));
       std::uint32_t parent = it->second;
       auto f = sampled(parser.nodes[parent]);
       if (!f) return f.error();
@@ -202,7 +210,8 @@ Expected<Profile> read(const InputFile& in, const formats::ReadOptions& options,
         break;
       }
       if (nearest[parent] == kWalking)
-        return bad_input(fmt::format("{}: node {} is its own ancestor (the parent links loop)", in.path(), n.id));
+        return at(in, "<node", n.id,
+                  fmt::format("expected parent links that end, found node {} its own ancestor", n.id));
       if (nearest[parent] != kUnknown) {
         found = nearest[parent];
         break;
