@@ -25,8 +25,11 @@ std::size_t count_lines(const std::string& s) {
 }
 
 // testdata/bad/<format>/: malformed inputs of each reader, each with the
-// exact one-line error in NAME.expected, read with -f <format>.
+// exact one-line error in NAME.expected, read with -f <format>. Each says
+// where, as every error must: `file:line:col: ` or `file:+0xOFF: ` (an
+// archive's member named after the archive, with its own position).
 TEST(Cli, EveryBadInputGivesExitOneAndItsExactMessage) {
+  const std::regex positioned(R"(^[^\n]*?:([0-9]+:[0-9]+|\+0x[0-9a-f]+): )");
   std::set<std::string> readers;
   int checked = 0;
   for (const auto& dir : fs::directory_iterator(test::testdata_dir() / "bad")) {
@@ -47,6 +50,7 @@ TEST(Cli, EveryBadInputGivesExitOneAndItsExactMessage) {
       EXPECT_EQ(r.exit_code, 1);
       EXPECT_EQ(r.err, test::read_file(expected));
       EXPECT_EQ(count_lines(r.err), 1u);
+      EXPECT_TRUE(std::regex_search(r.err, positioned)) << "no position: " << r.err;
       EXPECT_FALSE(fs::exists(out)) << "no output file may be left behind";
       readers.insert(format);
       ++checked;
