@@ -408,6 +408,7 @@ bool sniff(std::string_view head) {
   if (s.starts_with("# austin: ")) return true;
   if (s.starts_with("Thread ") || s.starts_with("Process ")) {
     std::string_view line = s.substr(0, s.find('\n'));
+    if (line.ends_with('\r')) line.remove_suffix(1);  // (a file of Windows line ends, as the reader takes it)
     std::size_t sp = line.rfind(' ');
     std::int64_t v = 0;
     return sp != std::string_view::npos && sp > 7 && integer(line.substr(sp + 1), v);

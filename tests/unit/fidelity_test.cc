@@ -15,6 +15,7 @@
 #include <set>
 #include <sstream>
 
+#include "common/decompress.h"
 #include "util/test_util.h"
 
 namespace graphgen {
@@ -851,6 +852,57 @@ TEST(Install, InstallsTheBinaryAndAManPage) {
   }
   auto v = test::run({(prefix / "bin" / "graphgen").string(), "--version"});
   EXPECT_TRUE(v.out.starts_with("graphgen ")) << v.out;
+}
+
+// A text profile with Windows line ends (CRLF: copied from Windows, or
+// written there) is detected and read as the same file with LF ends:
+// every text profile of testdata/ (compressed ones decompressed), both
+// copies under the same name, as folded stacks. Austin's files were read
+// as folded stacks (its sniffer kept the '\r' on the number ending the
+// first line) and refused in full mode.
+TEST(Fidelity, WindowsLineEndsReadAsTheSameProfile) {
+  const fs::path root = test::testdata_dir();
+  std::size_t checked = 0;
+  std::set<std::string> formats;
+  for (const auto& entry : fs::recursive_directory_iterator(root)) {
+    if (!entry.is_regular_file() || entry.file_size() > (std::size_t{2} << 20)) continue;
+    const std::string rel = fs::relative(entry.path(), root).generic_string();
+    if (rel.starts_with("bad/") || rel.starts_with("golden/") || rel.starts_with("notprofiles/")) continue;
+    auto file = InputFile::open(entry.path().string());
+    if (!file) continue;
+    const bool compressed = !formats::compression_of(file->bytes()).empty();
+    auto plain = formats::decompressed(std::move(file).value());
+    if (!plain) continue;
+    const std::string_view text = plain->bytes();
+    if (text.empty() || text.find('\0') != text.npos || text.find('\r') != text.npos || text.find('\n') == text.npos)
+      continue;
+    const std::string name = (compressed ? entry.path().stem() : entry.path().filename()).string();
+    const fs::path lf_dir = test::temp_dir() / "lf" / std::to_string(checked);
+    const fs::path crlf_dir = test::temp_dir() / "crlf" / std::to_string(checked);
+    fs::create_directories(lf_dir);
+    fs::create_directories(crlf_dir);
+    std::string crlf;
+    crlf.reserve(text.size() + text.size() / 16);
+    for (char c : text) {
+      if (c == '\n') crlf += '\r';
+      crlf += c;
+    }
+    std::ofstream(lf_dir / name, std::ios::binary) << text;
+    std::ofstream(crlf_dir / name, std::ios::binary) << crlf;
+    auto lf = graphgen({name, "-T", "folded"}, lf_dir);
+    if (lf.exit_code != 0) {  // (not a profile graphgen reads: sources, oracles, notes)
+      fs::remove_all(lf_dir);
+      fs::remove_all(crlf_dir);
+      continue;
+    }
+    auto windows = graphgen({name, "-T", "folded"}, crlf_dir);
+    EXPECT_EQ(windows.exit_code, 0) << rel << ": " << windows.err;
+    EXPECT_EQ(windows.out, lf.out) << rel;
+    formats.insert(entry.path().parent_path().filename().string());
+    ++checked;
+  }
+  EXPECT_GE(checked, 60u);
+  EXPECT_TRUE(formats.count("austin")) << "the austin files are among them";
 }
 
 }  // namespace
