@@ -636,6 +636,10 @@ Expected<Options> make_options(const Settings& settings, Diagnostics& diag) {
   if (auto ok = check_settings(settings); !ok) return ok.error();
   const Given g(settings);
   Options o;
+  // (An empty name: a variable unset in a script, `-o "$OUT"`; as a path it
+  // said only ": cannot write: No such file or directory".)
+  if (const std::string* out = g.value("output"); out && out->empty())
+    return expected_found(*find_option("output"), "a file name (or - for standard output)", *out);
   o.output = g.value("output") ? g.text("output") : std::string("-");
   o.kcachegrind = g.flag("kcachegrind");
   o.timings = g.flag("timings");

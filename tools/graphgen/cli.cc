@@ -276,6 +276,25 @@ std::string output_formats_help() {
 }
 
 int parse(CLI::App& app, int argc, char** argv, std::string_view tool) {
+  // An empty argument where a file or an option belongs (`graphgen "$IN" -T
+  // stats` with IN unset) is a usage error, not a file that cannot be
+  // opened (": cannot open"). An option's empty value is left to its check;
+  // so is everything after `--`, and after graphgen run's script (its
+  // arguments are the program's, an empty one among them).
+  for (int i = 1; i < argc && !app.get_prefix_command(); ++i) {
+    if (std::string_view(argv[i]) == "--") break;
+    if (argv[i][0] != '\0') continue;
+    const std::string_view before = i > 1 ? argv[i - 1] : "";
+    const CLI::Option* option = before.size() > 1 && before[0] == '-' && before.find('=') == std::string_view::npos
+                                    ? app.get_option_no_throw(std::string(before))
+                                    : nullptr;
+    if (option && option->get_items_expected_min() > 0) continue;
+    std::fprintf(stderr,
+                 "%.*s: error: argument %d: expected a file name or an option, found '' (an unset variable?) "
+                 "(see %.*s --help)\n",
+                 static_cast<int>(tool.size()), tool.data(), i, static_cast<int>(tool.size()), tool.data());
+    return kExitBadUsage;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {

@@ -15,7 +15,8 @@ namespace {
 bool option_value(const std::vector<std::string>& args, std::size_t& i, std::string_view short_name,
                   std::string_view long_name, std::string& value) {
   const std::string_view a = args[i];
-  if ((a == short_name || a == long_name) && i + 1 < args.size()) {
+  // (--outfile has no short name: an empty argument is not it.)
+  if (((!short_name.empty() && a == short_name) || a == long_name) && i + 1 < args.size()) {
     value = args[++i];
     return true;
   }

@@ -164,6 +164,35 @@ TEST(Cli, BadUsageExitsTwo) {
   }
 }
 
+// An empty argument, as an unset variable gives (`graphgen "$IN" -T stats`,
+// `-o "$OUT"`), is a usage error naming it. It was taken for
+// pyprof2calltree's --outfile (which has no short name) and the next
+// argument for its value: `graphgen x.pstats '' -T stats` read "stats" as
+// a profile and was to write a callgrind file named "-T"; `-o ''` said
+// ": cannot write".
+// An option's empty value is still that option's error.
+TEST(Cli, AnEmptyArgumentIsAUsageError) {
+  const std::string demo = (test::testdata_dir() / "demo.pstats").string();
+  const fs::path dir = test::temp_dir() / "empty-argument";
+  fs::create_directories(dir);
+  auto positional = graphgen({demo, "", "-T", "stats"}, dir);
+  EXPECT_EQ(positional.exit_code, 2);
+  EXPECT_EQ(positional.err,
+            "graphgen: error: argument 2: expected a file name or an option, found '' (an unset variable?) (see "
+            "graphgen --help)\n");
+  EXPECT_TRUE(fs::is_empty(dir)) << "nothing written";
+  auto first = graphgen({"", "-n", "3", demo});
+  EXPECT_EQ(first.exit_code, 2);
+  EXPECT_TRUE(first.err.starts_with("graphgen: error: argument 1: expected a file name")) << first.err;
+  auto output = graphgen({demo, "-o", ""});
+  EXPECT_EQ(output.exit_code, 2);
+  EXPECT_EQ(output.err, "graphgen: error: --output: expected a file name (or - for standard output), found ''\n");
+  auto to = graphgen({demo, "-T", ""});
+  EXPECT_EQ(to.exit_code, 2);
+  EXPECT_TRUE(to.err.starts_with("graphgen: error: --to: expected one of dot, ")) << to.err;
+  EXPECT_TRUE(to.err.ends_with(", found ''\n")) << to.err;
+}
+
 // Long options as a text lists them: "--name" followed by a space, comma,
 // '=', '`' or ']'.
 std::set<std::string> long_options(const std::string& text) {

@@ -111,6 +111,18 @@ TEST(Run, AScriptGivesTheGraphOfCProfileAndAFile) {
 #endif
 }
 
+// The program's arguments are its own, an empty one too (graphgen's own
+// command line refuses an empty argument as an unset variable's).
+TEST(Run, AnEmptyArgumentOfTheProgramIsPassedOn) {
+  SKIP_WITHOUT_PYTHON();
+#ifdef GRAPHGEN_PYTHON_EXECUTABLE
+  const fs::path script = test::write_temp("args.py", "import sys\nprint(repr(sys.argv[1:]))\n");
+  auto r = graphgen({"run", "-o", (test::temp_dir() / "args.pstats").string(), script.string(), "", "-T", "x"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "['', '-T', 'x']\n");
+#endif
+}
+
 TEST(Run, AModuleRunsAsPythonDashMDoes) {
   SKIP_WITHOUT_PYTHON();
 #ifdef GRAPHGEN_PYTHON_EXECUTABLE
