@@ -116,39 +116,41 @@ bool is_bpftrace_print(std::string_view head) {
 // Files people give by mistake: what they are and what to give instead, as
 // the error; nullopt for bytes that are none of them.
 std::optional<Error> given_by_mistake(const InputFile& input, std::string_view head) {
+  // (What the whole file is: said of its first byte.)
+  const std::string where = input.path() + ":+0x0";
   if (head.find("function calls") != std::string_view::npos &&
       (head.find("Ordered by:") != std::string_view::npos || head.find("ncalls  tottime") != std::string_view::npos))
     return bad_input(
         fmt::format("{}: this is the report pstats prints (print_stats), not a profile; give graphgen "
                     "the file cProfile wrote (python -m cProfile -o out.prof, or Stats.dump_stats)",
-                    input.path()));
+                    where));
   const std::string_view bytes = input.bytes();
   if (bytes.starts_with("PERFILE2"))
     return bad_input(
         fmt::format("{}: this is perf's binary recording (perf.data), not its samples as text; give "
                     "graphgen what perf script prints (perf script -i {} | graphgen -)",
-                    input.path(), input.path()));
+                    where, input.path()));
   if (bytes.starts_with(std::string_view("gmon\1\0\0\0", 8)))
     return bad_input(
         fmt::format("{}: this is gprof's binary data (gmon.out), not its report; give graphgen what "
                     "gprof prints (gprof PROGRAM {} | graphgen -)",
-                    input.path(), input.path()));
+                    where, input.path()));
   if (head.starts_with("# To display the perf.data header") || head.find("\n# Overhead ") != std::string_view::npos ||
       head.find("\n# Children ") != std::string_view::npos)
     return bad_input(
         fmt::format("{}: this is the table perf report prints, not the samples; give graphgen what "
                     "perf script prints (perf script -i perf.data | graphgen -)",
-                    input.path()));
+                    where));
   if (head.starts_with("desc:") && head.find("\ntime_unit:") != std::string_view::npos)
     return bad_input(
         fmt::format("{}: this is valgrind massif's heap profile, which graphgen does not read "
                     "(ms_print shows it)",
-                    input.path()));
+                    where));
   if (head.starts_with("v ") && head.find("\nX ") != std::string_view::npos && head.find("\nX ") < 32)
     return bad_input(
         fmt::format("{}: this is heaptrack's data, which graphgen does not read; give it the stacks "
                     "heaptrack_print writes for flame graphs (heaptrack_print -f {} -F stacks.txt)",
-                    input.path(), input.path()));
+                    where, input.path()));
   // gperftools' CPU profile (CPUPROFILE=): a header of five machine words,
   // 0, 3, 0, the sampling period, 0; 8-byte words or 4-byte ones.
   auto word = [&](std::size_t at, std::size_t size) -> std::uint64_t {
@@ -162,26 +164,26 @@ std::optional<Error> given_by_mistake(const InputFile& input, std::string_view h
         "{}: this is gperftools' CPU profile, which holds addresses only; give graphgen what pprof makes of it "
         "with the program's symbols (google-pprof --collapsed PROGRAM {} | graphgen -, or pprof -proto PROGRAM "
         "{} > cpu.pb.gz)",
-        input.path(), input.path(), input.path()));
+        where, input.path(), input.path()));
   if (head.starts_with("heap profile: ") || head.starts_with("heap_v2/"))
     return bad_input(fmt::format(
         "{}: this is a heap profile as gperftools writes it, which holds addresses only; give graphgen the "
         "stacks its pprof names with the program's symbols (google-pprof --collapsed PROGRAM {} | graphgen -)",
-        input.path(), input.path()));
+        where, input.path()));
   if (head.starts_with("{\"dhatFileVersion\""))
     return bad_input(fmt::format(
         "{}: this is valgrind DHAT's heap profile, which graphgen does not read (DHAT's dh_view.html shows it)",
-        input.path()));
+        where));
   if (head.starts_with("v8-version,"))
     return bad_input(fmt::format(
         "{}: this is V8's log of ticks (node --prof), which graphgen does not read; record node's CPU profile "
         "instead (node --cpu-prof) and give graphgen its .cpuprofile",
-        input.path()));
+        where));
   if (is_bpftrace_print(head))
     return bad_input(
         fmt::format("{}: this is bpftrace's print of a map of stacks, which graphgen does not read; give it the stacks "
                     "FlameGraph's stackcollapse-bpftrace.pl folds from it",
-                    input.path()));
+                    where));
   return std::nullopt;
 }
 

@@ -699,9 +699,10 @@ TEST(RealProducers, WhatIsNotAProfileIsNamed) {
   fs::path np = test::testdata_dir() / "notprofiles";
   auto txt = graphgen({"cpu_0.txt"}, np);
   EXPECT_EQ(txt.exit_code, 1);
-  EXPECT_EQ(txt.err,
-            "cpu_0.txt: this is the report pstats prints (print_stats), not a profile; give graphgen the file cProfile "
-            "wrote (python -m cProfile -o out.prof, or Stats.dump_stats)\n");
+  EXPECT_EQ(
+      txt.err,
+      "cpu_0.txt:+0x0: this is the report pstats prints (print_stats), not a profile; give graphgen the file cProfile "
+      "wrote (python -m cProfile -o out.prof, or Stats.dump_stats)\n");
   auto pickle = graphgen({"dict.pickle"}, np);
   EXPECT_EQ(pickle.exit_code, 1);
   EXPECT_EQ(

@@ -76,7 +76,7 @@ TEST(Cli, UnrecognisedBytesAskForAFormat) {
 // The files people give by mistake (the heads of real ones: perf 6.1's
 // perf.data and perf report, glibc's gmon.out, valgrind 3.19's massif,
 // heaptrack 1.4's data once unpacked, and those below) are named, with what
-// to give instead.
+// to give instead, of the file's first byte (every error has a position).
 TEST(Cli, FilesGivenByMistakeSayWhatToGiveInstead) {
   const struct {
     const char* name;
@@ -133,7 +133,7 @@ TEST(Cli, FilesGivenByMistakeSayWhatToGiveInstead) {
     const fs::path file = test::write_temp(c.name, c.bytes);
     auto r = graphgen({file.string()});
     EXPECT_EQ(r.exit_code, 1);
-    EXPECT_TRUE(r.err.starts_with(file.string() + ": " + c.says)) << r.err;
+    EXPECT_TRUE(r.err.starts_with(file.string() + ":+0x0: " + c.says)) << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   }
 }
