@@ -22,6 +22,12 @@ static_assert(kInflatedSpare >= simdjson::SIMDJSON_PADDING);
 /// reads past the end is readable there (a mapped file's last page, a
 /// buffer's spare capacity), else a padded copy (one more input's worth of
 /// memory).
+/// The last byte of `text` but blanks (a JSON document's closing '}'), or 0.
+inline std::size_t closing_brace(std::string_view text) {
+  const std::size_t last = text.find_last_not_of(" \t\r\n");
+  return last == std::string_view::npos ? 0 : last;
+}
+
 class PaddedInput {
  public:
   explicit PaddedInput(const InputFile& in) : PaddedInput(in.bytes(), in.readable_after_end()) {}
@@ -80,12 +86,9 @@ class JsonDocument {
   }
   /// `file:+0xOFF`.
   std::string where(std::size_t offset) const { return fmt::format("{}:+0x{:x}", in_.path(), offset); }
-  /// The input's last byte but blanks (a document's closing '}'): where a
-  /// member never found was still expected.
-  std::size_t closing() const {
-    const std::size_t last = in_.bytes().find_last_not_of(" \t\r\n");
-    return last == std::string_view::npos ? 0 : last;
-  }
+  /// closing_brace() of the input: where a member never found was still
+  /// expected.
+  std::size_t closing() const { return closing_brace(in_.bytes()); }
   /// file:+0xOFF: expected WHAT, found simdjson's reason.
   Error fail(std::string_view what, simdjson::error_code e) {
     std::string found = simdjson::error_message(e);

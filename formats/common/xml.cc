@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cstring>
 
 #include "graphgen/text.h"
@@ -32,11 +31,7 @@ std::string at_xml_element(std::string_view path, std::string_view xml, std::str
       }
     if (named && skip-- == 0) found = at;
   }
-  if (found == std::string_view::npos) return at_line(path, 1, 1, message);
-  const std::string_view before = xml.substr(0, found);
-  const std::size_t line = static_cast<std::size_t>(std::count(before.begin(), before.end(), '\n')) + 1;
-  const std::size_t nl = before.rfind('\n');
-  return at_line(path, line, found - (nl == std::string_view::npos ? 0 : nl + 1) + 1, message);
+  return at_offset(path, xml, found == std::string_view::npos ? 0 : found, message);
 }
 
 }  // namespace graphgen::formats

@@ -23,6 +23,15 @@ struct Event {
   double cost = 0;
 };
 
+// Where `doc`'s iterator stands in the text starting at `base` (the next
+// token's first byte), or `otherwise` when it cannot say.
+std::size_t offset_in(od::document& doc, const char* base, std::size_t otherwise) {
+  const char* at = nullptr;
+  if (base && doc.current_location().get(at) == simdjson::SUCCESS && at >= base)
+    return static_cast<std::size_t>(at - base);
+  return otherwise;
+}
+
 class Reader : formats::JsonCursor {
  public:
   Reader(const InputFile& in, const formats::ReadOptions& options) : in_(in), options_(options) {}
@@ -103,7 +112,8 @@ class Reader : formats::JsonCursor {
     for (auto [present, what] :
          {std::pair{version, "\"version\""}, std::pair{functions, "\"functions\""}, std::pair{events, "\"events\""}})
       if (!present)
-        return bad_at(closing(), fmt::format("expected the member {} (gprof2dot's JSON schema), found none", what));
+        return bad_at(formats::closing_brace(in_.bytes()),
+                      fmt::format("expected the member {} (gprof2dot's JSON schema), found none", what));
     return build(diag);
   }
 
@@ -117,21 +127,8 @@ class Reader : formats::JsonCursor {
     return names_.size() * sizeof(Fn) + chain_.size() * sizeof(std::uint32_t) + events_.size() * sizeof(Event);
   }
 
-  // Where `doc`'s iterator stands in the input (the next token's first
-  // byte), or the input's end.
-  std::size_t here(od::document& doc) const {
-    const char* at = nullptr;
-    if (base_ && doc.current_location().get(at) == simdjson::SUCCESS && at >= base_)
-      return static_cast<std::size_t>(at - base_);
-    return in_.bytes().size();
-  }
-  // The root object's closing '}' (the last byte but blanks): where a member
-  // never found was still expected.
-  std::size_t closing() const {
-    const std::string_view text = in_.bytes();
-    const std::size_t last = text.find_last_not_of(" \t\r\n");
-    return last == std::string_view::npos ? 0 : last;
-  }
+  // Where `doc`'s iterator stands in the input, or the input's end.
+  std::size_t here(od::document& doc) const { return offset_in(doc, base_, in_.bytes().size()); }
   // file:+0xOFF: MESSAGE.
   Error bad_at(std::size_t offset, std::string_view message) const {
     return bad_input(fmt::format("{}:+0x{:x}: {}", in_.path(), offset, message));
@@ -139,9 +136,7 @@ class Reader : formats::JsonCursor {
 
   // file:+0xOFF: expected WHAT, found simdjson's reason.
   Error fail(od::document* doc, std::string_view what, simdjson::error_code e) const {
-    std::size_t offset = 0;
-    const char* at = nullptr;
-    if (doc && doc->current_location().get(at) == simdjson::SUCCESS && at >= base_) offset = at - base_;
+    std::size_t offset = doc ? offset_in(*doc, base_, 0) : 0;
     if (formats::JsonDocument::cut_short(e)) offset = in_.bytes().size();
     std::string found = simdjson::error_message(e);
     if (e == simdjson::INCORRECT_TYPE) found = "a value of another type";
@@ -323,12 +318,6 @@ class Reader : formats::JsonCursor {
     od::document doc;
     od::object root;
     if (parser.iterate(text.view()).get(doc) || doc.get_object().get(root)) return found;
-    auto offset = [&]() -> std::size_t {
-      const char* at = nullptr;
-      if (doc.current_location().get(at) == simdjson::SUCCESS && at >= text.data())
-        return static_cast<std::size_t>(at - text.data());
-      return in_.bytes().size();
-    };
     for (auto field : root) {
       std::string_view key;
       if (field.unescaped_key().get(key)) return found;
@@ -347,7 +336,7 @@ class Reader : formats::JsonCursor {
           if (member.value().get_array().get(chain)) return found;
           for (auto x : chain) {
             any = true;
-            const std::size_t x_at = offset();
+            const std::size_t x_at = offset_in(doc, text.data(), in_.bytes().size());
             double v = 0;
             if (x.get_double().get(v)) return found;
             if (with_chain == kept && v == static_cast<double>(f)) return {x_at, index};

@@ -145,14 +145,22 @@ inline std::string at_line(std::string_view path, std::size_t line, std::size_t 
   return s;
 }
 
-/// `path:line:col: message` at the end of `text` (the line and column
-/// after its last byte): where something a text file lacks was still
-/// expected ("found none").
+/// `path:line:col: message` at byte `offset` of `text` (at most its size),
+/// counting its lines: for an error found after the reading, which kept
+/// no positions.
+inline std::string at_offset(std::string_view path, std::string_view text, std::size_t offset,
+                             std::string_view message) {
+  const std::string_view before = text.substr(0, offset);
+  const auto line = static_cast<std::size_t>(std::count(before.begin(), before.end(), '\n')) + 1;
+  const std::size_t nl = before.rfind('\n');
+  return at_line(path, line, before.size() - (nl == std::string_view::npos ? 0 : nl + 1) + 1, message);
+}
+
+/// at_offset() at the end of `text` (the line and column after its last
+/// byte): where something a text file lacks was still expected ("found
+/// none").
 inline std::string at_end(std::string_view path, std::string_view text, std::string_view message) {
-  const auto lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
-  const std::size_t last = text.rfind('\n');
-  const std::size_t col = (last == std::string_view::npos ? text.size() : text.size() - last - 1) + 1;
-  return at_line(path, lines + 1, col, message);
+  return at_offset(path, text, text.size(), message);
 }
 
 /// The warning for a text file's last line `text` (line `line`), left out
