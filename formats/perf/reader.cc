@@ -280,7 +280,11 @@ struct Part {
 // sample the other thread claimed, when it is not past it yet; the claimed
 // tail is read as a part of its own and folded in after it. The profile is
 // the same wherever the parts are cut.
-class Handoff {
+// One per part, each on its own cache line: the reader of each part writes
+// its own every sample (samples_), so two sharing a line made the two
+// cores take it from each other at every sample (false sharing: a sixth
+// of scatter-long's read went to that load).
+class alignas(64) Handoff {
  public:
   /// Whether the tail from `claim` on was given up (after the reader is joined).
   bool given() const { return verdict_.load(std::memory_order_acquire) == kGiven; }
