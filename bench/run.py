@@ -45,6 +45,7 @@ input in turn with graphgen (once on the cycle file: minutes a run).
 Not a test: nothing here asserts a time.
 """
 import argparse
+import contextlib
 import os
 import re
 import shutil
@@ -90,6 +91,21 @@ def floor_seconds(path, runs):
         subprocess.run(["wc", "-l", path], stdout=subprocess.DEVNULL, check=True)
         walls.append(time.perf_counter() - start)
     return statistics.median(walls)
+
+
+@contextlib.contextmanager
+def busy_core(on):
+    """With `on`, one core kept busy elsewhere (a `yes > /dev/null`, as #30's
+    busy row asks) until the block ends."""
+    if not on:
+        yield
+        return
+    spinner = subprocess.Popen(["yes"], stdout=subprocess.DEVNULL)
+    try:
+        yield
+    finally:
+        spinner.terminate()
+        spinner.wait()
 
 
 def verdicts(targets, wall, peak_mb, size_mb, ref_s):
@@ -681,6 +697,37 @@ def scaling_section(a):
             cells[2][1] / cells[0][1], cells[2][2] / cells[0][2]))
 
 
+def core_section(a):
+    """The core table: each of CASES in turn with gprof2dot, its read against one pass."""
+    if a.busy:
+        print("One core kept busy through this table by `yes > /dev/null` (--busy).\n")
+    print("| work | input | graphgen | read | read / one pass (`wc -l`) | peak memory | today's tool | ratio | target |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for name, inp, args, tool, ref_s, ref_mb, targets, floor in CASES:
+        path = os.path.join(a.work, inp)
+        size_mb = os.path.getsize(path) / 1e6
+        reference = None
+        if a.gprof2dot:
+            reference = [SYSTEM_PYTHON, a.gprof2dot, "-f", GPROF2DOT_FORMAT[inp], path, "-o",
+                         os.path.join(a.work, "gprof2dot.dot")]
+        new, old, ref = alternate(a, args, path, os.path.join(a.work, "out.dot"), reference=reference,
+                                  reference_runs=1 if inp in GPROF2DOT_ONCE else None)
+        if ref:  # measured in this run, in turn with graphgen: that, not the table of another day
+            ref_s, ref_mb = ref
+            tool += " (this run)"
+        wall, read, peak = new
+        verdict = verdicts(targets, wall, peak, size_mb, ref_s)
+        floor_text = "-"
+        if floor:
+            f = floor_seconds(path, a.runs)
+            floor_text = "%.1f× (%.3f s)" % (read / f, f)
+            verdict += "; " + ("met" if read / f <= FLOOR_TARGET else "missed") + " (read ≤ %g× one pass)" % FLOOR_TARGET
+        print("| %s | %.1f MB | %.3f s%s | %.0f MB/s | %s | %.0f MB | %s %.1f s, %d MB | %.0f× | %s |" %
+              (name, size_mb, wall, baseline_note(new, old), size_mb / read, floor_text, peak, tool, ref_s,
+               ref_mb, ref_s / wall, verdict))
+    merge_case(a)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--graphgen", default=os.path.join(ROOT, "build", "graphgen"))
@@ -698,37 +745,17 @@ def main():
                                         "formats and picture tables")
     ap.add_argument("--flamegraph", help="a folder with FlameGraph's stackcollapse-perf.pl and flamegraph.pl, "
                                          "for the peers table")
+    ap.add_argument("--busy", action="store_true",
+                    help="keep one core busy elsewhere (`yes > /dev/null`) through the core table: graphgen, "
+                         "`wc -l` and gprof2dot all share the machine with it, as on a loaded workstation")
     ap.add_argument("--format-scale", type=float, default=1.0,
                     help="scale the generated format inputs (1: the sizes gprof2dot needs 15-20 s for)")
     a = ap.parse_args()
     sections = a.sections.split(",")
     prepare(a.work)
     if "core" in sections:
-        print("| work | input | graphgen | read | read / one pass (`wc -l`) | peak memory | today's tool | ratio | target |")
-        print("|---|---|---|---|---|---|---|---|---|")
-        for name, inp, args, tool, ref_s, ref_mb, targets, floor in CASES:
-            path = os.path.join(a.work, inp)
-            size_mb = os.path.getsize(path) / 1e6
-            reference = None
-            if a.gprof2dot:
-                reference = [SYSTEM_PYTHON, a.gprof2dot, "-f", GPROF2DOT_FORMAT[inp], path, "-o",
-                             os.path.join(a.work, "gprof2dot.dot")]
-            new, old, ref = alternate(a, args, path, os.path.join(a.work, "out.dot"), reference=reference,
-                                      reference_runs=1 if inp in GPROF2DOT_ONCE else None)
-            if ref:  # measured in this run, in turn with graphgen: that, not the table of another day
-                ref_s, ref_mb = ref
-                tool += " (this run)"
-            wall, read, peak = new
-            verdict = verdicts(targets, wall, peak, size_mb, ref_s)
-            floor_text = "-"
-            if floor:
-                f = floor_seconds(path, a.runs)
-                floor_text = "%.1f× (%.3f s)" % (read / f, f)
-                verdict += "; " + ("met" if read / f <= FLOOR_TARGET else "missed") + " (read ≤ %g× one pass)" % FLOOR_TARGET
-            print("| %s | %.1f MB | %.3f s%s | %.0f MB/s | %s | %.0f MB | %s %.1f s, %d MB | %.0f× | %s |" %
-                  (name, size_mb, wall, baseline_note(new, old), size_mb / read, floor_text, peak, tool, ref_s,
-                   ref_mb, ref_s / wall, verdict))
-        merge_case(a)
+        with busy_core(a.busy):
+            core_section(a)
     for name, section in (("peers", peers_section), ("formats", formats_section), ("memory", memory_section),
                           ("scaling", scaling_section), ("picture", picture_section),
                           ("ranks", ranks_section), ("each", each_section), ("views", views_section),
