@@ -195,6 +195,10 @@ struct OutputFormat {
   /// and jumps; line_profiler's lines): readers keep it for these only
   /// (ReadOptions::keep_positions).
   bool positions = false;
+  /// The same bytes as `write`, handed to a sink as they are made (for
+  /// outputs larger than the profile they come from); null: `write` only.
+  /// Every error comes before the first byte.
+  Expected<bool> (*stream)(const WriteInput& input, OutputSink& sink, Diagnostics& diag) = nullptr;
 };
 
 const std::vector<OutputFormat>& output_formats();

@@ -564,11 +564,17 @@ Expected<bool> convert_profile(Profile profile, const InputFormat& input_format,
   WriteOptions write = r.write;
   write.max_output = r.max_memory ? r.max_memory : default_budget(out.input_bytes);
   if (!r.output->rendered && needs != Needs::kReport) write.dot.collapse_chains_over = 0;  // -T dot: gprof2dot's
-  auto bytes = r.output->write({profile, graph ? &*graph : nullptr, *event, write, out.ranks ? &*out.ranks : nullptr,
-                                totals ? &*totals : nullptr},
-                               diag);
-  if (!bytes) return bytes.error();
-  out.bytes = std::move(bytes).value();
+  const formats::WriteInput input{profile, graph ? &*graph : nullptr,         *event,
+                                  write,   out.ranks ? &*out.ranks : nullptr, totals ? &*totals : nullptr};
+  if (r.output->stream && r.stream_to) {
+    auto streamed = r.stream_to([&](OutputSink& sink) { return r.output->stream(input, sink, diag); });
+    if (!streamed) return streamed.error();
+    out.streamed = true;
+  } else {
+    auto bytes = r.output->write(input, diag);
+    if (!bytes) return bytes.error();
+    out.bytes = std::move(bytes).value();
+  }
   phases.mark("write");
   return true;
 }

@@ -85,10 +85,17 @@ struct Request {
   /// Called after each input is read and merged: how many of how many
   /// (a front end shows progress on long merges).
   std::function<void(std::size_t done, std::size_t total)> on_progress;
+  /// Set: an output whose writer can give its bytes as it makes them
+  /// (OutputFormat::stream) is handed to this, written where the front
+  /// end's -o says (write_output), instead of being returned whole in
+  /// Output::bytes; Output::streamed then says so.
+  std::function<Expected<bool>(const std::function<Expected<bool>(OutputSink&)>& produce)> stream_to;
 };
 
 struct Output {
   std::string bytes;
+  /// The bytes went to Request::stream_to (`bytes` is empty).
+  bool streamed = false;
   /// Per-rank statistics, when the output or --imbalance asked for them.
   std::optional<RankTable> ranks;
   /// Bytes of input read (decompressed), for the output's budget.

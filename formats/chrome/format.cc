@@ -46,11 +46,19 @@ const InputFormat& input_format() {
 
 namespace {
 
-Expected<std::string> write_row(const WriteInput& in, Diagnostics& diag) {
+chrome::TraceWriteOptions trace_options(const WriteInput& in) {
   chrome::TraceWriteOptions o;
   o.creator = in.options.creator;
   o.max_bytes = in.options.max_output;
-  return chrome::write_trace(in.profile, o, diag);
+  return o;
+}
+
+Expected<std::string> write_row(const WriteInput& in, Diagnostics& diag) {
+  return chrome::write_trace(in.profile, trace_options(in), diag);
+}
+
+Expected<bool> stream_row(const WriteInput& in, OutputSink& sink, Diagnostics& diag) {
+  return chrome::write_trace(in.profile, trace_options(in), sink, diag);
 }
 
 }  // namespace
@@ -63,7 +71,10 @@ const std::vector<OutputFormat>& output_formats() {
        {".trace.json"},
        Needs::kTimeline,
        false,
-       write_row},
+       write_row,
+       false,
+       false,
+       stream_row},
   };
   return kRows;
 }

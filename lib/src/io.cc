@@ -547,16 +547,47 @@ Error cannot_write(const std::string& path, const std::string& why) {
   return io_error(fmt::format("{}: cannot write: {}", path, why));
 }
 
-// Writes through an open descriptor (a device, a FIFO), then closes it.
-Expected<bool> write_through(int fd, const std::string& path, std::string_view data) {
-  bool ok = write_all(fd, data);
-  std::string why = errno_text();
-  if (::close(fd) != 0 && ok) {
-    ok = false;
-    why = errno_text();
+// Writes an output's bytes to a descriptor: `data`, or what a producer
+// gives its sink. An error names `path` (the producer's own are its).
+using Fill = std::function<Expected<bool>(int fd)>;
+
+// A sink writing to a descriptor; it keeps the first failure's reason.
+class DescriptorSink final : public OutputSink {
+ public:
+  explicit DescriptorSink(int fd) : fd_(fd) {}
+  bool put(std::string_view bytes) override {
+    if (!why_.empty()) return false;
+    if (!write_all(fd_, bytes)) why_ = errno_text();
+    return why_.empty();
   }
-  if (!ok) return cannot_write(path, why);
-  return true;
+  const std::string& why() const { return why_; }
+
+ private:
+  int fd_;
+  std::string why_;
+};
+
+Fill fill_with(const std::string& path, std::string_view data) {
+  return [&path, data](int fd) -> Expected<bool> {
+    if (!write_all(fd, data)) return cannot_write(path, errno_text());
+    return true;
+  };
+}
+
+Fill fill_with(const std::string& path, const std::function<Expected<bool>(OutputSink&)>& produce) {
+  return [&path, &produce](int fd) -> Expected<bool> {
+    DescriptorSink sink(fd);
+    auto made = produce(sink);
+    if (!sink.why().empty()) return cannot_write(path, sink.why());
+    return made;
+  };
+}
+
+// Writes through an open descriptor (a device, a FIFO), then closes it.
+Expected<bool> write_through(int fd, const std::string& path, const Fill& fill) {
+  auto written = fill(fd);
+  if (::close(fd) != 0 && written) return cannot_write(path, errno_text());
+  return written;
 }
 
 // A file with more than one name (hard links): rewritten in place, so every
@@ -585,7 +616,7 @@ Expected<bool> rewrite_in_place(int fd, const std::string& path, std::string_vie
 // folder (mkstemp: unpredictable, O_EXCL), flushed to the disk, then renamed
 // over it, so a failure or a crash never leaves a half-written file.
 Expected<bool> replace_file(const std::string& path, const std::string& target, const struct stat* old,
-                            std::string_view data) {
+                            const Fill& fill) {
   install_cleanup();
   auto slash = target.rfind('/');
   std::string dir = slash == std::string::npos ? std::string() : target.substr(0, slash + 1);
@@ -598,12 +629,13 @@ Expected<bool> replace_file(const std::string& path, const std::string& target, 
     if (fd >= 0) set_temporary(tmp);
   }
   if (fd < 0) return cannot_write(path, errno_text());
-  auto fail = [&](std::string why, bool open) -> Expected<bool> {
+  auto fail_with = [&](Error error, bool open) -> Expected<bool> {
     if (open) ::close(fd);
     ::unlink(tmp.c_str());
     clear_temporary();
-    return cannot_write(path, why);
+    return error;
   };
+  auto fail = [&](std::string why, bool open) { return fail_with(cannot_write(path, why), open); };
   // mkstemp makes 0600; a new file gets 0666 less the umask, a replaced one
   // keeps its mode.
   mode_t mode;
@@ -615,7 +647,7 @@ Expected<bool> replace_file(const std::string& path, const std::string& target, 
     mode = 0666 & ~mask;
   }
   if (::fchmod(fd, mode) != 0) return fail(errno_text(), true);
-  if (!write_all(fd, data)) return fail(errno_text(), true);
+  if (auto written = fill(fd); !written) return fail_with(written.error(), true);
   // For the test of the signal cleanup only: hold the temporary file open
   // long enough for the test to interrupt the write.
   if (const char* hold = std::getenv("GRAPHGEN_TEST_HOLD_OUTPUT_MS"))
@@ -657,13 +689,17 @@ Expected<int> open_link(const std::string& path, std::string& target, bool& crea
 
 }  // namespace
 
-Expected<bool> write_output(const std::string& path, std::string_view data) {
+namespace {
+
+// write_output()'s rules, for `data` or for a producer's bytes (one of
+// the two): `whole` gives the output in one piece, for a file of several
+// names, which is rewritten in place at its size.
+Expected<bool> write_to(const std::string& path, const Fill& fill,
+                        const std::function<Expected<std::string_view>()>& whole) {
   if (path == "-" || standard_descriptor(path) >= 0) {
     int fd = path == "-" ? 1 : standard_descriptor(path);
     if (fd == 1) std::fflush(stdout);
-    if (!write_all(fd, data))
-      return io_error(fmt::format("{}: cannot write: {}", path == "-" ? "<stdout>" : path, errno_text()));
-    return true;
+    return fill(fd);
   }
   std::string target = path;
   int fd = -1;
@@ -684,12 +720,34 @@ Expected<bool> write_output(const std::string& path, std::string_view data) {
     // names: rewritten in place, keeping them.
     if (fd < 0) fd = ::open(target.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
     if (fd < 0) return cannot_write(path, errno_text());
-    return S_ISREG(st.st_mode) ? rewrite_in_place(fd, path, data) : write_through(fd, path, data);
+    if (!S_ISREG(st.st_mode)) return write_through(fd, path, fill);
+    auto data = whole();
+    if (!data) {
+      ::close(fd);
+      return data.error();
+    }
+    return rewrite_in_place(fd, path, *data);
   }
   if (fd >= 0) ::close(fd);
-  auto done = replace_file(path, target, exists && !created ? &st : nullptr, data);
+  auto done = replace_file(path, target, exists && !created ? &st : nullptr, fill);
   if (!done && created) ::unlink(target.c_str());  // (the empty file the dangling link made)
   return done;
+}
+
+}  // namespace
+
+Expected<bool> write_output(const std::string& path, std::string_view data) {
+  const std::string shown = path == "-" ? "<stdout>" : path;
+  return write_to(path, fill_with(shown, data), [data]() -> Expected<std::string_view> { return data; });
+}
+
+Expected<bool> write_output(const std::string& path, const std::function<Expected<bool>(OutputSink&)>& produce) {
+  const std::string shown = path == "-" ? "<stdout>" : path;
+  StringSink kept;
+  return write_to(path, fill_with(shown, produce), [&]() -> Expected<std::string_view> {
+    if (auto made = produce(kept); !made) return made.error();
+    return std::string_view(kept.bytes());
+  });
 }
 
 Expected<bool> check_output_is_not_an_input(const std::string& output, const std::vector<std::string>& inputs) {

@@ -239,6 +239,12 @@ int run(pipeline::Settings settings) {
     show_cycle_progress(delay);
   }
   if (!a.quiet) diag.print_as_they_come(report_as_it_comes);
+  // An output larger than its profile (a trace) is written as it is made,
+  // by write_output()'s rules, never held whole.
+  if (list_functions.empty() && !a.kcachegrind)
+    request->stream_to = [&a](const std::function<Expected<bool>(OutputSink&)>& produce) {
+      return write_output(a.output, produce);
+    };
   auto output = pipeline::convert(*request, diag);
   clear_status();  // (a merge's count, if shown)
   cli::report(diag, a.quiet);
@@ -250,8 +256,8 @@ int run(pipeline::Settings settings) {
     if (!temporary) return fail(temporary.error());
     path = *temporary;
   }
-  auto written = write_output(path, output->bytes);
-  if (!written) return fail(written.error());
+  if (!output->streamed)
+    if (auto written = write_output(path, output->bytes); !written) return fail(written.error());
   if (a.timings)
     for (const auto& phase : output->phases)
       std::fprintf(stderr, "graphgen: timing: %-8s %8.3f s, peak memory %s\n", phase.name.c_str(), phase.seconds,

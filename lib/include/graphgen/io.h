@@ -156,6 +156,44 @@ class PassedPages {
 ///   file keeps its mode.
 Expected<bool> write_output(const std::string& path, std::string_view data);
 
+/// Where an output's bytes go as a writer makes them, a piece at a time,
+/// so that an output larger than the profile (a trace: 1.6 times its perf
+/// script) is never held whole.
+class OutputSink {
+ public:
+  virtual ~OutputSink() = default;
+  /// The bytes after those already given; false once writing failed
+  /// (the error is the write_output's; a writer stops there).
+  virtual bool put(std::string_view bytes) = 0;
+  /// How many bytes the output will have in all, when the writer knows
+  /// (a sink that keeps them makes room once).
+  virtual void expect(std::size_t /*total*/) {}
+};
+
+/// An OutputSink that keeps the bytes: for the callers that want the
+/// output whole (a string to return, a file of several names).
+class StringSink final : public OutputSink {
+ public:
+  bool put(std::string_view bytes) override {
+    bytes_ += bytes;
+    return true;
+  }
+  void expect(std::size_t total) override { bytes_.reserve(total); }
+  std::string& bytes() { return bytes_; }
+
+ private:
+  std::string bytes_;
+};
+
+/// The bytes `produce` gives its sink, written where `path` names by
+/// write_output()'s rules: a new or single-named file still only appears
+/// (renamed over) once `produce` has returned and every byte is on the
+/// disk; an error from `produce` (its own, before or after some bytes)
+/// leaves no file and the old one as it was. Standard output, devices and
+/// FIFOs get the bytes as they come; a file of several names is made
+/// whole in memory first (it is rewritten in place, its size reserved).
+Expected<bool> write_output(const std::string& path, const std::function<Expected<bool>(OutputSink&)>& produce);
+
 /// Refuses an output that is one of the inputs (the same file, by device
 /// and inode, through any name or link): writing it would read the profile
 /// and replace it with itself merged again.

@@ -3,10 +3,12 @@
 // events of every thread nest (each E closes the innermost open B, times
 // never go back); timed inputs (.cpuprofile, evented speedscope, traces)
 // come back from their trace with the same stacks and times; the
-// two-core read of perf gives the same trace as one core.
+// two-core read of perf gives the same trace as one core; a trace larger
+// than its profile is written as it is made, by -o's rules.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -235,6 +237,89 @@ TEST(TraceOut, FormatsWithoutTimesAreRefusedBeforeReading) {
   auto untimed = test::graphgen({(test::testdata_dir() / "perf" / "q-notime.perf").string(), "-T", "trace"});
   EXPECT_EQ(untimed.exit_code, 1);
   EXPECT_NE(untimed.err.find("the profile has no sample times"), std::string::npos) << untimed.err;
+}
+
+// A recording whose samples alternate between two stacks of 12 frames
+// with no frame in common: each sample closes and opens 12 frames, so the
+// trace is about six times the perf script.
+std::string alternating_recording(int samples) {
+  std::string text;
+  for (int i = 0; i < samples; ++i) {
+    text += fmt::format("p 7 {}.{:06}: 1000000 cpu-clock: \n", 100 + i / 1000, (i % 1000) * 1000);
+    for (int k = 11; k >= 0; --k)
+      text += fmt::format("\t{:x} {}{}+0x1 (/bin/p)\n", 0x1000 + k, i % 2 ? "odd" : "even", k);
+    text += "\n";
+  }
+  return text;
+}
+
+// -o takes the trace a megabyte at a time (OutputFormat::stream): the
+// write adds about one piece to what the read held, not the whole trace
+// (before: the 30 MB trace held whole, 313 MiB for scatter-long's 228 MB).
+// The bytes are those of the whole trace on standard output.
+TEST(TraceOut, LargeTraceIsWrittenAsItIsMade) {
+  const fs::path in = test::write_temp("alternating.perf", alternating_recording(20000));
+  const fs::path out = test::temp_dir() / "big.trace.json";
+  // The same read with a small output (folded stacks) first: a child's
+  // peak counts what it was forked from, so both run before this process
+  // holds the trace.
+  auto folded = test::graphgen({in.string(), "-q", "-T", "folded", "-o", (test::temp_dir() / "x.folded").string()});
+  ASSERT_EQ(folded.exit_code, 0) << folded.err;
+  auto r = test::graphgen({in.string(), "-q", "-o", out.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string written = test::read_file(out);
+  auto whole = test::graphgen({in.string(), "-q", "-T", "trace"});
+  ASSERT_EQ(whole.exit_code, 0) << whole.err;
+  EXPECT_EQ(written, whole.out);
+  ASSERT_GT(written.size(), std::size_t{25} << 20);
+  auto count = [&](std::string_view what) {
+    std::size_t n = 0;
+    for (std::size_t at = written.find(what); at != std::string::npos; at = written.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("{\"ph\":\"B\""), 12u * 20000);
+  EXPECT_EQ(count("{\"ph\":\"E\""), 12u * 20000);
+  // (the last piece holds the end)
+  EXPECT_NE(written.find("\n],\"displayTimeUnit\":\"ms\",\"otherData\":{\"creator\":\"graphgen ", written.size() - 100),
+            std::string::npos);
+  EXPECT_TRUE(written.ends_with("\"}}\n"));
+#ifndef GRAPHGEN_SANITIZE
+  // What the trace's write adds to the read is far below the trace.
+  const long trace_kb = static_cast<long>(written.size() / 1024);
+  EXPECT_LT(r.peak_kb - folded.peak_kb, trace_kb / 4)
+      << "the trace's write took " << (r.peak_kb - folded.peak_kb) / 1024 << " MB more for a " << trace_kb / 1024
+      << " MB trace";
+#endif
+}
+
+// Written as it is made, a trace still never leaves half a file: refused
+// by its size (--max-memory) the old file stays as it was, and no
+// temporary file is left beside it; a device that fills up is an error
+// naming it; a file of two names gets the trace under both.
+TEST(TraceOut, StreamedTraceKeepsTheOutputRules) {
+  const fs::path in = test::write_temp("alternating.perf", alternating_recording(2000));
+  const fs::path dir = test::temp_dir();
+  const fs::path out = dir / "old.trace.json";
+  { std::ofstream(out) << "old content\n"; }
+  auto refused = test::graphgen({in.string(), "-q", "--max-memory", "2M", "-o", out.string()});
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_EQ(refused.err, "the trace output would be over 2097152 bytes; --max-memory raises the limit\n");
+  EXPECT_EQ(test::read_file(out), "old content\n");
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1);
+
+  auto full = test::graphgen({in.string(), "-q", "-T", "trace", "-o", "/dev/full"});
+  EXPECT_EQ(full.exit_code, 1);
+  EXPECT_EQ(full.err, "/dev/full: cannot write: No space left on device\n");
+
+  auto whole = test::graphgen({in.string(), "-q", "-T", "trace"});
+  ASSERT_EQ(whole.exit_code, 0) << whole.err;
+  const fs::path other = dir / "other-name.json";
+  fs::create_hard_link(out, other);
+  auto linked = test::graphgen({in.string(), "-q", "-o", out.string()});
+  ASSERT_EQ(linked.exit_code, 0) << linked.err;
+  EXPECT_EQ(test::read_file(out), whole.out);
+  EXPECT_EQ(test::read_file(other), whole.out);
+  EXPECT_EQ(fs::hard_link_count(out), 2u);
 }
 
 }  // namespace
