@@ -154,6 +154,7 @@ Expected<bool> diff_stacks(const Request& r, Diagnostics& diag, DiffStacks& out)
     one.compare = false;
     one.keep_going = false;
     one.output = find_output_format("folded");
+    one.stream_to = nullptr;  // (each side's lines are read here, not written)
     auto side = convert(one, diag);
     if (!side) return side.error();
     out.sides[i] = std::move(side->bytes);

@@ -198,7 +198,9 @@ Expected<bool> write_trace(const Profile& p, const TraceWriteOptions& o, OutputS
   const auto ids = thread_ids(p);
   std::vector<std::string> members(p.functions.size());
   const std::vector<bool> shared = ambiguous(p);
-  std::string out = "{\"traceEvents\":[\n";
+  SinkBuffer buffer(sink);
+  std::string& out = buffer.text();
+  out = "{\"traceEvents\":[\n";
   const std::string named = metadata(p, ids);
   bool first = named.empty();
   out += first ? named : named.substr(2);  // (no comma before the first)
@@ -209,7 +211,6 @@ Expected<bool> write_trace(const Profile& p, const TraceWriteOptions& o, OutputS
   // refused before its first byte is given), then given to the sink a
   // megabyte at a time. Held whole, scatter-long's 228 MB trace was a
   // 313 MiB peak (452 MiB when the string grew by doubling).
-  constexpr std::size_t kPiece = std::size_t{1} << 20;
   const bool first_before = first;
   std::size_t size = out.size();
   bool over = false, stopped = false;
@@ -240,19 +241,13 @@ Expected<bool> write_trace(const Profile& p, const TraceWriteOptions& o, OutputS
         out += thread;
         out += frame;
         if (!e.begin) out += '}';
-        if (out.size() >= kPiece) {
-          stopped = !sink.put(out);  // (the sink's error is the write's)
-          out.clear();
-        }
+        stopped = !buffer.maybe_give();  // (the sink's error is the write's)
       });
     }
     if (over)
       return bad_input(
           fmt::format("the trace output would be over {} bytes; --max-memory raises the limit", o.max_bytes));
-    if (pass == 0) {
-      sink.expect(size + ending.size());
-      out.reserve(std::min(size, kPiece) + kPiece / 4);  // (a piece, and the event that passes its end)
-    }
+    if (pass == 0) sink.expect(size + ending.size());
   }
   if (stopped) return false;
   if (written == 0) diag.warn("-T trace: no timed sample has a stack frame; the trace holds its threads and no event");
@@ -260,7 +255,7 @@ Expected<bool> write_trace(const Profile& p, const TraceWriteOptions& o, OutputS
     diag.warn(fmt::format("-T trace: {} of {} samples are left out: their times are not within 9e9 seconds of 0",
                           skipped, p.timeline.size()));
   out += ending;
-  return sink.put(out);
+  return buffer.give();
 }
 
 Expected<std::string> write_trace(const Profile& p, const TraceWriteOptions& o, Diagnostics& diag) {

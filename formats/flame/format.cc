@@ -20,6 +20,10 @@ Expected<std::string> write_folded_row(const WriteInput& in, Diagnostics& diag) 
   return write_folded(in.profile, stacks_of(in, diag, "-T folded"), in.event, in.options.max_output);
 }
 
+Expected<bool> stream_folded_row(const WriteInput& in, OutputSink& sink, Diagnostics& diag) {
+  return write_folded(in.profile, stacks_of(in, diag, "-T folded"), in.event, in.options.max_output, sink);
+}
+
 Expected<std::string> write_flame_row(const WriteInput& in, Diagnostics& diag) {
   SvgOptions o;
   o.reverse = in.options.flame_reverse;
@@ -50,7 +54,10 @@ const std::vector<OutputFormat>& output_formats() {
        {".folded"},
        Needs::kStacks,
        false,
-       write_folded_row},
+       write_folded_row,
+       false,
+       false,
+       stream_folded_row},
       {"flame",
        "interactive flame graph SVG: hover, click to zoom, search; --flame-reverse for an icicle",
        {".flame.svg"},

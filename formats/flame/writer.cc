@@ -222,7 +222,9 @@ class FoldedWalk {
     return bytes;
   }
 
-  void write(std::string& out) {
+  // Every line into `out`, given to its sink as it fills; false when the
+  // sink failed.
+  bool write(SinkBuffer& out) {
     const std::uint32_t root = 0;
     if (n_ > 0) open(&root, 1, true);
     while (depth_ > 0) {
@@ -238,7 +240,8 @@ class FoldedWalk {
       path_ += item.name;
       const std::uint32_t* nodes = level.nodes.data() + item.first;
       if (!item.block) {
-        own_line(out, nodes, item.count);
+        own_line(out.text(), nodes, item.count);
+        if (!out.maybe_give()) return false;
       } else if (level.next == level.items.size()) {
         // (`level` may move in open(): not used after it.) The last item's
         // block takes its level's place: a chain of frames is walked in one.
@@ -249,6 +252,7 @@ class FoldedWalk {
         open(nodes, item.count, false);
       }
     }
+    return out.give();
   }
 
  private:
@@ -330,15 +334,22 @@ class FoldedWalk {
 
 }  // namespace
 
-Expected<std::string> write_folded(const Profile& p, const FlameTree& tree, std::size_t event, std::size_t max_bytes) {
+Expected<bool> write_folded(const Profile& p, const FlameTree& tree, std::size_t event, std::size_t max_bytes,
+                            OutputSink& sink) {
   FoldedWalk walk(p, tree, folded_scale(p.events[event]));
-  // Refused over the limit before anything is written, reserved under it.
+  // Refused over the limit before anything is written (the limit guards
+  // the disk too: names a file gives once can repeat in every line).
   const std::size_t bytes = walk.bound();
   if (max_bytes && bytes > max_bytes) return output_too_large("folded", max_bytes);
-  std::string out;
-  out.reserve(output_reservation(max_bytes, bytes));
-  walk.write(out);
-  return out;
+  sink.expect(output_reservation(max_bytes, bytes));  // (a bound: a string that keeps them reserves it)
+  SinkBuffer out(sink);
+  return walk.write(out);
+}
+
+Expected<std::string> write_folded(const Profile& p, const FlameTree& tree, std::size_t event, std::size_t max_bytes) {
+  StringSink sink;
+  if (auto made = write_folded(p, tree, event, max_bytes, sink); !made) return made.error();
+  return std::move(sink.bytes());
 }
 
 Layout lay_out(const Profile& p, const FlameTree& tree, double min_value) {

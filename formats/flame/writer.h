@@ -20,6 +20,7 @@
 
 #include "graphgen/analysis/flame.h"
 #include "graphgen/error.h"
+#include "graphgen/io.h"
 #include "graphgen/profile.h"
 
 namespace graphgen::flame {
@@ -33,6 +34,12 @@ double folded_scale(const Event& e);
 FlameTree output_stacks(const Profile& p, std::size_t event, const CallGraph* totals, Diagnostics& diag,
                         std::string_view what);
 
+/// The folded lines, given to `sink` a megabyte at a time (a file of many
+/// deep stacks makes more lines than it has bytes); every error comes
+/// before the first byte.
+Expected<bool> write_folded(const Profile& p, const FlameTree& tree, std::size_t event, std::size_t max_bytes,
+                            OutputSink& sink);
+/// The same, whole.
 Expected<std::string> write_folded(const Profile& p, const FlameTree& tree, std::size_t event, std::size_t max_bytes);
 
 struct SvgOptions {

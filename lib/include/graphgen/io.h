@@ -185,6 +185,29 @@ class StringSink final : public OutputSink {
   std::string bytes_;
 };
 
+/// A writer's text on its way to a sink: made in `text()`, given a piece
+/// (a megabyte) at a time, so the writer holds one piece, not the output.
+class SinkBuffer {
+ public:
+  explicit SinkBuffer(OutputSink& sink) : sink_(sink) { text_.reserve(kPiece + kPiece / 4); }
+  std::string& text() { return text_; }
+  /// Gives the text once it holds a piece; false once the sink failed
+  /// (its error is the write's: the writer stops).
+  bool maybe_give() { return text_.size() < kPiece || give(); }
+  /// Gives what the text holds.
+  bool give() {
+    ok_ = ok_ && sink_.put(text_);
+    text_.clear();
+    return ok_;
+  }
+
+ private:
+  static constexpr std::size_t kPiece = std::size_t{1} << 20;
+  OutputSink& sink_;
+  std::string text_;
+  bool ok_ = true;
+};
+
 /// The bytes `produce` gives its sink, written where `path` names by
 /// write_output()'s rules: a new or single-named file still only appears
 /// (renamed over) once `produce` has returned and every byte is on the
