@@ -325,8 +325,13 @@ Expected<bool> check_pair(const InputFormat& in, const OutputFormat& out) {
   for (const OutputFormat& o : output_formats())
     if ((o.needs != Needs::kLineHits || (in.provides & kLineHits)) && o.needs != Needs::kRanks)
       possible.push_back(o.name);  // per-rank outputs answer another question
-  return bad_usage(fmt::format("{} output is line_profiler's report; {} input has no per-line report (write {})",
-                               out.name, in.name, join(possible)));
+  // (A .txt name asks for this report: what people name a report meant,
+  // from a profile of functions, is its table, -T stats: pstats'
+  // print_stats, tracemalloc's statistics, mprof's functions.)
+  const bool table = std::find(possible.begin(), possible.end(), stats_report_format().name) != possible.end();
+  return bad_usage(
+      fmt::format("{} output is line_profiler's report; {} input has no per-line report ({}write {})", out.name,
+                  in.name, table ? "for its table of functions, -T stats or a .stats name; or " : "", join(possible)));
 }
 
 }  // namespace graphgen::formats

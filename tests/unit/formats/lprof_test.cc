@@ -136,16 +136,26 @@ TEST(LprofText, ShowsTheNumbersOfTheRealScatterReport) {
   EXPECT_EQ(numbers(r.out), expected);
 }
 
+// -T text, or a .txt name (what a Python user names a report): of a
+// pstats file, the message names the table they meant, -T stats, first.
+// (No file is left.)
 TEST(LprofText, TextNeedsALineProfilerInput) {
-  auto r = test::graphgen({"-T", "text", (test::testdata_dir() / "demo.pstats").string()});
-  EXPECT_EQ(r.exit_code, 2);
-  // The list of what can be written instead grows with the registry.
-  EXPECT_TRUE(r.err.starts_with(
-      "graphgen: error: text output is line_profiler's report; pstats input has no per-line report (write "
-      "dot, png, svg, pdf, jpg, gif, ps, callgrind, pstats"))
-      << r.err;
-  EXPECT_EQ(r.err.find("text,"), std::string::npos) << r.err;
-  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  const std::string demo = (test::testdata_dir() / "demo.pstats").string();
+  const fs::path report = test::temp_dir() / "report.txt";
+  for (const auto& args :
+       {std::vector<std::string>{"-T", "text", demo}, std::vector<std::string>{demo, "-o", report}}) {
+    auto r = test::graphgen(args);
+    EXPECT_EQ(r.exit_code, 2);
+    // The list of what can be written instead grows with the registry.
+    EXPECT_TRUE(r.err.starts_with(
+        "graphgen: error: text output is line_profiler's report; pstats input has no per-line report (for its "
+        "table of functions, -T stats or a .stats name; or write dot, png, svg, pdf, jpg, gif, ps, callgrind, "
+        "pstats"))
+        << r.err;
+    EXPECT_EQ(r.err.find("text,"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_FALSE(fs::exists(report));
+  }
 }
 
 std::string write_temp(const std::string& bytes) {
