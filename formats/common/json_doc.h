@@ -18,16 +18,16 @@ namespace graphgen::formats {
 // An inflated input (decompress.h) is read in place.
 static_assert(kInflatedSpare >= simdjson::SIMDJSON_PADDING);
 
-/// An input's bytes as simdjson reads them: in place when the padding it
-/// reads past the end is readable there (a mapped file's last page, a
-/// buffer's spare capacity), else a padded copy (one more input's worth of
-/// memory).
 /// The last byte of `text` but blanks (a JSON document's closing '}'), or 0.
 inline std::size_t closing_brace(std::string_view text) {
   const std::size_t last = text.find_last_not_of(" \t\r\n");
   return last == std::string_view::npos ? 0 : last;
 }
 
+/// An input's bytes as simdjson reads them: in place when the padding it
+/// reads past the end is readable there (a mapped file's last page, a
+/// buffer's spare capacity), else a padded copy (one more input's worth of
+/// memory).
 class PaddedInput {
  public:
   explicit PaddedInput(const InputFile& in) : PaddedInput(in.bytes(), in.readable_after_end()) {}
