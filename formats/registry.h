@@ -187,6 +187,7 @@ struct OutputFormat {
   Needs needs;
   /// Laid out and drawn by Graphviz (needs a build with it, and a plugin).
   bool rendered = false;
+  /// The bytes; null for a format that has `stream` instead.
   Expected<std::string> (*write)(const WriteInput& input, Diagnostics& diag);
   /// Shows every rank's own values, not only their statistics
   /// (RankTable::matrix: memory in proportion to ranks x functions).
@@ -195,9 +196,10 @@ struct OutputFormat {
   /// and jumps; line_profiler's lines): readers keep it for these only
   /// (ReadOptions::keep_positions).
   bool positions = false;
-  /// The same bytes as `write`, handed to a sink as they are made (for
-  /// outputs larger than the profile they come from); null: `write` only.
-  /// Every error comes before the first byte.
+  /// The bytes handed to a sink as they are made, instead of `write`, for
+  /// outputs larger than the profile they come from (the pipeline keeps
+  /// them whole for a front end that wants a string). Every error comes
+  /// before the first byte.
   Expected<bool> (*stream)(const WriteInput& input, OutputSink& sink, Diagnostics& diag) = nullptr;
 };
 

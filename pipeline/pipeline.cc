@@ -567,12 +567,13 @@ Expected<bool> convert_profile(Profile profile, const InputFormat& input_format,
   if (!r.output->rendered && needs != Needs::kReport) write.dot.collapse_chains_over = 0;  // -T dot: gprof2dot's
   const formats::WriteInput input{profile, graph ? &*graph : nullptr,         *event,
                                   write,   out.ranks ? &*out.ranks : nullptr, totals ? &*totals : nullptr};
+  const auto produce = [&](OutputSink& sink) { return r.output->stream(input, sink, diag); };
   if (r.output->stream && r.stream_to) {
-    auto streamed = r.stream_to([&](OutputSink& sink) { return r.output->stream(input, sink, diag); });
+    auto streamed = r.stream_to(produce);
     if (!streamed) return streamed.error();
     out.streamed = true;
   } else {
-    auto bytes = r.output->write(input, diag);
+    auto bytes = r.output->stream ? produce_whole(produce) : r.output->write(input, diag);
     if (!bytes) return bytes.error();
     out.bytes = std::move(bytes).value();
   }

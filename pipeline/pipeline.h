@@ -4,7 +4,7 @@
 //   bytes --sniff--> InputFormat --read (one file)--> Profile
 //         --merge (one step, all files, in the format's order)--> Profile
 //         --passes (function identity, totals, pruning, selection)--> graph
-//         --OutputFormat.write--> bytes
+//         --OutputFormat.write (or .stream, to -o as made)--> bytes
 //
 // Front ends build a Request and print what comes back; nothing here prints.
 #pragma once

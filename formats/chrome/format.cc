@@ -46,19 +46,11 @@ const InputFormat& input_format() {
 
 namespace {
 
-chrome::TraceWriteOptions trace_options(const WriteInput& in) {
+Expected<bool> stream_row(const WriteInput& in, OutputSink& sink, Diagnostics& diag) {
   chrome::TraceWriteOptions o;
   o.creator = in.options.creator;
   o.max_bytes = in.options.max_output;
-  return o;
-}
-
-Expected<std::string> write_row(const WriteInput& in, Diagnostics& diag) {
-  return chrome::write_trace(in.profile, trace_options(in), diag);
-}
-
-Expected<bool> stream_row(const WriteInput& in, OutputSink& sink, Diagnostics& diag) {
-  return chrome::write_trace(in.profile, trace_options(in), sink, diag);
+  return chrome::write_trace(in.profile, o, sink, diag);
 }
 
 }  // namespace
@@ -71,7 +63,7 @@ const std::vector<OutputFormat>& output_formats() {
        {".trace.json"},
        Needs::kTimeline,
        false,
-       write_row,
+       nullptr,  // (streamed)
        false,
        false,
        stream_row},

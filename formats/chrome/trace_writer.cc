@@ -259,9 +259,7 @@ Expected<bool> write_trace(const Profile& p, const TraceWriteOptions& o, OutputS
 }
 
 Expected<std::string> write_trace(const Profile& p, const TraceWriteOptions& o, Diagnostics& diag) {
-  StringSink sink;
-  if (auto made = write_trace(p, o, sink, diag); !made) return made.error();
-  return std::move(sink.bytes());
+  return produce_whole([&](OutputSink& sink) { return write_trace(p, o, sink, diag); });
 }
 
 }  // namespace graphgen::chrome

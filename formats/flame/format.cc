@@ -16,10 +16,6 @@ FlameTree stacks_of(const WriteInput& in, Diagnostics& diag, std::string_view wh
   return output_stacks(in.profile, in.event, in.totals, diag, what);
 }
 
-Expected<std::string> write_folded_row(const WriteInput& in, Diagnostics& diag) {
-  return write_folded(in.profile, stacks_of(in, diag, "-T folded"), in.event, in.options.max_output);
-}
-
 Expected<bool> stream_folded_row(const WriteInput& in, OutputSink& sink, Diagnostics& diag) {
   return write_folded(in.profile, stacks_of(in, diag, "-T folded"), in.event, in.options.max_output, sink);
 }
@@ -54,7 +50,7 @@ const std::vector<OutputFormat>& output_formats() {
        {".folded"},
        Needs::kStacks,
        false,
-       write_folded_row,
+       nullptr,  // (streamed)
        false,
        false,
        stream_folded_row},

@@ -347,9 +347,7 @@ Expected<bool> write_folded(const Profile& p, const FlameTree& tree, std::size_t
 }
 
 Expected<std::string> write_folded(const Profile& p, const FlameTree& tree, std::size_t event, std::size_t max_bytes) {
-  StringSink sink;
-  if (auto made = write_folded(p, tree, event, max_bytes, sink); !made) return made.error();
-  return std::move(sink.bytes());
+  return produce_whole([&](OutputSink& sink) { return write_folded(p, tree, event, max_bytes, sink); });
 }
 
 Layout lay_out(const Profile& p, const FlameTree& tree, double min_value) {

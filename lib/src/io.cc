@@ -741,12 +741,38 @@ Expected<bool> write_output(const std::string& path, std::string_view data) {
   return write_to(path, fill_with(shown, data), [data]() -> Expected<std::string_view> { return data; });
 }
 
+namespace {
+
+// An OutputSink that keeps the bytes, room made once when told the total.
+class StringSink final : public OutputSink {
+ public:
+  bool put(std::string_view bytes) override {
+    bytes_ += bytes;
+    return true;
+  }
+  void expect(std::size_t total) override { bytes_.reserve(total); }
+  std::string& bytes() { return bytes_; }
+
+ private:
+  std::string bytes_;
+};
+
+}  // namespace
+
+Expected<std::string> produce_whole(const std::function<Expected<bool>(OutputSink&)>& produce) {
+  StringSink sink;
+  if (auto made = produce(sink); !made) return made.error();
+  return std::move(sink.bytes());
+}
+
 Expected<bool> write_output(const std::string& path, const std::function<Expected<bool>(OutputSink&)>& produce) {
   const std::string shown = path == "-" ? "<stdout>" : path;
-  StringSink kept;
+  std::string kept;
   return write_to(path, fill_with(shown, produce), [&]() -> Expected<std::string_view> {
-    if (auto made = produce(kept); !made) return made.error();
-    return std::string_view(kept.bytes());
+    auto made = produce_whole(produce);
+    if (!made) return made.error();
+    kept = std::move(made).value();
+    return std::string_view(kept);
   });
 }
 

@@ -170,21 +170,6 @@ class OutputSink {
   virtual void expect(std::size_t /*total*/) {}
 };
 
-/// An OutputSink that keeps the bytes: for the callers that want the
-/// output whole (a string to return, a file of several names).
-class StringSink final : public OutputSink {
- public:
-  bool put(std::string_view bytes) override {
-    bytes_ += bytes;
-    return true;
-  }
-  void expect(std::size_t total) override { bytes_.reserve(total); }
-  std::string& bytes() { return bytes_; }
-
- private:
-  std::string bytes_;
-};
-
 /// A writer's text on its way to a sink: made in `text()`, given a piece
 /// (a megabyte) at a time, so the writer holds one piece, not the output.
 class SinkBuffer {
@@ -207,6 +192,10 @@ class SinkBuffer {
   std::string text_;
   bool ok_ = true;
 };
+
+/// The bytes `produce` gives its sink, kept whole: for a caller that wants
+/// them as a string.
+Expected<std::string> produce_whole(const std::function<Expected<bool>(OutputSink&)>& produce);
 
 /// The bytes `produce` gives its sink, written where `path` names by
 /// write_output()'s rules: a new or single-named file still only appears
