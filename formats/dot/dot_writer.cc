@@ -730,8 +730,9 @@ Expected<std::string> write(const Profile& p, const CallGraph& g, const Theme& t
     for (std::uint32_t i = g.edge_begin[tail]; i < g.edge_begin[tail + 1]; ++i) {
       GraphEdge e = g.edges[i];
       if (!e.kept) continue;
+      const double weight = edge_weight(g, e).value_or(g.nodes[e.callee].weight.value_or(0.0));
       e.caller = f;  // (a chain's last calls leave from its node)
-      emit_edge(out, e, e.weight ? *e.weight : g.nodes[e.callee].weight.value_or(0.0), edge_label(e), theme);
+      emit_edge(out, e, weight, edge_label(e), theme);
     }
   }
   if (chains.collapsed)
@@ -915,7 +916,8 @@ Expected<std::string> write_compare(const Profile& a, const CallGraph& ga, const
       if (!e.kept) continue;
       const GraphEdge* theirs = nullptr;
       if (g != kNoMatch && partner(e.callee)) theirs = kept_edge(gb, g, match[e.callee]);
-      double w = compare.color_by_difference ? 0.0 : e.weight ? *e.weight : ga.nodes[e.callee].weight.value_or(0.0);
+      double w =
+          compare.color_by_difference ? 0.0 : edge_weight(ga, e).value_or(ga.nodes[e.callee].weight.value_or(0.0));
       emit_edge(out, e, w, compare_edge_label(e, theirs), theme);
     }
   }
@@ -1208,7 +1210,7 @@ class ChangeWriter {
       label += (label.empty() ? "" : "\n") + calls_text(ea ? ea->calls : 0, eb ? eb->calls : 0);
     double w = 0;
     for (auto [e, g] : {std::pair{ea, a_.graph}, std::pair{eb, b_.graph}})
-      if (e) w = std::max(w, e->weight ? *e->weight : g->nodes[e->callee].weight.value_or(0.0));
+      if (e) w = std::max(w, edge_weight(*g, *e).value_or(g->nodes[e->callee].weight.value_or(0.0)));
     // Lines are thin: unchanged ones grey, changed ones at least a third of
     // the way to the full colour, so that they show against the white.
     const double x = change_scale(before.value_or(0), after.value_or(0), compare_, largest_);

@@ -21,6 +21,13 @@ double node_total(const CallGraph& g, FuncId f) {
   return node_self(g, f);
 }
 
+MaybeDouble edge_weight(const CallGraph& g, const GraphEdge& e) {
+  if (e.total_ratio) return e.total_ratio;
+  const MaybeDouble from = g.nodes[e.caller].total_ratio, to = g.nodes[e.callee].total_ratio;
+  if (from && to) return std::min(*from, *to);
+  return std::nullopt;
+}
+
 void sort_edges(CallGraph& g) {
   // By caller with one counting pass (each edge moved once), then each
   // caller's few edges by callee: (caller, callee) pairs are unique, so

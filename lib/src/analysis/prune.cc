@@ -29,15 +29,9 @@ void prune(const Profile& p, CallGraph& g, const PruneOptions& options) {
   double node_thres = options.node_threshold_percent / 100.0;
   double edge_thres = options.edge_threshold_percent / 100.0;
 
-  // All weights first, from the unpruned graph.
+  // The nodes' weights first, from the unpruned graph (an edge's,
+  // edge_weight(), is of its ratios, which pruning leaves as they are).
   for (GraphNode& n : g.nodes) n.weight = n.total_ratio;
-  for (GraphEdge& e : g.edges) {
-    if (e.total_ratio) {
-      e.weight = e.total_ratio;
-    } else if (g.nodes[e.caller].total_ratio && g.nodes[e.callee].total_ratio) {
-      e.weight = std::min(*g.nodes[e.caller].total_ratio, *g.nodes[e.callee].total_ratio);
-    }
-  }
 
   for (GraphNode& n : g.nodes)
     if (n.kept && n.weight && *n.weight < node_thres) n.kept = false;
@@ -46,7 +40,11 @@ void prune(const Profile& p, CallGraph& g, const PruneOptions& options) {
     if (g.nodes[f].kept && path_filter_drops(p, f, options.paths)) g.nodes[f].kept = false;
 
   for (GraphEdge& e : g.edges) {
-    if (!g.nodes[e.caller].kept || !g.nodes[e.callee].kept || (e.weight && *e.weight < edge_thres)) e.kept = false;
+    if (!g.nodes[e.caller].kept || !g.nodes[e.callee].kept) {
+      e.kept = false;
+    } else if (const MaybeDouble w = edge_weight(g, e); w && *w < edge_thres) {
+      e.kept = false;
+    }
   }
 
   if (options.color_nodes_by_selftime) {

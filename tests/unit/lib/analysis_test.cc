@@ -220,7 +220,7 @@ TEST(SortEdges, EveryOrderGivesCallerThenCalleeWithTheValuesMoved) {
   std::vector<GraphEdge> edges;
   for (FuncId a = 0; a < n; ++a)
     for (FuncId b = 0; b < n; ++b)
-      if ((a * 7 + b * 3) % 5 == 0) edges.push_back({a, b, a + b / 100.0, std::int64_t{a} * 1000 + b, {}, true});
+      if ((a * 7 + b * 3) % 5 == 0) edges.push_back({a, b, a + b / 100.0, std::int64_t{a} * 1000 + b, true});
   ASSERT_GT(edges.size(), 300u);
   std::uint32_t seed = 7;
   for (int round = 0; round < 4; ++round) {

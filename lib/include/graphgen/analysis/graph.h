@@ -72,9 +72,11 @@ struct GraphEdge {
   FuncId callee = 0;
   MaybeDouble total_ratio;
   std::int64_t calls = kUnknownCount;
-  MaybeDouble weight;
   bool kept = true;
 };
+/// (Its colour and prune weight is edge_weight(), from the ratios: 32 bytes
+/// an edge instead of 40, a 249 000-call profile's graph 2 MB smaller.)
+static_assert(sizeof(GraphEdge) == 32, "an edge of a 400 000-call graph: keep it small");
 
 struct CallGraph {
   std::vector<GraphNode> nodes;
@@ -94,6 +96,9 @@ inline double shown_whole(const CallGraph& g) { return g.whole; }
 /// A node's self cost in the shown unit: its time where the graph has one,
 /// else its share of the sum of self costs.
 double node_self(const CallGraph& g, FuncId f);
+/// An edge's colour and prune weight: its total ratio, or where it has none
+/// the smaller of its two ends' (empty when either has none).
+MaybeDouble edge_weight(const CallGraph& g, const GraphEdge& e);
 /// A node's inclusive cost in the shown unit: its time where the graph has
 /// one, else its ratio of the whole; its self cost when it has neither.
 double node_total(const CallGraph& g, FuncId f);
