@@ -15,6 +15,7 @@
 #include <atomic>
 #include <cerrno>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -142,6 +143,15 @@ std::size_t output_reservation(std::size_t max_bytes, std::size_t estimate) {
   if (!max_bytes) return estimate;
   const std::size_t most = std::min(max_bytes + 4096, kMostReserved);
   return std::max(std::min(estimate, most), reservable(most));
+}
+
+const char* give_back_pages(const char* begin, const char* end) {
+  static const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const std::uintptr_t first = (reinterpret_cast<std::uintptr_t>(begin) + page - 1) / page * page;
+  const std::uintptr_t last = reinterpret_cast<std::uintptr_t>(end) / page * page;
+  if (last <= first) return begin;
+  ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+  return reinterpret_cast<const char*>(last);
 }
 
 void release_freed_memory() {

@@ -118,6 +118,14 @@ std::size_t output_reservation(std::size_t max_bytes, std::size_t estimate);
 /// stay in the peak of the phase after them. Called between phases.
 void release_freed_memory();
 
+/// Gives the whole pages inside [begin, end) back to the system: memory of
+/// a table whose first rows were consumed and are never read again before
+/// the table is freed (they would read as zeros), so that what is made
+/// from them takes their place instead of adding to the peak. Returns the
+/// end of the pages given back, where the next range starts (`begin`, when
+/// no whole page lies inside).
+const char* give_back_pages(const char* begin, const char* end);
+
 /// The error of a writer whose output outgrew its budget.
 Error output_too_large(std::string_view format, std::size_t limit);
 
