@@ -861,7 +861,6 @@ std::vector<FuncId> order_as_gprof2dot(Profile& p) {
   // gprof2dot numbers pstats functions as it meets them: each entry of the
   // stats dict in order, then that entry's callers in their dict order.
   const std::size_t n = p.functions.size();
-  Adjacency adj = Adjacency::build(p);
   std::vector<FuncId> order;
   order.reserve(n);
   std::vector<bool> placed(n, false);
@@ -870,10 +869,29 @@ std::vector<FuncId> order_as_gprof2dot(Profile& p) {
     placed[f] = true;
     order.push_back(f);
   };
+  // A file read as it is written lists each entry's callers right after
+  // the callers before it: its calls are one run per callee, in the
+  // entries' order, walked as they are. Else (merged files) the calls into
+  // each function are found by an index (2.8 MB for 249 000 calls, which
+  // stayed in the heap's free memory through the graph's peak).
+  std::size_t c = 0;
+  std::vector<bool> walked(n, false);
   for (FuncId f : p.listed) {
     place(f);
-    for (std::uint32_t i = adj.in_begin[f]; i < adj.in_begin[f + 1]; ++i) place(p.calls[adj.in_calls[i]].caller);
+    if (c < p.calls.size() && p.calls[c].callee == f && walked[f]) break;  // a second run of f
+    walked[f] = true;
+    for (; c < p.calls.size() && p.calls[c].callee == f; ++c) place(p.calls[c].caller);
   }
+  if (c != p.calls.size()) {
+    order.clear();
+    placed.assign(n, false);
+    const Adjacency adj = Adjacency::build(p);
+    for (FuncId f : p.listed) {
+      place(f);
+      for (std::uint32_t i = adj.in_begin[f]; i < adj.in_begin[f + 1]; ++i) place(p.calls[adj.in_calls[i]].caller);
+    }
+  }
+  walked = std::vector<bool>();
   for (FuncId f = 0; f < n; ++f) place(f);
   bool identity = true;
   for (FuncId k = 0; k < n && identity; ++k) identity = order[k] == k;

@@ -151,6 +151,43 @@ Profile small_profile() {
   return p;
 }
 
+// gprof2dot numbers pstats functions as it meets them: each entry, then
+// its callers. Calls one run per callee in the entries' order (a file as
+// read) are walked as they are; any other order (merged files, an entry
+// listed twice) finds the callers of each entry by an index, and both give
+// that numbering. `calls`: (caller, callee) in the profile's order.
+std::vector<std::string> gprof2dot_order(const std::vector<FuncId>& listed,
+                                         const std::vector<std::pair<FuncId, FuncId>>& calls) {
+  Profile p;
+  p.events.push_back({p.strings.intern("time"), p.strings.intern("s"), 1.0, true});
+  for (const char* name : {"f0", "f1", "f2", "f3", "f4", "f5", "f6"}) {
+    Function f;
+    f.name = p.strings.intern(name);
+    p.add_function(f);
+  }
+  for (auto [from, to] : calls) p.add_call({from, to, 1});
+  p.listed = listed;
+  order_as_gprof2dot(p);
+  std::vector<std::string> names;
+  for (const Function& f : p.functions) names.emplace_back(p.str(f.name));
+  return names;
+}
+
+TEST(Gprof2dotOrder, EntriesThenTheirCallersWhateverTheCallsOrder) {
+  const std::vector<std::string> expected = {"f2", "f3", "f1", "f0", "f5", "f4", "f6"};
+  // As a file lists them: 2 <- 3, 1; 0 <- 5; 4 <- 1, 2.
+  EXPECT_EQ(gprof2dot_order({2, 0, 4}, {{3, 2}, {1, 2}, {5, 0}, {1, 4}, {2, 4}}), expected);
+  // The same calls in another order.
+  EXPECT_EQ(gprof2dot_order({2, 0, 4}, {{1, 4}, {3, 2}, {5, 0}, {1, 2}, {2, 4}}), expected);
+  // An entry listed twice, its callers in two runs: all of them at its
+  // first place (not 1 after 0 and 5, where its second run is).
+  EXPECT_EQ(gprof2dot_order({2, 0, 2}, {{3, 2}, {5, 0}, {1, 2}}),
+            (std::vector<std::string>{"f2", "f3", "f1", "f0", "f5", "f4", "f6"}));
+  // Callers of a function that is not listed come at the end.
+  EXPECT_EQ(gprof2dot_order({2}, {{3, 2}, {1, 6}}),
+            (std::vector<std::string>{"f2", "f3", "f0", "f1", "f4", "f5", "f6"}));
+}
+
 TEST(ReportedTotals, RatiosAreOfTheProfileTotal) {
   Profile p = small_profile();
   Diagnostics diag;
