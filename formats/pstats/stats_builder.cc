@@ -10,7 +10,8 @@ std::string code_object_label(std::string_view name, std::string_view file, std:
   return fmt::format("<code object {}, file \"{}\", line {}>", name, file, line);
 }
 
-StatsBuilder::StatsBuilder(Profile& p, std::size_t input_bytes) : p_(p) {
+StatsBuilder::StatsBuilder(Profile& p, std::size_t input_bytes, bool keys_are_functions)
+    : p_(p), keys_are_functions_(keys_are_functions) {
   p.events.push_back({p.strings.intern("time"), p.strings.intern("s"), 1.0, true, kNoString});
   p.label_style = LabelStyle::kPython;
   p.reports_totals = true;
@@ -30,8 +31,10 @@ StatsBuilder::StatsBuilder(Profile& p, std::size_t input_bytes) : p_(p) {
     const std::size_t calls = reservable(input_bytes / kBytesPerCall * kCallBytes) / kCallBytes + 1;
     p.reserve(rows, calls);
     p.listed.reserve(rows);
-    keys_.reserve(rows);
-    function_of_.reserve(rows);
+    if (!keys_are_functions) {
+      keys_.reserve(rows);
+      function_of_.reserve(rows);
+    }
   }
 }
 
@@ -55,6 +58,14 @@ void CallerStats::add_item(std::size_t i, std::int64_t n, double t) {
 std::uint32_t StatsBuilder::key(const Key& key) {
   const std::uint64_t h =
       FlatIndex::mix(FlatIndex::mix(key.file, key.name, key.code), static_cast<std::uint64_t>(key.line));
+  if (keys_are_functions_)
+    return index_.find_or_add(
+        h,
+        [&](FuncId f) {
+          const Function& fn = p_.functions[f];
+          return fn.file == key.file && fn.line == key.line && fn.name == key.name && fn.code == key.code;
+        },
+        [&] { return add_function(key); });
   return index_.find_or_add(
       h, [&](std::uint32_t k) { return keys_[k] == key; },
       [&] {
@@ -64,16 +75,19 @@ std::uint32_t StatsBuilder::key(const Key& key) {
       });
 }
 
-FuncId StatsBuilder::function(std::uint32_t key) {
-  FuncId& f = function_of_[key];
-  if (f != kNoFunction) return f;
-  const Key& k = keys_[key];
+FuncId StatsBuilder::add_function(const Key& k) {
   Function fn;
   fn.name = k.name;
   fn.file = k.file;
   fn.line = k.line;
   fn.code = k.code;
-  f = p_.add_function(fn);
+  return p_.add_function(fn);
+}
+
+FuncId StatsBuilder::function(std::uint32_t key) {
+  if (keys_are_functions_) return key;
+  FuncId& f = function_of_[key];
+  if (f == kNoFunction) f = add_function(keys_[key]);
   return f;
 }
 

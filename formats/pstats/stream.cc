@@ -89,8 +89,10 @@ struct Scalar {
 
 class FastReader {
  public:
+  // Each key's function is asked for before the next key is read, so its
+  // builder keeps the keys in the functions.
   FastReader(std::string_view in, Profile& p, const InputFile* file)
-      : in_(in), passed_(file), p_(p), builder_(p, in.size()) {}
+      : in_(in), passed_(file), p_(p), builder_(p, in.size(), /*keys_are_functions=*/true) {}
 
   bool run(std::size_t& trailing) {
     std::uint8_t code;
