@@ -353,39 +353,50 @@ TEST(PstatsReader, StreamingPathLeavesEveryMalformedFileToTheGeneralDecoder) {
   }
 }
 
+// A stats dict's marshal bytes written by hand (as Python 2 wrote them:
+// no references): short strings, ints, floats, and function keys.
+struct StatsBytes {
+  std::string bytes = "{";
+  void text(std::string_view s) {
+    bytes += 'z';
+    bytes += static_cast<char>(s.size());
+    bytes += s;
+  }
+  void int32(std::int32_t v) {
+    bytes += 'i';
+    bytes.append(reinterpret_cast<const char*>(&v), 4);
+  }
+  void float64(double v) {
+    bytes += 'g';
+    bytes.append(reinterpret_cast<const char*>(&v), 8);
+  }
+  // Function i's key: (module i % 200, line 10 + i, function_i).
+  void key(int i) {
+    bytes += ")\x03";
+    text("/src/pkg/module" + std::to_string(i % 200) + ".py");
+    int32(10 + i);
+    text("function_" + std::to_string(i));
+  }
+};
+
 // A big pstats file read by the streaming path gives back each megabyte of
 // its mapping once read: a 100 000-function profile's peak held the whole
 // file beside the profile. Read again, the pages come back from the page
 // cache, so the general path (and a second read) still see every byte.
 TEST(PstatsReader, StreamingPathGivesBackThePagesItRead) {
-  std::string bytes = "{";
-  auto text = [&](std::string_view s) {
-    bytes += 'z';
-    bytes += static_cast<char>(s.size());
-    bytes += s;
-  };
-  auto int32 = [&](std::int32_t v) {
-    bytes += 'i';
-    bytes.append(reinterpret_cast<const char*>(&v), 4);
-  };
-  auto float64 = [&](double v) {
-    bytes += 'g';
-    bytes.append(reinterpret_cast<const char*>(&v), 8);
-  };
+  StatsBytes m;
   const int n = 150000;  // about 10 MB
   for (int i = 0; i < n; ++i) {
-    bytes += ")\x03";
-    text("/src/pkg/module" + std::to_string(i % 200) + ".py");
-    int32(10 + i);
-    text("function_" + std::to_string(i));
-    bytes += ")\x05";
-    int32(1);
-    int32(1);
-    float64(1e-6);
-    float64(2e-6);
-    bytes += "{0";
+    m.key(i);
+    m.bytes += ")\x05";
+    m.int32(1);
+    m.int32(1);
+    m.float64(1e-6);
+    m.float64(2e-6);
+    m.bytes += "{0";
   }
-  bytes += '0';
+  m.bytes += '0';
+  const std::string& bytes = m.bytes;
   fs::path path = test::temp_dir() / "big.pstats";
   std::ofstream(path, std::ios::binary) << bytes;
   const std::size_t file_kib = bytes.size() / 1024;
@@ -416,46 +427,27 @@ TEST(PstatsReader, StreamingPathGivesBackThePagesItRead) {
 // A cProfile-shaped file of `functions` functions, each called by the
 // `callers` before it (every key written whole, as Python 2 wrote them).
 std::string many_calls_file(int functions, int callers) {
-  std::string bytes = "{";
-  auto text = [&](std::string_view s) {
-    bytes += 'z';
-    bytes += static_cast<char>(s.size());
-    bytes += s;
-  };
-  auto int32 = [&](std::int32_t v) {
-    bytes += 'i';
-    bytes.append(reinterpret_cast<const char*>(&v), 4);
-  };
-  auto float64 = [&](double v) {
-    bytes += 'g';
-    bytes.append(reinterpret_cast<const char*>(&v), 8);
-  };
-  auto key = [&](int i) {
-    bytes += ")\x03";
-    text("/src/pkg/module" + std::to_string(i % 200) + ".py");
-    int32(10 + i);
-    text("function_" + std::to_string(i));
-  };
+  StatsBytes m;
   for (int i = 0; i < functions; ++i) {
-    key(i);
-    bytes += ")\x05";
-    int32(callers);
-    int32(callers);
-    float64(1e-6 * (i % 7 + 1));
-    float64(1e-5 * (i % 5 + 1));
-    bytes += '{';
+    m.key(i);
+    m.bytes += ")\x05";
+    m.int32(callers);
+    m.int32(callers);
+    m.float64(1e-6 * (i % 7 + 1));
+    m.float64(1e-5 * (i % 5 + 1));
+    m.bytes += '{';
     for (int k = 1; k <= callers && k <= i; ++k) {
-      key(i - k);
-      bytes += ")\x04";
-      int32(1);
-      int32(1);
-      float64(1e-6 * (i % 7 + 1) / callers);
-      float64(1e-5 * (i % 5 + 1) / callers);
+      m.key(i - k);
+      m.bytes += ")\x04";
+      m.int32(1);
+      m.int32(1);
+      m.float64(1e-6 * (i % 7 + 1) / callers);
+      m.float64(1e-5 * (i % 5 + 1) / callers);
     }
-    bytes += '0';
+    m.bytes += '0';
   }
-  bytes += '0';
-  return bytes;
+  m.bytes += '0';
+  return std::move(m.bytes);
 }
 
 // A graph made while the calls are given back (what `graphgen` does) is
