@@ -8,6 +8,7 @@
 #include <charconv>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <optional>
 #include <unordered_map>
@@ -42,15 +43,31 @@ using Clock = std::chrono::steady_clock;
 // The output is per-rank statistics (-T ranks, heatmaps) or colours by them.
 bool rank_output(const Request& r) { return r.output->needs == Needs::kRanks || r.write.imbalance; }
 
+// The largest resident memory of this run so far: the kernel's high-water
+// mark of this program's memory (VmHWM), new at exec. getrusage()'s
+// ru_maxrss also keeps the peak of the process it was forked from: started
+// by a Python holding 514 MiB (subprocess.run, a notebook's `!graphgen`),
+// a 7 MiB run said "peak memory 514 MiB". ru_maxrss where there is no /proc.
+std::size_t peak_resident_bytes() {
+  if (std::FILE* f = std::fopen("/proc/self/status", "r")) {
+    char line[256];
+    std::size_t kib = 0;
+    bool found = false;
+    while (!found && std::fgets(line, sizeof line, f)) found = std::sscanf(line, "VmHWM: %zu kB", &kib) == 1;
+    std::fclose(f);
+    if (found) return kib * 1024;
+  }
+  struct rusage usage {};
+  ::getrusage(RUSAGE_SELF, &usage);  // ru_maxrss is in KiB on Linux
+  return static_cast<std::size_t>(usage.ru_maxrss) * 1024;
+}
+
 class Phases {
  public:
   explicit Phases(Output& out) : out_(out), last_(Clock::now()) {}
   void mark(const char* name) {
     auto now = Clock::now();
-    struct rusage usage {};
-    ::getrusage(RUSAGE_SELF, &usage);  // ru_maxrss is in KiB on Linux
-    out_.phases.push_back(
-        {name, std::chrono::duration<double>(now - last_).count(), static_cast<std::size_t>(usage.ru_maxrss) * 1024});
+    out_.phases.push_back({name, std::chrono::duration<double>(now - last_).count(), peak_resident_bytes()});
     last_ = now;
   }
 
