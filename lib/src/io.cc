@@ -145,12 +145,13 @@ std::size_t output_reservation(std::size_t max_bytes, std::size_t estimate) {
   return std::max(std::min(estimate, most), reservable(most));
 }
 
-const char* give_back_pages(const char* begin, const char* end) {
+const char* give_back_pages(const char* begin, const char* end, std::size_t* given) {
   static const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
   const std::uintptr_t first = (reinterpret_cast<std::uintptr_t>(begin) + page - 1) / page * page;
   const std::uintptr_t last = reinterpret_cast<std::uintptr_t>(end) / page * page;
   if (last <= first) return begin;
   ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+  if (given) *given = last - first;
   return reinterpret_cast<const char*>(last);
 }
 
@@ -367,14 +368,12 @@ std::atomic<std::size_t> g_given_back{0};
 std::size_t detail::given_back() { return g_given_back.load(std::memory_order_relaxed); }
 
 std::size_t InputFile::release_range(std::size_t begin, std::size_t end) const {
-  if (!mapped_) return begin;
-  auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-  std::size_t first = (begin + page - 1) / page * page;
-  std::size_t last = std::min(end, size_) / page * page;
-  if (last <= first) return first;
-  ::madvise(const_cast<char*>(data_) + first, last - first, MADV_DONTNEED);
-  g_given_back.fetch_add(last - first, std::memory_order_relaxed);
-  return last;
+  end = std::min(end, size_);
+  if (!mapped_ || begin >= end) return begin;
+  std::size_t given = 0;
+  const char* done = give_back_pages(data_ + begin, data_ + end, &given);
+  g_given_back.fetch_add(given, std::memory_order_relaxed);
+  return static_cast<std::size_t>(done - data_);
 }
 
 namespace {

@@ -123,8 +123,9 @@ void release_freed_memory();
 /// the table is freed (they would read as zeros), so that what is made
 /// from them takes their place instead of adding to the peak. Returns the
 /// end of the pages given back, where the next range starts (`begin`, when
-/// no whole page lies inside).
-const char* give_back_pages(const char* begin, const char* end);
+/// no whole page lies inside); `given`, when set, gets how many bytes went.
+/// (InputFile::release_range() gives a mapped input's pages the same way.)
+const char* give_back_pages(const char* begin, const char* end, std::size_t* given = nullptr);
 
 /// The error of a writer whose output outgrew its budget.
 Error output_too_large(std::string_view format, std::size_t limit);

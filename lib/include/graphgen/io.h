@@ -45,9 +45,9 @@ class InputFile {
   /// Lets the kernel drop mapped pages before `offset`, which a one-pass
   /// reader will not read again (keeps resident memory small).
   void release_before(std::size_t offset) const { release_range(0, offset); }
-  /// The same for the pages wholly inside [begin, end). Gives where those
-  /// pages end (or where the first whole page would begin): the next range
-  /// of a reader going on from there starts on a page's edge.
+  /// The same for the pages wholly inside [begin, end) (give_back_pages()).
+  /// Gives where those pages end (or `begin`, when none lies inside): the
+  /// next range of a reader going on from there starts on a page's edge.
   std::size_t release_range(std::size_t begin, std::size_t end) const;
   const std::string& path() const { return path_; }
   /// How many bytes after bytes() may be read (not written): the rest of a
