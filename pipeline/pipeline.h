@@ -90,6 +90,9 @@ struct Request {
   /// end's -o says (write_output), instead of being returned whole in
   /// Output::bytes; Output::streamed then says so.
   std::function<Expected<bool>(const std::function<Expected<bool>(OutputSink&)>& produce)> stream_to;
+  /// Output::Phase::peak_bytes measured at each phase's end (--timings);
+  /// 0 otherwise.
+  bool measure_peaks = false;
 };
 
 struct Output {
@@ -101,7 +104,8 @@ struct Output {
   /// Bytes of input read (decompressed), for the output's budget.
   std::size_t input_bytes = 0;
   /// Per phase (read, analyse, write), for --timings: its wall-clock
-  /// seconds, and the process's peak resident memory when it ended.
+  /// seconds, and with Request::measure_peaks the run's peak resident
+  /// memory when it ended.
   struct Phase {
     std::string name;
     double seconds = 0;

@@ -241,6 +241,7 @@ int run(pipeline::Settings settings) {
   if (!a.quiet) diag.print_as_they_come(report_as_it_comes);
   // An output larger than its profile (a trace) is written as it is made,
   // by write_output()'s rules, never held whole.
+  request->measure_peaks = a.timings;
   if (list_functions.empty() && !a.kcachegrind)
     request->stream_to = [&a](const std::function<Expected<bool>(OutputSink&)>& produce) {
       return write_output(a.output, produce);
