@@ -640,7 +640,7 @@ std::size_t kept_count(const CallGraph& g) {
 std::uint32_t chain_edge(const CallGraph& g, FuncId f) {
   std::uint32_t found = UINT32_MAX;
   for (std::uint32_t i = g.edge_begin[f]; i < g.edge_begin[f + 1]; ++i) {
-    if (!g.edges[i].kept) continue;
+    if (!g.edge_kept(i)) continue;
     if (found != UINT32_MAX || g.edges[i].callee == f) return UINT32_MAX;
     found = i;
   }
@@ -654,8 +654,10 @@ Chains find_chains(const CallGraph& g, std::size_t over) {
   const std::size_t n = g.nodes.size();
   if (over == 0 || kept_count(g) <= over) return c;
   std::vector<std::uint32_t> calls_in(n, 0);
-  for (const GraphEdge& e : g.edges)
-    if (e.kept && g.nodes[e.caller].kept && g.nodes[e.callee].kept) ++calls_in[e.callee];
+  for (std::size_t i = 0; i < g.edges.size(); ++i) {
+    const GraphEdge& e = g.edges[i];
+    if (g.edge_kept(i) && g.nodes[e.caller].kept && g.nodes[e.callee].kept) ++calls_in[e.callee];
+  }
   // f links to g when f calls only g and only f calls g.
   std::vector<FuncId> next(n, kNoMatch);
   std::vector<bool> linked_in(n, false);
@@ -728,8 +730,8 @@ Expected<std::string> write(const Profile& p, const CallGraph& g, const Theme& t
       return output_too_large("dot", options.max_bytes);
     emit_node(out, p, f, weight, label, theme);
     for (std::uint32_t i = g.edge_begin[tail]; i < g.edge_begin[tail + 1]; ++i) {
+      if (!g.edge_kept(i)) continue;
       GraphEdge e = g.edges[i];
-      if (!e.kept) continue;
       const double weight = edge_weight(g, e).value_or(g.nodes[e.callee].weight.value_or(0.0));
       e.caller = f;  // (a chain's last calls leave from its node)
       emit_edge(out, e, weight, edge_label(e), theme);
@@ -798,7 +800,7 @@ const GraphEdge* edge_between(const CallGraph& g, FuncId caller, FuncId callee) 
 // B's edge caller -> callee, if kept.
 const GraphEdge* kept_edge(const CallGraph& g, FuncId caller, FuncId callee) {
   const GraphEdge* e = edge_between(g, caller, callee);
-  return e && e->kept ? e : nullptr;
+  return e && g.edge_kept(static_cast<std::size_t>(e - g.edges.data())) ? e : nullptr;
 }
 
 // A function found in both profiles: its measures in the first, each with
@@ -912,8 +914,8 @@ Expected<std::string> write_compare(const Profile& a, const CallGraph& ga, const
     emit_node(out, a, f, weight, shown.label, theme, {shown.orientation, shown.shape, true});
     FuncId g = other ? match[f] : kNoMatch;
     for (std::uint32_t i = ga.edge_begin[f]; i < ga.edge_begin[f + 1]; ++i) {
+      if (!ga.edge_kept(i)) continue;
       const GraphEdge& e = ga.edges[i];
-      if (!e.kept) continue;
       const GraphEdge* theirs = nullptr;
       if (g != kNoMatch && partner(e.callee)) theirs = kept_edge(gb, g, match[e.callee]);
       double w =
@@ -1188,16 +1190,16 @@ class ChangeWriter {
     if (f != kNoMatch && f + 1 < ga.edge_begin.size())
       for (std::uint32_t i = ga.edge_begin[f]; i < ga.edge_begin[f + 1]; ++i) {
         const GraphEdge& e = ga.edges[i];
-        if (!e.kept || !shown_[e.callee]) continue;
+        if (!ga.edge_kept(i) || !shown_[e.callee]) continue;
         call(u, e.callee, &e, g != kNoMatch ? edge_between(gb, g, match(e.callee)) : nullptr);
       }
     if (g != kNoMatch && g + 1 < gb.edge_begin.size())
       for (std::uint32_t i = gb.edge_begin[g]; i < gb.edge_begin[g + 1]; ++i) {
         const GraphEdge& e = gb.edges[i];
         const FuncId to = node_of_b(e.callee);
-        if (!e.kept || !shown_[to]) continue;
+        if (!gb.edge_kept(i) || !shown_[to]) continue;
         const GraphEdge* theirs = f != kNoMatch && to < na_ ? edge_between(ga, f, to) : nullptr;
-        if (theirs && theirs->kept) continue;  // drawn above
+        if (theirs && ga.edge_kept(static_cast<std::size_t>(theirs - ga.edges.data()))) continue;  // drawn above
         call(u, to, theirs, &e);
       }
   }

@@ -39,11 +39,12 @@ void prune(const Profile& p, CallGraph& g, const PruneOptions& options) {
   for (FuncId f = 0; f < g.nodes.size(); ++f)
     if (g.nodes[f].kept && path_filter_drops(p, f, options.paths)) g.nodes[f].kept = false;
 
-  for (GraphEdge& e : g.edges) {
+  for (std::size_t i = 0; i < g.edges.size(); ++i) {
+    const GraphEdge& e = g.edges[i];
     if (!g.nodes[e.caller].kept || !g.nodes[e.callee].kept) {
-      e.kept = false;
+      g.drop_edge(i);
     } else if (const MaybeDouble w = edge_weight(g, e); w && *w < edge_thres) {
-      e.kept = false;
+      g.drop_edge(i);
     }
   }
 

@@ -35,13 +35,19 @@ namespace {
 
 // Breadth-first over kept edges, forwards or backwards; drops everything not
 // reached and every edge leaving the reached set.
+// An edge is shown only between two shown nodes.
+void drop_edges_of_dropped_nodes(CallGraph& g) {
+  for (std::size_t i = 0; i < g.edges.size(); ++i)
+    if (!g.nodes[g.edges[i].caller].kept || !g.nodes[g.edges[i].callee].kept) g.drop_edge(i);
+}
+
 void keep_reachable(CallGraph& g, const std::vector<FuncId>& starts, int depth, bool forward) {
   std::size_t n = g.nodes.size();
   std::vector<std::vector<FuncId>> reverse;
   if (!forward) {
     reverse.resize(n);
-    for (const GraphEdge& e : g.edges)
-      if (e.kept) reverse[e.callee].push_back(e.caller);
+    for (std::size_t i = 0; i < g.edges.size(); ++i)
+      if (g.edge_kept(i)) reverse[g.edges[i].callee].push_back(g.edges[i].caller);
   }
   std::vector<int> dist(n, -1);
   std::deque<FuncId> queue;
@@ -63,15 +69,14 @@ void keep_reachable(CallGraph& g, const std::vector<FuncId>& starts, int depth, 
     };
     if (forward) {
       for (std::uint32_t i = g.edge_begin[f]; i < g.edge_begin[f + 1]; ++i)
-        if (g.edges[i].kept) visit(g.edges[i].callee);
+        if (g.edge_kept(i)) visit(g.edges[i].callee);
     } else {
       for (FuncId caller : reverse[f]) visit(caller);
     }
   }
   for (FuncId f = 0; f < n; ++f)
     if (dist[f] < 0) g.nodes[f].kept = false;
-  for (GraphEdge& e : g.edges)
-    if (!g.nodes[e.caller].kept || !g.nodes[e.callee].kept) e.kept = false;
+  drop_edges_of_dropped_nodes(g);
 }
 
 }  // namespace
@@ -92,8 +97,7 @@ void keep_heaviest(CallGraph& g, std::size_t count) {
   auto share = [&](FuncId f) { return g.nodes[f].total_ratio.value_or(g.nodes[f].weight.value_or(0.0)); };
   std::stable_sort(kept.begin(), kept.end(), [&](FuncId a, FuncId b) { return share(a) > share(b); });
   for (std::size_t i = count; i < kept.size(); ++i) g.nodes[kept[i]].kept = false;
-  for (GraphEdge& e : g.edges)
-    if (!g.nodes[e.caller].kept || !g.nodes[e.callee].kept) e.kept = false;
+  drop_edges_of_dropped_nodes(g);
 }
 
 std::size_t kept_nodes(const CallGraph& g) {
