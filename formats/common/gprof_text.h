@@ -206,7 +206,7 @@ class IndexedFunctions {
     if (made) {
       Function f;
       f.name = p_.strings.intern(name);
-      f.instance = instances_[f.name]++;
+      f.instance = next_instance(instances_[f.name]);
       it->second = p_.add_function(f);
       has_entry_.push_back(false);
     }

@@ -283,7 +283,8 @@ class Reader : formats::JsonCursor {
       f.has_object = fn.has_module;
       if (fn.has_process) f.process = p.strings.intern(fn.process);
       // Same name, module and process at two positions: two functions.
-      f.instance = instances[fn.name + '\0' + fn.module + '\0' + fn.process + (fn.has_process ? "p" : "")]++;
+      f.instance =
+          next_instance(instances[fn.name + '\0' + fn.module + '\0' + fn.process + (fn.has_process ? "p" : "")]);
       f.calls = 0;
       p.add_function(f);
     }

@@ -169,7 +169,7 @@ Expected<Profile> read(const InputFile& in, const formats::ReadOptions& options,
     if (o.self == 0) continue;
     Function f;
     f.name = p.strings.intern(o.name);
-    f.instance = instances[f.name]++;
+    f.instance = next_instance(instances[f.name]);
     FuncId id = p.add_function(f);
     p.self(id, 0) = static_cast<Cost>(o.self);
     function_of[o.id] = id;

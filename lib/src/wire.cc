@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace graphgen::wire {
 
 namespace {
@@ -39,6 +41,9 @@ void function_flags(Reader& r, Function& f) {
   f.unresolved = (bits & 2) != 0;
   f.python = (bits & 4) != 0;
 }
+// The instance is a bit field of 29 bits: travels as 32, read back within them.
+void function_instance(Writer& w, const Function& f) { w.put<std::uint32_t>(f.instance); }
+void function_instance(Reader& r, Function& f) { f.instance = std::min(r.get<std::uint32_t>(), kMaxInstance); }
 
 constexpr auto function_fields = [](auto& io, auto& f) {
   field(io, f.name);
@@ -50,7 +55,7 @@ constexpr auto function_fields = [](auto& io, auto& f) {
   field(io, f.calls);
   field(io, f.primitive_calls);
   function_flags(io, f);
-  field(io, f.instance);
+  function_instance(io, f);
 };
 
 constexpr auto call_fields = [](auto& io, auto& c) {

@@ -16,6 +16,7 @@
 #include "graphgen/analysis/select.h"
 #include "graphgen/analysis/stacks.h"
 #include "graphgen/analysis/theme.h"
+#include "graphgen/wire.h"
 
 namespace graphgen {
 namespace {
@@ -391,9 +392,6 @@ TEST(Select, DeepChainsNeedNoRecursion) {
   EXPECT_TRUE(g.nodes[n - 1].kept);
 }
 
-}  // namespace
-}  // namespace graphgen
-
 namespace graphgen {
 namespace {
 
@@ -529,6 +527,48 @@ TEST(ProfileMerger, FloatingCellsAreExactWhetherOneOrManyAddendsCame) {
   for (std::size_t i = 1; i < files.size(); ++i) ASSERT_TRUE(rest.add(files[i], "f").has_value());
   rest.finish();
   expect(shared);
+}
+
+}  // namespace
+}  // namespace graphgen
+
+// A function's instance shares four bytes with its three flags (a 48-byte
+// function): each keeps its value when the others change, a reader's count
+// stops at the last number the field holds, and the wire carries them all.
+TEST(FunctionRecord, InstanceAndFlagsKeepTheirValuesSideBySide) {
+  Profile p;
+  Function& f = p.functions.emplace_back();
+  f.name = p.strings.intern("init");
+  f.instance = kMaxInstance;
+  f.has_object = f.python = true;
+  EXPECT_EQ(f.instance, kMaxInstance);
+  EXPECT_TRUE(f.has_object && f.python && !f.unresolved);
+  f.instance = 0;
+  f.unresolved = true;
+  EXPECT_TRUE(f.has_object && f.python && f.unresolved);
+  EXPECT_EQ(f.instance, 0u);
+
+  std::uint32_t count = 0;
+  EXPECT_EQ(next_instance(count), 0u);
+  EXPECT_EQ(next_instance(count), 1u);
+  count = kMaxInstance - 1;
+  EXPECT_EQ(next_instance(count), kMaxInstance - 1);
+  EXPECT_EQ(next_instance(count), kMaxInstance);
+  EXPECT_EQ(next_instance(count), kMaxInstance);  // (not 0: no wrap into another's identity)
+
+  f.instance = kMaxInstance;
+  f.unresolved = false;
+  wire::Writer w;
+  wire::put_profile(w, p);
+  const std::string bytes = w.take();
+  wire::Reader r(bytes);
+  Expected<Profile> back = wire::get_profile(r, "test");
+  ASSERT_TRUE(back.has_value());
+  ASSERT_EQ(back->functions.size(), 1u);
+  const Function& g = back->functions[0];
+  EXPECT_EQ(g.instance, kMaxInstance);
+  EXPECT_TRUE(g.has_object && g.python && !g.unresolved);
+  EXPECT_EQ(back->str(g.name), "init");
 }
 
 }  // namespace
