@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <new>
 
 namespace graphgen {
 
@@ -10,42 +11,65 @@ constexpr std::size_t kChunkBytes = 64 * 1024;
 }
 
 StringTable::StringTable() {
-  views_.emplace_back();
-  hashes_.push_back(FlatIndex::hash_bytes({}));
+  static constexpr char kEmpty[1] = {0};
+  bases_.push_back(kEmpty);
+  where_.push_back(0);  // chunk 0 (kEmpty), offset 0, length 0
+  const std::uint64_t h = FlatIndex::hash_bytes({});
+  hashes_.push_back(static_cast<std::uint32_t>(h));
   index_.find_or_add(
-      hashes_.back(), [](std::uint32_t) { return false; }, [] { return kNoString; });
+      h, [](std::uint32_t) { return false; }, [] { return kNoString; });
 }
 
-std::string_view StringTable::store(std::string_view s) {
+std::string_view StringTable::long_view(const char* base) {
+  std::uint64_t length;
+  std::memcpy(&length, base, sizeof length);
+  return {base + sizeof length, static_cast<std::size_t>(length)};
+}
+
+const char* StringTable::new_chunk(std::size_t bytes) {
+  // (2^24 chunks: 1 TiB of names, beyond any memory budget.)
+  if (bases_.size() > (std::size_t{1} << (64 - kOffsetBits - kLengthBits)) - 1) throw std::bad_alloc();
+  chunks_.push_back(std::unique_ptr<char[]>(new char[bytes]));  // no zeroing: filled next
+  bases_.push_back(chunks_.back().get());
+  return chunks_.back().get();
+}
+
+std::uint64_t StringTable::store(std::string_view s) {
   stored_ += s.size();
+  constexpr unsigned kChunkShift = kOffsetBits + kLengthBits;
   if (s.size() > kChunkBytes / 4) {
-    // Large strings get a chunk of their own so they do not waste the tail
+    // Large texts get a chunk of their own so they do not waste the tail
     // of the current chunk.
-    std::unique_ptr<char[]> big(new char[s.size()]);  // no zeroing: filled next
-    std::memcpy(big.get(), s.data(), s.size());
-    std::string_view v(big.get(), s.size());
-    chunks_.insert(chunks_.end() - (chunks_.empty() ? 0 : 1), std::move(big));
-    return v;
+    const bool long_text = s.size() >= kLongLength;
+    char* dst = const_cast<char*>(new_chunk(s.size() + (long_text ? sizeof(std::uint64_t) : 0)));
+    if (long_text) {
+      const std::uint64_t length = s.size();
+      std::memcpy(dst, &length, sizeof length);
+      dst += sizeof length;
+    }
+    std::memcpy(dst, s.data(), s.size());
+    return std::uint64_t{bases_.size() - 1} << kChunkShift | (long_text ? kLongLength : s.size());
   }
-  if (chunks_.empty() || chunk_used_ + s.size() > chunk_size_) {
-    chunks_.push_back(std::unique_ptr<char[]>(new char[kChunkBytes]));  // no zeroing
+  if (current_ == 0 || chunk_used_ + s.size() > kChunkBytes) {
+    new_chunk(kChunkBytes);
+    current_ = bases_.size() - 1;
     chunk_used_ = 0;
-    chunk_size_ = kChunkBytes;
   }
-  char* dst = chunks_.back().get() + chunk_used_;
+  char* dst = const_cast<char*>(bases_[current_]) + chunk_used_;
   if (!s.empty()) std::memcpy(dst, s.data(), s.size());
+  const std::uint64_t w = std::uint64_t{current_} << kChunkShift | std::uint64_t{chunk_used_} << kLengthBits | s.size();
   chunk_used_ += s.size();
-  return {dst, s.size()};
+  return w;
 }
 
 StringId StringTable::intern(std::string_view s) {
   const std::uint64_t h = FlatIndex::hash_bytes(s);
   return index_.find_or_add(
-      h, [&](std::uint32_t id) { return views_[id] == s; },
+      h, [&](std::uint32_t id) { return view(id) == s; },
       [&] {
-        views_.push_back(store(s));
-        hashes_.push_back(h);
-        return static_cast<StringId>(views_.size() - 1);
+        where_.push_back(store(s));
+        hashes_.push_back(static_cast<std::uint32_t>(h));
+        return static_cast<StringId>(where_.size() - 1);
       });
 }
 

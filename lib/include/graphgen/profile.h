@@ -387,7 +387,7 @@ struct Profile {
   /// for call_costs_from_counts the count's share of the callee's total.
   double call_value(CallId c, std::size_t e) const;
 
-  std::string_view str(StringId id) const { return strings.view(id); }
+  [[gnu::always_inline]] std::string_view str(StringId id) const { return strings.view(id); }
 
   /// About how many bytes the profile's tables hold (readers compare it
   /// with their memory budget as they grow them).
