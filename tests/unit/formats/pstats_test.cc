@@ -379,6 +379,57 @@ struct StatsBytes {
   }
 };
 
+// A caller key twice in one entry's callers (no dict holds it; a hand-made
+// or damaged file can) is left to the general decoder, wherever the two
+// are among the entry's callers, and a key repeated across entries is not
+// a repeat: the streaming path reads that one.
+TEST(PstatsReader, StreamingPathLeavesACallerListedTwiceToTheGeneralDecoder) {
+  auto file = [](const std::vector<int>& callers_of_last) {
+    StatsBytes m;
+    const int n = 40;
+    for (int i = 0; i < n; ++i) {
+      m.key(i);
+      m.bytes += ")\x05";
+      m.int32(2);
+      m.int32(2);
+      m.float64(1e-6);
+      m.float64(2e-6);
+      m.bytes += '{';
+      // Each function but the last is called by the one before it; the
+      // last by the callers given.
+      std::vector<int> callers = i + 1 < n ? std::vector<int>{} : callers_of_last;
+      if (i + 1 < n && i > 0) callers.push_back(i - 1);
+      for (int c : callers) {
+        m.key(c);
+        m.bytes += ")\x04";
+        m.int32(1);
+        m.int32(1);
+        m.float64(1e-7);
+        m.float64(1e-7);
+      }
+      m.bytes += '0';
+    }
+    m.bytes += '0';
+    return std::move(m.bytes);
+  };
+  for (const std::vector<int>& twice :
+       {std::vector<int>{5, 5}, std::vector<int>{3, 9, 17, 30, 12, 3}, std::vector<int>{1, 2, 4, 8, 16, 32, 16}}) {
+    SCOPED_TRACE(::testing::PrintToString(twice));
+    const std::string bytes = file(twice);
+    std::size_t trailing = 0;
+    EXPECT_FALSE(detail::read_fast(bytes, trailing).has_value());
+  }
+  const std::string once = file({3, 9, 17, 30, 12, 0});  // 0 and 3 also call others
+  std::size_t trailing = 0;
+  auto fast = detail::read_fast(once, trailing);
+  ASSERT_TRUE(fast.has_value());
+  Diagnostics diag;
+  auto general = read_general(once, "once.pstats", diag);
+  ASSERT_TRUE(general.has_value());
+  EXPECT_EQ(profile_mismatch(*fast, *general), "");
+  EXPECT_EQ(fast->calls.size(), 38u + 6u);
+}
+
 // A big pstats file read by the streaming path gives back each megabyte of
 // its mapping once read: a 100 000-function profile's peak held the whole
 // file beside the profile. Read again, the pages come back from the page
