@@ -377,6 +377,23 @@ struct StatsBytes {
     int32(10 + i);
     text("function_" + std::to_string(i));
   }
+  // Key i, then a tuple of `size` starting with two ints and two floats.
+  void keyed(int i, char size, std::int32_t a, std::int32_t b, double c, double d) {
+    key(i);
+    bytes += ')';
+    bytes += size;
+    int32(a);
+    int32(b);
+    float64(c);
+    float64(d);
+  }
+  // Function i's entry, up to its callers: key, (cc, nc, tt, ct, {...
+  void entry(int i, std::int32_t cc, std::int32_t nc, double tt, double ct) {
+    keyed(i, 5, cc, nc, tt, ct);
+    bytes += '{';
+  }
+  // One of its callers: key, (nc, cc, tt, ct).
+  void caller(int i, std::int32_t nc, std::int32_t cc, double tt, double ct) { keyed(i, 4, nc, cc, tt, ct); }
 };
 
 // A caller key twice in one entry's callers (no dict holds it; a hand-made
@@ -388,25 +405,12 @@ TEST(PstatsReader, StreamingPathLeavesACallerListedTwiceToTheGeneralDecoder) {
     StatsBytes m;
     const int n = 40;
     for (int i = 0; i < n; ++i) {
-      m.key(i);
-      m.bytes += ")\x05";
-      m.int32(2);
-      m.int32(2);
-      m.float64(1e-6);
-      m.float64(2e-6);
-      m.bytes += '{';
+      m.entry(i, 2, 2, 1e-6, 2e-6);
       // Each function but the last is called by the one before it; the
       // last by the callers given.
       std::vector<int> callers = i + 1 < n ? std::vector<int>{} : callers_of_last;
       if (i + 1 < n && i > 0) callers.push_back(i - 1);
-      for (int c : callers) {
-        m.key(c);
-        m.bytes += ")\x04";
-        m.int32(1);
-        m.int32(1);
-        m.float64(1e-7);
-        m.float64(1e-7);
-      }
+      for (int c : callers) m.caller(c, 1, 1, 1e-7, 1e-7);
       m.bytes += '0';
     }
     m.bytes += '0';
@@ -438,13 +442,8 @@ TEST(PstatsReader, StreamingPathGivesBackThePagesItRead) {
   StatsBytes m;
   const int n = 150000;  // about 10 MB
   for (int i = 0; i < n; ++i) {
-    m.key(i);
-    m.bytes += ")\x05";
-    m.int32(1);
-    m.int32(1);
-    m.float64(1e-6);
-    m.float64(2e-6);
-    m.bytes += "{0";
+    m.entry(i, 1, 1, 1e-6, 2e-6);
+    m.bytes += '0';
   }
   m.bytes += '0';
   const std::string& bytes = m.bytes;
@@ -480,21 +479,9 @@ TEST(PstatsReader, StreamingPathGivesBackThePagesItRead) {
 std::string many_calls_file(int functions, int callers) {
   StatsBytes m;
   for (int i = 0; i < functions; ++i) {
-    m.key(i);
-    m.bytes += ")\x05";
-    m.int32(callers);
-    m.int32(callers);
-    m.float64(1e-6 * (i % 7 + 1));
-    m.float64(1e-5 * (i % 5 + 1));
-    m.bytes += '{';
-    for (int k = 1; k <= callers && k <= i; ++k) {
-      m.key(i - k);
-      m.bytes += ")\x04";
-      m.int32(1);
-      m.int32(1);
-      m.float64(1e-6 * (i % 7 + 1) / callers);
-      m.float64(1e-5 * (i % 5 + 1) / callers);
-    }
+    m.entry(i, callers, callers, 1e-6 * (i % 7 + 1), 1e-5 * (i % 5 + 1));
+    for (int k = 1; k <= callers && k <= i; ++k)
+      m.caller(i - k, 1, 1, 1e-6 * (i % 7 + 1) / callers, 1e-5 * (i % 5 + 1) / callers);
     m.bytes += '0';
   }
   m.bytes += '0';
