@@ -41,11 +41,8 @@ void prune(const Profile& p, CallGraph& g, const PruneOptions& options) {
 
   for (std::size_t i = 0; i < g.edges.size(); ++i) {
     const GraphEdge& e = g.edges[i];
-    if (!g.nodes[e.caller].kept || !g.nodes[e.callee].kept) {
-      g.drop_edge(i);
-    } else if (const MaybeDouble w = edge_weight(g, e); w && *w < edge_thres) {
-      g.drop_edge(i);
-    }
+    const MaybeDouble w = edge_weight(g, e);
+    if (!g.nodes[e.caller].kept || !g.nodes[e.callee].kept || (w && *w < edge_thres)) g.drop_edge(i);
   }
 
   if (options.color_nodes_by_selftime) {

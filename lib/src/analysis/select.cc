@@ -33,14 +33,14 @@ std::vector<FuncId> match_functions(const Profile& p, const CallGraph& g, std::s
 
 namespace {
 
-// Breadth-first over kept edges, forwards or backwards; drops everything not
-// reached and every edge leaving the reached set.
 // An edge is shown only between two shown nodes.
 void drop_edges_of_dropped_nodes(CallGraph& g) {
   for (std::size_t i = 0; i < g.edges.size(); ++i)
     if (!g.nodes[g.edges[i].caller].kept || !g.nodes[g.edges[i].callee].kept) g.drop_edge(i);
 }
 
+// Breadth-first over kept edges, forwards or backwards; drops everything not
+// reached and every edge leaving the reached set.
 void keep_reachable(CallGraph& g, const std::vector<FuncId>& starts, int depth, bool forward) {
   std::size_t n = g.nodes.size();
   std::vector<std::vector<FuncId>> reverse;
