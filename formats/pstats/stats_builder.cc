@@ -55,9 +55,14 @@ void CallerStats::add_item(std::size_t i, std::int64_t n, double t) {
   }
 }
 
+namespace {
+std::uint32_t key_hash(StringId file, std::int64_t line, StringId name, StringId code) {
+  return static_cast<std::uint32_t>(FlatIndex::mix(FlatIndex::mix(file, name, code), static_cast<std::uint64_t>(line)));
+}
+}  // namespace
+
 std::uint32_t StatsBuilder::key(const Key& key) {
-  const std::uint64_t h =
-      FlatIndex::mix(FlatIndex::mix(key.file, key.name, key.code), static_cast<std::uint64_t>(key.line));
+  const std::uint32_t h = key_hash(key.file, key.line, key.name, key.code);
   if (keys_are_functions_)
     return index_.find_or_add(
         h,
@@ -65,14 +70,19 @@ std::uint32_t StatsBuilder::key(const Key& key) {
           const Function& fn = p_.functions[f];
           return fn.file == key.file && fn.line == key.line && fn.name == key.name && fn.code == key.code;
         },
-        [&] { return add_function(key); });
+        [&] { return add_function(key); },
+        [&](FuncId f) {
+          const Function& fn = p_.functions[f];
+          return key_hash(fn.file, fn.line, fn.name, fn.code);
+        });
   return index_.find_or_add(
       h, [&](std::uint32_t k) { return keys_[k] == key; },
       [&] {
         keys_.push_back(key);
         function_of_.push_back(kNoFunction);
         return static_cast<std::uint32_t>(keys_.size() - 1);
-      });
+      },
+      [&](std::uint32_t k) { return key_hash(keys_[k].file, keys_[k].line, keys_[k].name, keys_[k].code); });
 }
 
 FuncId StatsBuilder::add_function(const Key& k) {

@@ -81,7 +81,7 @@ class StatsBuilder {
   bool keys_are_functions_ = false;
   std::vector<Key> keys_;
   std::vector<FuncId> function_of_;
-  FlatIndex index_;
+  DenseIndex index_;  // keys' rows (or functions), dense from 0
 };
 
 }  // namespace graphgen::pstats

@@ -17,7 +17,8 @@ StringTable::StringTable() {
   const std::uint64_t h = FlatIndex::hash_bytes({});
   hashes_.push_back(static_cast<std::uint32_t>(h));
   index_.find_or_add(
-      h, [](std::uint32_t) { return false; }, [] { return kNoString; });
+      static_cast<std::uint32_t>(h), [](std::uint32_t) { return false; }, [] { return kNoString; },
+      [this](StringId id) { return hashes_[id]; });
 }
 
 std::string_view StringTable::long_view(const char* base) {
@@ -65,12 +66,13 @@ std::uint64_t StringTable::store(std::string_view s) {
 StringId StringTable::intern(std::string_view s) {
   const std::uint64_t h = FlatIndex::hash_bytes(s);
   return index_.find_or_add(
-      h, [&](std::uint32_t id) { return view(id) == s; },
+      static_cast<std::uint32_t>(h), [&](std::uint32_t id) { return view(id) == s; },
       [&] {
         where_.push_back(store(s));
         hashes_.push_back(static_cast<std::uint32_t>(h));
         return static_cast<StringId>(where_.size() - 1);
-      });
+      },
+      [this](StringId id) { return hashes_[id]; });
 }
 
 }  // namespace graphgen

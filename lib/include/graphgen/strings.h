@@ -31,7 +31,7 @@ class StringTable {
   void reserve(std::size_t strings) {
     where_.reserve(strings);
     hashes_.reserve(strings);
-    index_.reserve(strings);
+    index_.reserve(strings, [this](StringId id) { return hashes_[id]; });
   }
   /// The text of an id returned by intern(). (Always inlined: the merge of
   /// many files calls it for every string it compares.)
@@ -49,7 +49,7 @@ class StringTable {
   std::uint64_t hash(StringId id) const { return hashes_[id]; }
   std::size_t size() const { return where_.size(); }
   /// Bytes held: the text and the index.
-  std::size_t bytes() const { return stored_ + where_.size() * (sizeof(std::uint64_t) + sizeof(std::uint32_t) + 16); }
+  std::size_t bytes() const { return stored_ + where_.size() * (sizeof(std::uint64_t) + sizeof(std::uint32_t) + 8); }
 
  private:
   // Where each id's text is, in one word (8 bytes a string where a
@@ -72,7 +72,7 @@ class StringTable {
   std::vector<std::uint64_t> where_;
   std::vector<std::uint32_t> hashes_;  // parallel to where_
   std::size_t stored_ = 0;
-  FlatIndex index_;
+  DenseIndex index_;  // ids, which are dense from 0
 };
 
 }  // namespace graphgen

@@ -488,6 +488,31 @@ std::string many_calls_file(int functions, int callers) {
   return std::move(m.bytes);
 }
 
+// Every caller key written whole: the streaming path finds each among the
+// functions already read, across its key index's growth (1 024 slots
+// first, each function placed again by its key's hash as it doubles), and
+// reads what the general decoder does.
+TEST(PstatsReader, StreamingPathFindsWholeKeysAgainAsItsIndexGrows) {
+  const int functions = 5000, callers = 3;
+  const std::string bytes = many_calls_file(functions, callers);
+  std::size_t trailing = 0;
+  auto fast = detail::read_fast(bytes, trailing);
+  ASSERT_TRUE(fast.has_value()) << "the streaming path refused it";
+  Diagnostics diag;
+  auto general = read_general(bytes, "whole-keys.pstats", diag);
+  ASSERT_TRUE(general.has_value()) << general.error().message;
+  EXPECT_EQ(profile_mismatch(*fast, *general), "");
+  EXPECT_EQ(fast->functions.size(), std::size_t{functions});
+  ASSERT_EQ(fast->calls.size(), std::size_t{functions} * callers - 6);
+  // Function i is the i-th key met, called by the `callers` before it.
+  for (FuncId f = 0; f < fast->functions.size(); ++f)
+    ASSERT_EQ(fast->str(fast->functions[f].name), "function_" + std::to_string(f));
+  for (const Call& c : fast->calls) {
+    ASSERT_GE(c.callee, c.caller + 1);
+    ASSERT_LE(c.callee, c.caller + callers);
+  }
+}
+
 // A graph made while the calls are given back (what `graphgen` does) is
 // the graph made from the profile as it is, edge for edge; the calls'
 // pages go back as the edges are made, so making them adds next to nothing

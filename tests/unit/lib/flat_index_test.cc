@@ -1,5 +1,5 @@
-// FlatIndex: rows found by their keys whatever the table's growth, and the
-// guess likely_row() makes for prefetching.
+// FlatIndex and DenseIndex: rows found by their keys whatever the table's
+// growth, and the guess likely_row() makes for prefetching.
 #include "graphgen/flat_index.h"
 
 #include <gtest/gtest.h>
@@ -97,6 +97,66 @@ TEST(FlatIndex, LikelyRowIsTheFirstTagMatch) {
   // path, whatever key is asked for (find() then compares keys).
   EXPECT_EQ(index.likely_row(hash_of(3)), 0);
   EXPECT_EQ(index.likely_row(FlatIndex::mix(1000)), -1);  // never added
+}
+
+// DenseIndex: each key's row whatever the table grew or was reserved to,
+// with a third of the keys on one probe path with one hash, asked again
+// after every growth; a key added once.
+TEST(DenseIndex, ReservedOrGrownTheSameRowsAreFound) {
+  for (std::size_t n : {1u, 511u, 512u, 5000u, 70000u}) {
+    DenseIndex grown, reserved;
+    reserved.reserve(n, [](std::uint32_t) -> std::uint32_t { return 0; });  // (no rows yet: not asked)
+    for (DenseIndex* index : {&grown, &reserved}) {
+      std::vector<std::uint64_t> keys;
+      std::size_t adds = 0;
+      auto row_of = [&](std::uint64_t k) {
+        return index->find_or_add(
+            static_cast<std::uint32_t>(hash_of(k)), [&](std::uint32_t r) { return keys[r] == k; },
+            [&] {
+              ++adds;
+              keys.push_back(k);
+              return static_cast<std::uint32_t>(keys.size() - 1);
+            },
+            [&](std::uint32_t r) { return static_cast<std::uint32_t>(hash_of(keys[r])); });
+      };
+      for (std::uint64_t k = 0; k < n; ++k) ASSERT_EQ(row_of(k), k) << n;
+      for (std::uint64_t k = 0; k < n; ++k) ASSERT_EQ(row_of(k), k) << n;
+      EXPECT_EQ(adds, n);
+      EXPECT_EQ(index->size(), n);
+    }
+  }
+}
+
+// The hash's bits above a slot's place are its tag: keys placed on one
+// path whose hashes differ above it are told apart without asking equal(),
+// also after the table grew and the tags lost their lowest bits.
+TEST(DenseIndex, TagsAboveThePlaceSpareTheKeyComparisons) {
+  DenseIndex index;
+  std::vector<std::uint32_t> hashes;
+  std::size_t asked = 0;
+  auto add = [&](std::uint32_t h) {
+    return index.find_or_add(
+        h,
+        [&](std::uint32_t r) {
+          ++asked;
+          return hashes[r] == h;
+        },
+        [&] {
+          hashes.push_back(h);
+          return static_cast<std::uint32_t>(hashes.size() - 1);
+        },
+        [&](std::uint32_t r) { return hashes[r]; });
+  };
+  // 300 keys on one path of the first 1024 slots (the low 20 bits equal).
+  for (std::uint32_t k = 0; k < 300; ++k) ASSERT_EQ(add(k << 20 | 5), k);
+  EXPECT_EQ(asked, 0u);
+  for (std::uint32_t k = 0; k < 300; ++k) ASSERT_EQ(add(k << 20 | 5), k);
+  EXPECT_EQ(asked, 300u);  // each found row's key compared once
+  // Grown to 4096 slots and more by other keys: the same rows.
+  for (std::uint32_t k = 0; k < 5000; ++k) add(FlatIndex::mix(k) & 0xFFFFF);
+  asked = 0;
+  for (std::uint32_t k = 0; k < 300; ++k) ASSERT_EQ(add(k << 20 | 5), k);
+  EXPECT_EQ(asked, 300u);
 }
 
 // Each owner's rows in an index of its own: one key under two owners is two
