@@ -112,11 +112,13 @@ std::size_t reservable_count(std::size_t count) {
 std::size_t output_reservation(std::size_t max_bytes, std::size_t estimate);
 
 /// Gives the pages of freed memory back to the system when there are
-/// enough of them (16 MiB). glibc keeps a freed block resident while
+/// `worth_it` bytes of them. glibc keeps a freed block resident while
 /// anything above it in the heap is alive, so a reader's temporaries (the
 /// callgrind reader's position rows beside a 33 MB `-T callgrind` output)
-/// stay in the peak of the phase after them. Called between phases.
-void release_freed_memory();
+/// stay in the peak of the phase after them. Called between phases (16 MiB:
+/// below it the next phase mostly takes the pages again), and with less
+/// where what comes next is a mapping of its own (a megabyte or more).
+void release_freed_memory(std::size_t worth_it = std::size_t{16} << 20);
 
 /// Gives the whole pages inside [begin, end) back to the system: memory of
 /// a table whose first rows were consumed and are never read again before
