@@ -18,8 +18,8 @@ Confidence sniff_row(std::string_view head) {
                                     : Confidence::kNo;
 }
 
-Expected<Profile> read_file(const InputFile& in, const ReadOptions&, Diagnostics& diag) {
-  return read(in.bytes(), in.path(), diag, &in);
+Expected<Profile> read_file(const InputFile& in, const ReadOptions& options, Diagnostics& diag) {
+  return read(in.bytes(), in.path(), diag, &in, /*keep_call_self=*/!options.graph_only);
 }
 
 }  // namespace

@@ -47,11 +47,11 @@ struct Scratch {
 
 class Validator {
  public:
-  Validator(const Document& doc, std::string_view path, Profile& p, Scratch& scratch)
+  Validator(const Document& doc, std::string_view path, Profile& p, Scratch& scratch, bool keep_call_self)
       : doc_(doc),
         path_(path),
         p_(p),
-        builder_(p),
+        builder_(p, 0, false, keep_call_self),
         string_memo_(scratch.string_memo),
         key_memo_(scratch.key_memo),
         item_key_(scratch.item_key),
@@ -240,18 +240,19 @@ class Validator {
 
 }  // namespace
 
-Expected<Profile> read(std::string_view bytes, std::string_view path, Diagnostics& diag, const InputFile* file) {
+Expected<Profile> read(std::string_view bytes, std::string_view path, Diagnostics& diag, const InputFile* file,
+                       bool keep_call_self) {
   std::size_t trailing = 0;
-  if (auto fast = detail::read_fast(bytes, trailing, file)) {
+  if (auto fast = detail::read_fast(bytes, trailing, file, keep_call_self)) {
     if (trailing > 0)
       diag.warn(fmt::format("{}:+0x{:x}: {} trailing bytes after the stats dict ignored", path, bytes.size() - trailing,
                             trailing));
     return std::move(*fast);
   }
-  return read_general(bytes, path, diag);
+  return read_general(bytes, path, diag, keep_call_self);
 }
 
-Expected<Profile> read_general(std::string_view bytes, std::string_view path, Diagnostics& diag) {
+Expected<Profile> read_general(std::string_view bytes, std::string_view path, Diagnostics& diag, bool keep_call_self) {
   // Each thread keeps its decoder buffers across files (a thousand rank
   // files decode without allocating for each).
   thread_local marshal::Document buffers;
@@ -259,7 +260,7 @@ Expected<Profile> read_general(std::string_view bytes, std::string_view path, Di
   if (!doc) return doc.error();
   Profile p;
   thread_local Scratch scratch;
-  Validator v(*doc, path, p, scratch);
+  Validator v(*doc, path, p, scratch, keep_call_self);
   auto ok = v.run();
   std::size_t trailing = doc->trailing_bytes();
   buffers = std::move(doc).value();

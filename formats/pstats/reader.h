@@ -35,12 +35,14 @@ bool sniff_weak(std::string_view head);
 /// Files shaped as cProfile writes them stream straight into the profile
 /// (stream.h); everything else goes through the general decoder. Given
 /// the file the bytes are, the streaming path gives back its pages as it
-/// reads them.
+/// reads them. `keep_call_self`: keep each call's own time (StatsBuilder),
+/// which a call graph does not read.
 Expected<Profile> read(std::string_view bytes, std::string_view path, Diagnostics& diag,
-                       const InputFile* file = nullptr);
+                       const InputFile* file = nullptr, bool keep_call_self = true);
 
 /// The general path alone: a decoded object tree, then validation (tests
 /// compare it with the streaming path).
-Expected<Profile> read_general(std::string_view bytes, std::string_view path, Diagnostics& diag);
+Expected<Profile> read_general(std::string_view bytes, std::string_view path, Diagnostics& diag,
+                               bool keep_call_self = true);
 
 }  // namespace graphgen::pstats

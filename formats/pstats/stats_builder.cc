@@ -10,12 +10,12 @@ std::string code_object_label(std::string_view name, std::string_view file, std:
   return fmt::format("<code object {}, file \"{}\", line {}>", name, file, line);
 }
 
-StatsBuilder::StatsBuilder(Profile& p, std::size_t input_bytes, bool keys_are_functions)
+StatsBuilder::StatsBuilder(Profile& p, std::size_t input_bytes, bool keys_are_functions, bool keep_call_self)
     : p_(p), keys_are_functions_(keys_are_functions) {
   p.events.push_back({p.strings.intern("time"), p.strings.intern("s"), 1.0, true, kNoString});
   p.label_style = LabelStyle::kPython;
   p.reports_totals = true;
-  p.keeps_call_self = true;
+  p.keeps_call_self = keep_call_self;
   // The tables are reserved for the rows the file can hold, not grown as
   // rows come: growing copied each table once or twice over and faulted in
   // the new room each time (the 100k-function file 0.88× the time reserved).
@@ -118,10 +118,11 @@ void StatsBuilder::caller(std::uint32_t caller_key, FuncId callee, const CallerS
   if (s.is_int) {
     // The pure-Python profiler's count: times follow from the counts.
     p_.call_costs_from_counts = true;
-    p_.inclusive(c, 0) = p_.along(c, 0) = float_cost(0.0);
+    p_.inclusive(c, 0) = float_cost(0.0);
+    if (p_.keeps_call_self) p_.along(c, 0) = float_cost(0.0);
     return;
   }
-  p_.along(c, 0) = float_cost(s.along);
+  if (p_.keeps_call_self) p_.along(c, 0) = float_cost(s.along);
   p_.inclusive(c, 0) = float_cost(s.inclusive);
 }
 

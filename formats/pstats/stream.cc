@@ -90,8 +90,8 @@ class FastReader {
  public:
   // Each key's function is asked for before the next key is read, so its
   // builder keeps the keys in the functions.
-  FastReader(std::string_view in, Profile& p, const InputFile* file)
-      : in_(in), passed_(file), p_(p), builder_(p, in.size(), /*keys_are_functions=*/true) {}
+  FastReader(std::string_view in, Profile& p, const InputFile* file, bool keep_call_self)
+      : in_(in), passed_(file), p_(p), builder_(p, in.size(), /*keys_are_functions=*/true, keep_call_self) {}
 
   bool run(std::size_t& trailing) {
     std::uint8_t code;
@@ -473,10 +473,11 @@ class FastReader {
 
 }  // namespace
 
-std::optional<Profile> read_fast(std::string_view bytes, std::size_t& trailing, const InputFile* file) {
+std::optional<Profile> read_fast(std::string_view bytes, std::size_t& trailing, const InputFile* file,
+                                 bool keep_call_self) {
   if (bytes.size() > 0xFFFFFFFFu) return std::nullopt;
   Profile p;
-  FastReader reader(bytes, p, file);
+  FastReader reader(bytes, p, file, keep_call_self);
   if (!reader.run(trailing)) return std::nullopt;
   return p;
 }

@@ -22,6 +22,8 @@ namespace graphgen::pstats::detail {
 /// `trailing` gets the number of bytes after the dict. Given the file the
 /// bytes are, it gives back the pages read as it goes (a mapping's pages
 /// come back from the page cache if the general path reads them again).
-std::optional<Profile> read_fast(std::string_view bytes, std::size_t& trailing, const InputFile* file = nullptr);
+/// `keep_call_self`: as StatsBuilder's.
+std::optional<Profile> read_fast(std::string_view bytes, std::size_t& trailing, const InputFile* file = nullptr,
+                                 bool keep_call_self = true);
 
 }  // namespace graphgen::pstats::detail
