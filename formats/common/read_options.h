@@ -35,7 +35,7 @@ struct ReadOptions {
   bool keep_positions = true;
   /// The output is the pruned call graph (or --list-functions): readers may
   /// leave out what only the writers of whole profiles show (tracemalloc's
-  /// callsite tree, which -T stats groups by).
+  /// callsite tree, which -T stats groups by; pstats calls' own times).
   bool graph_only = false;
   /// Keep the callsite tree of sampled stacks (flame graphs, filters).
   bool keep_stacks = true;

@@ -158,12 +158,13 @@ const char* give_back_pages(const char* begin, const char* end, std::size_t* giv
 void release_freed_memory(std::size_t worth_it) {
 #ifdef __GLIBC__
   // Between phases, below 16 MiB the pages given back are mostly taken
-  // again by the next phase and faulted in anew. Measured over 19 formats' 20 MB inputs
-  // (-T dot and html) and the bench's: every read that left 8-10 MiB free
-  // peaked the same (within 0.5 MiB) with or without giving it back, and
-  // pydoc-sep3 -> dot paid 450 page faults, 0.6-1.2 ms (2-4 %), for it; the
-  // one lower peak came from 23.5 MiB free (pydoc-sep3 -> -T callgrind,
-  // whose 33 MB output is allocated beside it: 142.7 -> 122.1 MiB).
+  // again by the next phase and faulted in anew. Measured over 19 formats'
+  // 20 MB inputs (-T dot and html) and the bench's: every read that left
+  // 8-10 MiB free peaked the same (within 0.5 MiB) with or without giving
+  // it back, and pydoc-sep3 -> dot paid 450 page faults, 0.6-1.2 ms
+  // (2-4 %), for it; the one lower peak came from 23.5 MiB free
+  // (pydoc-sep3 -> -T callgrind, whose 33 MB output is allocated beside
+  // it: 142.7 -> 122.1 MiB).
   if (::mallinfo2().fordblks >= worth_it) ::malloc_trim(0);
 #endif
 }

@@ -182,7 +182,7 @@ class DenseIndex {
       const std::uint32_t s = slots_[i];
       if (s == 0) {
         const std::uint32_t row = add();
-        assert(row == used_);  // (rows are dense: row + 1 <= used_ < mask)
+        assert(row == used_);  // (so row + 1 <= slots / 2: inside the mask, below the tag)
         slots_[i] = tag | (row + 1);
         ++used_;
         return row;
