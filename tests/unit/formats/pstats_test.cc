@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 
 #include "graphgen/analysis/graph.h"
@@ -313,6 +314,26 @@ std::string profile_mismatch(const Profile& a, const Profile& b) {
   return "";
 }
 
+// The streaming path's profile of `bytes`, checked equal to the general
+// decoder's; nothing (and a failure) when the streaming path refuses it or
+// the general decoder fails.
+std::optional<Profile> streamed_as_general(const std::string& bytes, std::string_view name) {
+  std::size_t trailing = 0;
+  auto fast = detail::read_fast(bytes, trailing);
+  if (!fast) {
+    ADD_FAILURE() << name << ": the streaming path refused it";
+    return std::nullopt;
+  }
+  Diagnostics diag;
+  auto general = read_general(bytes, name, diag);
+  if (!general) {
+    ADD_FAILURE() << general.error().message;
+    return std::nullopt;
+  }
+  EXPECT_EQ(profile_mismatch(*fast, *general), "") << name;
+  return fast;
+}
+
 TEST(PstatsReader, StreamingPathEqualsTheGeneralDecoderOnEveryFile) {
   std::vector<fs::path> files;
   for (const auto& e : fs::recursive_directory_iterator(test::testdata_dir()))
@@ -424,14 +445,8 @@ TEST(PstatsReader, StreamingPathLeavesACallerListedTwiceToTheGeneralDecoder) {
     std::size_t trailing = 0;
     EXPECT_FALSE(detail::read_fast(bytes, trailing).has_value());
   }
-  const std::string once = file({3, 9, 17, 30, 12, 0});  // 0 and 3 also call others
-  std::size_t trailing = 0;
-  auto fast = detail::read_fast(once, trailing);
+  auto fast = streamed_as_general(file({3, 9, 17, 30, 12, 0}), "once.pstats");  // 0 and 3 also call others
   ASSERT_TRUE(fast.has_value());
-  Diagnostics diag;
-  auto general = read_general(once, "once.pstats", diag);
-  ASSERT_TRUE(general.has_value());
-  EXPECT_EQ(profile_mismatch(*fast, *general), "");
   EXPECT_EQ(fast->calls.size(), 38u + 6u);
 }
 
@@ -495,14 +510,8 @@ std::string many_calls_file(int functions, int callers) {
 // reads what the general decoder does.
 TEST(PstatsReader, StreamingPathFindsWholeKeysAgainAsItsIndexGrows) {
   const int functions = 5000, callers = 3;
-  const std::string bytes = many_calls_file(functions, callers);
-  std::size_t trailing = 0;
-  auto fast = detail::read_fast(bytes, trailing);
-  ASSERT_TRUE(fast.has_value()) << "the streaming path refused it";
-  Diagnostics diag;
-  auto general = read_general(bytes, "whole-keys.pstats", diag);
-  ASSERT_TRUE(general.has_value()) << general.error().message;
-  EXPECT_EQ(profile_mismatch(*fast, *general), "");
+  auto fast = streamed_as_general(many_calls_file(functions, callers), "whole-keys.pstats");
+  ASSERT_TRUE(fast.has_value());
   EXPECT_EQ(fast->functions.size(), std::size_t{functions});
   ASSERT_EQ(fast->calls.size(), std::size_t{functions} * callers - 6);
   // Function i is the i-th key met, called by the `callers` before it.
@@ -666,13 +675,8 @@ TEST(PstatsReader, StreamingPathReadsEveryIntThroughItsReference) {
   bytes += "{0";
   bytes += '0';
 
-  std::size_t trailing = 0;
-  auto fast = detail::read_fast(bytes, trailing);
-  ASSERT_TRUE(fast.has_value()) << "the streaming path refused it";
-  Diagnostics diag;
-  auto general = read_general(bytes, "refs.pstats", diag);
-  ASSERT_TRUE(general.has_value()) << general.error().message;
-  EXPECT_EQ(profile_mismatch(*fast, *general), "");
+  auto fast = streamed_as_general(bytes, "refs.pstats");
+  ASSERT_TRUE(fast.has_value());
   ASSERT_EQ(fast->calls.size(), 4u);
   for (const Call& c : fast->calls) {
     const std::string_view caller = fast->str(fast->functions[c.caller].name);
