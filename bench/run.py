@@ -199,7 +199,7 @@ def alternate(a, args, path, out, extra=(), reference=None, reference_runs=None)
 def baseline_note(new, old):
     if old is None:
         return ""
-    return " (baseline %.3f s, %.0f MB: %.2f× the time)" % (old[0], old[2], old[3])
+    return " (baseline %.3f s, %.1f MiB: %.2f× the time)" % (old[0], old[2], old[3])
 
 
 def merge_case(a):
@@ -217,7 +217,7 @@ def merge_case(a):
                                  reference_runs=max(1, a.runs // 2))
     wall, read, peak = new
     ref = python[0]
-    print("| 1024 rank pstats -> one merged pstats | %.1f MB | %.3f s%s | %.0f MB/s | %.0f MB | Python pstats %.1f s "
+    print("| 1024 rank pstats -> one merged pstats | %.1f MB | %.3f s%s | %.0f MB/s | %.1f MiB | Python pstats %.1f s "
           "(this run) | %.0f× | %s |" % (size_mb, wall, baseline_note(new, old), size_mb / read, peak, ref, ref / wall,
                                          "met (≥ 40×)" if ref / wall >= 40 else "missed (≥ 40×)"))
 
@@ -723,7 +723,7 @@ def core_section(a):
             f = floor_seconds(path, a.runs)
             floor_text = "%.1f× (%.3f s)" % (read / f, f)
             verdict += "; " + ("met" if read / f <= FLOOR_TARGET else "missed") + " (read ≤ %g× one pass)" % FLOOR_TARGET
-        print("| %s | %.1f MB | %.3f s%s | %.0f MB/s | %s | %.1f MiB | %s %.1f s, %d MB | %.0f× | %s |" %
+        print("| %s | %.1f MB | %.3f s%s | %.0f MB/s | %s | %.1f MiB | %s %.1f s, %d MiB | %.0f× | %s |" %
               (name, size_mb, wall, baseline_note(new, old), size_mb / read, floor_text, peak, tool, ref_s,
                ref_mb, ref_s / wall, verdict))
     merge_case(a)
