@@ -217,7 +217,7 @@ def merge_case(a):
                                  reference_runs=max(1, a.runs // 2))
     wall, read, peak = new
     ref = python[0]
-    print("| 1024 rank pstats -> one merged pstats | %.1f MB | %.3f s%s | %.0f MB/s | %.1f MiB | Python pstats %.1f s "
+    print("| 1024 rank pstats -> one merged pstats | %.1f MB | %.3f s%s | %.0f MB/s | - | %.1f MiB | Python pstats %.1f s "
           "(this run) | %.0f× | %s |" % (size_mb, wall, baseline_note(new, old), size_mb / read, peak, ref, ref / wall,
                                          "met (≥ 40×)" if ref / wall >= 40 else "missed (≥ 40×)"))
 
