@@ -117,7 +117,7 @@ fs::path temp_dir() {
 RunResult run(const std::vector<std::string>& argv, const fs::path& cwd, const std::vector<std::string>& env,
               int timeout_seconds, const Stdin& in) {
   fs::path dir = temp_dir();
-  fs::path out = dir / "stdout", err = dir / "stderr";
+  fs::path out = dir / "stdout", err = dir / "stderr", peak = dir / "peak";
   RunResult r;
   int terminal = -1;
   std::string terminal_name;
@@ -142,12 +142,16 @@ RunResult run(const std::vector<std::string>& argv, const fs::path& cwd, const s
     ::dup2(e, 2);
     if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) ::_exit(127);
     for (const std::string& kv : env) ::putenv(const_cast<char*>(kv.c_str()));
-    std::vector<char*> args;
+    // Through the spawner (util/spawn.cc), so the peak is the program's own
+    // and not this process's, in a process group a timeout ends whole.
+    ::setpgid(0, 0);
+    std::vector<char*> args{const_cast<char*>(GRAPHGEN_TEST_SPAWN), const_cast<char*>(peak.c_str())};
     for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
-    ::execvp(args[0], args.data());
+    ::execv(args[0], args.data());
     ::_exit(127);
   }
+  ::setpgid(pid, pid);  // (also here: a timeout may come before the child's own call)
   int status = 0;
   struct rusage usage {};
   auto start = std::chrono::steady_clock::now();
@@ -158,13 +162,15 @@ RunResult run(const std::vector<std::string>& argv, const fs::path& cwd, const s
     double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (timeout_seconds > 0 && elapsed > timeout_seconds && !r.timed_out) {
       r.timed_out = true;
-      ::kill(pid, SIGKILL);
+      ::kill(-pid, SIGKILL);
     }
     if (timeout_seconds > 0) ::usleep(2000);
   }
   if (terminal >= 0) ::close(terminal);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // (The spawner's own peak when it could not write the program's.)
   r.peak_kb = usage.ru_maxrss;
+  if (std::string kb = read_file(peak); !kb.empty()) r.peak_kb = std::stol(kb);
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   r.out = read_file(out);
   r.err = read_file(err);
@@ -194,6 +200,14 @@ fs::path write_temp(const std::string& name, const std::string& text) {
   fs::path p = temp_dir() / name;
   std::ofstream(p, std::ios::binary) << text;
   return p;
+}
+
+void as_if_on_disk(const fs::path& p) {
+  const int fd = ::open(p.c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0) << p;
+  ASSERT_EQ(::fdatasync(fd), 0) << p;  // (dirty pages stay in the cache)
+  ASSERT_EQ(::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0) << p;
+  ::close(fd);
 }
 
 Expected<Profile> read_profiles(const std::vector<fs::path>& paths, const std::string& format,

@@ -2,7 +2,9 @@
 // file and offset, no half-written outputs, --help, stdin, and in-process
 // rendering with no `dot` program on the PATH.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <csignal>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -423,6 +425,33 @@ TEST(Cli, TimingsPeakIsThisRunsNotItsParents) {
   for (std::sregex_iterator it(r.err.begin(), r.err.end(), peak), end; it != end; ++it, ++lines)
     EXPECT_TRUE((*it)[2] != "GiB" && ((*it)[2] == "KiB" || std::stod((*it)[1]) < 128)) << r.err;
   EXPECT_EQ(lines, 3u) << r.err;
+}
+
+// The same for the tests' own measure (test::run()'s peak_kb, which the
+// Hostile tests bound): a child forked from a test process holding 256 MiB
+// said it had used them, and the whole suite run in one process failed two
+// of those tests.
+TEST(Cli, TheTestsMeasureAChildsPeakAsItsOwn) {
+  std::vector<char> held(std::size_t{256} << 20);
+  for (std::size_t i = 0; i < held.size(); i += 4096) held[i] = 1;
+  auto r = graphgen({test::testdata_dir() / "demo.pstats", "-o", test::temp_dir() / "d.dot"});
+  volatile char keep = held[held.size() / 2];
+  (void)keep;
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_GT(r.peak_kb, 1024) << "a process takes more than 1 MiB";
+  EXPECT_LT(r.peak_kb, 128 * 1024) << r.peak_kb / 1024 << " MiB";
+}
+
+// A run past its timeout ends with what it started (the spawner the
+// tests start it through, and the program): nothing is left running.
+TEST(Cli, TheTestsTimeoutEndsTheProgramItself) {
+  const fs::path dir = test::temp_dir();
+  const fs::path mark = dir / "still-running";
+  auto r = test::run({"/bin/sh", "-c", "sleep 2; echo > " + mark.string()}, {}, {}, 1);
+  EXPECT_TRUE(r.timed_out);
+  EXPECT_EQ(r.exit_code, 128 + SIGKILL);
+  ::sleep(3);
+  EXPECT_FALSE(fs::exists(mark)) << "the program outlived its timeout";
 }
 
 TEST(Cli, WritesTheOutputFileAtomically) {
