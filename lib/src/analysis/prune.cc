@@ -41,8 +41,12 @@ void prune(const Profile& p, CallGraph& g, const PruneOptions& options) {
 
   for (std::size_t i = 0; i < g.edges.size(); ++i) {
     const GraphEdge& e = g.edges[i];
-    const MaybeDouble w = edge_weight(g, e);
-    if (!g.nodes[e.caller].kept || !g.nodes[e.callee].kept || (w && *w < edge_thres)) g.drop_edge(i);
+    if (!g.nodes[e.caller].kept || !g.nodes[e.callee].kept) {
+      g.drop_edge(i);
+      continue;
+    }
+    const MaybeDouble w = edge_weight(g, e);  // (of kept ends only: most edges of a big graph have none)
+    if (w && *w < edge_thres) g.drop_edge(i);
   }
 
   if (options.color_nodes_by_selftime) {
