@@ -18,15 +18,26 @@ constexpr std::string_view kPrefix = "import time:";
 // 10^15 µs: 31 years, more than any import takes.
 constexpr std::uint64_t kMostMicroseconds = 1'000'000'000'000'000;
 
-// One line: a module's import, `level` its nesting (0: imported by the
-// program itself). "cached" (3.14's -X importtime=2: already imported)
-// costs nothing.
-// (The import's own time is checked, not kept: a row's own time is its
-// cumulative time less its imports', as the log's own is rounded.)
+// (Rows are counted in 32 bits: run() refuses more.)
+constexpr std::uint32_t kNoRow = UINT32_MAX;
+
+// One line: a module's import. "cached" (3.14's -X importtime=2: already
+// imported) costs nothing. Its own time is its cumulative time less its
+// imports' (the log's own column is checked, not kept: each is rounded on
+// its own), known when the line is read, since its imports' lines come
+// before it; its importer comes after (kNoRow: the program itself, or
+// none in the log).
 struct Row {
-  std::uint64_t cumulative;
+  Cost own;
   StringId name;
-  std::uint32_t level;
+  std::uint32_t importer;
+};
+
+// A line read whose importer has not come yet, at nesting `level` (0:
+// imported by the program itself, never waiting).
+struct Waiting {
+  std::uint64_t cumulative;
+  std::uint32_t row, level;
 };
 
 // A field of spaces, a number (or "cached") and spaces, then '|'; `at` is
@@ -54,6 +65,10 @@ class Reader {
       : in_(in), options_(options), diag_(diag) {}
 
   Expected<Profile> run() {
+    // Room for the shortest lines the file could hold ("import time: 0|0|
+    // a", 19 bytes) up to 4 Mi rows, then doubling: untouched, it costs no
+    // memory, where doubling held the rows twice over for a moment.
+    rows_.reserve(reservable_count<Row>(std::min<std::size_t>(in_.bytes().size() / 19 + 1, std::size_t{1} << 22)));
     LineScanner lines(in_.bytes(), &in_);
     std::string_view line;
     std::size_t n = 0;
@@ -75,6 +90,8 @@ class Reader {
       return bad_input(at_end(in_.path(), in_.bytes(),
                               "expected lines of 'import time: SELF | CUMULATIVE | MODULE' "
                               "(python -X importtime), found none"));
+    orphans_ += waiting_.size();  // (the log ended inside their importers)
+    waiting_ = std::vector<Waiting>();
     build();
     return std::move(p_);
   }
@@ -97,13 +114,12 @@ class Reader {
     if (rest.find_first_not_of(' ') != std::string_view::npos &&
         rest.substr(rest.find_first_not_of(' ')).starts_with("self [us]"))
       return true;  // the header (once per process)
-    Row r{};
-    std::uint64_t self = 0;
+    std::uint64_t self = 0, cumulative = 0;
     if (!field(line, at, self))
       return bad_input(at_line(in_.path(), n, at + 1,
                                fmt::format("expected the import's own time in microseconds, then '|', found {}",
                                            quote_input(line.substr(at)))));
-    if (!field(line, at, r.cumulative))
+    if (!field(line, at, cumulative))
       return bad_input(at_line(in_.path(), n, at + 1,
                                fmt::format("expected its cumulative time in microseconds, then '|', found {}",
                                            quote_input(line.substr(at)))));
@@ -121,36 +137,35 @@ class Reader {
       return bad_input(at_line(
           in_.path(), n, name_at + 1,
           fmt::format("expected the module's name indented by two spaces a level, found {} spaces", name_at - at - 1)));
-    r.level = static_cast<std::uint32_t>((name_at - at - 1) / 2);
-    r.name = p_.strings.intern(name);
-    rows_.push_back(r);
+    add_row(cumulative, p_.strings.intern(name), static_cast<std::uint32_t>((name_at - at - 1) / 2));
     return true;
   }
 
-  // Each row's importer: the next row one level out (found walking back
-  // from the end, the nearest row seen of each level). A row's own time:
-  // its cumulative time less its imports'.
+  // The lines waiting one level deeper are this one's imports; any deeper
+  // still are imports whose importer the log lacks (the levels between are
+  // unknown): shown as imported by the program.
+  void add_row(std::uint64_t cumulative, StringId name, std::uint32_t level) {
+    const auto row = static_cast<std::uint32_t>(rows_.size());
+    std::uint64_t inner = 0;
+    while (!waiting_.empty() && waiting_.back().level > level) {  // (levels rise towards the back)
+      const Waiting& w = waiting_.back();
+      if (w.level == level + 1) {
+        rows_[w.row].importer = row;
+        inner += w.cumulative;
+      } else {
+        ++orphans_;
+      }
+      waiting_.pop_back();
+    }
+    if (inner > cumulative) ++short_rows_;
+    rows_.push_back(Row{static_cast<Cost>(cumulative - std::min(inner, cumulative)), name, kNoRow});
+    if (level > 0) waiting_.push_back(Waiting{cumulative, row, level});
+  }
+
+  // Each row a sample: its stack the row and its importers out to the
+  // program, its own time the sample's.
   void build() {
     const std::size_t count = rows_.size();
-    // (Rows are counted in 32 bits: run() refuses more.)
-    constexpr std::uint32_t kNoRow = UINT32_MAX;
-    std::vector<std::uint32_t> parent(count, kNoRow);
-    std::vector<std::size_t> nearest;  // nearest[level]: row index
-    std::vector<std::uint64_t> inner(count, 0);
-    std::size_t orphans = 0, short_rows = 0;
-    for (std::size_t i = count; i-- > 0;) {
-      const Row& r = rows_[i];
-      if (nearest.size() > r.level) nearest.resize(r.level);  // (rows deeper: a sibling's imports)
-      if (r.level > 0 && nearest.size() == r.level && nearest[r.level - 1] != SIZE_MAX) {
-        parent[i] = static_cast<std::uint32_t>(nearest[r.level - 1]);
-        inner[parent[i]] += r.cumulative;
-      } else if (r.level > 0) {
-        ++orphans;
-      }
-      // (A row more than one level deeper than the last: the levels between are unknown.)
-      nearest.resize(r.level + 1, SIZE_MAX);
-      nearest[r.level] = i;
-    }
     Event time;
     time.name = p_.strings.intern("time");
     time.unit = p_.strings.intern("microseconds");
@@ -165,7 +180,8 @@ class Reader {
     builder.reserve_calls(p_.strings.size());
     p_.label_style = LabelStyle::kName;
     std::vector<FuncId> stack;
-    std::vector<std::size_t> imports;  // per function
+    std::vector<std::uint32_t> imports;  // per function (fewer than the rows)
+    imports.reserve(p_.strings.size());  // (a function a name at most)
     // A module's function by its interned name: made the first time the
     // walks below meet it (the numbering the builder's lookup by name gave,
     // as each walk met it), found again by the name's id, without hashing
@@ -183,26 +199,24 @@ class Reader {
     };
     for (std::size_t i = 0; i < count; ++i) {
       stack.clear();
-      for (std::size_t at = i; at != kNoRow; at = parent[at]) stack.push_back(function_of(at));
-      if (inner[i] > rows_[i].cumulative) ++short_rows;
-      const Cost own = static_cast<Cost>(rows_[i].cumulative - std::min(inner[i], rows_[i].cumulative));
-      builder.add_sample(stack, &own);
+      for (std::size_t at = i; at != kNoRow; at = rows_[at].importer) stack.push_back(function_of(at));
+      builder.add_sample(stack, &rows_[i].own);
       imports.resize(p_.functions.size(), 0);
       ++imports[stack[0]];
     }
     // Calls: how many times the log says each module was imported.
     for (FuncId f = 0; f < p_.functions.size(); ++f)
       p_.functions[f].calls = p_.functions[f].primitive_calls = static_cast<std::int64_t>(imports[f]);
-    if (orphans)
+    if (orphans_)
       diag_.warn(
           fmt::format("{}: {} imports have no importer in the log (the program ended, or its output was cut, "
                       "inside an import): they are shown as imported by the program",
-                      in_.path(), orphans));
-    if (short_rows)
+                      in_.path(), orphans_));
+    if (short_rows_)
       diag_.warn(
           fmt::format("{}: {} imports took less cumulative time than their own imports (each is rounded up on "
                       "its own); their own time is 0",
-                      in_.path(), short_rows));
+                      in_.path(), short_rows_));
   }
 
   const InputFile& in_;
@@ -210,6 +224,8 @@ class Reader {
   Diagnostics& diag_;
   Profile p_;
   std::vector<Row> rows_;
+  std::vector<Waiting> waiting_;  // by level, rising
+  std::size_t orphans_ = 0, short_rows_ = 0;
 };
 
 }  // namespace

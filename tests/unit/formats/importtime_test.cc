@@ -126,6 +126,28 @@ TEST(Importtime, CachedOrphanedAndForeignLinesAreRead) {
       "inside an import): they are shown as imported by the program\n");
 }
 
+// Each line's importer is the next line one level out, found as the log
+// is read (its imports' lines came before it): a line two levels deeper
+// than the next one out has none in the log (deep, and tail, which the log
+// ends inside), and an importer whose cumulative time is below its
+// imports' has no own time (top: 3 against mid's 6).
+TEST(Importtime, ImportersAreTheNextLineOneLevelOut) {
+  const fs::path d = test::temp_dir();
+  std::ofstream(d / "gap.log") << "import time: self [us] | cumulative | imported package\n"
+                                  "import time:         5 |          5 |       deep\n"
+                                  "import time:         4 |          6 |   mid\n"
+                                  "import time:         1 |          3 | top\n"
+                                  "import time:         7 |          7 |   tail\n";
+  auto r = test::graphgen({"gap.log", "-T", "folded"}, d);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "deep 5\ntail 7\ntop;mid 6\n");
+  EXPECT_EQ(r.err,
+            "graphgen: warning: gap.log: 2 imports have no importer in the log (the program ended, or its output was "
+            "cut, inside an import): they are shown as imported by the program\n"
+            "graphgen: warning: gap.log: 1 imports took less cumulative time than their own imports (each is rounded "
+            "up on its own); their own time is 0\n");
+}
+
 // The program's output without a newline before a record (unittest's dots
 // on stderr, under -X importtime -m unittest): the record was taken for the
 // program's line and lost (its importer's child shown as an orphan, with a
