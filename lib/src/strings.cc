@@ -63,7 +63,23 @@ std::uint64_t StringTable::store(std::string_view s) {
   return w;
 }
 
+void StringTable::release_lookup() {
+  index_.release();
+  hashes_ = std::vector<std::uint32_t>();
+  released_ = true;
+}
+
+void StringTable::restore_lookup() {
+  hashes_.reserve(where_.size());
+  for (StringId id = 0; id < where_.size(); ++id)
+    hashes_.push_back(static_cast<std::uint32_t>(FlatIndex::hash_bytes(view(id))));
+  released_ = false;
+  index_.reserve(where_.size(), [this](StringId id) { return hashes_[id]; });
+}
+
 StringId StringTable::intern(std::string_view s) {
+  if (released_) [[unlikely]]
+    restore_lookup();
   const std::uint64_t h = FlatIndex::hash_bytes(s);
   return index_.find_or_add(
       static_cast<std::uint32_t>(h), [&](std::uint32_t id) { return view(id) == s; },

@@ -175,7 +175,7 @@ class DenseIndex {
   /// `hash_of(row)` the hash's low 32 bits of a row already added.
   template <class Equal, class Add, class Hash>
   std::uint32_t find_or_add(std::uint32_t hash, Equal&& equal, Add&& add, Hash&& hash_of) {
-    if ((used_ + 1) * 2 > slots_.size()) rehash(slots_.empty() ? kFirstSlots : slots_.size() * 2, hash_of);
+    if ((used_ + 1) * 2 > slots_.size()) reserve(used_ + 1, hash_of);  // (also after release())
     const std::uint32_t mask = static_cast<std::uint32_t>(slots_.size() - 1);
     const std::uint32_t tag = hash & ~mask;
     for (std::uint32_t i = hash & mask;; i = (i + 1) & mask) {
@@ -200,6 +200,10 @@ class DenseIndex {
     while ((keys + 1) * 2 > size) size *= 2;
     if (size > slots_.size()) rehash(size, hash_of);
   }
+
+  /// Gives back the slots and keeps the rows' count: the next
+  /// find_or_add() or reserve() places the rows again, by `hash_of`.
+  void release() { slots_ = std::vector<std::uint32_t>(); }
 
  private:
   static constexpr std::size_t kFirstSlots = 1024;

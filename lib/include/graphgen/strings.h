@@ -29,6 +29,7 @@ class StringTable {
   StringId intern(std::string_view s);
   /// Room for `strings` strings in all, without regrowing the index.
   void reserve(std::size_t strings) {
+    if (released_) restore_lookup();
     where_.reserve(strings);
     hashes_.reserve(strings);
     index_.reserve(strings, [this](StringId id) { return hashes_[id]; });
@@ -46,7 +47,14 @@ class StringTable {
   /// The low 32 bits of FlatIndex::hash_bytes(view(id)), kept from
   /// interning: a merge finds each file's functions in the merged profile
   /// by their strings' hashes.
-  std::uint64_t hash(StringId id) const { return hashes_[id]; }
+  std::uint64_t hash(StringId id) const {
+    return released_ ? static_cast<std::uint32_t>(FlatIndex::hash_bytes(view(id))) : hashes_[id];
+  }
+  /// Gives back what finding an id by its text takes, the index and the
+  /// hashes (12 bytes a string: 208 000 module names, 3 MB), for a profile
+  /// read and from now on looked at by id (a graph's); the next intern()
+  /// or reserve() makes them again, hash() computes each.
+  void release_lookup();
   std::size_t size() const { return where_.size(); }
   /// Bytes held: the text and the index.
   std::size_t bytes() const { return stored_ + where_.size() * (sizeof(std::uint64_t) + sizeof(std::uint32_t) + 8); }
@@ -62,6 +70,7 @@ class StringTable {
   static constexpr std::uint64_t kOffsetMask = (std::uint64_t{1} << kOffsetBits) - 1;
   static constexpr std::uint64_t kLongLength = kLengthMask;
   static std::string_view long_view(const char* base);
+  void restore_lookup();
   std::uint64_t store(std::string_view s);
   const char* new_chunk(std::size_t bytes);
 
@@ -72,7 +81,8 @@ class StringTable {
   std::vector<std::uint64_t> where_;
   std::vector<std::uint32_t> hashes_;  // parallel to where_
   std::size_t stored_ = 0;
-  DenseIndex index_;  // ids, which are dense from 0
+  DenseIndex index_;       // ids, which are dense from 0
+  bool released_ = false;  // index_ and hashes_ given back (release_lookup())
 };
 
 }  // namespace graphgen

@@ -170,6 +170,7 @@ void release_calls(Profile& p) {
   p.call_cost = std::vector<Cost>();
   p.call_self = std::vector<Cost>();
   p.keeps_call_self = false;
+  p.strings.release_lookup();
   release_freed_memory();
 }
 

@@ -127,6 +127,28 @@ TEST(DenseIndex, ReservedOrGrownTheSameRowsAreFound) {
   }
 }
 
+// Slots given back keep the rows: the next lookup places them again
+// (their hashes asked in row order) and finds each, and adds on after them.
+TEST(DenseIndex, RowsAreFoundAgainAfterTheSlotsAreGivenBack) {
+  DenseIndex index;
+  std::vector<std::uint64_t> keys;
+  auto row_of = [&](std::uint64_t k) {
+    return index.find_or_add(
+        static_cast<std::uint32_t>(hash_of(k)), [&](std::uint32_t r) { return keys[r] == k; },
+        [&] {
+          keys.push_back(k);
+          return static_cast<std::uint32_t>(keys.size() - 1);
+        },
+        [&](std::uint32_t r) { return static_cast<std::uint32_t>(hash_of(keys[r])); });
+  };
+  for (std::uint64_t k = 0; k < 3000; ++k) ASSERT_EQ(row_of(k), k);
+  index.release();
+  EXPECT_EQ(index.size(), 3000u);
+  for (std::uint64_t k = 0; k < 3000; ++k) ASSERT_EQ(row_of(k), k);
+  EXPECT_EQ(row_of(99999), 3000u);
+  EXPECT_EQ(keys.size(), 3001u);
+}
+
 // The hash's bits above a slot's place are its tag: keys placed on one
 // path whose hashes differ above it are told apart without asking equal(),
 // also after the table grew and the tags lost their lowest bits.

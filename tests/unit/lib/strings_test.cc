@@ -43,5 +43,39 @@ TEST(StringTable, EveryTextReadsBackAsInternedAcrossChunksAndLengths) {
   for (std::size_t i = 0; i < texts.size(); ++i) EXPECT_TRUE(moved.view(ids[i]) == texts[i]) << i;
 }
 
+// A graph's profile gives back its strings' lookup by text
+// (release_lookup(), 12 bytes a string): ids read the same texts and
+// hashes, and interning again, an old text or a new one, makes the lookup
+// anew and numbers on from where the table was.
+TEST(StringTable, ALookupGivenBackIsMadeAgainWhenNextAsked) {
+  for (bool reserve_first : {false, true}) {
+    SCOPED_TRACE(reserve_first);
+    StringTable t;
+    std::vector<std::string> texts;
+    for (int i = 0; i < 5000; ++i) texts.push_back("module_" + std::to_string(i * 7919));
+    std::vector<StringId> ids;
+    for (const std::string& s : texts) ids.push_back(t.intern(s));
+    t.release_lookup();
+    for (std::size_t i = 0; i < texts.size(); ++i) {
+      ASSERT_TRUE(t.view(ids[i]) == texts[i]) << i;
+      ASSERT_EQ(t.hash(ids[i]), static_cast<std::uint32_t>(FlatIndex::hash_bytes(texts[i]))) << i;
+    }
+    if (reserve_first) t.reserve(t.size() + 10000);
+    EXPECT_EQ(t.intern(texts[4321]), ids[4321]);
+    EXPECT_EQ(t.intern(""), kNoString);
+    const StringId fresh = t.intern("a text not seen before");
+    EXPECT_EQ(fresh, texts.size() + 1);
+    for (std::size_t i = 0; i < texts.size(); ++i) ASSERT_EQ(t.intern(texts[i]), ids[i]) << i;
+    EXPECT_EQ(t.intern("a text not seen before"), fresh);
+    EXPECT_EQ(t.size(), texts.size() + 2);
+    // Given back twice, and grown past its old size after.
+    t.release_lookup();
+    t.release_lookup();
+    for (int i = 0; i < 20000; ++i) ASSERT_EQ(t.intern("later_" + std::to_string(i)), texts.size() + 2 + i) << i;
+    for (std::size_t i = 0; i < texts.size(); ++i) ASSERT_EQ(t.intern(texts[i]), ids[i]) << i;
+    EXPECT_EQ(t.hash(fresh), static_cast<std::uint32_t>(FlatIndex::hash_bytes("a text not seen before")));
+  }
+}
+
 }  // namespace
 }  // namespace graphgen

@@ -149,9 +149,10 @@ CallGraph graph_from_reported_totals(const Profile& p, std::size_t event, Diagno
 /// the whole graph are never held at once.
 CallGraph graph_releasing_calls(Profile& p, std::size_t event, Diagnostics& diag);
 
-/// Gives back `p`'s calls, their costs and own times, and the memory they
-/// held: what a graph does once its edges hold what the calls had and
-/// nothing reads them after (graph_releasing_calls(), graph_from_call_stacks()).
+/// Gives back `p`'s calls, their costs and own times, its strings' lookup
+/// by text (StringTable::release_lookup()), and the memory they held: what
+/// a graph does once its edges hold what the calls had and nothing reads
+/// them after (graph_releasing_calls(), graph_from_call_stacks()).
 void release_calls(Profile& p);
 
 }  // namespace graphgen
