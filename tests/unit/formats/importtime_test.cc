@@ -18,6 +18,14 @@ namespace fs = std::filesystem;
 
 fs::path dir() { return test::testdata_dir() / "importtime"; }
 
+// `log` as a file `name` of a fresh folder, read to folded stacks (its
+// format found by its bytes).
+test::RunResult folded_log(const std::string& name, const std::string& log) {
+  const fs::path d = test::temp_dir();
+  std::ofstream(d / name) << log;
+  return test::graphgen({name, "-T", "folded"}, d);
+}
+
 // The log's rows as the test reads them: forwards, each row adopting the
 // rows one level deeper that wait for their importer (the reader walks
 // back from the end instead). Returns path -> cumulative time, the path
@@ -108,16 +116,15 @@ TEST(Importtime, StatsGiveEachModuleItsCumulativeTime) {
 }
 
 TEST(Importtime, CachedOrphanedAndForeignLinesAreRead) {
-  const fs::path d = test::temp_dir();
   // 3.14's -X importtime=2 marks modules already imported "cached"; the
   // program's own stderr lies between; the log ends inside an import.
-  std::ofstream(d / "x.log") << "import time: self [us] | cumulative | imported package\n"
-                                "Warning: something the program said\n"
-                                "import time: cached    | cached     |   _io\n"
-                                "import time:       594 |        594 |   _uuid\n"
-                                "import time:      2428 |       3022 | uuid\n"
-                                "import time:        12 |         12 |     deep\n";
-  auto r = test::graphgen({"x.log", "-T", "folded"}, d);  // (found by its bytes)
+  auto r = folded_log("x.log",
+                      "import time: self [us] | cumulative | imported package\n"
+                      "Warning: something the program said\n"
+                      "import time: cached    | cached     |   _io\n"
+                      "import time:       594 |        594 |   _uuid\n"
+                      "import time:      2428 |       3022 | uuid\n"
+                      "import time:        12 |         12 |     deep\n");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "deep 12\nuuid 2428\nuuid;_uuid 594\n");  // (_io costs nothing)
   EXPECT_EQ(
@@ -132,13 +139,12 @@ TEST(Importtime, CachedOrphanedAndForeignLinesAreRead) {
 // ends inside), and an importer whose cumulative time is below its
 // imports' has no own time (top: 3 against mid's 6).
 TEST(Importtime, ImportersAreTheNextLineOneLevelOut) {
-  const fs::path d = test::temp_dir();
-  std::ofstream(d / "gap.log") << "import time: self [us] | cumulative | imported package\n"
-                                  "import time:         5 |          5 |       deep\n"
-                                  "import time:         4 |          6 |   mid\n"
-                                  "import time:         1 |          3 | top\n"
-                                  "import time:         7 |          7 |   tail\n";
-  auto r = test::graphgen({"gap.log", "-T", "folded"}, d);
+  auto r = folded_log("gap.log",
+                      "import time: self [us] | cumulative | imported package\n"
+                      "import time:         5 |          5 |       deep\n"
+                      "import time:         4 |          6 |   mid\n"
+                      "import time:         1 |          3 | top\n"
+                      "import time:         7 |          7 |   tail\n");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "deep 5\ntail 7\ntop;mid 6\n");
   EXPECT_EQ(r.err,
