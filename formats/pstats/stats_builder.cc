@@ -56,13 +56,16 @@ void CallerStats::add_item(std::size_t i, std::int64_t n, double t) {
 }
 
 namespace {
-std::uint32_t key_hash(StringId file, std::int64_t line, StringId name, StringId code) {
-  return static_cast<std::uint32_t>(FlatIndex::mix(FlatIndex::mix(file, name, code), static_cast<std::uint64_t>(line)));
+// A key's hash, of a Key or of the Function that holds it (the same fields).
+template <class K>
+std::uint32_t key_hash(const K& k) {
+  return static_cast<std::uint32_t>(
+      FlatIndex::mix(FlatIndex::mix(k.file, k.name, k.code), static_cast<std::uint64_t>(k.line)));
 }
 }  // namespace
 
 std::uint32_t StatsBuilder::key(const Key& key) {
-  const std::uint32_t h = key_hash(key.file, key.line, key.name, key.code);
+  const std::uint32_t h = key_hash(key);
   if (keys_are_functions_)
     return index_.find_or_add(
         h,
@@ -70,11 +73,7 @@ std::uint32_t StatsBuilder::key(const Key& key) {
           const Function& fn = p_.functions[f];
           return fn.file == key.file && fn.line == key.line && fn.name == key.name && fn.code == key.code;
         },
-        [&] { return add_function(key); },
-        [&](FuncId f) {
-          const Function& fn = p_.functions[f];
-          return key_hash(fn.file, fn.line, fn.name, fn.code);
-        });
+        [&] { return add_function(key); }, [&](FuncId f) { return key_hash(p_.functions[f]); });
   return index_.find_or_add(
       h, [&](std::uint32_t k) { return keys_[k] == key; },
       [&] {
@@ -82,7 +81,7 @@ std::uint32_t StatsBuilder::key(const Key& key) {
         function_of_.push_back(kNoFunction);
         return static_cast<std::uint32_t>(keys_.size() - 1);
       },
-      [&](std::uint32_t k) { return key_hash(keys_[k].file, keys_[k].line, keys_[k].name, keys_[k].code); });
+      [&](std::uint32_t k) { return key_hash(keys_[k]); });
 }
 
 FuncId StatsBuilder::add_function(const Key& k) {
