@@ -14,11 +14,10 @@ StringTable::StringTable() {
   static constexpr char kEmpty[1] = {0};
   bases_.push_back(kEmpty);
   where_.push_back(0);  // chunk 0 (kEmpty), offset 0, length 0
-  const std::uint64_t h = FlatIndex::hash_bytes({});
-  hashes_.push_back(static_cast<std::uint32_t>(h));
+  const std::uint32_t h = text_hash({});
+  hashes_.push_back(h);
   index_.find_or_add(
-      static_cast<std::uint32_t>(h), [](std::uint32_t) { return false; }, [] { return kNoString; },
-      [this](StringId id) { return hashes_[id]; });
+      h, [](std::uint32_t) { return false; }, [] { return kNoString; }, stored_hash());
 }
 
 std::string_view StringTable::long_view(const char* base) {
@@ -63,6 +62,13 @@ std::uint64_t StringTable::store(std::string_view s) {
   return w;
 }
 
+void StringTable::reserve(std::size_t strings) {
+  if (released_) restore_lookup();
+  where_.reserve(strings);
+  hashes_.reserve(strings);
+  index_.reserve(strings, stored_hash());
+}
+
 void StringTable::release_lookup() {
   index_.release();
   hashes_ = std::vector<std::uint32_t>();
@@ -71,24 +77,23 @@ void StringTable::release_lookup() {
 
 void StringTable::restore_lookup() {
   hashes_.reserve(where_.size());
-  for (StringId id = 0; id < where_.size(); ++id)
-    hashes_.push_back(static_cast<std::uint32_t>(FlatIndex::hash_bytes(view(id))));
+  for (StringId id = 0; id < where_.size(); ++id) hashes_.push_back(text_hash(view(id)));
   released_ = false;
-  index_.reserve(where_.size(), [this](StringId id) { return hashes_[id]; });
+  index_.reserve(where_.size(), stored_hash());
 }
 
 StringId StringTable::intern(std::string_view s) {
   if (released_) [[unlikely]]
     restore_lookup();
-  const std::uint64_t h = FlatIndex::hash_bytes(s);
+  const std::uint32_t h = text_hash(s);
   return index_.find_or_add(
-      static_cast<std::uint32_t>(h), [&](std::uint32_t id) { return view(id) == s; },
+      h, [&](std::uint32_t id) { return view(id) == s; },
       [&] {
         where_.push_back(store(s));
-        hashes_.push_back(static_cast<std::uint32_t>(h));
+        hashes_.push_back(h);
         return static_cast<StringId>(where_.size() - 1);
       },
-      [this](StringId id) { return hashes_[id]; });
+      stored_hash());
 }
 
 }  // namespace graphgen

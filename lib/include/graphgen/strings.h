@@ -28,12 +28,7 @@ class StringTable {
   /// Returns the id of `s`, adding it on first sight.
   StringId intern(std::string_view s);
   /// Room for `strings` strings in all, without regrowing the index.
-  void reserve(std::size_t strings) {
-    if (released_) restore_lookup();
-    where_.reserve(strings);
-    hashes_.reserve(strings);
-    index_.reserve(strings, [this](StringId id) { return hashes_[id]; });
-  }
+  void reserve(std::size_t strings);
   /// The text of an id returned by intern(). (Always inlined: the merge of
   /// many files calls it for every string it compares.)
   [[gnu::always_inline]] std::string_view view(StringId id) const {
@@ -47,9 +42,7 @@ class StringTable {
   /// The low 32 bits of FlatIndex::hash_bytes(view(id)), kept from
   /// interning: a merge finds each file's functions in the merged profile
   /// by their strings' hashes.
-  std::uint64_t hash(StringId id) const {
-    return released_ ? static_cast<std::uint32_t>(FlatIndex::hash_bytes(view(id))) : hashes_[id];
-  }
+  std::uint64_t hash(StringId id) const { return released_ ? text_hash(view(id)) : hashes_[id]; }
   /// Gives back what finding an id by its text takes, the index and the
   /// hashes (12 bytes a string: 208 000 module names, 3 MB), for a profile
   /// read and from now on looked at by id (a graph's); the next intern()
@@ -70,6 +63,11 @@ class StringTable {
   static constexpr std::uint64_t kOffsetMask = (std::uint64_t{1} << kOffsetBits) - 1;
   static constexpr std::uint64_t kLongLength = kLengthMask;
   static std::string_view long_view(const char* base);
+  static std::uint32_t text_hash(std::string_view s) { return static_cast<std::uint32_t>(FlatIndex::hash_bytes(s)); }
+  // The index's hash_of: the hashes kept from interning.
+  auto stored_hash() const {
+    return [this](StringId id) { return hashes_[id]; };
+  }
   void restore_lookup();
   std::uint64_t store(std::string_view s);
   const char* new_chunk(std::size_t bytes);
