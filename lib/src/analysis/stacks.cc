@@ -100,11 +100,13 @@ void StackBuilder::add_sample(const std::vector<FuncId>& leaf_first, const Cost*
   if (seen_in_sample_.size() < p_.functions.size()) seen_in_sample_.resize(p_.functions.size(), 0);
   FuncId leaf = leaf_first.front();
   for (std::size_t e = 0; e < n; ++e) p_.self(leaf, e) = p_.add(e, p_.self(leaf, e), weights[e]);
+  const bool ahead = leaf_first.size() > 2 && calls_.size() >= kCallsAheadAbove;
+  if (ahead) ask_for_calls(leaf_first);
   for (std::size_t i = 1; i < leaf_first.size(); ++i) {
     FuncId callee = leaf_first[i - 1];
     FuncId caller = leaf_first[i];
     CallId c = calls_.find_or_add(
-        FlatIndex::mix(caller, callee),
+        ahead ? call_hashes_[i - 1] : FlatIndex::mix(caller, callee),
         [&](std::uint32_t id) { return p_.calls[id].caller == caller && p_.calls[id].callee == callee; },
         [&] {
           return p_.add_call({caller, callee, kUnknownCount});
@@ -147,6 +149,22 @@ void StackBuilder::add_sample(const std::vector<FuncId>& leaf_first, const Cost*
     p_.stack_node_cost[node * n + e] = p_.add(e, p_.stack_node_cost[node * n + e], weights[e]);
   last_node_ = node;
   if (record) record->node = node;
+}
+
+void StackBuilder::ask_for_calls(const std::vector<FuncId>& leaf_first) {
+  const std::size_t pairs = leaf_first.size() - 1;
+  call_hashes_.resize(pairs);
+  for (std::size_t i = 0; i < pairs; ++i) {
+    call_hashes_[i] = FlatIndex::mix(leaf_first[i + 1], leaf_first[i]);
+    calls_.prefetch(call_hashes_[i]);
+  }
+  const std::size_t n = p_.events.size();
+  for (std::size_t i = 0; i < pairs; ++i) {
+    const std::int64_t row = calls_.likely_row(call_hashes_[i]);
+    if (row < 0) continue;  // (a new call: added in place)
+    __builtin_prefetch(&p_.calls[static_cast<std::size_t>(row)]);
+    __builtin_prefetch(p_.call_cost.data() + static_cast<std::size_t>(row) * n);
+  }
 }
 
 StringId StackBuilder::process_id(std::string_view process) {

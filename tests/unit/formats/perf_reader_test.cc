@@ -1,6 +1,7 @@
 // The perf script reader: every variant of one recording gives one profile, the
 // two-core read equals the whole read, headers read from the right, events and
 // periods.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -344,6 +345,52 @@ TEST(PerfReader, FrameLinesSeenBeforeNameTheirFunctionsAgain) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(counts(r.out), folded);
   EXPECT_NE(plain, folded);  // (the runs were there to fold)
+}
+
+TEST(PerfReader, ManyDistinctFramesAndCallsAddUpAsParsed) {
+  // Past a few thousand frame lines and calls, the reader asks for the
+  // memory of a new stack's frames, and the builder for that of a
+  // sample's calls, before looking them up: 6 000 frames of as many
+  // functions in 5 000 samples of up to 24 frames (recursion and repeated
+  // samples among them), against every function's self and stack totals
+  // and every call's cost counted here, read whole and in two parts.
+  std::mt19937 rng(5);
+  std::string text;
+  std::map<std::string, std::pair<Cost, Cost>> expected;
+  std::map<std::pair<std::string, std::string>, Cost> expected_calls;
+  std::vector<std::vector<int>> kept;
+  for (int i = 0; i < 5000; ++i) {
+    std::vector<int> stack;  // leaf first
+    if (!kept.empty() && rng() % 8 == 0) {
+      stack = kept[rng() % kept.size()];
+    } else {
+      const int depth = 2 + static_cast<int>(rng() % 23);
+      for (int d = 0; d < depth; ++d) stack.push_back(static_cast<int>(rng() % 6000));
+      if (rng() % 16 == 0) stack.push_back(stack.front());  // (recursion)
+      kept.push_back(stack);
+    }
+    text += "p 7 " + std::to_string(100 + i) + ".5: 1 cycles: \n";
+    auto name = [](int f) { return "fn_" + std::to_string(f); };
+    for (int f : stack) text += fmt::format("\t{:x} {}+0x{:x} (/bin/p)\n", 4096 + f, name(f), f % 7);
+    text += "\n";
+    expected[name(stack.front())].first += 1;
+    for (int f : std::set<int>(stack.begin(), stack.end())) expected[name(f)].second += 1;
+    for (std::size_t d = 1; d < stack.size(); ++d) expected_calls[{name(stack[d]), name(stack[d - 1])}] += 1;
+  }
+  const fs::path file = from_text("distinct.perf", text);
+  for (std::size_t split_above : {perf::kSplitAbove, text.size() / 3}) {
+    SCOPED_TRACE(split_above);
+    Profile p = read_perf(file, {}, split_above);
+    EXPECT_EQ(by_name(p), expected);
+    std::map<std::pair<std::string, std::string>, Cost> calls;
+    for (CallId c = 0; c < p.calls.size(); ++c)
+      calls[{std::string(p.str(p.functions[p.calls[c].caller].name)),
+             std::string(p.str(p.functions[p.calls[c].callee].name))}] += p.inclusive(c, 0);
+    EXPECT_EQ(calls.size(), p.calls.size());  // (one call a pair)
+    EXPECT_EQ(calls, expected_calls);
+  }
+  EXPECT_GT(expected.size(), 5000u);         // (past the memo's 4 096 frames)
+  EXPECT_GT(expected_calls.size(), 20000u);  // (past the builder's 8 192 calls)
 }
 
 TEST(PerfReader, HeadersLikeTheLastOneAreReadAsInFull) {
