@@ -1400,13 +1400,21 @@ Expected<Profile> read(const InputFile& input, const formats::ReadOptions& optio
                        std::size_t split_above, std::size_t tail_at) {
   const std::size_t end = readable_end(input, diag);
   std::vector<Part> parts = plan_parts(input, end, split_above);
+  // Two parts' profiles are held together before they are folded: each
+  // is read within half the memory budget (each within the whole, a file
+  // of distinct functions past the budget was read whole by two halves
+  // under it), and when either fails the file is read again on this core
+  // (below), so that the budget's verdict and any error are one pass's.
+  formats::ReadOptions part_options = options;
+  if (parts.size() > 1 && options.memory_budget)
+    part_options.memory_budget = std::max<std::size_t>(options.memory_budget / 2, 1);
   std::vector<std::unique_ptr<Reader>> readers;
   std::vector<std::optional<Error>> errors(parts.size());
   // Without --event, the first sample's event is kept, as
   // stackcollapse-perf.pl does: summing cycles and page faults means nothing.
   std::string event = options.event.empty() ? first_event(input.bytes().substr(0, end)) : options.event;
   for (std::size_t i = 0; i < parts.size(); ++i)
-    readers.push_back(std::make_unique<Reader>(options, event, options.event.empty()));
+    readers.push_back(std::make_unique<Reader>(part_options, event, options.event.empty()));
   // Two workers take parts in turn; the merge below is in part order, so
   // the result does not depend on which worker read what. The first done
   // may take the tail of the other's part (Handoff).
@@ -1430,7 +1438,7 @@ Expected<Profile> read(const InputFile& input, const formats::ReadOptions& optio
     }
     if (mine < parts.size())
       if (std::optional<Part> taken = tail.take(1 - mine)) {
-        tail.reader = std::make_unique<Reader>(options, event, options.event.empty());
+        tail.reader = std::make_unique<Reader>(part_options, event, options.event.empty());
         read_one(*tail.reader, *taken, nullptr, tail.error);
       }
   };
@@ -1439,12 +1447,18 @@ Expected<Profile> read(const InputFile& input, const formats::ReadOptions& optio
   work();
   if (helper.joinable()) helper.join();
   if (planned && handoffs[1].given()) {
-    tail.reader = std::make_unique<Reader>(options, event, options.event.empty());
+    tail.reader = std::make_unique<Reader>(part_options, event, options.event.empty());
     read_one(*tail.reader, *planned, nullptr, tail.error);
   }
   if (tail.reader && handoffs[tail.from].given()) {  // (refused: its reader read on to its end)
     readers.insert(readers.begin() + static_cast<std::ptrdiff_t>(tail.from) + 1, std::move(tail.reader));
     errors.insert(errors.begin() + static_cast<std::ptrdiff_t>(tail.from) + 1, tail.error);
+  }
+  if (parts.size() > 1 && std::any_of(errors.begin(), errors.end(), [](const auto& e) { return e.has_value(); })) {
+    readers.clear();
+    errors.assign(1, std::nullopt);
+    readers.push_back(std::make_unique<Reader>(options, event, options.event.empty()));
+    read_one(*readers[0], Part{&input, 0, end}, nullptr, errors[0]);
   }
   for (const auto& e : errors)
     if (e) return *e;

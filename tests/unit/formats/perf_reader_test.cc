@@ -393,6 +393,38 @@ TEST(PerfReader, ManyDistinctFramesAndCallsAddUpAsParsed) {
   EXPECT_GT(expected_calls.size(), 20000u);  // (past the builder's 8 192 calls)
 }
 
+TEST(PerfReader, TwoPartsKeepToTheMemoryBudgetTogether) {
+  // Two parts' profiles are held together: a file of distinct functions
+  // whose whole profile is past the budget fails as one pass fails (each
+  // part within the whole budget, two halves under it read it all), and
+  // one within the budget reads as the whole.
+  std::string text;
+  for (int i = 0; i < 3000; ++i) {
+    text += "p 7 " + std::to_string(100 + i) + ".5: 1 cycles: \n";
+    for (int d = 0; d < 8; ++d) text += fmt::format("\t{:x} fn_{}_{}+0x1 (/bin/p)\n", 4096 + i, i, d);
+    text += "\n";
+  }
+  const fs::path file = from_text("budget.perf", text);
+  const Profile whole = read_perf(file, {}, SIZE_MAX);
+  const std::size_t need = whole.approximate_bytes();
+  auto read_with = [&](std::size_t budget, std::size_t split_above) {
+    formats::ReadOptions o;
+    o.memory_budget = budget;
+    Diagnostics d;
+    InputFile in = open_file(file);
+    return perf::read(in, o, d, split_above);
+  };
+  auto one_pass = read_with(need * 3 / 4, SIZE_MAX);
+  auto two_parts = read_with(need * 3 / 4, 4096);
+  ASSERT_FALSE(one_pass.has_value());
+  ASSERT_FALSE(two_parts.has_value()) << "two parts read " << two_parts->functions.size() << " functions";
+  EXPECT_EQ(two_parts.error().message, one_pass.error().message);
+  EXPECT_NE(one_pass.error().message.find("needs more than"), std::string::npos) << one_pass.error().message;
+  auto within = read_with(need * 5 / 4, 4096);
+  ASSERT_TRUE(within.has_value()) << within.error().message;
+  EXPECT_EQ(by_name(*within), by_name(whole));
+}
+
 TEST(PerfReader, HeadersLikeTheLastOneAreReadAsInFull) {
   // A header with the same columns as the last one read in full is read
   // by its time, period and event alone: each change of shape falls back
