@@ -89,12 +89,15 @@ class Reader {
     if (split_used) *split_used = false;
     if (cut >= bytes.size() || keep_positions_) {
       LineScanner scanner(bytes, &input);
+      if (auto ok = read_lines(scanner, 0, true, true); !ok) return ok;
+      reserve_tables(bytes.size());
       if (auto ok = read_lines(scanner, 0, true, false); !ok) return ok;
       return end_of_file();
     }
     LineScanner first(bytes.substr(0, cut), &input);
     // The header first: the other half needs its events and positions.
     if (auto ok = read_lines(first, 0, false, true); !ok) return ok;
+    reserve_tables(cut);
     auto rest_profile = std::make_unique<Profile>();
     Diagnostics rest_diag;  // (the speculative reader stops before any warning)
     auto rest = std::make_unique<Reader>(*rest_profile, *this, rest_diag);
@@ -109,6 +112,7 @@ class Reader {
       try {
         LineScanner scanner(bytes.substr(cut), &input, cut);
         rest->stop_ = &stop;
+        rest->reserve_tables(bytes.size() - cut);
         rest_ok = rest->read_lines(scanner, 0, true, false).has_value() && !rest->in_call_ && !rest->stop_relative_;
       } catch (const std::bad_alloc&) {
         rest_ok = false;
@@ -296,6 +300,41 @@ class Reader {
       }
       while (p < end && !is_blank(*p)) ++p;
     }
+  }
+
+  // The profile's tables reserved, once the events are known, at what
+  // `bytes` of the file can add at most: a new function needs a name line
+  // ("fn=x", 5 bytes with its newline), a new call a calls= line and its
+  // cost line (12). Reserved pages that are never written cost nothing, but
+  // tables grown by doubling touched about twice their pages, each copy in
+  // new ones: on a VM whose page faults take 10-15 us, pydoc-sep3's
+  // doublings were an eighth of its faults. Up to 64 MiB each (parts of
+  // 320 MiB and more grow on from there). Not under an address-space limit
+  // (`ulimit -v`), where the room would stay reserved while the profile
+  // lives and address space, not faults, is what runs short: the tables
+  // grow as they need there.
+  void reserve_tables(std::size_t bytes) {
+    if (address_space_left()) return;
+    constexpr std::size_t kMostBytes = std::size_t{64} << 20;
+    const std::size_t ne = std::max<std::size_t>(p_.events.size(), 1);
+    auto room = [&](std::size_t count, std::size_t each) { return std::min(count, kMostBytes / each); };
+    const std::size_t functions = room(bytes / 5, sizeof(Function) + ne * sizeof(Cost));
+    const std::size_t calls = room(bytes / 12, sizeof(Call) + ne * sizeof(Cost));
+    p_.functions.reserve(functions);
+    p_.self_cost.reserve(functions * ne);
+    p_.calls.reserve(calls);
+    p_.call_cost.reserve(calls * ne);
+    if (!keep_positions_) return;
+    // And the rows of kept positions: a cost line ("0 1", 4 bytes) can
+    // add a line's row; a call its site; a jump line ("jump=1 0", 9) a
+    // jump.
+    const std::size_t lines = room(bytes / 4, sizeof(LineCost) + ne * sizeof(Cost));
+    const std::size_t sites = room(bytes / 12, sizeof(CallSite) + ne * sizeof(Cost));
+    p_.line_costs.reserve(lines);
+    p_.line_cost_values.reserve(lines * ne);
+    p_.call_sites.reserve(sites);
+    p_.call_site_cost.reserve(sites * ne);
+    p_.jumps.reserve(room(bytes / 9, sizeof(Jump)));
   }
 
   // Room in the tables for the second half, guessed as `rest_share` times

@@ -557,6 +557,25 @@ TEST(CallgrindReader, SelfLineRunsOfEveryShape) {
     }
 }
 
+// A file cut short in its header (valgrind killed while writing it) warns
+// and is read as far as it goes, as one cut in its body: the header is read
+// on its own first (the tables are reserved once the events are known),
+// and its last line is the file's (a header line that is not whole made the
+// read fail while the header was read alone, the end not known there).
+TEST(CallgrindReader, AFileCutInItsHeaderWarnsAsOneCutInItsBody) {
+  for (const std::string text : {"events: Ir\nsumm", "events: Ir\nfn=a\n1 2\nsumm"})
+    for (bool keep : {false, true}) {
+      formats::ReadOptions o;
+      o.keep_positions = keep;
+      Diagnostics diag;
+      auto p = callgrind::read_from(InputFile::from_bytes("cut.callgrind", text), o, diag, std::string_view::npos);
+      ASSERT_TRUE(p) << p.error().message;
+      ASSERT_EQ(diag.warnings().size(), 1u) << text;
+      EXPECT_NE(diag.warnings()[0].find("the last line is cut short"), std::string::npos) << diag.warnings()[0];
+      EXPECT_EQ(p->functions.size(), text.find("fn=") == std::string::npos ? 0u : 1u) << text;
+    }
+}
+
 // With positions kept, each function's rows have an index of their own:
 // its bytes count in the memory budget as the rows' do. A file of 20 000
 // functions of one row each, under a budget of exactly what its profile

@@ -4,8 +4,11 @@
 // files made to break each of its guesses (then the first reader reads on).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -215,6 +218,67 @@ TEST(CallgrindSplit, TheTwoHalvesShareTheBudget) {
     EXPECT_EQ(difference(one, two), "") << "budget " << c.budget << " of " << bytes;
     EXPECT_EQ(used, c.kept) << "budget " << c.budget << " of " << bytes;
   }
+}
+
+// The tables are reserved once, at what the bytes can add, so that they
+// never move (each doubling touched new pages, each a page fault: 10-15 us
+// on some VMs); but not under an address-space limit, where that room
+// would stay taken for the profile's life: there they grow as they need.
+// (The room is address space only: untouched pages cost no memory.)
+TEST(CallgrindSplit, TablesReservedAtTheirBoundExceptUnderAnAddressSpaceLimit) {
+#ifdef GRAPHGEN_SANITIZE
+  GTEST_SKIP() << "AddressSanitizer maps terabytes of shadow memory: no address-space limit can be set";
+#endif
+  std::string text = "positions: line\nevents: Ir\nfn=(1) main\n1 1\n";
+  for (int i = 2; i < 3000; ++i) text += fmt::format("fn=({}) f{}\n{} 1\n+1 2\ncfn=(1)\ncalls=1 1\n3 4\n", i, i, i);
+  const std::size_t cut = text.find("\nfn=", text.size() / 2) + 1;
+  InputFile in = text_file(text);
+  // What each read holds: "functions calls line_rows" as capacity / size,
+  // rounded down.
+  auto held = [&](bool positions) {
+    formats::ReadOptions o;
+    o.keep_positions = positions;
+    Diagnostics d;
+    auto p = callgrind::read_from(in, o, d, positions ? std::string_view::npos : cut);
+    if (!p) return std::string("not read");
+    auto times = [](const auto& v) { return v.empty() ? std::size_t{0} : v.capacity() / v.size(); };
+    return fmt::format("{} {} {} of {} {} {}", times(p->functions), times(p->calls), times(p->line_costs),
+                       p->functions.size(), p->calls.size(), p->line_costs.size());
+  };
+  for (bool positions : {false, true}) {
+    // Unlimited: room for a function each 5 bytes of the first half
+    // (the functions here take 48), a line's row each 4 of the whole.
+    std::string unlimited = held(positions);
+    std::size_t f = 0, c = 0, l = 0;
+    ASSERT_EQ(std::sscanf(unlimited.c_str(), "%zu %zu %zu", &f, &c, &l), 3) << unlimited;
+    EXPECT_GE(f, 3u) << unlimited;
+    if (positions) {
+      EXPECT_GE(l, 3u) << unlimited;
+    }
+  }
+  // Under a limit: grown as they need (by doubling, under twice the size).
+  auto limited_read = [&] {
+    // The address space in use now and 1 GiB more.
+    std::size_t pages = 0;
+    if (FILE* f = std::fopen("/proc/self/statm", "r")) {
+      if (std::fscanf(f, "%zu", &pages) != 1) pages = 0;
+      std::fclose(f);
+    }
+    const rlim_t limit = pages * static_cast<rlim_t>(sysconf(_SC_PAGESIZE)) + (rlim_t{1} << 30);
+    struct rlimit r = {limit, limit};
+    std::string why = setrlimit(RLIMIT_AS, &r) != 0 ? "setrlimit failed" : "";
+    for (bool positions : {false, true}) {
+      std::string limited = held(positions);
+      std::size_t f = 9, c = 9, l = 9;
+      if (why.empty() && (std::sscanf(limited.c_str(), "%zu %zu %zu", &f, &c, &l) != 3 || f > 2 || c > 2 || l > 2))
+        why = "under the limit: " + limited;
+    }
+    std::fprintf(stderr, "%s\n", why.c_str());
+    std::fflush(stderr);
+    _exit(why.empty() ? 0 : 1);
+  };
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(limited_read(), ::testing::ExitedWithCode(0), "");
 }
 
 }  // namespace
