@@ -303,27 +303,16 @@ class Reader {
   }
 
   // The profile's tables reserved, once the events are known, at what
-  // `bytes` of the file can add at most: a new function needs a name line
-  // ("fn=x", 5 bytes with its newline), a new call a calls= line and its
-  // cost line (12). Reserved pages that are never written cost nothing, but
-  // tables grown by doubling touched about twice their pages, each copy in
-  // new ones: on a VM whose page faults take 10-15 us, pydoc-sep3's
-  // doublings were an eighth of its faults. Up to 64 MiB each (parts of
-  // 320 MiB and more grow on from there). Not under an address-space limit
-  // (`ulimit -v`), where the room would stay reserved while the profile
-  // lives and address space, not faults, is what runs short: the tables
-  // grow as they need there.
+  // `bytes` of the file can add at most (Profile::reserve_bound()): a new
+  // function needs a name line ("fn=x", 5 bytes with its newline), a new
+  // call a calls= line and its cost line (12). Grown by doubling,
+  // pydoc-sep3's tables were an eighth of its page faults.
   void reserve_tables(std::size_t bytes) {
-    if (address_space_left()) return;
+    if (address_space_left()) return;  // (as reserve_bound())
     constexpr std::size_t kMostBytes = std::size_t{64} << 20;
     const std::size_t ne = std::max<std::size_t>(p_.events.size(), 1);
     auto room = [&](std::size_t count, std::size_t each) { return std::min(count, kMostBytes / each); };
-    const std::size_t functions = room(bytes / 5, sizeof(Function) + ne * sizeof(Cost));
-    const std::size_t calls = room(bytes / 12, sizeof(Call) + ne * sizeof(Cost));
-    p_.functions.reserve(functions);
-    p_.self_cost.reserve(functions * ne);
-    p_.calls.reserve(calls);
-    p_.call_cost.reserve(calls * ne);
+    p_.reserve_bound(bytes / 5, bytes / 12);
     if (!keep_positions_) return;
     // And the rows of kept positions: a cost line ("0 1", 4 bytes) can
     // add a line's row; a call its site; a jump line ("jump=1 0", 9) a

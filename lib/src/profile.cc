@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "graphgen/error.h"
+
 namespace graphgen {
 
 FuncId Profile::add_function(const Function& f) {
@@ -31,6 +33,15 @@ void Profile::reserve(std::size_t function_rows, std::size_t call_rows) {
   calls.reserve(call_rows);
   call_cost.reserve(call_rows * n);
   if (keeps_call_self) call_self.reserve(call_rows * n);
+}
+
+void Profile::reserve_bound(std::size_t functions, std::size_t calls) {
+  if (address_space_left()) return;
+  constexpr std::size_t kMostBytes = std::size_t{64} << 20;
+  const std::size_t n = std::max<std::size_t>(events.size(), 1);
+  // (A function's widest row: its record and three tables of costs.)
+  reserve(std::min(functions, kMostBytes / (sizeof(Function) + 3 * n * sizeof(Cost))),
+          std::min(calls, kMostBytes / (sizeof(Call) + 2 * n * sizeof(Cost))));
 }
 
 std::uint32_t Profile::location_row(FuncId f, std::vector<std::uint32_t>& rows, bool add) {

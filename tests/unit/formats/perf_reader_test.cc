@@ -425,6 +425,23 @@ TEST(PerfReader, TwoPartsKeepToTheMemoryBudgetTogether) {
   EXPECT_EQ(by_name(*within), by_name(whole));
 }
 
+// The profile's tables are reserved at what a part can add (a function or
+// a call each frame line), so they never move while read, nor when a later
+// part is folded in (each doubling touched new pages, each a page fault).
+TEST(PerfReader, TablesReservedAtWhatThePartCanAdd) {
+  std::string text;
+  for (int i = 0; i < 2000; ++i)
+    text += fmt::format("p 7 {}.5: 1 cycles: \n\t1 leaf_{}+0x1 (/bin/p)\n\t2 main+0x2 (/bin/p)\n\n", 100 + i, i);
+  const fs::path file = from_text("reserved.perf", text);
+  for (std::size_t split_above : {SIZE_MAX, std::size_t{4096}}) {
+    const Profile p = read_perf(file, {}, split_above);
+    ASSERT_EQ(p.functions.size(), 2001u);
+    // 62 bytes a sample here: room for 6 rows of each 54 bytes read.
+    EXPECT_GE(p.functions.capacity(), 3 * p.functions.size()) << split_above;
+    EXPECT_GE(p.calls.capacity(), 3 * p.calls.size()) << split_above;
+  }
+}
+
 TEST(PerfReader, HeadersLikeTheLastOneAreReadAsInFull) {
   // A header with the same columns as the last one read in full is read
   // by its time, period and event alone: each change of shape falls back

@@ -2,6 +2,7 @@
 // then free to run on all of the creator's.
 #include "graphgen/thread.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sched.h>
 #include <sys/resource.h>
@@ -15,6 +16,7 @@
 #include <system_error>
 
 #include "graphgen/error.h"
+#include "graphgen/profile.h"
 
 namespace graphgen {
 namespace {
@@ -167,6 +169,38 @@ TEST(Reservable, StaysWithinWhatAnAddressSpaceLimitLeaves) {
                                          out.reserve(output_reservation(std::size_t{1} << 30, 4096));
                                          if (out.capacity() < 4096) return std::string("less than the estimate");
                                          return std::string();
+                                       }),
+              ::testing::ExitedWithCode(0), "");
+}
+
+// Readers reserve their tables at what their input's bytes can add (the
+// tables then never move: each doubling touched new pages, each a page
+// fault); at most 64 MiB of address space a table, and nothing under an
+// address-space limit, where the room would stay taken.
+TEST(ReserveBound, RoomUpToTheBoundWithoutALimitNoneUnderOne) {
+#ifdef GRAPHGEN_SANITIZE
+  GTEST_SKIP() << "AddressSanitizer maps terabytes of shadow memory: no address-space limit can be set";
+#endif
+  auto reserved = [](std::size_t functions, std::size_t calls) {
+    Profile p;
+    p.events.push_back({p.strings.intern("time"), kNoString, 1.0, false, kNoString});
+    p.reserve_bound(functions, calls);
+    return fmt::format("{} {} {} {}", p.functions.capacity(), p.self_cost.capacity(), p.calls.capacity(),
+                       p.call_cost.capacity());
+  };
+  EXPECT_EQ(reserved(1000, 3000), "1000 1000 3000 3000");
+  // Bounds past 64 MiB a table: held to it.
+  Profile big;
+  big.events.push_back({big.strings.intern("time"), kNoString, 1.0, false, kNoString});
+  big.reserve_bound(std::size_t{1} << 40, std::size_t{1} << 40);
+  EXPECT_GT(big.functions.capacity(), std::size_t{500000});
+  EXPECT_LE(big.functions.capacity() * sizeof(Function), std::size_t{64} << 20);
+  EXPECT_LE(big.calls.capacity() * sizeof(Call), std::size_t{64} << 20);
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(exit_under_address_limit(std::size_t{512} << 20,
+                                       [&] {
+                                         const std::string got = reserved(1000, 3000);
+                                         return got == "0 0 0 0" ? std::string() : "reserved " + got;
                                        }),
               ::testing::ExitedWithCode(0), "");
 }
