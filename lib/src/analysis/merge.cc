@@ -295,8 +295,9 @@ constexpr std::size_t kAhead = 8;
 
 // Rows first..first + hashes.size() - 1 of one of `into`'s tables (distinct
 // by construction), indexed by their hashes.
-void index_rows(FlatIndex& index, const std::vector<std::uint64_t>& hashes, std::uint32_t first = 0) {
-  index.reserve(hashes.size());
+void index_rows(FlatIndex& index, const std::vector<std::uint64_t>& hashes, std::uint32_t first = 0,
+                std::size_t more = 0) {
+  index.reserve(hashes.size() + more);
   for (std::size_t i = 0; i < hashes.size(); ++i) {
     if (i + kAhead < hashes.size()) index.prefetch(hashes[i + kAhead]);
     index.find_or_add(
@@ -315,12 +316,15 @@ std::vector<std::uint64_t> hashes_of(const Rows& rows, Hash&& hash, std::size_t 
 
 }  // namespace
 
-ProfileMerger::ProfileMerger(Profile& into) : into_(into) {
+ProfileMerger::ProfileMerger(Profile& into) : ProfileMerger(into, nullptr) {}
+
+ProfileMerger::ProfileMerger(Profile& into, const Profile* next) : into_(into) {
   // Index what `into` already holds, once; add() keeps the indexes current.
   if (into.functions.empty() && into.events.empty()) return;
   started_ = true;
-  index_rows(functions_, function_hashes(into));
-  index_rows(calls_, hashes_of(into.calls, [](const Call& c) { return call_key(c.caller, c.callee); }));
+  index_rows(functions_, function_hashes(into), 0, next ? next->functions.size() : 0);
+  index_rows(calls_, hashes_of(into.calls, [](const Call& c) { return call_key(c.caller, c.callee); }), 0,
+             next ? next->calls.size() : 0);
   for (std::uint32_t r = 0; r < into.line_costs.size(); ++r)
     lines_.find_or_add(
         into.line_costs[r].function, line_key(into.line_costs[r]), [](std::uint32_t) { return false; },
@@ -330,7 +334,7 @@ ProfileMerger::ProfileMerger(Profile& into) : into_(into) {
   index_rows(children_,
              hashes_of(
                  into.stack_nodes, [](const StackNode& n) { return node_key(n.parent, n.function, n.process); }, 1),
-             1);
+             1, next ? next->stack_nodes.size() : 0);
   is_listed_.assign(into.functions.size(), false);
   for (FuncId f : into.listed) is_listed_[f] = true;
 }
@@ -941,7 +945,7 @@ void ProfileMerger::finish() {
 }
 
 Expected<bool> add_profile(Profile& into, const Profile& other, std::string_view other_path) {
-  ProfileMerger merger(into);
+  ProfileMerger merger(into, &other);
   auto ok = merger.add(other, other_path);
   if (ok) merger.finish();
   return ok;

@@ -98,6 +98,9 @@ class ProfileMerger {
   using ExactTables = std::array<std::vector<ExactSum>, kTables>;
 
   explicit ProfileMerger(Profile& into);
+  /// With `next`, the profile add() takes next: the indexes of `into` are
+  /// made with room for it too (not made, then made again twice as large).
+  ProfileMerger(Profile& into, const Profile* next);
   /// Goes on merging into a profile another merger built: `exact` are its
   /// partials, `files` how many profiles it holds and `first_path` the first
   /// of them, for messages (graphgen-mpi combining its processes' shares).
