@@ -155,6 +155,16 @@ const char* give_back_pages(const char* begin, const char* end, std::size_t* giv
   return reinterpret_cast<const char*>(last);
 }
 
+void prefer_huge_pages(const void* begin, const void* end) {
+  constexpr std::uintptr_t kHuge = std::uintptr_t{2} << 20;
+  const std::uintptr_t first = (reinterpret_cast<std::uintptr_t>(begin) + kHuge - 1) / kHuge * kHuge;
+  const std::uintptr_t last = reinterpret_cast<std::uintptr_t>(end) / kHuge * kHuge;
+  if (last <= first) return;
+#ifdef MADV_HUGEPAGE
+  ::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
+#endif
+}
+
 void release_freed_memory(std::size_t worth_it) {
 #ifdef __GLIBC__
   // Between phases, below 16 MiB the pages given back are mostly taken

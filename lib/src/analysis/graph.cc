@@ -109,6 +109,7 @@ CallGraph reported_totals(const Profile& p, std::size_t event, Diagnostics& diag
   // peak (100 000 functions: 249 000 calls, 8 MB of calls and costs, 8 MB
   // of edges, 7.7 MiB more at once before); then sorted by caller in place.
   g.edges.reserve(p.calls.size());
+  prefer_huge_pages(g.edges, p.calls.size());
   constexpr CallId kBatch = 1 << 15;
   const char* calls_given_back = reinterpret_cast<const char*>(p.calls.data());
   const char* costs_given_back = reinterpret_cast<const char*>(p.call_cost.data());
@@ -138,6 +139,8 @@ CallGraph reported_totals(const Profile& p, std::size_t event, Diagnostics& diag
   sort_edges_of(g, n);
   release_freed_memory(std::size_t{1} << 20);
 
+  g.nodes.reserve(n);
+  prefer_huge_pages(g.nodes, n);
   g.nodes.resize(n);
   for (FuncId f = 0; f < n; ++f) {
     GraphNode& node = g.nodes[f];

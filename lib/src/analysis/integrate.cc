@@ -179,6 +179,7 @@ CallGraph base_graph(const Profile& p, std::size_t event, double& self_sum, Prof
   CallGraph g;
   const std::size_t n = p.functions.size();
   g.edges.reserve(p.calls.size());
+  prefer_huge_pages(g.edges, p.calls.size());
   for (CallId c = 0; c < p.calls.size(); ++c) {
     const Call& call = p.calls[c];
     GraphEdge e;
@@ -190,6 +191,8 @@ CallGraph base_graph(const Profile& p, std::size_t event, double& self_sum, Prof
   }
   if (ratios) *ratios = std::vector<double>();
   if (owner) release_calls(*owner);
+  g.nodes.reserve(n);
+  prefer_huge_pages(g.nodes, n);
   g.nodes.resize(n);
   Cost sum = p.cost_of(event, 0.0);
   if (p.listed.empty()) {

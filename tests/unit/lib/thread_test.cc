@@ -10,7 +10,10 @@
 
 #include <atomic>
 #include <chrono>
+#include <cinttypes>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <string>
 #include <system_error>
@@ -203,6 +206,45 @@ TEST(ReserveBound, RoomUpToTheBoundWithoutALimitNoneUnderOne) {
                                          return got == "0 0 0 0" ? std::string() : "reserved " + got;
                                        }),
               ::testing::ExitedWithCode(0), "");
+}
+
+// The VmFlags of the mapping holding `at`, from /proc/self/smaps.
+std::string vm_flags_at(const void* at) {
+  std::ifstream smaps("/proc/self/smaps");
+  std::string line;
+  bool inside = false;
+  const auto a = reinterpret_cast<std::uintptr_t>(at);
+  while (std::getline(smaps, line)) {
+    std::uintptr_t begin = 0, end = 0;
+    if (std::sscanf(line.c_str(), "%" SCNxPTR "-%" SCNxPTR " ", &begin, &end) == 2)  // a mapping's first line
+      inside = a >= begin && a < end;
+    else if (inside && line.starts_with("VmFlags:"))
+      return line;
+  }
+  return "";
+}
+
+// A table of known size asks for huge pages on the 2 MiB pages wholly
+// inside it (one page fault a 2 MiB instead of 512), not on the room
+// around them, which other data may share.
+TEST(PreferHugePages, AdvisesTheWholeHugePagesInsideTheRows) {
+  if (!std::filesystem::exists("/sys/kernel/mm/transparent_hugepage/enabled"))
+    GTEST_SKIP() << "this kernel has no transparent huge pages";
+  std::vector<char> v;
+  v.reserve(std::size_t{9} << 20);
+  prefer_huge_pages(v, std::size_t{7} << 20);
+  const auto base = reinterpret_cast<std::uintptr_t>(v.data());
+  const std::uintptr_t first = (base + (std::uintptr_t{2} << 20) - 1) & ~((std::uintptr_t{2} << 20) - 1);
+  const std::uintptr_t last = (base + (std::uintptr_t{7} << 20)) & ~((std::uintptr_t{2} << 20) - 1);
+  ASSERT_LT(first, last);
+  EXPECT_NE(vm_flags_at(reinterpret_cast<const void*>(first)).find(" hg"), std::string::npos)
+      << vm_flags_at(reinterpret_cast<const void*>(first));
+  EXPECT_NE(vm_flags_at(reinterpret_cast<const void*>(last - 1)).find(" hg"), std::string::npos);
+  EXPECT_EQ(vm_flags_at(reinterpret_cast<const void*>(last)).find(" hg"), std::string::npos)
+      << "past the rows: " << vm_flags_at(reinterpret_cast<const void*>(last));
+  if (first > base) {
+    EXPECT_EQ(vm_flags_at(reinterpret_cast<const void*>(first - 1)).find(" hg"), std::string::npos);
+  }
 }
 
 }  // namespace
