@@ -362,7 +362,8 @@ struct Profile {
   /// touched about twice their pages, each a page fault (10-15 us on some
   /// VMs); reserved pages never written cost no memory. Nothing under an
   /// address-space limit (`ulimit -v`), where the room would stay taken
-  /// while the profile lives: there the tables grow as they need.
+  /// while the profile lives: there the tables grow as they need; nor
+  /// under AddressSanitizer, which writes the shadow of all the room.
   void reserve_bound(std::size_t functions, std::size_t calls);
   /// The row of function `f` in the last location, added with zero costs
   /// the first time (`add`; else UINT32_MAX when it has none). `rows`
