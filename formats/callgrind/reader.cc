@@ -308,27 +308,19 @@ class Reader {
   // call a calls= line and its cost line (12). Grown by doubling,
   // pydoc-sep3's tables were an eighth of its page faults.
   void reserve_tables(std::size_t bytes) {
-#ifdef GRAPHGEN_SANITIZE
-    constexpr bool kSanitized = true;
-#else
-    constexpr bool kSanitized = false;
-#endif
-    if (kSanitized || address_space_left()) return;  // (as reserve_bound())
-    constexpr std::size_t kMostBytes = std::size_t{64} << 20;
-    const std::size_t ne = std::max<std::size_t>(p_.events.size(), 1);
-    auto room = [&](std::size_t count, std::size_t each) { return std::min(count, kMostBytes / each); };
     p_.reserve_bound(bytes / 5, bytes / 12);
     if (!keep_positions_) return;
     // And the rows of kept positions: a cost line ("0 1", 4 bytes) can
     // add a line's row; a call its site; a jump line ("jump=1 0", 9) a
     // jump.
-    const std::size_t lines = room(bytes / 4, sizeof(LineCost) + ne * sizeof(Cost));
-    const std::size_t sites = room(bytes / 12, sizeof(CallSite) + ne * sizeof(Cost));
+    const std::size_t ne = std::max<std::size_t>(p_.events.size(), 1);
+    const std::size_t lines = bounded_rows(bytes / 4, sizeof(LineCost) + ne * sizeof(Cost));
+    const std::size_t sites = bounded_rows(bytes / 12, sizeof(CallSite) + ne * sizeof(Cost));
     p_.line_costs.reserve(lines);
     p_.line_cost_values.reserve(lines * ne);
     p_.call_sites.reserve(sites);
     p_.call_site_cost.reserve(sites * ne);
-    p_.jumps.reserve(room(bytes / 9, sizeof(Jump)));
+    p_.jumps.reserve(bounded_rows(bytes / 9, sizeof(Jump)));
   }
 
   // Room in the tables for the second half, guessed as `rest_share` times

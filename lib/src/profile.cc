@@ -36,19 +36,11 @@ void Profile::reserve(std::size_t function_rows, std::size_t call_rows) {
 }
 
 void Profile::reserve_bound(std::size_t functions, std::size_t calls) {
-#ifdef GRAPHGEN_SANITIZE
-  // (AddressSanitizer writes the shadow of all the room reserved: an
-  // eighth of it, each page a fault, for every file read.)
-  constexpr bool kSanitized = true;
-#else
-  constexpr bool kSanitized = false;
-#endif
-  if (kSanitized || address_space_left()) return;
-  constexpr std::size_t kMostBytes = std::size_t{64} << 20;
   const std::size_t n = std::max<std::size_t>(events.size(), 1);
   // (A function's widest row: its record and three tables of costs.)
-  reserve(std::min(functions, kMostBytes / (sizeof(Function) + 3 * n * sizeof(Cost))),
-          std::min(calls, kMostBytes / (sizeof(Call) + 2 * n * sizeof(Cost))));
+  const std::size_t function_rows = bounded_rows(functions, sizeof(Function) + 3 * n * sizeof(Cost));
+  const std::size_t call_rows = bounded_rows(calls, sizeof(Call) + 2 * n * sizeof(Cost));
+  if (function_rows || call_rows) reserve(function_rows, call_rows);
 }
 
 std::uint32_t Profile::location_row(FuncId f, std::vector<std::uint32_t>& rows, bool add) {

@@ -357,13 +357,10 @@ struct Profile {
   /// of many small files skips the tables' growth, a few allocations each.
   void reserve(std::size_t functions, std::size_t calls);
   /// reserve() for a reader that bounds the functions and calls by its
-  /// input's bytes (a function or call a line at most), at most 64 MiB of
-  /// address space a table: the tables then never move, where doubling
-  /// touched about twice their pages, each a page fault (10-15 us on some
-  /// VMs); reserved pages never written cost no memory. Nothing under an
-  /// address-space limit (`ulimit -v`), where the room would stay taken
-  /// while the profile lives: there the tables grow as they need; nor
-  /// under AddressSanitizer, which writes the shadow of all the room.
+  /// input's bytes (a function or call a line at most): each table at
+  /// bounded_rows() of its bound, so it never moves; nothing where
+  /// bounded_rows() reserves nothing (an address-space limit,
+  /// AddressSanitizer): there the tables grow as they need.
   void reserve_bound(std::size_t functions, std::size_t calls);
   /// The row of function `f` in the last location, added with zero costs
   /// the first time (`add`; else UINT32_MAX when it has none). `rows`
