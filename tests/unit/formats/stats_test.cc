@@ -128,16 +128,32 @@ TEST(Stats, EqualsPythonsPrintStatsOnTestdata) {
   EXPECT_LT(python[0].find("cpu_7.prof\n"), python[0].find("cpu_1.prof\n"));
 }
 
-TEST(Stats, EqualsPythonsPrintStatsOnTheCorpus) {
-  fs::path corpus = test::corpus_dir();
-  if (corpus.empty()) GTEST_SKIP() << test::no_corpus_message();
+// The corpus' pstats files (sorted): its edge cases' folder, or the others.
+std::vector<fs::path> corpus_pstats(bool edge) {
   std::vector<fs::path> files;
+  const fs::path corpus = test::corpus_dir();
   for (const auto& e : fs::recursive_directory_iterator(corpus))
-    if (e.path().extension() == ".pstats") files.push_back(e.path());
+    if (e.path().extension() == ".pstats" && (e.path().parent_path() == corpus / "edge" / "pstats") == edge)
+      files.push_back(e.path());
   std::sort(files.begin(), files.end());
+  return files;
+}
+
+// The corpus in two tests, each within the unit tests' timeout in the
+// sanitized build too (one took 262 s of its 300: graphgen runs 13 times a
+// file, Python's `re` started in 5 of them).
+TEST(Stats, EqualsPythonsPrintStatsOnTheCorpusEdgeCases) {
+  if (test::corpus_dir().empty()) GTEST_SKIP() << test::no_corpus_message();
   std::size_t compared = 0;
-  check_all(files, compared);
-  EXPECT_GT(compared, 250u);
+  check_all(corpus_pstats(true), compared);
+  EXPECT_GE(compared, 250u);  // (284 with Python 3.11)
+}
+
+TEST(Stats, EqualsPythonsPrintStatsOnTheCorpusRealProfiles) {
+  if (test::corpus_dir().empty()) GTEST_SKIP() << test::no_corpus_message();
+  std::size_t compared = 0;
+  check_all(corpus_pstats(false), compared);
+  EXPECT_GE(compared, 200u);  // (243)
 }
 
 TEST(Stats, PrefixesOfTwoKeysAreNoKey) {
