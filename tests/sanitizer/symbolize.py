@@ -42,9 +42,11 @@ class Symbolizer:
         tool = self.tools.get(module)
         if tool is None:
             try:
-                # A sentinel address after each question marks the end of
-                # its answer (inlined frames give several lines).
-                tool = subprocess.Popen(["addr2line", "-C", "-f", "-i", "-e", module],
+                # -a: each answer starts with its address, so the answer
+                # to a sentinel address (0) after each question marks its
+                # end, whatever the question's answer holds (inlined
+                # frames give several lines; an unknown one "??").
+                tool = subprocess.Popen(["addr2line", "-a", "-C", "-f", "-i", "-e", module],
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
             except OSError:
                 self.usable = False
@@ -53,18 +55,17 @@ class Symbolizer:
         try:
             tool.stdin.write(f"0x{offset}\n0\n")
             tool.stdin.flush()
-            lines = []
-            while True:
+            answer = [tool.stdout.readline() for _ in range(3)]  # its address, the first frame
+            while not answer[-1].startswith("0x0000000000000000"):
                 line = tool.stdout.readline()
                 if not line:
                     return None
-                lines.append(line.rstrip("\n"))
-                # The sentinel's answer: "??" then "??:0" (or "??:?").
-                if len(lines) >= 2 and lines[-2] == "??" and lines[-1].startswith("??:"):
-                    lines = lines[:-2]
-                    break
+                answer.append(line)
+            tool.stdout.readline()  # the sentinel's "??"
+            tool.stdout.readline()  # and "??:0"
         except (BrokenPipeError, OSError):
             return None
+        lines = [line.rstrip("\n") for line in answer[1:-1]]
         frames = [f"{lines[i]} {lines[i + 1]}" for i in range(0, len(lines) - 1, 2) if lines[i] != "??"]
         return " / ".join(frames) if frames else None
 
