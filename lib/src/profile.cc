@@ -38,9 +38,8 @@ void Profile::reserve(std::size_t function_rows, std::size_t call_rows) {
 void Profile::reserve_bound(std::size_t functions, std::size_t calls) {
   const std::size_t n = std::max<std::size_t>(events.size(), 1);
   // (A function's widest row: its record and three tables of costs.)
-  const std::size_t function_rows = bounded_rows(functions, sizeof(Function) + 3 * n * sizeof(Cost));
-  const std::size_t call_rows = bounded_rows(calls, sizeof(Call) + 2 * n * sizeof(Cost));
-  if (function_rows || call_rows) reserve(function_rows, call_rows);
+  reserve(bounded_rows(functions, sizeof(Function) + 3 * n * sizeof(Cost)),
+          bounded_rows(calls, sizeof(Call) + 2 * n * sizeof(Cost)));
 }
 
 std::uint32_t Profile::location_row(FuncId f, std::vector<std::uint32_t>& rows, bool add) {
