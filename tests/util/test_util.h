@@ -61,7 +61,9 @@ struct Stdin {
 RunResult run(const std::vector<std::string>& argv, const fs::path& cwd = {}, const std::vector<std::string>& env = {},
               int timeout_seconds = 0, const Stdin& in = {});
 /// Runs the built graphgen, with VIRTUAL_ENV empty and PATH=/usr/bin:/bin
-/// unless `env` sets them (graphgen run then uses the Python it embeds).
+/// unless `env` sets them (graphgen run then uses the Python it embeds);
+/// in the sanitized build without LeakSanitizer's check at its exit unless
+/// `env` sets ASAN_OPTIONS.
 RunResult graphgen(const std::vector<std::string>& args, const fs::path& cwd = {},
                    const std::vector<std::string>& env = {}, const Stdin& in = {});
 
