@@ -27,9 +27,10 @@ A failure names the input, the output and both numbers. Run by ctest:
   invariants.py --graphgen BUILD/graphgen --testdata testdata [--corpus DIR] [--hostile]
                 [--shard K/N]
 --shard K/N checks the K-th of N shares of the inputs (every N-th input, and
-every N-th group of ranks): ctest runs testdata/ in shares, each within its
-timeout in the sanitized build (whole, it took 797 s of its 900 there: a
-dozen outputs of each of ~250 inputs, 0.2-0.5 s each under AddressSanitizer).
+every N-th group of ranks): ctest runs testdata/ in shares, so that two cores
+share it (whole, it took 797 s of its 900 s timeout in the sanitized build,
+where it no longer runs: a dozen outputs of each of ~250 inputs, 0.2-0.5 s
+each under AddressSanitizer).
 """
 import argparse
 import csv

@@ -139,9 +139,9 @@ std::vector<fs::path> corpus_pstats(bool edge) {
   return files;
 }
 
-// The corpus in two tests, each within the unit tests' timeout in the
-// sanitized build too (one took 262 s of its 300: graphgen runs 13 times a
-// file, Python's `re` started in 5 of them).
+// The corpus in two tests, so that two cores share it (whole, it took 262 s
+// of the unit tests' 300 s timeout in the sanitized build, where these no
+// longer run: graphgen runs 13 times a file, Python's `re` started in 5).
 TEST(Stats, EqualsPythonsPrintStatsOnTheCorpusEdgeCases) {
   if (test::corpus_dir().empty()) GTEST_SKIP() << test::no_corpus_message();
   std::size_t compared = 0;
