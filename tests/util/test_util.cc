@@ -184,6 +184,11 @@ std::string unxz(const fs::path& p) {
   return r.out;
 }
 
+std::string asan_options_with(std::string_view flags) {
+  const char* options = std::getenv("ASAN_OPTIONS");
+  return "ASAN_OPTIONS=" + (options && *options ? std::string(options) + ":" : std::string()) + std::string(flags);
+}
+
 RunResult graphgen(const std::vector<std::string>& args, const fs::path& cwd, const std::vector<std::string>& env,
                    const Stdin& in) {
   std::vector<std::string> argv{GRAPHGEN_BINARY};
@@ -200,8 +205,7 @@ RunResult graphgen(const std::vector<std::string>& args, const fs::path& cwd, co
   // of each test of this binary and of each fuzz replay (every input
   // through every reader and writer); the command line's own code only
   // where a test's `env` asks for it again (Cli.LeakCheckedAtExit).
-  const char* asan = std::getenv("ASAN_OPTIONS");
-  with.push_back(std::string("ASAN_OPTIONS=") + (asan && *asan ? std::string(asan) + ":" : "") + "detect_leaks=0");
+  with.push_back(asan_options_with("detect_leaks=0"));
 #endif
   with.insert(with.end(), env.begin(), env.end());
   return run(argv, cwd, with, 0, in);

@@ -6,6 +6,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/read_options.h"
@@ -66,6 +67,10 @@ RunResult run(const std::vector<std::string>& argv, const fs::path& cwd = {}, co
 /// `env` sets ASAN_OPTIONS.
 RunResult graphgen(const std::vector<std::string>& args, const fs::path& cwd = {},
                    const std::vector<std::string>& env = {}, const Stdin& in = {});
+
+/// "ASAN_OPTIONS=" this process's options followed by `flags` (the last
+/// value of a flag wins), for a child's `env`.
+std::string asan_options_with(std::string_view flags);
 
 /// A fresh empty folder under the system temp dir, removed at exit.
 fs::path temp_dir();

@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <csignal>
-#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -474,8 +473,7 @@ TEST(Cli, WritesTheOutputFileAtomically) {
 // a second input format), so leaks of main's and the pipeline's own are
 // still reported there (on stderr, with a failing exit status).
 TEST(Cli, LeakCheckedAtExit) {
-  const char* asan = std::getenv("ASAN_OPTIONS");
-  const std::vector<std::string> check = {"ASAN_OPTIONS=" + std::string(asan ? asan : "") + ":detect_leaks=1"};
+  const std::vector<std::string> check = {test::asan_options_with("detect_leaks=1")};
   fs::path dir = test::temp_dir(), demo = test::testdata_dir() / "demo.pstats";
   const std::vector<std::pair<std::string, std::string>> outputs = {{"g.dot", "digraph {\n"},
                                                                     {"g.callgrind", "# callgrind format\n"},

@@ -6,8 +6,6 @@
 // (tests/util/no_library.cc).
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-
 #include "util/test_util.h"
 
 namespace graphgen {
@@ -18,11 +16,10 @@ namespace fs = std::filesystem;
 // graphgen with the libraries whose names start with `prefixes` (comma-
 // separated) missing.
 test::RunResult without(const std::string& prefixes, const std::vector<std::string>& args) {
-  std::string asan = "verify_asan_link_order=0";  // (the preload comes before a sanitizer build's runtime)
-  if (const char* options = std::getenv("ASAN_OPTIONS"); options && *options) asan = std::string(options) + ":" + asan;
-  return test::graphgen(
-      args, {},
-      {"LD_PRELOAD=" GRAPHGEN_TEST_NO_LIBRARY_SO, "GRAPHGEN_TEST_NO_LIBRARY=" + prefixes, "ASAN_OPTIONS=" + asan});
+  // (The preload comes before a sanitizer build's runtime.)
+  return test::graphgen(args, {},
+                        {"LD_PRELOAD=" GRAPHGEN_TEST_NO_LIBRARY_SO, "GRAPHGEN_TEST_NO_LIBRARY=" + prefixes,
+                         test::asan_options_with("verify_asan_link_order=0")});
 }
 
 std::size_t lines(const std::string& s) { return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n')); }
