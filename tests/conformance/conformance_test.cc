@@ -17,7 +17,7 @@
 
 #include "util/test_util.h"
 
-namespace graphgen {
+namespace graphgen::conformance_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -188,4 +188,4 @@ INSTANTIATE_TEST_SUITE_P(Corpus, Conformance, testing::ValuesIn(cases()), [](con
 });
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::conformance_test

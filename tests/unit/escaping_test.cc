@@ -10,7 +10,7 @@
 
 #include "util/test_util.h"
 
-namespace graphgen {
+namespace graphgen::escaping_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -139,4 +139,4 @@ TEST_F(Escaping, GraphvizAndXmlReadersLoadWhatIsWritten) {
 }
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::escaping_test

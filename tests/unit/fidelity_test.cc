@@ -18,7 +18,7 @@
 #include "common/decompress.h"
 #include "util/test_util.h"
 
-namespace graphgen {
+namespace graphgen::fidelity_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -907,4 +907,4 @@ TEST(Fidelity, WindowsLineEndsReadAsTheSameProfile) {
 }
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::fidelity_test

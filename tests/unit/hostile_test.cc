@@ -13,7 +13,7 @@
 #include "common/decompress.h"
 #include "util/test_util.h"
 
-namespace graphgen {
+namespace graphgen::hostile_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -611,4 +611,4 @@ TEST(Hostile, ChainsAreKeptWhenAsked) {
 }
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::hostile_test

@@ -14,7 +14,7 @@
 #include "registry.h"
 #include "util/test_util.h"
 
-namespace graphgen {
+namespace graphgen::robustness_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -161,4 +161,4 @@ TEST(Robustness, OtherFormatsSurvive10000CorruptionsEach) {
 }
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::robustness_test

@@ -13,7 +13,7 @@
 
 namespace fs = std::filesystem;
 
-namespace graphgen {
+namespace graphgen::austin_test {
 namespace {
 
 fs::path austin_dir() { return test::testdata_dir() / "austin"; }
@@ -105,4 +105,4 @@ TEST(Austin, ThreadsAndProcessesAreRanks) {
 }
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::austin_test

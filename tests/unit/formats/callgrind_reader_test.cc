@@ -18,7 +18,7 @@
 #include "graphgen/labels.h"
 #include "util/test_util.h"
 
-namespace graphgen {
+namespace graphgen::callgrind_reader_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -603,4 +603,4 @@ TEST(CallgrindReader, PositionIndexesCountInTheBudget) {
 }
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::callgrind_reader_test

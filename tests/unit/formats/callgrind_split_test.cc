@@ -17,7 +17,7 @@
 #include "fuzz/fuzz.h"
 #include "util/test_util.h"
 
-namespace graphgen {
+namespace graphgen::callgrind_split_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -282,4 +282,4 @@ TEST(CallgrindSplit, TablesReservedAtTheirBoundExceptUnderAnAddressSpaceLimit) {
 }
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::callgrind_split_test

@@ -19,7 +19,7 @@
 
 namespace fs = std::filesystem;
 
-namespace graphgen {
+namespace graphgen::chrome_test {
 namespace {
 
 fs::path chrome_dir() { return test::testdata_dir() / "chrome"; }
@@ -123,9 +123,9 @@ TEST(Cpuprofile, SamplesAreASecondEventAndStacksAreExact) {
 }
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::chrome_test
 
-namespace graphgen {
+namespace graphgen::chrome_test {
 namespace {
 
 // A JSON profile cut short is an error at its end, where what it opened
@@ -586,4 +586,4 @@ TEST(Trace, WindowsGiveBackThePagesTheyRead) {
 }
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::chrome_test

@@ -11,7 +11,7 @@
 #include "graphgen/labels.h"
 #include "util/test_util.h"
 
-namespace graphgen {
+namespace graphgen::collapse_reader_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -116,4 +116,4 @@ TEST(CollapseReader, AStackEndingInASemicolonEndsAtItsLastFrame) {
 }
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::collapse_reader_test

@@ -18,7 +18,7 @@
 
 namespace fs = std::filesystem;
 
-namespace graphgen {
+namespace graphgen::compare_test {
 namespace {
 
 std::string sorted_lines(const std::string& text) {
@@ -79,9 +79,9 @@ TEST(Folded, CompareIsDifffoldedOnARealPair) {
 }
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::compare_test
 
-namespace graphgen {
+namespace graphgen::compare_test {
 namespace {
 
 // The same C program built -O0 and -O2 (callgrind): its own functions carry
@@ -109,9 +109,9 @@ TEST(Compare, UnpairedFunctionsAreNamedWithTheirShare) {
 }
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::compare_test
 
-namespace graphgen {
+namespace graphgen::compare_test {
 namespace {
 
 std::map<std::string, std::vector<std::string>> compare_rows(const std::vector<std::string>& args) {
@@ -184,9 +184,9 @@ TEST(Compare, FunctionsOfTwoBuildsPairAndShowTheirChange) {
 }
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::compare_test
 
-namespace graphgen {
+namespace graphgen::compare_test {
 namespace {
 
 // Several files a side (MPI ranks before and after a change): each side is
@@ -236,9 +236,9 @@ TEST(Compare, SeveralFilesASideMergeFirst) {
 }
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::compare_test
 
-namespace graphgen {
+namespace graphgen::compare_test {
 namespace {
 
 // Lua 5.4.4 built -O0 and -O2 in two folders (testdata/compare/lua): its
@@ -480,4 +480,4 @@ TEST(Compare, CompareByShareIsGprof2dotsGraph) {
 }
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::compare_test

@@ -15,7 +15,7 @@
 #include "cube/reader.h"
 #include "util/test_util.h"
 
-namespace graphgen {
+namespace graphgen::cube_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -264,4 +264,4 @@ TEST(Cube, MembersAreLetGoOnceRead) {
 }
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::cube_test

@@ -14,7 +14,7 @@
 #include "graphgen/error.h"
 #include "util/test_util.h"
 
-namespace graphgen::dot {
+namespace graphgen::dot::dot_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -121,9 +121,9 @@ INSTANTIATE_TEST_SUITE_P(
     [](const testing::TestParamInfo<Golden>& info) { return test::identifier(info.param.name); });
 
 }  // namespace
-}  // namespace graphgen::dot
+}  // namespace graphgen::dot::dot_test
 
-namespace graphgen::dot {
+namespace graphgen::dot::dot_test {
 namespace {
 
 TEST(Strip, EqualsGprof2dotsRegexLoopsOnRandomNames) {
@@ -263,4 +263,4 @@ TEST(ShowSamples, CountsBesideATimeEventAreTheSamples) {
 }
 
 }  // namespace
-}  // namespace graphgen::dot
+}  // namespace graphgen::dot::dot_test

@@ -23,7 +23,7 @@
 #include "flame/writer.h"
 #include "util/test_util.h"
 
-namespace graphgen {
+namespace graphgen::flame_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -792,9 +792,9 @@ TEST(Browser, HostileNamesCannotBreakThePages) {
 }
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::flame_test
 
-namespace graphgen {
+namespace graphgen::flame_test {
 namespace {
 
 // -T html --compare: every function's row, sortable and filtered in the
@@ -820,4 +820,4 @@ TEST(Browser, CompareReportSortsAndFilters) {
 }
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::flame_test

@@ -15,7 +15,7 @@
 #include "util/both_ways.h"
 #include "util/test_util.h"
 
-namespace graphgen {
+namespace graphgen::gprof2dot_formats_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -731,4 +731,4 @@ TEST(Compare, RendersToImages) {
 }
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::gprof2dot_formats_test

@@ -11,7 +11,7 @@
 
 #include "util/test_util.h"
 
-namespace graphgen {
+namespace graphgen::importtime_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -215,4 +215,4 @@ TEST(Importtime, FunctionsAreNumberedAsTheWalksMeetThem) {
 }
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::importtime_test

@@ -16,7 +16,7 @@
 #include "util/both_ways.h"
 #include "util/test_util.h"
 
-namespace graphgen::lprof {
+namespace graphgen::lprof::lprof_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -408,4 +408,4 @@ TEST(LprofReader, WithoutPositionsTheSameFunctionsAndCostsAndNoLineRows) {
 }
 
 }  // namespace
-}  // namespace graphgen::lprof
+}  // namespace graphgen::lprof::lprof_test

@@ -9,7 +9,7 @@
 #include <cstring>
 #include <string>
 
-namespace graphgen::marshal {
+namespace graphgen::marshal::marshal_test {
 namespace {
 
 using namespace std::string_literals;
@@ -318,4 +318,4 @@ TEST(Marshal, RejectsCodeObjectsOfNoKnownLayout) {
 }
 
 }  // namespace
-}  // namespace graphgen::marshal
+}  // namespace graphgen::marshal::marshal_test

@@ -10,7 +10,7 @@
 
 #include "util/test_util.h"
 
-namespace graphgen {
+namespace graphgen::mprof_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -84,4 +84,4 @@ TEST(Mprof, PlotHoldsEveryRunChildCallAndThePeak) {
 }
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::mprof_test

@@ -12,7 +12,7 @@
 #include <limits>
 #include <vector>
 
-namespace graphgen::formats {
+namespace graphgen::formats::narrow_array_test {
 namespace {
 
 // The same bits (so -0.0 differs from 0.0 and NaN equals itself).
@@ -50,4 +50,4 @@ TEST(NarrowArray, IndicesWidenPastSixteenBits) {
 }
 
 }  // namespace
-}  // namespace graphgen::formats
+}  // namespace graphgen::formats::narrow_array_test

@@ -18,7 +18,7 @@
 #include "perf/reader.h"
 #include "util/test_util.h"
 
-namespace graphgen {
+namespace graphgen::perf_reader_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -630,9 +630,9 @@ TEST(PerfReader, PythonWithoutFramePointersIsExplained) {
 }
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::perf_reader_test
 
-namespace graphgen {
+namespace graphgen::perf_reader_test {
 namespace {
 
 // The tail of the second part taken by the thread done first (a third
@@ -667,9 +667,9 @@ TEST(PerfReader, ATailTakenFromTheSecondPartReadsAsOnePass) {
 }
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::perf_reader_test
 
-namespace graphgen {
+namespace graphgen::perf_reader_test {
 namespace {
 
 // A header whose event name is empty (`: 1`, found by fuzz_perf) counts as
@@ -689,4 +689,4 @@ TEST(PerfReader, AnUnnamedEventCountsTheSameInTheSecondPart) {
 }
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::perf_reader_test

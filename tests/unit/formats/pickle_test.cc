@@ -14,7 +14,7 @@
 #include "common/pickle_stream.h"
 #include "util/test_util.h"
 
-namespace graphgen::pickle {
+namespace graphgen::pickle::pickle_test {
 namespace {
 
 const Allowed kNone = {{}, "no class may appear here"};
@@ -192,4 +192,4 @@ TEST(Pickle, TakenMemoIsEveryIndexAGetTakes) {
 }
 
 }  // namespace
-}  // namespace graphgen::pickle
+}  // namespace graphgen::pickle::pickle_test

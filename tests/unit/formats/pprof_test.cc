@@ -15,7 +15,7 @@
 
 namespace fs = std::filesystem;
 
-namespace graphgen {
+namespace graphgen::pprof_test {
 namespace {
 
 fs::path pprof_dir() { return test::testdata_dir() / "pprof"; }
@@ -380,4 +380,4 @@ TEST(Pprof, GoToolPprofReadsTheOutput) {
 }
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::pprof_test

@@ -18,7 +18,7 @@
 #include "pstats/stream.h"
 #include "util/test_util.h"
 
-namespace graphgen::pstats {
+namespace graphgen::pstats::pstats_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -284,9 +284,9 @@ TEST(PstatsModel, IntCallersGetTheirShareOfCumulativeTime) {
 }
 
 }  // namespace
-}  // namespace graphgen::pstats
+}  // namespace graphgen::pstats::pstats_test
 
-namespace graphgen::pstats {
+namespace graphgen::pstats::pstats_test {
 namespace {
 
 // Two profiles equal in every number and identity (string ids may differ).
@@ -698,4 +698,4 @@ TEST(PstatsReader, StreamingPathReadsEveryIntThroughItsReference) {
 }
 
 }  // namespace
-}  // namespace graphgen::pstats
+}  // namespace graphgen::pstats::pstats_test

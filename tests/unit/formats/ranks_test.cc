@@ -15,7 +15,7 @@
 
 #include "util/test_util.h"
 
-namespace graphgen {
+namespace graphgen::ranks_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -606,9 +606,9 @@ TEST(Ranks, RanksOutputsNeedOneFormatAndSayWhatIsWrong) {
 }
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::ranks_test
 
-namespace graphgen {
+namespace graphgen::ranks_test {
 namespace {
 
 // One input and a filter: the table is the filtered profile's (it was taken
@@ -650,4 +650,4 @@ TEST(Ranks, OneInputWithAFilterDescribesTheFilteredFunctions) {
 }
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::ranks_test

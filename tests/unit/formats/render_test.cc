@@ -20,7 +20,7 @@
 #include "render/cairo_png.h"
 #include "util/test_util.h"
 
-namespace graphgen {
+namespace graphgen::render_test {
 namespace {
 
 struct Decoded {
@@ -351,4 +351,4 @@ TEST(Render, UnderAnAddressSpaceLimitDrawsOrRefusesInOneLine) {
 }
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::render_test

@@ -16,7 +16,7 @@
 
 namespace fs = std::filesystem;
 
-namespace graphgen {
+namespace graphgen::speedscope_test {
 namespace {
 
 fs::path speedscope_dir() { return test::testdata_dir() / "speedscope"; }
@@ -223,4 +223,4 @@ TEST(Speedscope, StreamingPathGivesBackThePagesItRead) {
 }
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::speedscope_test

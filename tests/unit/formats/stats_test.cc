@@ -9,7 +9,7 @@
 #include "stats/writer.h"
 #include "util/test_util.h"
 
-namespace graphgen {
+namespace graphgen::stats_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -247,4 +247,4 @@ TEST(Stats, PythonOnlySyntaxIsRefusedWithoutPython) {
 }
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::stats_test

@@ -16,7 +16,7 @@
 #include "tau/reader.h"
 #include "util/test_util.h"
 
-namespace graphgen {
+namespace graphgen::tau_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -268,9 +268,9 @@ TEST(TauRanks, TheNodeNumberOfProfileNCT) {
 }
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::tau_test
 
-namespace graphgen {
+namespace graphgen::tau_test {
 namespace {
 
 // Two metrics as TAU writes them: MULTI__TIME and MULTI__PAPI_TOT_CYC, the
@@ -316,9 +316,9 @@ TEST(TauText, MetricFoldersAreEventsOfOneProfile) {
 }
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::tau_test
 
-namespace graphgen {
+namespace graphgen::tau_test {
 namespace {
 
 // ranks.matrix.csv: every rank's own value of every function, as ParaProf
@@ -351,9 +351,9 @@ TEST(TauRanks, TheMatrixHoldsEveryRanksValueAsParaProf) {
 }
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::tau_test
 
-namespace graphgen {
+namespace graphgen::tau_test {
 namespace {
 
 // The text reader keeps a timer's name as its frames between " => ", not
@@ -454,4 +454,4 @@ TEST(TauText, ALoneFileIsWhatTheMergeWouldMakeOfIt) {
 }
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::tau_test

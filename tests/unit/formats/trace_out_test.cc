@@ -17,7 +17,7 @@
 #include "perf/reader.h"
 #include "util/test_util.h"
 
-namespace graphgen {
+namespace graphgen::trace_out_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -323,4 +323,4 @@ TEST(TraceOut, StreamedTraceKeepsTheOutputRules) {
 }
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::trace_out_test

@@ -22,7 +22,7 @@
 #include "util/both_ways.h"
 #include "util/test_util.h"
 
-namespace graphgen {
+namespace graphgen::tracemalloc_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -662,4 +662,4 @@ TEST(Tracemalloc, StreamingPathGivesBackThePagesItRead) {
 }
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::tracemalloc_test

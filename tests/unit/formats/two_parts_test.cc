@@ -13,7 +13,7 @@
 #include "fuzz/fuzz.h"
 #include "util/test_util.h"
 
-namespace graphgen {
+namespace graphgen::two_parts_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -156,4 +156,4 @@ TEST(TwoParts, APartPastHalfTheBudgetLeavesTheFileToOnePass) {
 }
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::two_parts_test

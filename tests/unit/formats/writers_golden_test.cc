@@ -9,7 +9,7 @@
 
 #include "util/test_util.h"
 
-namespace graphgen {
+namespace graphgen::writers_golden_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -81,4 +81,4 @@ INSTANTIATE_TEST_SUITE_P(
     [](const testing::TestParamInfo<Golden>& info) { return test::identifier(info.param.name); });
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::writers_golden_test

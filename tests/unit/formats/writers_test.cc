@@ -14,7 +14,7 @@
 #include "pstats/writer.h"
 #include "util/test_util.h"
 
-namespace graphgen {
+namespace graphgen::writers_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -282,4 +282,4 @@ TEST(PstatsWriter, OtherFormatsBecomeLoadablePstats) {
 }
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::writers_test

@@ -18,7 +18,7 @@
 #include "graphgen/analysis/theme.h"
 #include "graphgen/wire.h"
 
-namespace graphgen {
+namespace graphgen::analysis_test {
 namespace {
 
 TEST(Ratio, ZeroOverZeroIsOneAndResultsAreClamped) {
@@ -392,9 +392,6 @@ TEST(Select, DeepChainsNeedNoRecursion) {
   EXPECT_TRUE(g.nodes[n - 1].kept);
 }
 
-namespace graphgen {
-namespace {
-
 // What an -O2 build calls the functions it split or specialised: the name
 // an -O0 build gives them, with callgrind's recursion depth kept.
 // The callsite tree holds each path once, numbered as first met, whatever
@@ -529,9 +526,6 @@ TEST(ProfileMerger, FloatingCellsAreExactWhetherOneOrManyAddendsCame) {
   expect(shared);
 }
 
-}  // namespace
-}  // namespace graphgen
-
 // A function's instance shares four bytes with its three flags (a 48-byte
 // function): each keeps its value when the others change, a reader's count
 // stops at the last number the field holds, and the wire carries them all.
@@ -572,4 +566,4 @@ TEST(FunctionRecord, InstanceAndFlagsKeepTheirValuesSideBySide) {
 }
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::analysis_test

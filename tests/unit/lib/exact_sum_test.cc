@@ -15,7 +15,7 @@
 #include <random>
 #include <vector>
 
-namespace graphgen {
+namespace graphgen::exact_sum_test {
 namespace {
 
 double fixed_sum(const std::vector<double>& xs) {
@@ -150,4 +150,4 @@ TEST(ExactSum, PartsAndGroupingsGiveTheSameBits) {
 }
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::exact_sum_test

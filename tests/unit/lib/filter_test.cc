@@ -17,7 +17,7 @@
 #include "registry.h"
 #include "util/test_util.h"
 
-namespace graphgen {
+namespace graphgen::filter_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -366,4 +366,4 @@ TEST(PerfPython, FoldUnknownMakesOneFunctionPerDso) {
 }
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::filter_test

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace graphgen {
+namespace graphgen::flat_index_test {
 namespace {
 
 // Keys whose hashes share their low bits (one probe path), and others.
@@ -230,4 +230,4 @@ TEST(GroupedIndex, AnOwnersRowsAreFoundAndOnlyUnderIt) {
 }
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::flat_index_test

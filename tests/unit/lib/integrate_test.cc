@@ -16,7 +16,7 @@
 #include "graphgen/labels.h"
 #include "util/test_util.h"
 
-namespace graphgen {
+namespace graphgen::integrate_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -223,4 +223,4 @@ TEST(Integration, ACycleWalkTellsItsProgress) {
 }
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::integrate_test

@@ -6,7 +6,7 @@
 
 #include <cstring>
 
-namespace graphgen {
+namespace graphgen::shared_lib_test {
 namespace {
 
 TEST(SharedLibrary, AMissingLibrarySaysWhatItDoesAndWhatToInstall) {
@@ -34,4 +34,4 @@ TEST(SharedLibrary, FunctionsAreFoundAndTheFirstMissingOneIsNamed) {
 }
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::shared_lib_test

@@ -10,7 +10,7 @@
 
 #include "graphgen/flat_index.h"
 
-namespace graphgen {
+namespace graphgen::strings_test {
 namespace {
 
 TEST(StringTable, EveryTextReadsBackAsInternedAcrossChunksAndLengths) {
@@ -78,4 +78,4 @@ TEST(StringTable, ALookupGivenBackIsMadeAgainWhenNextAsked) {
 }
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::strings_test

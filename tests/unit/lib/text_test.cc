@@ -17,7 +17,7 @@
 #include "common/json_doc.h"
 #include "util/test_util.h"
 
-namespace graphgen {
+namespace graphgen::text_test {
 namespace {
 
 std::size_t blank_line_plainly(std::string_view s, std::size_t from) {
@@ -263,9 +263,9 @@ TEST(Text, BlockHashesDependOnEveryByte) {
 }
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::text_test
 
-namespace graphgen {
+namespace graphgen::text_test {
 namespace {
 
 TEST(Input, SimdjsonReadsAMappedFileInPlaceWhenItsLastPageHasRoom) {
@@ -297,4 +297,4 @@ TEST(Input, SimdjsonReadsAMappedFileInPlaceWhenItsLastPageHasRoom) {
 }
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::text_test

@@ -21,7 +21,7 @@
 #include "graphgen/error.h"
 #include "graphgen/profile.h"
 
-namespace graphgen {
+namespace graphgen::thread_test {
 namespace {
 
 cpu_set_t affinity() {
@@ -268,4 +268,4 @@ TEST(PreferHugePages, AdvisesTheWholeHugePagesInsideTheRows) {
 }
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::thread_test

@@ -8,7 +8,7 @@
 
 #include "util/test_util.h"
 
-namespace graphgen {
+namespace graphgen::each_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -158,4 +158,4 @@ TEST(Each, ResultsComeBackFromEveryWorker) {
 }
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::each_test

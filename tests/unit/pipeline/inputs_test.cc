@@ -9,7 +9,7 @@
 
 #include "util/test_util.h"
 
-namespace graphgen {
+namespace graphgen::inputs_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -116,4 +116,4 @@ TEST(Inputs, AStreamIsCheckedAtItsHeadAndHeldWithinTheLimit) {
 }
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::inputs_test

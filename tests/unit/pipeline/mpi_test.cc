@@ -10,7 +10,7 @@
 #include "share_wire.h"
 #include "util/test_util.h"
 
-namespace graphgen {
+namespace graphgen::mpi_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -224,4 +224,4 @@ TEST(GraphgenMpi, FourProcessesWriteWhatOneProcessWrites) {
 }
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::mpi_test

@@ -13,7 +13,7 @@
 #include "registry.h"
 #include "util/test_util.h"
 
-namespace graphgen::pipeline {
+namespace graphgen::pipeline::options_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -250,4 +250,4 @@ TEST(Options, OnlyTheOutputsThatShowPositionsKeepThem) {
 }
 
 }  // namespace
-}  // namespace graphgen::pipeline
+}  // namespace graphgen::pipeline::options_test

@@ -15,7 +15,7 @@
 #include "registry.h"
 #include "util/test_util.h"
 
-namespace graphgen {
+namespace graphgen::progress_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -403,4 +403,4 @@ TEST(Progress, ATerminalSeesTheReadOfABigInput) {
 }
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::progress_test

@@ -14,7 +14,7 @@
 #include "registry.h"
 #include "util/test_util.h"
 
-namespace graphgen {
+namespace graphgen::cli_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -623,4 +623,4 @@ TEST(Render, PngAndSvgWithoutTheDotProgram) {
 #endif
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::cli_test

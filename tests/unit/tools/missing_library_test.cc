@@ -8,7 +8,7 @@
 
 #include "util/test_util.h"
 
-namespace graphgen {
+namespace graphgen::missing_library_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -112,4 +112,4 @@ TEST(MissingLibrary, WithoutExpatXmlIsOneLineAndZlibOutputsToo) {
 }
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::missing_library_test

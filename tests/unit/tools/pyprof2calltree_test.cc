@@ -6,7 +6,7 @@
 
 #include "util/test_util.h"
 
-namespace graphgen {
+namespace graphgen::pyprof2calltree_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -83,4 +83,4 @@ TEST(Pyprof2calltree, RunScriptProfilesTheScript) {
 }
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::pyprof2calltree_test

@@ -11,7 +11,7 @@
 
 #include "util/test_util.h"
 
-namespace graphgen {
+namespace graphgen::run_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -509,4 +509,4 @@ TEST(Run, LibpythonIsLoadedOnlyWhenPythonRuns) {
 }
 
 }  // namespace
-}  // namespace graphgen
+}  // namespace graphgen::run_test
