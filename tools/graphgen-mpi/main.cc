@@ -11,14 +11,14 @@
 // process 2^s below it, which appends it to its own. Shares are combined in
 // input order and floating costs add exactly, so the result is the
 // single-process merge, byte for byte. Process 0 writes the output.
+#include <fmt/format.h>
 #include <mpi.h>
-#include <spdlog/spdlog.h>
 
 #include <climits>
 #include <cstdio>
 #include <string>
 
-#include "cli_parser.h"
+#include "command_line.h"
 #include "graphgen/io.h"
 #include "graphgen/wire.h"
 #include "pipeline.h"
@@ -212,25 +212,6 @@ int main(int argc, char** argv) {
   }
   cli::use_logger("graphgen-mpi");
 
-  CLI::App app{
-      "graphgen's merge on MPI: under mpirun -np K, each process reads and merges a share of the inputs\n"
-      "(one format, one file per rank), the shares are reduced to process 0 in a binomial tree, and\n"
-      "process 0 writes what graphgen would write from all the inputs, byte for byte: a merged\n"
-      "profile (pstats, callgrind), a graph (dot, images), or per-rank statistics (-T ranks, ranks.csv,\n"
-      "ranks.json). The options are graphgen's.",
-      "graphgen-mpi"};
-  app.set_version_flag("--version", std::string("graphgen-mpi ") + GRAPHGEN_VERSION);
-  app.get_formatter()->column_width(34);
-  app.footer("Output formats (-T NAME, or the -o extension):\n" + cli::output_formats_help() +
-             "Example:\n"
-             "  mpirun -np 16 graphgen-mpi ranks/cpu_*.prof -o merged.pstats\n"
-             "  srun graphgen-mpi ranks/cpu_*.prof -T ranks -o imbalance.txt    (in a Slurm job)\n"
-             "Exit status: 0 ok, 1 bad or unreadable input, 2 bad usage.");
-  // What only makes sense in one process (--each, --compare,
-  // --list-functions, --timings, -k) is graphgen's alone.
-  const cli::Parser parser = cli::add_options(app, pipeline::kMpi);
-  // Under mpirun, standard input is not the profile's: inputs are named.
-  app.get_option("input")->required();
   int status = 0;
   // Only process 0 speaks: help, version and usage errors once, not K
   // times (the others' warnings travel to it with their shares).
@@ -240,10 +221,11 @@ int main(int argc, char** argv) {
     if (!std::freopen("/dev/null", "w", stdout) || !std::freopen("/dev/null", "w", stderr)) status = 1;
   }
   if (status == 0) {
-    status = cli::parse(app, argc, argv, "graphgen-mpi");
+    pipeline::Settings settings;
+    status = cli::parse_mpi(argc, argv, settings);
     if (status < 0) {
       try {
-        status = run(cli::settings_of(parser), rank, size);
+        status = run(settings, rank, size);
       } catch (const std::bad_alloc&) {
         status =
             fail(bad_input("graphgen-mpi: out of memory: this process's share needs more than it has; run more "

@@ -1,5 +1,5 @@
-// What graphgen, graphgen run and graphgen-mpi share besides their parser
-// (cli_parser.h): exit statuses, how errors, warnings and help are printed,
+// What graphgen, graphgen run and graphgen-mpi share besides their command
+// lines (command_line.h): exit statuses, how errors, warnings and help are printed,
 // kcachegrind, MPI output paths.
 #pragma once
 
@@ -16,16 +16,9 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitBadInput = 1;
 inline constexpr int kExitBadUsage = 2;
 
-/// Help text at 100 columns: a longer line is wrapped, under its table's
-/// last column where it is a row of one (the output formats).
-std::string wrap_help(std::string_view text);
-
 /// Whether -q is among `settings` (warnings of make_options() itself are
 /// printed before its Options exist).
 bool quiet(const pipeline::Settings& settings);
-
-/// The output formats table for --help's footer.
-std::string output_formats_help();
 
 /// -k: the path the callgrind output goes to (-o, else a new temporary
 /// file, for the viewer).

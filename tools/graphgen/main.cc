@@ -4,7 +4,6 @@
 // comes back: formats and passes live in the library (pipeline/pipeline.h),
 // the options in pipeline/options.cc (shared with graphgen-mpi and Python).
 #include <fmt/format.h>
-#include <spdlog/spdlog.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -17,7 +16,7 @@
 #include <string>
 #include <string_view>
 
-#include "cli_parser.h"
+#include "command_line.h"
 #include "completion.h"
 #include "each.h"
 #include "graphgen/analysis/integrate.h"
@@ -51,7 +50,7 @@ int run_each(const pipeline::Options& a) {
   auto results = pipeline::run_each(request, a.output, a.jobs, [&](const pipeline::EachResult& r, std::size_t done) {
     if (progress) std::fprintf(stderr, "\r\033[K");
     if (!a.quiet)
-      for (const std::string& w : r.warnings) spdlog::warn("{}", one_line(w));
+      for (const std::string& w : r.warnings) cli::report_one(w);
     if (!r.ok) {
       ++failed;
       int code = fail(Error{r.kind, r.error});
@@ -64,8 +63,8 @@ int run_each(const pipeline::Options& a) {
   if (progress) std::fprintf(stderr, "\r\033[K");
   if (!results) return fail(results.error());
   if (failed && !a.quiet)
-    spdlog::warn("--each: {} of {} inputs failed; the other {} outputs are written", failed, results->size(),
-                 results->size() - failed);
+    cli::report_one(fmt::format("--each: {} of {} inputs failed; the other {} outputs are written", failed,
+                                results->size(), results->size() - failed));
   return status;
 }
 
@@ -304,56 +303,13 @@ void default_run_output(pipeline::Settings& settings, cli::RunTarget& target) {
   settings.emplace_back("output", target.chosen_output);
 }
 
-// graphgen run's usage line says where the script goes (CLI11's says only
-// [OPTIONS]), first, where --help is read.
-class RunFormatter : public cli::HelpFormatter {
- public:
-  std::string make_description(const CLI::App*) const override { return {}; }
-  std::string make_usage(const CLI::App* app, std::string) const override {
-    return "Usage: graphgen run [OPTIONS] script.py [ARGS...]\n"
-           "   or: graphgen run [OPTIONS] -m MODULE [ARGS...]\n\n" +
-           app->get_description() + "\n";
-  }
-};
-
 // `graphgen run [OPTIONS] script.py [ARGS...]` / `graphgen run -m MODULE
 // [ARGS...]`: graphgen's options up to the script, the rest is the script's.
 int run_command(int argc, char** argv) {
-  CLI::App app{
-      "Runs a Python program under cProfile, as python3 -m cProfile does, on the active\n"
-      "venv's or PATH's python3 when it is the version graphgen embeds (else on that one),\n"
-      "then writes what the options ask for (-o out.png, -o out.callgrind, -k for\n"
-      "KCacheGrind, ...) without a file in between. The program's exit status is kept, and\n"
-      "an uncaught exception is printed as Python prints it; the profile is written either\n"
-      "way. Without -o the output is a file named after the script (app.pstats); -s KEY\n"
-      "prints pstats' table instead, as cProfile's -s does.",
-      "graphgen run"};
-  const cli::Parser parser = cli::add_options(app, pipeline::kRun);
-  app.formatter(std::make_shared<RunFormatter>());
-  app.get_formatter()->column_width(34);
-  cli::RunTarget target;
-  app.add_option("-m,--module", target.module, "run this module as a script, as python3 -m does")->type_name("MODULE");
-  CLI::Option* memory =
-      app.add_flag(
-             "--memory{25}", target.memory_frames,
-             "profile memory instead of time: tracemalloc.start(FRAMES) before the program, its snapshot (what is "
-             "still allocated, by traceback) taken as it ends, read as a snapshot file is (-T stats prints "
-             "Snapshot.statistics); --memory=FRAMES for other than 25 frames a traceback")
-          ->type_name("[=FRAMES]");
-  app.prefix_command();
-  app.footer(
-      "Examples:\n"
-      "  graphgen run app.py                              app.pstats, as cProfile -o would write it\n"
-      "  graphgen run -s tottime app.py                   pstats' table, sorted, after the program's output\n"
-      "  graphgen run -o prof.png app.py --app-option     the call graph of app.py\n"
-      "  graphgen run -k -m pytest tests/                 pytest's profile in KCacheGrind\n"
-      "  graphgen run --memory -o mem.flame.svg app.py    what app.py still holds at its end, by traceback\n"
-      "  mpirun -np 4 graphgen run -o 'prof_{rank}.pstats' app.py   one profile per MPI rank\n"
-      "-o may hold {rank} and {size}: the MPI rank and the number of ranks, as mpirun, srun or\n"
-      "another launcher gives them (OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK, SLURM_PROCID).\n");
-  if (int status = cli::parse(app, argc - 1, argv + 1, "graphgen run"); status >= 0) return status;
-  target.argv = app.remaining();
-  if (memory->count() > 0 && (target.memory_frames < 1 || target.memory_frames > 65535))
+  cli::RunCommandLine line;
+  if (int status = cli::parse_run(argc - 1, argv + 1, line); status >= 0) return status;
+  cli::RunTarget& target = line.target;
+  if (line.memory && (target.memory_frames < 1 || target.memory_frames > 65535))
     return fail(
         bad_usage(fmt::format("graphgen run: --memory={}: expected 1 to 65535 frames a traceback, as "
                               "tracemalloc.start takes",
@@ -365,7 +321,7 @@ int run_command(int argc, char** argv) {
         "graphgen run: this graphgen was built without Python (python3-dev); profile with python3 -m cProfile -o "
         "out.pstats script.py, then run graphgen out.pstats"));
   try {
-    pipeline::Settings settings = cli::settings_of(parser);
+    pipeline::Settings& settings = line.settings;
     default_run_output(settings, target);
     if (!g_chosen_output.empty()) target.chosen_output = g_chosen_output;
     for (auto& [key, value] : settings)
@@ -402,56 +358,16 @@ int main(int argc, char** argv) {
   const bool runs_a_program = argc >= 2 && std::string_view(argv[1]) == "run";
   tune_malloc_for_this_run(runs_a_program);  // (before any thread starts)
   if (runs_a_program) return run_command(argc, argv);
-  CLI::App app{
-      "Reads profiles (Python pstats, valgrind callgrind, perf script, collapsed stacks, line_profiler,\n"
-      "gprof2dot's other formats: gprof, VTune, HPROF, JSON, Very Sleepy, sysprof, xperf, DTrace; TAU,\n"
-      "Score-P's CUBE4, pprof, speedscope, node's .cpuprofile; several files of one format merge),\n"
-      "builds one call graph and writes it as Graphviz dot (the default, equal by meaning to\n"
-      "gprof2dot's), as an image rendered in-process, or converts the whole profile to callgrind\n"
-      "(KCacheGrind), pstats, pprof, speedscope, flame graphs, an HTML report, line_profiler's text\n"
-      "report, or per-rank statistics of MPI ranks.\n"
-      "Options follow gprof2dot's names and defaults; thresholds and selections apply to graph\n"
-      "outputs only.",
-      "graphgen"};
-  app.set_version_flag("--version", std::string("graphgen ") + GRAPHGEN_VERSION);
-  app.get_formatter()->column_width(34);
-  const std::string outputs = cli::output_formats_help();
-  app.footer(
-      "Output formats (-T NAME, or the -o extension; callgrind.out.* is callgrind; any other name,\n"
-      "and standard output, get dot):\n" +
-      outputs +
-      "Examples:\n"
-      "  graphgen out.pstats -o out.png              render a cProfile dump\n"
-      "  graphgen -f pstats out.pstats | dot -Tsvg   gprof2dot-compatible dot on stdout\n"
-      "  graphgen cpu_*.prof -o merged.pstats        merge per-rank profiles (as pstats.Stats)\n"
-      "  graphgen cpu_*.prof -T ranks                per-function load imbalance across the ranks\n"
-      "  graphgen --each cpu_*.prof -o 'png/{stem}.png'  one picture per rank, on every core\n"
-      "  graphgen --compare before.prof after.prof   what changed between two runs\n"
-      "  graphgen run -o out.png app.py [args]       profile a Python program (graphgen run --help)\n"
-      "  graphgen out.pstats -o out.callgrind        open a Python profile in KCacheGrind\n"
-      "  perf script | graphgen - -o perf.flame.svg  an interactive flame graph of perf samples\n"
-      "  graphgen out.pstats -o report.html          one self-contained HTML report to browse or share\n"
-      "  graphgen -T text app.py.lprof               line_profiler's report, without Python\n"
-      "  graphgen -n 0 -e 0 -z 'app:*:main' x.pstats everything below main\n"
-      "pyprof2calltree's command lines work as they are: -i, --infile IN; -o, --outfile OUT; -k;\n"
-      "-r, --run-script script.py [ARGS...] (callgrind, to IN.log or script.py.log without -o).\n"
-      "Exit status: 0 ok, 1 bad or unreadable input, 2 bad usage.");
-
-  const cli::Parser parser = cli::add_options(app, pipeline::kGraphgen);
-  std::string shell;
-  app.add_option("--completion", shell,
-                 "print graphgen's completion script for bash or zsh (installed where the shells look for "
-                 "them)")
-      ->type_name("SHELL")
-      ->group("Several inputs, comparing, and the rest");
-  if (int status = cli::parse(app, argc, argv, "graphgen"); status >= 0) return status;
+  cli::GraphgenCommandLine line;
+  if (int status = cli::parse_graphgen(argc, argv, line); status >= 0) return status;
+  const std::string& shell = line.completion_shell;
   if (!shell.empty()) {
     auto script = cli::completion_script(shell);
     if (!script) return fail(bad_usage(fmt::format("--completion {}: expected bash or zsh", quote_input(shell))));
     return cli::print_or_fail(*script);
   }
   try {
-    return run(cli::settings_of(parser));
+    return run(line.settings);
   } catch (const std::bad_alloc&) {
     return fail(
         bad_input("graphgen: out of memory: this machine has less than these inputs need; --max-memory "

@@ -2,7 +2,7 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
-#include <spdlog/spdlog.h>
+#include <fmt/format.h>
 
 #include <cstdio>
 #include <filesystem>
