@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <memory>
 #include <set>
@@ -298,13 +299,15 @@ int parse_run(int argc, char** argv, RunCommandLine& out) {
   app.get_formatter()->column_width(34);
   RunTarget& target = out.target;
   app.add_option("-m,--module", target.module, "run this module as a script, as python3 -m does")->type_name("MODULE");
-  CLI::Option* memory =
+  std::string memory;
+  CLI::Option* memory_option =
       app.add_flag(
-             "--memory{25}", target.memory_frames,
+             "--memory{25}", memory,
              "profile memory instead of time: tracemalloc.start(FRAMES) before the program, its snapshot (what is "
              "still allocated, by traceback) taken as it ends, read as a snapshot file is (-T stats prints "
              "Snapshot.statistics); --memory=FRAMES for other than 25 frames a traceback")
-          ->type_name("[=FRAMES]");
+          ->type_name("[=FRAMES]")
+          ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.prefix_command();
   app.footer(
       "Examples:\n"
@@ -318,7 +321,17 @@ int parse_run(int argc, char** argv, RunCommandLine& out) {
       "another launcher gives them (OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK, SLURM_PROCID).\n");
   if (int status = parse(app, argc, argv, "graphgen run"); status >= 0) return status;
   target.argv = app.remaining();
-  out.memory = memory->count() > 0;
+  if (memory_option->count() > 0) {
+    // Read as text: CLI11's integer flags took --memory=0 and =no for -1
+    // frames, =yes for 1 and =25x for 25.
+    int frames = 0;
+    const char* end = memory.data() + memory.size();
+    auto [at, failed] = std::from_chars(memory.data(), end, frames);
+    if (failed != std::errc() || at != end || frames < 1 || frames > 65535)
+      return fail(bad_usage(fmt::format(
+          "graphgen run: --memory={}: expected 1 to 65535 frames a traceback, as tracemalloc.start takes", memory)));
+    target.memory_frames = frames;
+  }
   out.settings = settings_of(parser);
   return -1;
 }

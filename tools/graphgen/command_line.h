@@ -24,7 +24,6 @@ struct GraphgenCommandLine {
 struct RunCommandLine {
   pipeline::Settings settings;
   RunTarget target;
-  bool memory = false;  // --memory given (target.memory_frames: how many frames, unchecked)
 };
 
 /// Each parses its front end's command line: -1 to go on, with `out` filled,

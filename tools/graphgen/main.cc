@@ -309,11 +309,6 @@ int run_command(int argc, char** argv) {
   cli::RunCommandLine line;
   if (int status = cli::parse_run(argc - 1, argv + 1, line); status >= 0) return status;
   cli::RunTarget& target = line.target;
-  if (line.memory && (target.memory_frames < 1 || target.memory_frames > 65535))
-    return fail(
-        bad_usage(fmt::format("graphgen run: --memory={}: expected 1 to 65535 frames a traceback, as "
-                              "tracemalloc.start takes",
-                              target.memory_frames)));
   if (target.module.empty() && target.argv.empty())
     return fail(bad_usage("graphgen run: expected a script (or -m MODULE) to profile, found none"));
   if (!cli::can_run_python())

@@ -283,10 +283,13 @@ TEST(Run, MemoryGivesTheSnapshotOfWhatTheProgramHolds) {
   EXPECT_NE(folded.out.find("\nmemory.py:<module>:17;memory.py:load_rows:6"), std::string::npos) << folded.out;
   EXPECT_NE(folded.out.find("\nmemory.py:<module>:18;memory.py:fill:14;json/__init__.py:dumps:"), std::string::npos);
   EXPECT_EQ(folded.out.find("graphgen run"), std::string::npos);
-  for (const char* bad : {"--memory=0", "--memory=70000"}) {
-    auto r = graphgen({"run", bad, "memory.py"}, scripts());
+  // Each said as given: CLI11's integer flags took =0 and =no for -1
+  // frames, =yes for 1 frame and =25x for 25.
+  for (std::string bad : {"0", "70000", "no", "yes", "25x", "-3", "+5", " 5"}) {
+    auto r = graphgen({"run", "--memory=" + bad, "memory.py"}, scripts());
     EXPECT_EQ(r.exit_code, 2) << bad;
-    EXPECT_NE(r.err.find("expected 1 to 65535 frames a traceback"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err, "graphgen: error: graphgen run: --memory=" + bad +
+                         ": expected 1 to 65535 frames a traceback, as tracemalloc.start takes\n");
   }
 #endif
 }
