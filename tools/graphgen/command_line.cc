@@ -252,7 +252,6 @@ int parse_graphgen(int argc, char** argv, GraphgenCommandLine& out) {
       "outputs only.",
       "graphgen"};
   app.set_version_flag("--version", std::string("graphgen ") + GRAPHGEN_VERSION);
-  app.get_formatter()->column_width(34);
   app.footer(
       "Output formats (-T NAME, or the -o extension; callgrind.out.* is callgrind; any other name,\n"
       "and standard output, get dot):\n" +
@@ -345,7 +344,6 @@ int parse_mpi(int argc, char** argv, pipeline::Settings& out) {
       "ranks.json). The options are graphgen's.",
       "graphgen-mpi"};
   app.set_version_flag("--version", std::string("graphgen-mpi ") + GRAPHGEN_VERSION);
-  app.get_formatter()->column_width(34);
   app.footer("Output formats (-T NAME, or the -o extension):\n" + output_formats_help() +
              "Example:\n"
              "  mpirun -np 16 graphgen-mpi ranks/cpu_*.prof -o merged.pstats\n"
