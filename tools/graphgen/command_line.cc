@@ -68,14 +68,10 @@ std::string wrap(std::string first, std::string_view text, std::size_t indent, s
 // spec (pipeline/options.h, where options are written once).
 struct Parser {
   std::vector<std::pair<const pipeline::OptionSpec*, CLI::Option*>> options;
+  // The options --help shows (OptionSpec::common); the others are hidden
+  // there and listed by --help-all.
+  std::set<const CLI::Option*> common;
 };
-
-// The options --help shows (OptionSpec::common); the others are hidden
-// there and listed by --help-all.
-std::set<const CLI::Option*>& common_options() {
-  static std::set<const CLI::Option*> options;
-  return options;
-}
 
 // --help at 100 columns: each option's text wrapped under its names, the
 // choices said once (in the text, not after the value's name).
@@ -137,7 +133,7 @@ Parser add_options(CLI::App& app, pipeline::FrontEnd front_end) {
         o->expected(1);
     }
     o->group(spec.group);
-    if (spec.common) common_options().insert(o);
+    if (spec.common) parser.common.insert(o);
     parser.options.emplace_back(&spec, o);
   }
   app.formatter(std::make_shared<HelpFormatter>());
@@ -176,7 +172,7 @@ std::string output_formats_help() {
 
 // Parses the command line; -1 to go on, else the exit status (help,
 // version, a usage error, all printed).
-int parse(CLI::App& app, int argc, char** argv, std::string_view tool) {
+int parse(CLI::App& app, const Parser& parser, int argc, char** argv, std::string_view tool) {
   // An empty argument where a file or an option belongs (`graphgen "$IN" -T
   // stats` with IN unset) is a usage error, not a file that cannot be
   // opened (": cannot open"). An option's empty value is left to its check;
@@ -202,7 +198,7 @@ int parse(CLI::App& app, int argc, char** argv, std::string_view tool) {
     // The most used options; the others are one --help-all away.
     std::size_t hidden = 0;
     for (CLI::Option* o : app.get_options())
-      if (!common_options().count(o) && !o->get_group().empty() && o->get_group() != "Options" &&
+      if (!parser.common.count(o) && !o->get_group().empty() && o->get_group() != "Options" &&
           o->get_name() != "--help" && o->get_name() != "--help-all") {
         o->group("");
         ++hidden;
@@ -278,7 +274,7 @@ int parse_graphgen(int argc, char** argv, GraphgenCommandLine& out) {
                  "them)")
       ->type_name("SHELL")
       ->group("Several inputs, comparing, and the rest");
-  if (int status = parse(app, argc, argv, "graphgen"); status >= 0) return status;
+  if (int status = parse(app, parser, argc, argv, "graphgen"); status >= 0) return status;
   out.settings = settings_of(parser);
   return -1;
 }
@@ -318,7 +314,7 @@ int parse_run(int argc, char** argv, RunCommandLine& out) {
       "  mpirun -np 4 graphgen run -o 'prof_{rank}.pstats' app.py   one profile per MPI rank\n"
       "-o may hold {rank} and {size}: the MPI rank and the number of ranks, as mpirun, srun or\n"
       "another launcher gives them (OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK, SLURM_PROCID).\n");
-  if (int status = parse(app, argc, argv, "graphgen run"); status >= 0) return status;
+  if (int status = parse(app, parser, argc, argv, "graphgen run"); status >= 0) return status;
   target.argv = app.remaining();
   if (memory_option->count() > 0) {
     // Read as text: CLI11's integer flags took --memory=0 and =no for -1
@@ -354,7 +350,7 @@ int parse_mpi(int argc, char** argv, pipeline::Settings& out) {
   const Parser parser = add_options(app, pipeline::kMpi);
   // Under mpirun, standard input is not the profile's: inputs are named.
   app.get_option("input")->required();
-  if (int status = parse(app, argc, argv, "graphgen-mpi"); status >= 0) return status;
+  if (int status = parse(app, parser, argc, argv, "graphgen-mpi"); status >= 0) return status;
   out = settings_of(parser);
   return -1;
 }
