@@ -17,12 +17,21 @@
 
 namespace graphgen::cli {
 
+namespace {
+std::string& usage_errors_tool() {
+  static std::string tool = "graphgen";
+  return tool;
+}
+}  // namespace
+
+void name_usage_errors(std::string_view tool) { usage_errors_tool() = tool; }
+
 // Every message is one line, whatever a file name or an input held.
 int fail(const Error& e) {
   std::fflush(stdout);
   std::string message = one_line(e.message);
   if (e.kind == Error::Kind::kBadUsage)
-    std::fprintf(stderr, "graphgen: error: %s\n", message.c_str());
+    std::fprintf(stderr, "%s: error: %s\n", usage_errors_tool().c_str(), message.c_str());
   else
     std::fprintf(stderr, "%s\n", message.c_str());
   return e.kind == Error::Kind::kBadUsage ? kExitBadUsage : kExitBadInput;

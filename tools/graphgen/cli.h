@@ -43,6 +43,9 @@ Expected<std::string> mpi_output_path(const std::string& path);
 /// that prints calls it once: spdlog is compiled into each (header-only), so
 /// each has its own default logger (graphgen-python.so's as graphgen's).
 void use_logger(const char* name);
+/// Names the tool usage errors are said by: "graphgen run: error: ...", as
+/// its command line's own errors are (graphgen until named).
+void name_usage_errors(std::string_view tool);
 /// Prints an error (one line) and returns its exit status.
 int fail(const Error& e);
 /// Prints the warnings, unless quiet.

@@ -151,9 +151,15 @@ pipeline::Settings settings_of(const Parser& parser) {
   pipeline::Settings settings;
   for (auto [spec, option] : parser.options) {
     if (option->count() == 0) continue;
-    if (spec->kind == pipeline::OptionKind::kFlag)
-      settings.emplace_back(spec->key, "true");
-    else
+    if (spec->kind == pipeline::OptionKind::kFlag) {
+      // Once, however often given; a value given to it (--timings=false,
+      // which CLI11 takes) goes on for make_options() to refuse as the
+      // Python module's timings="no" is: a flag takes none.
+      std::string value = "true";
+      for (const std::string& given : option->results())
+        if (given != "true") value = given;
+      settings.emplace_back(spec->key, value);
+    } else
       for (const std::string& value : option->results()) settings.emplace_back(spec->key, value);
   }
   return settings;
@@ -173,6 +179,7 @@ std::string output_formats_help() {
 // Parses the command line; -1 to go on, else the exit status (help,
 // version, a usage error, all printed).
 int parse(CLI::App& app, const Parser& parser, int argc, char** argv, std::string_view tool) {
+  name_usage_errors(tool);  // the options' checks and the tool's own, as CLI11's below
   // An empty argument where a file or an option belongs (`graphgen "$IN" -T
   // stats` with IN unset) is a usage error, not a file that cannot be
   // opened (": cannot open"). An option's empty value is left to its check;
@@ -323,8 +330,8 @@ int parse_run(int argc, char** argv, RunCommandLine& out) {
     const char* end = memory.data() + memory.size();
     auto [at, failed] = std::from_chars(memory.data(), end, frames);
     if (failed != std::errc() || at != end || frames < 1 || frames > 65535)
-      return fail(bad_usage(fmt::format(
-          "graphgen run: --memory={}: expected 1 to 65535 frames a traceback, as tracemalloc.start takes", memory)));
+      return fail(bad_usage(
+          fmt::format("--memory={}: expected 1 to 65535 frames a traceback, as tracemalloc.start takes", memory)));
     target.memory_frames = frames;
   }
   out.settings = settings_of(parser);

@@ -310,7 +310,7 @@ int run_command(int argc, char** argv) {
   if (int status = cli::parse_run(argc - 1, argv + 1, line); status >= 0) return status;
   cli::RunTarget& target = line.target;
   if (target.module.empty() && target.argv.empty())
-    return fail(bad_usage("graphgen run: expected a script (or -m MODULE) to profile, found none"));
+    return fail(bad_usage("expected a script (or -m MODULE) to profile, found none"));
   if (!cli::can_run_python())
     return fail(bad_usage(
         "graphgen run: this graphgen was built without Python (python3-dev); profile with python3 -m cProfile -o "

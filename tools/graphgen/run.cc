@@ -185,6 +185,7 @@ int call_bootstrap(const RunTarget& target, int& exit_status, std::optional<Prof
 }  // namespace
 
 int run_python(const pipeline::Settings& settings, const RunTarget& target) {
+  name_usage_errors("graphgen run");  // (this is the loaded library's copy of cli.cc, named apart)
   Diagnostics diag;
   auto options = pipeline::make_options(settings, diag);
   report(diag, quiet(settings));

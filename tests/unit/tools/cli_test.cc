@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "options.h"
 #include "registry.h"
 #include "util/test_util.h"
 
@@ -164,6 +165,45 @@ TEST(Cli, BadUsageExitsTwo) {
     EXPECT_EQ(count_lines(r.err), 1u) << r.err;
     EXPECT_TRUE(r.err.starts_with("graphgen: error: ")) << r.err;
   }
+}
+
+// A flag takes no value. CLI11 takes `--timings=false` (and =0, =no), and
+// the flag was on whatever the value said: `--timings=false` printed the
+// timings. Each value but "true" is now the usage error the Python module
+// gives for timings="no" (gprof2dot's argparse refuses every value), in
+// every front end, for every flag.
+TEST(Cli, AFlagGivenAValueIsAUsageError) {
+  const std::string demo = (test::testdata_dir() / "demo.pstats").string();
+  const fs::path dir = test::temp_dir() / "flag-value";
+  fs::create_directories(dir);
+  std::size_t checked = 0;
+  for (const pipeline::OptionSpec& spec : pipeline::option_specs()) {
+    if (spec.kind != pipeline::OptionKind::kFlag) continue;
+    for (pipeline::FrontEnd front_end : {pipeline::kGraphgen, pipeline::kRun}) {
+      if (!(spec.front_ends & front_end)) continue;
+      const std::string name = spec.name_list(front_end).back();  // its long name
+      for (const char* value : {"false", "0"}) {
+        std::vector<std::string> args = {demo, name + "=" + value, "-o", "out.dot"};
+        if (front_end == pipeline::kRun) args = {"run", name + "=" + value, "-o", "out.pstats", "never_run.py"};
+        SCOPED_TRACE(args[0] + " " + args[1]);
+        auto r = graphgen(args, dir);
+        EXPECT_EQ(r.exit_code, 2);
+        EXPECT_EQ(r.err, std::string(front_end == pipeline::kRun ? "graphgen run" : "graphgen") + ": error: --" +
+                             spec.key + ": expected no value (a flag), found '" + value + "'\n");
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GT(checked, 30u);
+  EXPECT_TRUE(fs::is_empty(dir)) << "nothing written, nothing run";
+  // "true", as the Python module takes it, and a flag given twice, as
+  // argparse takes it, are the flag.
+  auto bare = graphgen({demo, "-T", "stats", "--timings"});
+  auto with_true = graphgen({demo, "-T", "stats", "--timings=true", "--timings"});
+  EXPECT_EQ(bare.exit_code, 0);
+  EXPECT_EQ(with_true.exit_code, 0);
+  EXPECT_EQ(bare.out, with_true.out);
+  EXPECT_NE(with_true.err.find("peak"), std::string::npos) << with_true.err;
 }
 
 // An empty argument, as an unset variable gives (`graphgen "$IN" -T stats`,

@@ -288,7 +288,7 @@ TEST(Run, MemoryGivesTheSnapshotOfWhatTheProgramHolds) {
   for (std::string bad : {"0", "70000", "no", "yes", "25x", "-3", "+5", " 5"}) {
     auto r = graphgen({"run", "--memory=" + bad, "memory.py"}, scripts());
     EXPECT_EQ(r.exit_code, 2) << bad;
-    EXPECT_EQ(r.err, "graphgen: error: graphgen run: --memory=" + bad +
+    EXPECT_EQ(r.err, "graphgen run: error: --memory=" + bad +
                          ": expected 1 to 65535 frames a traceback, as tracemalloc.start takes\n");
   }
 #endif
@@ -298,7 +298,7 @@ TEST(Run, MistakesAreSaidInOneLine) {
   auto none = graphgen({"run", "-o", "x.dot"});
   EXPECT_EQ(none.exit_code, 2);
 #ifdef GRAPHGEN_PYTHON_EXECUTABLE
-  EXPECT_EQ(none.err, "graphgen: error: graphgen run: expected a script (or -m MODULE) to profile, found none\n");
+  EXPECT_EQ(none.err, "graphgen run: error: expected a script (or -m MODULE) to profile, found none\n");
   fs::path dir = test::temp_dir();
   auto missing = graphgen({"run", "-o", (dir / "x.dot").string(), "no_such_script.py"}, dir);
   EXPECT_EQ(missing.exit_code, 2);
