@@ -323,6 +323,20 @@ int parse_run(int argc, char** argv, RunCommandLine& out) {
       "another launcher gives them (OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK, SLURM_PROCID).\n");
   if (int status = parse(app, parser, argc, argv, "graphgen run"); status >= 0) return status;
   target.argv = app.remaining();
+  // As cProfile's optparse: `--` ends the options (a script may then start
+  // with '-'), and an option unknown before the script is a usage error,
+  // not a script named "--nosuch" that cannot be opened. After -m MODULE
+  // everything is the module's.
+  if (target.module.empty() && !target.argv.empty()) {
+    const std::string& first = target.argv.front();
+    if (first == "--")
+      target.argv.erase(target.argv.begin());
+    else if (first.size() > 1 && first[0] == '-')
+      return fail(
+          bad_usage(fmt::format("no such option: {} (graphgen run's options come before the script; -- "
+                                "before a script whose name starts with -; see graphgen run --help)",
+                                first)));
+  }
   if (memory_option->count() > 0) {
     // Read as text: CLI11's integer flags took --memory=0 and =no for -1
     // frames, =yes for 1 and =25x for 25.

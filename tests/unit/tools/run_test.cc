@@ -297,6 +297,15 @@ TEST(Run, MemoryGivesTheSnapshotOfWhatTheProgramHolds) {
 TEST(Run, MistakesAreSaidInOneLine) {
   auto none = graphgen({"run", "-o", "x.dot"});
   EXPECT_EQ(none.exit_code, 2);
+  // An unknown option before the script is not the script (it was run as
+  // one: "can't open file '--nosuch'"); cProfile's optparse says the same.
+  for (const char* unknown : {"--nosuch", "-Z"}) {
+    auto r = graphgen({"run", "-o", "x.dot", unknown, "exits.py"}, scripts());
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.err, "graphgen run: error: no such option: " + std::string(unknown) +
+                         " (graphgen run's options come before the script; -- before a script whose name starts with "
+                         "-; see graphgen run --help)\n");
+  }
 #ifdef GRAPHGEN_PYTHON_EXECUTABLE
   EXPECT_EQ(none.err, "graphgen run: error: expected a script (or -m MODULE) to profile, found none\n");
   fs::path dir = test::temp_dir();
@@ -316,6 +325,14 @@ TEST(Run, MistakesAreSaidInOneLine) {
             "graphgen run: No module named email.__main__; 'email' is a package and cannot be directly executed\n");
   auto onto = graphgen({"run", "-o", "exits.py", "exits.py"}, scripts());
   EXPECT_EQ(onto.exit_code, 2);  // never overwrites the script
+  // `--` ends graphgen run's options (it was taken for the script); what
+  // follows the script is the script's, options and `--` too.
+  auto ended = graphgen({"run", "-o", "-", "-T", "folded", "--", "exits.py", "--", "-Z"}, scripts());
+  EXPECT_EQ(ended.exit_code, 3) << ended.err;
+  EXPECT_NE(ended.out.find(";exits:5:leave;"), std::string::npos) << ended.out;
+  auto module_args = graphgen({"run", "-o", "-", "-T", "stats", "-m", "json.tool", "--nosuch"}, scripts());
+  EXPECT_EQ(module_args.exit_code, 2) << module_args.err;  // json.tool's own usage error
+  EXPECT_NE(module_args.err.find("unrecognized arguments: --nosuch"), std::string::npos) << module_args.err;
 #endif
 }
 
