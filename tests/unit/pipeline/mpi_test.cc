@@ -221,16 +221,15 @@ TEST(GraphgenMpi, FourProcessesWriteWhatOneProcessWrites) {
   EXPECT_NE(failed.err.find("cpu_99.prof:+0x0: cannot tell the profile format"), std::string::npos) << failed.err;
   EXPECT_FALSE(fs::exists(dir / "x.pstats"));
   // A usage error is graphgen-mpi's, as its command line's own are (the
-  // options' checks said "graphgen: error:"); a flag takes no value.
+  // options' checks said "graphgen: error:"); a flag takes no value. (One
+  // line among mpirun's and hwloc's, which a container adds before it; one
+  // run: mpirun takes seconds to start there.)
   auto flag = mpirun(1, with_output({inputs[0], "--strip=0"}, "x.pstats"), dir);
   EXPECT_NE(flag.exit_code, 0);
-  EXPECT_TRUE(flag.err.starts_with("graphgen-mpi: error: --strip: expected no value (a flag), found '0'\n"))
+  EXPECT_NE(("\n" + flag.err).find("\ngraphgen-mpi: error: --strip: expected no value (a flag), found '0'\n"),
+            std::string::npos)
       << flag.err;
-  auto threshold = mpirun(1, with_output({inputs[0], "-n", "-1"}, "x.pstats"), dir);
-  EXPECT_TRUE(
-      threshold.err.starts_with("graphgen-mpi: error: --node-thres: expected a percentage in [0, 100], found "
-                                "'-1'\n"))
-      << threshold.err;
+  EXPECT_EQ(flag.err.find("graphgen: error"), std::string::npos) << flag.err;
   EXPECT_FALSE(fs::exists(dir / "x.pstats"));
 #endif
 }
