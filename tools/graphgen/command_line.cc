@@ -129,8 +129,8 @@ Parser add_options(CLI::App& app, pipeline::FrontEnd front_end) {
         o->expected(0, CLI::detail::expected_max_vector_size)->allow_extra_args();
       else if (spec.kind == OptionKind::kList)
         o->expected(1)->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-      else
-        o->expected(1);
+      else  // given twice, the last one, as gprof2dot's argparse takes it (an alias's -n 1, then -n 2)
+        o->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
     }
     o->group(spec.group);
     if (spec.common) parser.common.insert(o);
@@ -159,8 +159,11 @@ pipeline::Settings settings_of(const Parser& parser) {
       for (const std::string& given : option->results())
         if (given != "true") value = given;
       settings.emplace_back(spec->key, value);
-    } else
+    } else if (spec->kind == pipeline::OptionKind::kList || spec->key == "input") {
       for (const std::string& value : option->results()) settings.emplace_back(spec->key, value);
+    } else {
+      settings.emplace_back(spec->key, option->results().back());
+    }
   }
   return settings;
 }

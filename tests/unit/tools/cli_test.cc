@@ -206,6 +206,25 @@ TEST(Cli, AFlagGivenAValueIsAUsageError) {
   EXPECT_NE(with_true.err.find("peak"), std::string::npos) << with_true.err;
 }
 
+// An option given twice takes its last value, as gprof2dot's argparse
+// does (an alias's `-n 1`, then the command's `-n 2`): CLI11 refused it
+// with "At Most 1 required but received 2".
+TEST(Cli, AnOptionGivenTwiceTakesTheLastValue) {
+  const std::string demo = (test::testdata_dir() / "demo.pstats").string();
+  auto last = graphgen({demo, "-n", "50", "-e", "40", "-n", "0", "-e", "0"});
+  auto only = graphgen({demo, "-n", "0", "-e", "0"});
+  auto first = graphgen({demo, "-n", "50", "-e", "40"});
+  ASSERT_EQ(last.exit_code, 0) << last.err;
+  EXPECT_EQ(last.out, only.out);
+  EXPECT_NE(last.out, first.out);
+  const fs::path dir = test::temp_dir() / "given-twice";
+  fs::create_directories(dir);
+  auto outputs = graphgen({demo, "-o", "a.dot", "-T", "stats", "-o", "b.stats"}, dir);
+  ASSERT_EQ(outputs.exit_code, 0) << outputs.err;
+  EXPECT_FALSE(fs::exists(dir / "a.dot"));
+  EXPECT_NE(test::read_file(dir / "b.stats").find("function calls"), std::string::npos);
+}
+
 // An empty argument, as an unset variable gives (`graphgen "$IN" -T stats`,
 // `-o "$OUT"`), is a usage error naming it. It was taken for
 // pyprof2calltree's --outfile (which has no short name) and the next
