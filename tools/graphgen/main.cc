@@ -312,9 +312,9 @@ int run_command(int argc, char** argv) {
   if (target.module.empty() && target.argv.empty())
     return fail(bad_usage("expected a script (or -m MODULE) to profile, found none"));
   if (!cli::can_run_python())
-    return fail(bad_usage(
-        "graphgen run: this graphgen was built without Python (python3-dev); profile with python3 -m cProfile -o "
-        "out.pstats script.py, then run graphgen out.pstats"));
+    return fail(
+        bad_usage("this graphgen was built without Python (python3-dev); profile with python3 -m cProfile -o "
+                  "out.pstats script.py, then run graphgen out.pstats"));
   try {
     pipeline::Settings& settings = line.settings;
     default_run_output(settings, target);
