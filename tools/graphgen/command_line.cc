@@ -159,10 +159,9 @@ pipeline::Settings settings_of(const Parser& parser) {
       for (const std::string& given : option->results())
         if (given != "true") value = given;
       settings.emplace_back(spec->key, value);
-    } else if (spec->kind == pipeline::OptionKind::kList || spec->key == "input") {
-      for (const std::string& value : option->results()) settings.emplace_back(spec->key, value);
     } else {
-      settings.emplace_back(spec->key, option->results().back());
+      // As each option's policy leaves them: the last of a single value, every one of a list.
+      for (const std::string& value : option->reduced_results()) settings.emplace_back(spec->key, value);
     }
   }
   return settings;
